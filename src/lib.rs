@@ -1,6 +1,74 @@
 //! corprof: .NET (CoreCLR) profilers and in-process COM interop in Rust.
+//!
+//! One declarative macro, [`com_interface!`], turns an interface declaration
+//! into a `#[repr(C)]` vtable, an `_Impl` trait through which Rust objects are
+//! exported to native code, and an owning invoker through which native
+//! objects are called. The crate has no dependencies and works in `no_std`
+//! (with `alloc`); the default `std` feature adds panic containment.
+//!
+//! ```
+//! use corprof::{com_interface, export, HRESULT, S_OK, E_INVALIDARG};
+//!
+//! com_interface! {
+//!     /// Says hello.
+//!     #[iid("3E8F4C2A-6C3B-4C8E-9D0B-2C4D5E6F7A8B")]
+//!     #[vtable(IGreeter_Vtbl)]
+//!     #[implement(IGreeter_Impl)]
+//!     pub interface IGreeter: IUnknown {
+//!         fn Greet(times: u32, out: *mut u32) -> HRESULT;
+//!     }
+//! }
+//!
+//! struct Greeter;
+//! impl IGreeter_Impl for Greeter {
+//!     fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
+//!         if out.is_null() { return E_INVALIDARG; }
+//!         unsafe { *out = times * 2 };
+//!         S_OK
+//!     }
+//! }
+//!
+//! // Export: a COM object native code can call (`greeter.into_raw()`).
+//! let greeter: IGreeter = export(Greeter);
+//! // Invoke: call it back through its vtable, as native code would.
+//! let mut n = 0;
+//! assert_eq!(unsafe { greeter.Greet(21, &mut n) }, S_OK);
+//! assert_eq!(n, 42);
+//! ```
 #![no_std]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
+
+mod com;
+
+pub use com::abi::{
+    AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPCWSTR, LPWSTR,
+    REFCLSID, REFGUID, REFIID, SIZE_T, TRUE, UINT, UINT_PTR, ULONG, ULONG32, ULONGLONG, ULONG_PTR,
+    USHORT, WCHAR,
+};
+pub use com::export::{export, export_arc, export_with_query_hook, QueryHook};
+pub use com::guid::{GuidParseError, GUID};
+pub use com::hresult::{
+    HResultInfo, CLASS_E_CLASSNOTAVAILABLE, CLASS_E_NOAGGREGATION, E_ABORT, E_ACCESSDENIED, E_FAIL,
+    E_HANDLE, E_INVALIDARG, E_NOINTERFACE, E_NOTIMPL, E_NOT_SUFFICIENT_BUFFER, E_OUTOFMEMORY,
+    E_POINTER, E_UNEXPECTED, HRESULT, REGDB_E_CLASSNOTREG, S_FALSE, S_OK,
+};
+pub use com::interface::{ComRef, Exports, Interface};
+pub use com::unknown::{IClassFactory, IClassFactory_Impl, IClassFactory_Vtbl, IUnknown, IUnknown_Vtbl};
+
+/// What macro expansions refer to; not public API, may change at any time.
+#[doc(hidden)]
+pub mod __private {
+    pub use ::core;
+
+    pub use crate::com::export::{guard, null_this, object};
+    pub use crate::com::interface::invoker::{as_raw, cast, from_raw, into_raw, vtable};
+
+    /// Compile-time check that a parameter type may cross the ABI.
+    pub const fn assert_abi_param<T: crate::AbiParam>() {}
+    /// Compile-time check that a return type may cross the ABI.
+    pub const fn assert_abi_return<T: crate::AbiReturn>() {}
+}

@@ -1,0 +1,467 @@
+//! `com_interface!` and the small helper macros it expands to.
+//!
+//! The entry macro parses a whole invocation in one match (an outer
+//! repetition over interfaces, an inner one over methods) and hands each
+//! interface, already normalised, to `__com_interface!`. Nothing recurses per
+//! method: a 200-method interface costs one match and one expansion, and a
+//! deep inheritance chain costs nothing more than its trait impls.
+//!
+//! Helper macros, each with one job:
+//! - `__com_interface!`: one interface: invoker, vtable, trait, `Interface`
+//!   and `Exports` impls, compile-time checks.
+//! - `__com_root_interface!`: the root (`IUnknown`), whose exporter is
+//!   written by the library rather than generated.
+//! - `__com_trait_method!`: one method of the `_Impl` trait, required or with
+//!   a default body.
+//! - `__com_invoker_common!`: the raw-pointer methods every invoker has.
+//! - `__com_checks!`: the compile-time assertions of one interface.
+
+/// Declares COM interfaces: for each, a `#[repr(C)]` vtable, an `_Impl`
+/// trait to export Rust objects through it, and an owning invoker to call
+/// native objects through it.
+///
+/// # Syntax
+///
+/// ```
+/// use corprof::{com_interface, GUID, HRESULT, S_OK, BOOL};
+/// use core::ffi::c_void;
+///
+/// com_interface! {
+///     /// A calculator (doc comments go on the invoker type).
+///     #[iid("6B29FC40-CA47-1067-B31D-00DD010662DA")]
+///     #[vtable(ICalculator_Vtbl)]
+///     #[implement(ICalculator_Impl)]
+///     pub interface ICalculator: IUnknown {
+///         /// Adds two numbers (doc comments go on every generated method).
+///         fn Add(a: i32, b: i32, out: *mut i32) -> HRESULT;
+///         /// A method with a default body: implementers may leave it out.
+///         fn Reset() -> HRESULT { S_OK }
+///         /// Methods may return any scalar, or nothing.
+///         fn Count() -> u32;
+///     }
+///
+///     /// A derived interface names its parent and the parent's trait.
+///     #[iid("6B29FC41-CA47-1067-B31D-00DD010662DA")]
+///     #[vtable(IScientific_Vtbl)]
+///     #[implement(IScientific_Impl: ICalculator_Impl)]
+///     pub interface IScientific: ICalculator {
+///         fn Sqrt(x: f64) -> f64;
+///     }
+/// }
+/// ```
+///
+/// Each interface is: doc comments; then, in this order, `#[iid("...")]`
+/// (the IID in registry form, checked at compile time), `#[vtable(Name)]`
+/// (the vtable struct's name) and `#[implement(Name)]` or
+/// `#[implement(Name: ParentTrait)]` (the implementation trait's name, and
+/// the parent interface's trait, which may be left out when the parent is
+/// `IUnknown`); then `pub interface Name: Parent { methods }`. Methods are
+/// listed in vtable order, named exactly as in the IDL, with an implicit
+/// `this`; each ends with `;` or carries a default body in braces. `IUnknown`
+/// as a parent needs no import.
+///
+/// # What it generates
+///
+/// For `interface IFoo: IParent` with `#[vtable(IFoo_Vtbl)]` and
+/// `#[implement(IFoo_Impl: IParent_Impl)]`:
+///
+/// - `struct IFoo`, the **invoker**: `#[repr(transparent)]` over `IParent`
+///   (ultimately over a non-null COM pointer), owning one reference.
+///   `Clone` calls `AddRef`, `Drop` calls `Release`, `Deref` gives the
+///   parent's invoker, and every method is an `unsafe fn` that calls through
+///   its vtable slot. Plus `from_raw`, `into_raw`, `as_raw`, `cast::<J>()`
+///   (QueryInterface) and `From<IFoo> for IParent`.
+/// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
+///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
+/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one `&self`
+///   method per interface method. Implement it (and the parents' traits) to
+///   export a type with [`export`](crate::export).
+/// - `impl Interface for IFoo` (IID, name, slot count, vtable and parent
+///   types, the inheritance-chain test QueryInterface uses) and
+///   `impl<T: IFoo_Impl> Exports<T, _> for IFoo` (the `'static` vtable of
+///   thunks for `T`).
+/// - Compile-time checks: the IID parses; the vtable is exactly
+///   (parent slots + own methods) pointers; every parameter type is an
+///   [`AbiParam`](crate::AbiParam) and every return type an
+///   [`AbiReturn`](crate::AbiReturn).
+///
+/// See the [`example_generated`](crate::example_generated) module for the
+/// items one invocation produces, and `docs/macro.md` for the full reference.
+#[macro_export]
+macro_rules! com_interface {
+    (
+        $(
+            $(#[doc = $doc:expr])*
+            #[iid($iid:expr)]
+            #[vtable($vtbl:ident)]
+            #[implement($impl_:ident $(: $pimpl:path)?)]
+            $vis:vis interface $name:ident : $($parent:ident)::+ {
+                $(
+                    $(#[$mattr:meta])*
+                    fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)?
+                        $({ $($body:tt)* })? $(;)?
+                )*
+            }
+        )*
+    ) => {
+        $(
+            $crate::__com_interface! {
+                docs [$(#[doc = $doc])*]
+                iid [$iid]
+                vtable [$vtbl]
+                implement [$impl_ [$($pimpl)?]]
+                vis [$vis]
+                name [$name]
+                parent [$($parent)::+]
+                methods [$(
+                    [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$({ $($body)* })?]
+                )*]
+            }
+        )*
+    };
+}
+
+/// One interface of a `com_interface!` invocation. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_interface {
+    // `IUnknown` as a parent needs no import.
+    (
+        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt vis $vis:tt name $name:tt
+        parent [IUnknown]
+        methods $methods:tt
+    ) => {
+        $crate::__com_interface! {
+            docs $docs iid $iid vtable $vtbl implement $impl_ vis $vis name $name
+            parent [$crate::IUnknown]
+            methods $methods
+        }
+    };
+    (
+        docs [$(#[doc = $doc:expr])*]
+        iid [$iid:expr]
+        vtable [$vtbl:ident]
+        implement [$impl_:ident [$($pimpl:path)?]]
+        vis [$vis:vis]
+        name [$name:ident]
+        parent [$($parent:tt)+]
+        methods [$(
+            [$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [$($body:tt)*]
+        )*]
+    ) => {
+        $(#[doc = $doc])*
+        #[repr(transparent)]
+        #[derive(Clone)]
+        $vis struct $name($($parent)+);
+
+        #[doc = ::core::concat!(
+            "The virtual function table of [`", ::core::stringify!($name),
+            "`]: the parent's table, then one slot per method, in declaration order."
+        )]
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        #[allow(non_snake_case, non_camel_case_types)]
+        $vis struct $vtbl {
+            /// The parent interface's slots.
+            pub base__: <$($parent)+ as $crate::Interface>::Vtable,
+            $(
+                $(#[$mattr])*
+                pub $method: unsafe extern "system" fn(
+                    this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                ) $(-> $ret)?,
+            )*
+        }
+
+        #[doc = ::core::concat!(
+            "Implement this trait to export a Rust type as [`", ::core::stringify!($name),
+            "`] with [`corprof::export`](", "https://docs.rs/corprof/latest/corprof/fn.export.html", "). ",
+            "Methods with a default body may be left out."
+        )]
+        #[allow(non_snake_case, non_camel_case_types)]
+        $vis trait $impl_: $($pimpl +)? ::core::marker::Send + ::core::marker::Sync + 'static {
+            $(
+                $crate::__com_trait_method! {
+                    [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$($body)*]
+                }
+            )*
+        }
+
+        #[allow(non_snake_case)]
+        impl $name {
+            $(
+                $(#[$mattr])*
+                ///
+                /// # Safety
+                ///
+                /// Calls the native object's method through its vtable slot:
+                /// the arguments must meet that method's contract (valid,
+                /// correctly sized pointers and counts) and the object must
+                /// accept calls from this thread.
+                #[inline]
+                $vis unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? {
+                    let this = self.as_raw();
+                    // SAFETY: the invoker owns a live object of this interface,
+                    // whose vtable begins with this interface's table; the
+                    // caller upholds the method's contract.
+                    unsafe { ($crate::__private::vtable::<Self>(this).$method)(this $(, $param)*) }
+                }
+            )*
+        }
+
+        $crate::__com_invoker_common!($vis $name);
+
+        impl ::core::ops::Deref for $name {
+            type Target = $($parent)+;
+            #[inline]
+            fn deref(&self) -> &Self::Target {
+                &self.0
+            }
+        }
+
+        impl ::core::convert::From<$name> for $($parent)+ {
+            #[inline]
+            fn from(value: $name) -> Self {
+                value.0
+            }
+        }
+
+        // SAFETY: `$name` is #[repr(transparent)] over its parent's invoker,
+        // hence over one non-null COM pointer; `$vtbl` is #[repr(C)] with the
+        // parent's vtable first; the slot count is checked below.
+        unsafe impl $crate::Interface for $name {
+            const IID: $crate::GUID = $crate::GUID::parse($iid);
+            const NAME: &'static str = ::core::stringify!($name);
+            const SLOTS: usize = <$($parent)+ as $crate::Interface>::SLOTS
+                + [$(::core::stringify!($method)),*].len();
+            type Vtable = $vtbl;
+            type Parent = $($parent)+;
+        }
+
+        // SAFETY: every own slot is a thunk that reads `this` as a block
+        // exported for `__T` (through `__private::object`), and the parent's
+        // part comes from the parent's own `Exports` impl for the same `__T`.
+        unsafe impl<__T, __Id> $crate::Exports<__T, __Id> for $name
+        where
+            __T: $impl_,
+            __Id: $crate::Interface,
+            $($parent)+: $crate::Exports<__T, __Id>,
+        {
+            const VTABLE: $vtbl = {
+                $(
+                    #[allow(non_snake_case)]
+                    unsafe extern "system" fn $method<__U: $impl_>(
+                        this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                    ) $(-> $ret)? {
+                        // SAFETY: this thunk is installed only in vtables built
+                        // for `__U`, so a non-null `this` is a block exported
+                        // for `__U`, kept alive by the caller's reference.
+                        match unsafe { $crate::__private::object::<__U>(this) } {
+                            ::core::option::Option::Some(object) => $crate::__private::guard(
+                                move || <__U as $impl_>::$method(object $(, $param)*)
+                            ),
+                            ::core::option::Option::None => $crate::__private::null_this(),
+                        }
+                    }
+                )*
+                $vtbl {
+                    base__: <$($parent)+ as $crate::Exports<__T, __Id>>::VTABLE,
+                    $($method: $method::<__T>,)*
+                }
+            };
+            const VTABLE_REF: &'static $vtbl = &<Self as $crate::Exports<__T, __Id>>::VTABLE;
+        }
+
+        $crate::__com_checks! {
+            $name $vtbl [$($([$pty])*)*] [$([$($ret)?])*]
+        }
+    };
+}
+
+/// The root interface (`IUnknown`): no parent; its exporter thunks are the
+/// library's own. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_root_interface {
+    (
+        $(#[doc = $doc:expr])*
+        #[iid($iid:expr)]
+        #[vtable($vtbl:ident)]
+        $vis:vis interface $name:ident {
+            $(
+                $(#[$mattr:meta])*
+                fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)?;
+            )*
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[repr(transparent)]
+        $vis struct $name(::core::ptr::NonNull<::core::ffi::c_void>);
+
+        #[doc = ::core::concat!("The virtual function table of [`", ::core::stringify!($name), "`].")]
+        #[repr(C)]
+        #[derive(Clone, Copy)]
+        #[allow(non_snake_case, non_camel_case_types)]
+        $vis struct $vtbl {
+            $(
+                $(#[$mattr])*
+                pub $method: unsafe extern "system" fn(
+                    this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                ) $(-> $ret)?,
+            )*
+        }
+
+        #[allow(non_snake_case)]
+        impl $name {
+            $(
+                $(#[$mattr])*
+                ///
+                /// # Safety
+                ///
+                /// Calls the native method through its vtable slot: the
+                /// arguments must meet its contract. Prefer `Clone`, `Drop`
+                /// and `cast`, which keep the reference count balanced.
+                #[inline]
+                $vis unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? {
+                    let this = self.as_raw();
+                    // SAFETY: the invoker owns a live COM object; the caller
+                    // upholds the method's contract.
+                    unsafe { ($crate::__private::vtable::<Self>(this).$method)(this $(, $param)*) }
+                }
+            )*
+        }
+
+        $crate::__com_invoker_common!($vis $name);
+
+        impl ::core::clone::Clone for $name {
+            /// Takes another reference (`AddRef`).
+            #[inline]
+            fn clone(&self) -> Self {
+                // SAFETY: the invoker owns a live object; AddRef is always
+                // valid on it and is balanced by the clone's Drop.
+                unsafe { self.AddRef() };
+                Self(self.0)
+            }
+        }
+
+        impl ::core::ops::Drop for $name {
+            /// Gives the reference back (`Release`).
+            #[inline]
+            fn drop(&mut self) {
+                // SAFETY: the invoker owns exactly one reference, released once.
+                unsafe { self.Release() };
+            }
+        }
+
+        // SAFETY: the COM objects this crate targets are free-threaded, and
+        // AddRef/Release (the only safe operations) are thread-safe by the
+        // COM rules; every other method is `unsafe` with the threading
+        // requirement in its contract.
+        unsafe impl ::core::marker::Send for $name {}
+        // SAFETY: as above.
+        unsafe impl ::core::marker::Sync for $name {}
+
+        // SAFETY: #[repr(transparent)] over a non-null COM pointer; the root
+        // vtable has no parent; the slot count is checked below.
+        unsafe impl $crate::Interface for $name {
+            const IID: $crate::GUID = $crate::GUID::parse($iid);
+            const NAME: &'static str = ::core::stringify!($name);
+            const SLOTS: usize = [$(::core::stringify!($method)),*].len();
+            type Vtable = $vtbl;
+            type Parent = Self;
+            #[inline]
+            fn implements_iid(iid: &$crate::GUID) -> bool {
+                *iid == Self::IID
+            }
+        }
+
+        $crate::__com_checks! {
+            $name $vtbl [$($([$pty])*)*] [$([$($ret)?])*]
+        }
+    };
+}
+
+/// One method of an `_Impl` trait: required when the declaration has no
+/// body, provided when it has one. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_trait_method {
+    ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] []) => {
+        $(#[$mattr])*
+        fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
+    };
+    ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [{ $($body:tt)* }]) => {
+        $(#[$mattr])*
+        #[allow(unused_variables)]
+        fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
+    };
+}
+
+/// The raw-pointer methods every invoker has. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_invoker_common {
+    ($vis:vis $name:ident) => {
+        impl $name {
+            /// Takes ownership of a COM pointer (one reference, which this
+            /// invoker will `Release`). `None` if `ptr` is null.
+            ///
+            /// # Safety
+            ///
+            /// A non-null `ptr` must point to a live object implementing this
+            /// interface, and the caller must own the reference it transfers.
+            #[inline]
+            $vis unsafe fn from_raw(ptr: *mut ::core::ffi::c_void) -> ::core::option::Option<Self> {
+                // SAFETY: forwarded contract.
+                unsafe { $crate::__private::from_raw::<Self>(ptr) }
+            }
+
+            /// Gives up ownership: returns the COM pointer without releasing
+            /// it (for example to write it into a caller's `void**`).
+            #[inline]
+            #[must_use = "the returned pointer owns a reference that must be released"]
+            $vis fn into_raw(self) -> *mut ::core::ffi::c_void {
+                $crate::__private::into_raw(self)
+            }
+
+            /// The COM pointer, still owned by this invoker.
+            #[inline]
+            $vis fn as_raw(&self) -> *mut ::core::ffi::c_void {
+                $crate::__private::as_raw(self)
+            }
+
+            /// Asks the object for another of its interfaces
+            /// (`QueryInterface`); the result owns its own reference.
+            #[inline]
+            $vis fn cast<J: $crate::Interface>(&self) -> ::core::result::Result<J, $crate::HRESULT> {
+                $crate::__private::cast::<Self, J>(self)
+            }
+        }
+
+        impl ::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                ::core::write!(f, "{}({:p})", ::core::stringify!($name), self.as_raw())
+            }
+        }
+    };
+}
+
+/// Compile-time checks of one interface. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_checks {
+    ($name:ident $vtbl:ident [$([$pty:ty])*] [$([$($ret:ty)?])*]) => {
+        #[allow(unused_parens)]
+        const _: () = {
+            // The IID parses (a malformed one fails here, at compile time).
+            let _ = <$name as $crate::Interface>::IID;
+            // Exactly one pointer per slot: no padding, nothing missing.
+            ::core::assert!(
+                ::core::mem::size_of::<$vtbl>()
+                    == <$name as $crate::Interface>::SLOTS * ::core::mem::size_of::<usize>(),
+                ::core::concat!("the vtable of ", ::core::stringify!($name), " is not one pointer per slot")
+            );
+            $($crate::__private::assert_abi_param::<$pty>();)*
+            $($crate::__private::assert_abi_return::<($($ret)?)>();)*
+        };
+    };
+}
