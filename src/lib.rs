@@ -43,6 +43,8 @@ extern crate alloc;
 extern crate std;
 
 mod com;
+pub mod metadata;
+pub mod profiling;
 
 pub use com::abi::{
     AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPCWSTR, LPWSTR,
@@ -57,7 +59,9 @@ pub use com::hresult::{
     E_POINTER, E_UNEXPECTED, HRESULT, REGDB_E_CLASSNOTREG, S_FALSE, S_OK,
 };
 pub use com::interface::{ComRef, Exports, Interface};
-pub use com::unknown::{IClassFactory, IClassFactory_Impl, IClassFactory_Vtbl, IUnknown, IUnknown_Vtbl};
+pub use com::unknown::{
+    IClassFactory, IClassFactory_Impl, IClassFactory_Vtbl, IUnknown, IUnknown_Vtbl,
+};
 
 /// What macro expansions refer to; not public API, may change at any time.
 #[doc(hidden)]

@@ -105,7 +105,15 @@ impl ITestBase_Impl for Object {
         i: f32,
         out: *mut f64,
     ) -> HRESULT {
-        let total = a as f64 + b as f64 + c as f64 + d as f64 + e as f64 + f as f64 + g as f64 + h as f64 + i as f64;
+        let total = a as f64
+            + b as f64
+            + c as f64
+            + d as f64
+            + e as f64
+            + f as f64
+            + g as f64
+            + h as f64
+            + i as f64;
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = total };
         S_OK
@@ -137,12 +145,15 @@ unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
     }
 }
 
-type QueryInterfaceFn = unsafe extern "system" fn(*mut c_void, *const GUID, *mut *mut c_void) -> HRESULT;
+type QueryInterfaceFn =
+    unsafe extern "system" fn(*mut c_void, *const GUID, *mut *mut c_void) -> HRESULT;
 type RefFn = unsafe extern "system" fn(*mut c_void) -> u32;
 
 unsafe fn raw_query(this: *mut c_void, iid: *const GUID, out: *mut *mut c_void) -> HRESULT {
     // SAFETY: slot 0 of every COM vtable is QueryInterface.
-    unsafe { core::mem::transmute::<*const c_void, QueryInterfaceFn>(slot(this, 0))(this, iid, out) }
+    unsafe {
+        core::mem::transmute::<*const c_void, QueryInterfaceFn>(slot(this, 0))(this, iid, out)
+    }
 }
 unsafe fn raw_add_ref(this: *mut c_void) -> u32 {
     // SAFETY: slot 1 of every COM vtable is AddRef.
@@ -168,21 +179,47 @@ fn every_method_kind_round_trips_through_raw_slots() {
         assert_eq!(sum, 42);
         assert_eq!(add(this, 1, 1, core::ptr::null_mut()), E_POINTER);
 
-        let twice: unsafe extern "system" fn(*mut c_void, u64) -> u64 = core::mem::transmute(slot(this, 4));
+        let twice: unsafe extern "system" fn(*mut c_void, u64) -> u64 =
+            core::mem::transmute(slot(this, 4));
         assert_eq!(twice(this, 1 << 40), 1 << 41);
-        let half: unsafe extern "system" fn(*mut c_void, f64) -> f64 = core::mem::transmute(slot(this, 5));
+        let half: unsafe extern "system" fn(*mut c_void, f64) -> f64 =
+            core::mem::transmute(slot(this, 5));
         assert_eq!(half(this, 5.0), 2.5);
-        let remember: unsafe extern "system" fn(*mut c_void, u32) = core::mem::transmute(slot(this, 6));
-        let recall: unsafe extern "system" fn(*mut c_void) -> u32 = core::mem::transmute(slot(this, 7));
+        let remember: unsafe extern "system" fn(*mut c_void, u32) =
+            core::mem::transmute(slot(this, 6));
+        let recall: unsafe extern "system" fn(*mut c_void) -> u32 =
+            core::mem::transmute(slot(this, 7));
         remember(this, 1234);
         assert_eq!(recall(this), 1234);
-        let name: unsafe extern "system" fn(*mut c_void) -> *const u8 = core::mem::transmute(slot(this, 8));
-        assert_eq!(std::ffi::CStr::from_ptr(name(this).cast()).to_str().unwrap(), "object");
-        let defaulted: unsafe extern "system" fn(*mut c_void, u32) -> HRESULT = core::mem::transmute(slot(this, 9));
+        let name: unsafe extern "system" fn(*mut c_void) -> *const u8 =
+            core::mem::transmute(slot(this, 8));
+        assert_eq!(
+            std::ffi::CStr::from_ptr(name(this).cast())
+                .to_str()
+                .unwrap(),
+            "object"
+        );
+        let defaulted: unsafe extern "system" fn(*mut c_void, u32) -> HRESULT =
+            core::mem::transmute(slot(this, 9));
         assert_eq!(defaulted(this, 7), S_FALSE, "the default body runs");
-        assert_eq!(defaulted(this, 8), E_NOTIMPL, "the default body sees its argument");
-        type ManyFn =
-            unsafe extern "system" fn(*mut c_void, u8, u16, u32, u64, i8, i16, i64, usize, f32, *mut f64) -> HRESULT;
+        assert_eq!(
+            defaulted(this, 8),
+            E_NOTIMPL,
+            "the default body sees its argument"
+        );
+        type ManyFn = unsafe extern "system" fn(
+            *mut c_void,
+            u8,
+            u16,
+            u32,
+            u64,
+            i8,
+            i16,
+            i64,
+            usize,
+            f32,
+            *mut f64,
+        ) -> HRESULT;
         let many: ManyFn = core::mem::transmute(slot(this, 10));
         let mut total = 0.0;
         assert_eq!(many(this, 1, 2, 3, 4, -5, -6, 7, 8, 0.5, &mut total), S_OK);
@@ -273,7 +310,10 @@ fn query_interface_refuses_unknown_iids_and_null_arguments() {
         out = 0x1 as *mut c_void;
         assert_eq!(raw_query(this, core::ptr::null(), &mut out), E_POINTER);
         assert!(out.is_null(), "a null riid still clears *ppv");
-        assert_eq!(raw_query(this, &IUnknown::IID, core::ptr::null_mut()), E_POINTER);
+        assert_eq!(
+            raw_query(this, &IUnknown::IID, core::ptr::null_mut()),
+            E_POINTER
+        );
         // No reference leaked by the failures.
         assert_eq!(raw_add_ref(this), 2);
         assert_eq!(raw_release(this), 1);
@@ -288,15 +328,31 @@ fn the_object_is_dropped_exactly_once_and_rust_may_keep_its_arc() {
     let shared = Arc::new(Object::new(&drops));
     let first: ITestBase = export_arc(shared.clone());
     let second: ITestBase = export_arc(shared.clone());
-    assert_ne!(first.as_raw(), second.as_raw(), "each export is its own COM identity");
+    assert_ne!(
+        first.as_raw(),
+        second.as_raw(),
+        "each export is its own COM identity"
+    );
     // SAFETY: plain values.
     unsafe { first.Remember(5) };
     // SAFETY: plain values.
-    assert_eq!(unsafe { second.Recall() }, 5, "both identities reach the same object");
+    assert_eq!(
+        unsafe { second.Recall() },
+        5,
+        "both identities reach the same object"
+    );
     drop(first);
     drop(second);
-    assert_eq!(drops.load(Ordering::SeqCst), 0, "the Rust side still holds an Arc");
-    assert_eq!(Arc::strong_count(&shared), 1, "the COM side gave its references back");
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        0,
+        "the Rust side still holds an Arc"
+    );
+    assert_eq!(
+        Arc::strong_count(&shared),
+        1,
+        "the COM side gave its references back"
+    );
     drop(shared);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -318,7 +374,11 @@ fn invoker_clone_and_drop_balance_the_count() {
         assert_eq!(base.Release(), 1);
     }
     let raw = base.into_raw();
-    assert_eq!(drops.load(Ordering::SeqCst), 0, "into_raw keeps the reference");
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        0,
+        "into_raw keeps the reference"
+    );
     // SAFETY: `raw` owns the reference `into_raw` gave up.
     let back = unsafe { ITestBase::from_raw(raw) }.unwrap();
     drop(back);
@@ -351,7 +411,11 @@ fn borrowed_views_do_not_touch_the_count() {
     }
     // SAFETY: as above.
     unsafe {
-        assert_eq!(base.AddRef(), 2, "views dropped without Release, the owned copy released once");
+        assert_eq!(
+            base.AddRef(),
+            2,
+            "views dropped without Release, the owned copy released once"
+        );
         base.Release();
     }
     // SAFETY: null is allowed.
@@ -372,7 +436,11 @@ fn a_panicking_method_returns_e_fail_and_the_object_lives_on() {
     std::panic::set_hook(previous);
     assert_eq!(hr, E_FAIL);
     // SAFETY: plain values.
-    assert_eq!(unsafe { base.Panics(FALSE) }, S_OK, "the object still works");
+    assert_eq!(
+        unsafe { base.Panics(FALSE) },
+        S_OK,
+        "the object still works"
+    );
     drop(base);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -390,7 +458,10 @@ fn a_null_this_gets_e_pointer_from_hresult_methods() {
         assert_eq!(sum, 0);
         let query: QueryInterfaceFn = core::mem::transmute(slot(base.as_raw(), 0));
         let mut out = core::ptr::null_mut();
-        assert_eq!(query(core::ptr::null_mut(), &IUnknown::IID, &mut out), E_POINTER);
+        assert_eq!(
+            query(core::ptr::null_mut(), &IUnknown::IID, &mut out),
+            E_POINTER
+        );
         let add_ref: RefFn = core::mem::transmute(slot(base.as_raw(), 1));
         assert_eq!(add_ref(core::ptr::null_mut()), 0);
     }
@@ -413,7 +484,11 @@ fn concurrent_add_ref_query_release_frees_exactly_once() {
                     // SAFETY: this thread holds a reference for the whole loop.
                     unsafe {
                         raw_add_ref(this);
-                        let iid = if (i + t) % 2 == 0 { ITestBase::IID } else { IUnknown::IID };
+                        let iid = if (i + t) % 2 == 0 {
+                            ITestBase::IID
+                        } else {
+                            IUnknown::IID
+                        };
                         let mut out = core::ptr::null_mut();
                         assert_eq!(raw_query(this, &iid, &mut out), S_OK);
                         raw_release(out);
@@ -458,8 +533,16 @@ fn a_query_hook_answers_extra_iids() {
     let other: IOther = base.cast().expect("the hook answers IOther");
     // SAFETY: no arguments.
     assert_eq!(unsafe { other.Other() }, S_FALSE);
-    assert_eq!(base.cast::<ITestChild>().unwrap_err(), E_NOINTERFACE, "the hook declines other IIDs");
-    assert_eq!(base.cast::<ITestBase>().unwrap().as_raw(), base.as_raw(), "the chain wins before the hook");
+    assert_eq!(
+        base.cast::<ITestChild>().unwrap_err(),
+        E_NOINTERFACE,
+        "the hook declines other IIDs"
+    );
+    assert_eq!(
+        base.cast::<ITestBase>().unwrap().as_raw(),
+        base.as_raw(),
+        "the chain wins before the hook"
+    );
     drop((other, base));
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
@@ -481,9 +564,19 @@ fn vtable_layout_matches_the_abi() {
     assert_eq!(ITestChild::SLOTS, 13);
     assert_eq!(offset_of!(ITestChild_Vtbl, Child), 12 * word);
     assert_eq!(size_of::<ITestChild>(), word, "an invoker is one pointer");
-    assert_eq!(size_of::<Option<ITestChild>>(), word, "and null is its niche");
-    assert_eq!(IUnknown::IID, GUID::from_u128(0x00000000_0000_0000_C000_000000000046));
-    assert_eq!(IClassFactory::IID, GUID::from_u128(0x00000001_0000_0000_C000_000000000046));
+    assert_eq!(
+        size_of::<Option<ITestChild>>(),
+        word,
+        "and null is its niche"
+    );
+    assert_eq!(
+        IUnknown::IID,
+        GUID::from_u128(0x00000000_0000_0000_C000_000000000046)
+    );
+    assert_eq!(
+        IClassFactory::IID,
+        GUID::from_u128(0x00000001_0000_0000_C000_000000000046)
+    );
     assert_eq!(ITestChild::NAME, "ITestChild");
 }
 
@@ -491,7 +584,12 @@ fn vtable_layout_matches_the_abi() {
 fn class_factory_default_lock_server_and_typed_create() {
     struct Factory(Arc<AtomicUsize>);
     impl IClassFactory_Impl for Factory {
-        fn CreateInstance(&self, outer: *mut c_void, riid: *const GUID, ppv: *mut *mut c_void) -> HRESULT {
+        fn CreateInstance(
+            &self,
+            outer: *mut c_void,
+            riid: *const GUID,
+            ppv: *mut *mut c_void,
+        ) -> HRESULT {
             if !outer.is_null() {
                 return CLASS_E_NOAGGREGATION;
             }
@@ -506,11 +604,24 @@ fn class_factory_default_lock_server_and_typed_create() {
     // SAFETY: valid IID and out-pointer.
     unsafe {
         assert_eq!(factory.LockServer(TRUE), S_OK);
-        assert_eq!(factory.CreateInstance(0x8 as *mut c_void, &ITestBase::IID, &mut out), CLASS_E_NOAGGREGATION);
-        assert_eq!(factory.CreateInstance(core::ptr::null_mut(), &IOther::IID, &mut out), E_NOINTERFACE);
+        assert_eq!(
+            factory.CreateInstance(0x8 as *mut c_void, &ITestBase::IID, &mut out),
+            CLASS_E_NOAGGREGATION
+        );
+        assert_eq!(
+            factory.CreateInstance(core::ptr::null_mut(), &IOther::IID, &mut out),
+            E_NOINTERFACE
+        );
         assert!(out.is_null());
-        assert_eq!(drops.load(Ordering::SeqCst), 1, "the refused object was freed");
-        assert_eq!(factory.CreateInstance(core::ptr::null_mut(), &ITestBase::IID, &mut out), S_OK);
+        assert_eq!(
+            drops.load(Ordering::SeqCst),
+            1,
+            "the refused object was freed"
+        );
+        assert_eq!(
+            factory.CreateInstance(core::ptr::null_mut(), &ITestBase::IID, &mut out),
+            S_OK
+        );
         let created = ITestBase::from_raw(out).unwrap();
         assert_eq!(created.Twice(3), 6);
     }

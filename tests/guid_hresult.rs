@@ -16,7 +16,10 @@ fn guid_layout_is_the_windows_one() {
     let bytes: [u8; 16] = unsafe { core::mem::transmute(g) };
     assert_eq!(
         bytes,
-        [0xD1, 0xBE, 0x6F, 0x17, 0x5C, 0xA5, 0x96, 0x47, 0x98, 0xCA, 0xA9, 0xDA, 0x0E, 0xF8, 0x83, 0xE7]
+        [
+            0xD1, 0xBE, 0x6F, 0x17, 0x5C, 0xA5, 0x96, 0x47, 0x98, 0xCA, 0xA9, 0xDA, 0x0E, 0xF8,
+            0x83, 0xE7
+        ]
     );
 }
 
@@ -24,12 +27,24 @@ fn guid_layout_is_the_windows_one() {
 fn guid_parses_braced_and_lowercase_and_round_trips() {
     let plain = GUID::parse("176FBED1-A55C-4796-98CA-A9DA0EF883E7");
     assert_eq!(GUID::parse("{176fbed1-a55c-4796-98ca-a9da0ef883e7}"), plain);
-    assert_eq!(plain, GUID::from_u128(0x176FBED1_A55C_4796_98CA_A9DA0EF883E7));
+    assert_eq!(
+        plain,
+        GUID::from_u128(0x176FBED1_A55C_4796_98CA_A9DA0EF883E7)
+    );
     assert_eq!(plain.to_u128(), 0x176FBED1_A55C_4796_98CA_A9DA0EF883E7);
     assert_eq!(plain.to_string(), "176FBED1-A55C-4796-98CA-A9DA0EF883E7");
-    assert_eq!(format!("{plain:#}"), "{176FBED1-A55C-4796-98CA-A9DA0EF883E7}");
-    assert_eq!(format!("{plain:?}"), "GUID(176FBED1-A55C-4796-98CA-A9DA0EF883E7)");
-    assert_eq!("176FBED1-A55C-4796-98CA-A9DA0EF883E7".parse::<GUID>(), Ok(plain));
+    assert_eq!(
+        format!("{plain:#}"),
+        "{176FBED1-A55C-4796-98CA-A9DA0EF883E7}"
+    );
+    assert_eq!(
+        format!("{plain:?}"),
+        "GUID(176FBED1-A55C-4796-98CA-A9DA0EF883E7)"
+    );
+    assert_eq!(
+        "176FBED1-A55C-4796-98CA-A9DA0EF883E7".parse::<GUID>(),
+        Ok(plain)
+    );
     assert_eq!(guid!("{176FBED1-A55C-4796-98CA-A9DA0EF883E7}"), plain);
 }
 

@@ -253,7 +253,9 @@ unsafe extern "system" fn release<T>(this: *mut c_void) -> u32 {
         return 0;
     }
     // SAFETY: `this` is a live `Block<T>` on which the caller holds a reference.
-    let old = unsafe { &*(this as *const Block<T>) }.refs.fetch_sub(1, Ordering::Release);
+    let old = unsafe { &*(this as *const Block<T>) }
+        .refs
+        .fetch_sub(1, Ordering::Release);
     if old != 1 {
         return old - 1;
     }

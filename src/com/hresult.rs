@@ -199,7 +199,11 @@ impl fmt::Display for HRESULT {
     /// bare hexadecimal value for unknown codes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.info() {
-            Some(info) => write!(f, "{} (0x{:08X}): {}", info.name, self.0 as u32, info.meaning),
+            Some(info) => write!(
+                f,
+                "{} (0x{:08X}): {}",
+                info.name, self.0 as u32, info.meaning
+            ),
             None => write!(f, "HRESULT 0x{:08X}", self.0 as u32),
         }
     }

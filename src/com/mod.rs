@@ -8,4 +8,5 @@ pub(crate) mod guid;
 pub(crate) mod hresult;
 pub(crate) mod interface;
 pub(crate) mod macros;
+pub(crate) mod newtype;
 pub(crate) mod unknown;
