@@ -1,6 +1,6 @@
 //! The COM core, exercised the way native code uses it: through raw vtable
-#![allow(missing_docs)]
 //! slots read from `*this`, and through the generated invokers.
+#![allow(missing_docs)]
 
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
@@ -89,7 +89,7 @@ impl ITestBase_Impl for Object {
         self.memory.load(Ordering::SeqCst) as u32
     }
     fn Name(&self) -> *const u8 {
-        b"object\0".as_ptr()
+        c"object".as_ptr().cast()
     }
     #[allow(clippy::too_many_arguments)]
     fn Many(

@@ -183,7 +183,11 @@ impl HRESULT {
 }
 
 /// Every table of known codes, searched in order by [`HRESULT::info`].
-pub(crate) const TABLES: &[&[HResultInfo]] = &[COMMON];
+pub(crate) const TABLES: &[&[HResultInfo]] = &[
+    COMMON,
+    crate::profiling::errors::CODES,
+    crate::metadata::errors::CODES,
+];
 
 impl fmt::Debug for HRESULT {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

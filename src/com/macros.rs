@@ -177,7 +177,7 @@ macro_rules! __com_interface {
             "`] with [`corprof::export`](", "https://docs.rs/corprof/latest/corprof/fn.export.html", "). ",
             "Methods with a default body may be left out."
         )]
-        #[allow(non_snake_case, non_camel_case_types)]
+        #[allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments)]
         $vis trait $impl_: $($pimpl +)? ::core::marker::Send + ::core::marker::Sync + 'static {
             $(
                 $crate::__com_trait_method! {
@@ -186,7 +186,7 @@ macro_rules! __com_interface {
             )*
         }
 
-        #[allow(non_snake_case)]
+        #[allow(non_snake_case, clippy::too_many_arguments)]
         impl $name {
             $(
                 $(#[$mattr])*
@@ -248,7 +248,7 @@ macro_rules! __com_interface {
         {
             const VTABLE: $vtbl = {
                 $(
-                    #[allow(non_snake_case)]
+                    #[allow(non_snake_case, clippy::too_many_arguments)]
                     unsafe extern "system" fn $method<__U: $impl_>(
                         this: *mut ::core::ffi::c_void $(, $param: $pty)*
                     ) $(-> $ret)? {

@@ -1,0 +1,1 @@
+//! IMetaDataAssemblyImport and IMetaDataAssemblyEmit: assembly manifests.

@@ -1,0 +1,1 @@
+//! IMetaDataDispenser and IMetaDataDispenserEx: opening and creating metadata scopes.

@@ -1,0 +1,1 @@
+//! IMetaDataEmit and IMetaDataEmit2: writing a module's metadata.

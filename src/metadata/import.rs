@@ -1,0 +1,1 @@
+//! IMetaDataImport and IMetaDataImport2: reading a module's metadata.

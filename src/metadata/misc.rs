@@ -1,0 +1,1 @@
+//! IMetaDataInfo, IMetaDataFilter, IMetaDataValidate, IMetaDataError, IMapToken and IHostFilter.

@@ -1,0 +1,1 @@
+//! IMetaDataTables and IMetaDataTables2: raw access to the metadata tables.

@@ -1,0 +1,1 @@
+//! ICorProfilerCallback through ICorProfilerCallback11: the notifications a profiler implements.

@@ -1,0 +1,1 @@
+//! The ICorProfiler*Enum interfaces: enumerators over objects, functions, modules, threads and methods.

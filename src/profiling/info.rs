@@ -1,0 +1,1 @@
+//! ICorProfilerInfo through ICorProfilerInfo15: the runtime services a profiler calls.

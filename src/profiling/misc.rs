@@ -1,0 +1,1 @@
+//! IMethodMalloc, ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider.

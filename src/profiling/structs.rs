@@ -1,0 +1,2 @@
+//! The `#[repr(C)]` structs of corprof.idl.
+#![allow(non_camel_case_types, non_snake_case)]
