@@ -43,6 +43,8 @@ extern crate alloc;
 extern crate std;
 
 mod com;
+#[cfg(doc)]
+pub mod example_generated;
 pub mod metadata;
 pub mod profiling;
 
@@ -76,3 +78,8 @@ pub mod __private {
     /// Compile-time check that a return type may cross the ABI.
     pub const fn assert_abi_return<T: crate::AbiReturn>() {}
 }
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

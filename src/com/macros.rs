@@ -119,6 +119,54 @@ macro_rules! com_interface {
             }
         )*
     };
+    // Anything else is a syntax error: find the interface at fault and say why.
+    ($($tokens:tt)*) => {
+        $crate::__com_interface_diagnose! { $($tokens)* }
+    };
+}
+
+/// Explains a malformed `com_interface!` invocation, one interface at a
+/// time (only ever expanded on the error path). Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_interface_diagnose {
+    () => {};
+    // A well-formed header: check its methods, then go on with the rest.
+    (
+        $(#[doc = $doc:expr])*
+        #[iid($iid:expr)]
+        #[vtable($vtbl:ident)]
+        #[implement($impl_:ident $(: $pimpl:path)?)]
+        $vis:vis interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__com_methods_check! { $($methods)* }
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
+    // Attributes missing or out of order.
+    ($(#[doc = $doc:expr])* #[$attr:ident $($args:tt)*] $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: unexpected `#[", ::core::stringify!($attr), "]`: after its doc comments, each interface has ",
+            "exactly `#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
+            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order"
+        ));
+    };
+    ($($other:tt)*) => {
+        ::core::compile_error!(
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+        );
+    };
+}
+
+/// Matches a method list alone, so that rustc points at the first token of
+/// a malformed method. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_methods_check {
+    ($(
+        $(#[$mattr:meta])*
+        fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
+    )*) => {};
 }
 
 /// One interface of a `com_interface!` invocation. Not public API.

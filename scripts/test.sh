@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one test command (README and .ci/run call exactly this). It installs
+# what the tests need, then runs every check; any failure fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+step "toolchain components (rustfmt, clippy, nightly miri)"
+command -v cargo >/dev/null || die "cargo is not installed; install Rust with rustup first"
+rustup component add rustfmt clippy >/dev/null 2>&1 || die "could not install rustfmt/clippy with rustup"
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+    rustup toolchain install nightly --profile minimal >/dev/null 2>&1 || true
+    rustup component add --toolchain nightly miri rust-src >/dev/null 2>&1 \
+        || die "could not install Miri (rustup component add --toolchain nightly miri rust-src)"
+fi
+cargo +nightly miri setup >/dev/null 2>&1 || die "cargo +nightly miri setup failed"
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "clippy (all targets, -D warnings; default and no-default features)"
+cargo clippy --all-targets -- -D warnings
+cargo clippy --lib --no-default-features -- -D warnings
+
+step "no_std build (a #![no_std] crate using corprof without std)"
+cargo build --lib --no-default-features
+cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no_std_crate
+
+step "rustdoc (-D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+
+step "tests: unit, integration, compile-fail (ui-tests/), doc"
+cargo test --all-targets
+cargo test --doc
+
+step "Miri: the COM core tests"
+MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
+    cargo +nightly miri test --test com_core --test guid_hresult --test scale_chain_12
+
+echo
+echo "all checks passed"
