@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# Provision a real CoreCLR and build the C# end-to-end test programs.
+#
+#   bash scripts/provision-dotnet.sh
+#
+# 1. Picks the .NET host (see "Which dotnet" in docs/e2e.md):
+#      CORPROF_DOTNET=sdk          the `dotnet` on PATH, which must have an SDK;
+#      CORPROF_DOTNET=provisioned  .NET Core 3.1.23 from PyPI (dotnetcore2)
+#                                  installed into .cache/dotnet/;
+#      CORPROF_DOTNET=auto         (default) sdk when `dotnet --list-sdks` on
+#                                  PATH lists one, else provisioned.
+# 2. Picks a C# compiler: in sdk mode the SDK's own Roslyn (csc.dll), else
+#    Mono's mcs (Debian package mono-mcs, installed with apt-get when missing
+#    and running as root).
+# 3. Compiles every directory under tests/e2e/programs/ into
+#    .cache/e2e-programs/<Name>/<Name>.dll (+ <Name>.runtimeconfig.json for
+#    programs), against the chosen runtime's own assemblies (-nostdlib), only
+#    when its inputs changed.
+# 4. Prints KEY=VALUE lines saying where everything is (also written to
+#    .cache/e2e-programs/env); progress goes to stderr, tool output to
+#    .cache/provision-dotnet.log.
+#
+# Idempotent; concurrent runs serialise on .cache/provision.lock, and every
+# install or build is made in a temporary directory and renamed into place.
+# Exits non-zero with a one-line message on stderr on any failure. Nothing is
+# ever skipped, with or without CI=true. Downloads only through pip (PyPI) and
+# apt-get (Debian).
+set -Eeuo pipefail
+
+readonly DOTNETCORE2_VERSION=3.1.23
+readonly LOCK_WAIT_SECONDS=900
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly ROOT
+readonly CACHE="$ROOT/.cache"
+readonly DOTNET_DIR="$CACHE/dotnet"
+readonly OUT_DIR="$CACHE/e2e-programs"
+readonly PROGRAMS_SRC="$ROOT/tests/e2e/programs"
+readonly LOG="$CACHE/provision-dotnet.log"
+PYTHON="${PYTHON:-python3}"
+
+die() {
+    trap - ERR
+    echo "provision-dotnet: error: $*" >&2
+    exit 1
+}
+trap 'die "unexpected failure (line $LINENO: $BASH_COMMAND); see $LOG"' ERR
+
+say() {
+    echo "provision-dotnet: $*" >&2
+}
+
+# Runs a command with its output appended to the log.
+logged() {
+    {
+        echo "+ $*"
+    } >>"$LOG"
+    "$@" >>"$LOG" 2>&1
+}
+
+mkdir -p "$CACHE" || die "cannot create $CACHE"
+command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
+command -v sha256sum >/dev/null 2>&1 || die "sha256sum (Debian package coreutils) is missing"
+
+exec 9>"$CACHE/provision.lock"
+flock -w "$LOCK_WAIT_SECONDS" 9 || die "another provisioning run held $CACHE/provision.lock for ${LOCK_WAIT_SECONDS}s"
+: >"$LOG"
+# Leftovers of runs that were killed; no other run is in progress now.
+rm -rf "$CACHE"/dotnet.tmp.* "$CACHE"/dotnet.old.* "$OUT_DIR"/.*.tmp.* "$OUT_DIR"/*.old.* "$OUT_DIR"/env.tmp.*
+
+# ---------------------------------------------------------------- the host
+
+MODE="${CORPROF_DOTNET:-auto}"
+case "$MODE" in
+    auto)
+        MODE=provisioned
+        if command -v dotnet >/dev/null 2>&1 && [ -n "$(dotnet --list-sdks 2>/dev/null || true)" ]; then
+            MODE=sdk
+        fi
+        ;;
+    sdk | provisioned) ;;
+    *) die "CORPROF_DOTNET must be auto, sdk or provisioned, not '$MODE'" ;;
+esac
+
+# Prints the highest Microsoft.NETCore.App runtime of a host as "VERSION DIR".
+newest_runtime() {
+    "$1" --list-runtimes 2>/dev/null |
+        sed -n 's/^Microsoft\.NETCore\.App \([0-9][^ ]*\) \[\(.*\)\]$/\1 \2/p' |
+        sort -V | tail -n 1
+}
+
+provision_runtime() {
+    local host="$DOTNET_DIR/dotnetcore2/bin/dotnet"
+    local marker="$DOTNET_DIR/.corprof-complete"
+    if [ -x "$host" ] && [ "$(cat "$marker" 2>/dev/null || true)" = "dotnetcore2==$DOTNETCORE2_VERSION" ]; then
+        return 0
+    fi
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON is missing; it is needed to pip-install the .NET runtime (set PYTHON=...)"
+    say "installing .NET Core runtime $DOTNETCORE2_VERSION with pip into $DOTNET_DIR"
+    local tmp="$CACHE/dotnet.tmp.$$"
+    rm -rf "$tmp"
+    logged "$PYTHON" -m pip install --disable-pip-version-check --no-input --target "$tmp" \
+        "dotnetcore2==$DOTNETCORE2_VERSION" ||
+        { rm -rf "$tmp"; die "pip could not install dotnetcore2==$DOTNETCORE2_VERSION (see $LOG)"; }
+    [ -x "$tmp/dotnetcore2/bin/dotnet" ] || { rm -rf "$tmp"; die "the dotnetcore2 package has no dotnetcore2/bin/dotnet"; }
+    echo "dotnetcore2==$DOTNETCORE2_VERSION" >"$tmp/.corprof-complete"
+    rm -rf "$DOTNET_DIR.old.$$"
+    if [ -e "$DOTNET_DIR" ]; then
+        mv "$DOTNET_DIR" "$DOTNET_DIR.old.$$"
+    fi
+    mv "$tmp" "$DOTNET_DIR"
+    rm -rf "$DOTNET_DIR.old.$$"
+}
+
+if [ "$MODE" = sdk ]; then
+    command -v dotnet >/dev/null 2>&1 || die "CORPROF_DOTNET=sdk but there is no dotnet on PATH"
+    DOTNET_HOST="$(readlink -f "$(command -v dotnet)")"
+    [ -n "$("$DOTNET_HOST" --list-sdks 2>/dev/null || true)" ] || die "CORPROF_DOTNET=sdk but $DOTNET_HOST lists no SDK"
+else
+    provision_runtime
+    DOTNET_HOST="$DOTNET_DIR/dotnetcore2/bin/dotnet"
+fi
+
+read -r RUNTIME_VERSION RUNTIME_BASE <<<"$(newest_runtime "$DOTNET_HOST")" || true
+[ -n "${RUNTIME_VERSION:-}" ] || die "$DOTNET_HOST --list-runtimes lists no Microsoft.NETCore.App runtime"
+RUNTIME_DIR="$RUNTIME_BASE/$RUNTIME_VERSION"
+[ -f "$RUNTIME_DIR/System.Private.CoreLib.dll" ] || die "no System.Private.CoreLib.dll in $RUNTIME_DIR"
+if [ "$MODE" = provisioned ] && [ "$RUNTIME_VERSION" != "$DOTNETCORE2_VERSION" ]; then
+    die "the provisioned host runs Microsoft.NETCore.App $RUNTIME_VERSION, expected $DOTNETCORE2_VERSION"
+fi
+
+case "$RUNTIME_VERSION" in
+    1.* | 2.* | 3.*) TFM="netcoreapp${RUNTIME_VERSION%.*}" ;;
+    *) TFM="net$(echo "$RUNTIME_VERSION" | cut -d. -f1-2)" ;;
+esac
+
+# ------------------------------------------------------------ the compiler
+
+COMPILER=()
+COMPILER_ID=
+if [ "$MODE" = sdk ]; then
+    sdk_line="$("$DOTNET_HOST" --list-sdks | sort -V | tail -n 1)"
+    sdk_version="${sdk_line%% *}"
+    sdk_base="${sdk_line#*[}"
+    sdk_base="${sdk_base%]}"
+    csc="$sdk_base/$sdk_version/Roslyn/bincore/csc.dll"
+    if [ -f "$csc" ]; then
+        COMPILER=("$DOTNET_HOST" exec "$csc" -nologo)
+        COMPILER_ID="roslyn $sdk_version"
+    fi
+fi
+if [ ${#COMPILER[@]} -eq 0 ]; then
+    if ! command -v mcs >/dev/null 2>&1; then
+        if [ "$(id -u)" -ne 0 ]; then
+            die "the C# compiler mcs is missing and this is not root: run 'sudo apt-get install -y mono-mcs' and retry"
+        fi
+        command -v apt-get >/dev/null 2>&1 || die "the C# compiler mcs is missing and there is no apt-get to install mono-mcs with"
+        say "installing mono-mcs with apt-get"
+        logged env DEBIAN_FRONTEND=noninteractive apt-get update -q || die "apt-get update failed (see $LOG)"
+        logged env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mono-mcs ||
+            die "apt-get install mono-mcs failed (see $LOG)"
+        command -v mcs >/dev/null 2>&1 || die "mono-mcs was installed but mcs is still not on PATH"
+    fi
+    COMPILER=("$(command -v mcs)")
+    COMPILER_ID="$(mcs --version 2>&1 | head -n 1)"
+fi
+
+# ------------------------------------------------------------ the programs
+
+# Assemblies of the runtime every program is compiled against. mcs needs the
+# assembly that defines System.Object (System.Private.CoreLib) passed
+# explicitly; the others are the runtime's facades and implementations of the
+# public surface the programs use. Unused ones leave no reference behind.
+DEFAULT_REFS=(
+    System.Private.CoreLib System.Runtime System.Runtime.Extensions System.Console
+    System.IO.FileSystem System.Collections System.Linq System.Threading
+    System.Threading.Thread System.Runtime.Loader System.Reflection
+)
+
+# Reads KEY from a program's build.txt (empty when absent).
+build_setting() {
+    local file="$1/build.txt" key="$2"
+    [ -f "$file" ] || return 0
+    sed -n "s/^[[:space:]]*${key}[[:space:]]*=[[:space:]]*//p" "$file" | tail -n 1 | sed 's/[[:space:]]*$//'
+}
+
+[ -d "$PROGRAMS_SRC" ] || die "no C# programs directory at $PROGRAMS_SRC"
+mkdir -p "$OUT_DIR"
+
+declare -A STAMPS=()
+declare -a EXES=()
+declare -a ALL=()
+
+# Libraries first, so programs can depend on them.
+for kind_pass in library exe; do
+    for dir in "$PROGRAMS_SRC"/*/; do
+        dir="${dir%/}"
+        name="$(basename "$dir")"
+        kind="$(build_setting "$dir" kind)"
+        kind="${kind:-exe}"
+        case "$kind" in
+            library | exe) ;;
+            *) die "$dir/build.txt: kind must be exe or library, not '$kind'" ;;
+        esac
+        [ "$kind" = "$kind_pass" ] || continue
+        ALL+=("$name")
+        if [ "$kind" = exe ]; then
+            EXES+=("$name")
+        fi
+    done
+done
+
+for name in "${ALL[@]}"; do
+    dir="$PROGRAMS_SRC/$name"
+    kind="$(build_setting "$dir" kind)"
+    kind="${kind:-exe}"
+    read -r -a libs <<<"$(build_setting "$dir" libs)" || true
+    read -r -a extra_refs <<<"$(build_setting "$dir" refs)" || true
+    generator="$(build_setting "$dir" generate)"
+    if [ -n "$generator" ] && [ ! -f "$ROOT/$generator" ]; then
+        die "$name: its generator $generator does not exist"
+    fi
+    shopt -s nullglob
+    sources=("$dir"/*.cs)
+    shopt -u nullglob
+    [ ${#sources[@]} -gt 0 ] || die "$dir has no .cs files"
+
+    refs=()
+    for r in "${DEFAULT_REFS[@]}" "${extra_refs[@]}"; do
+        [ -f "$RUNTIME_DIR/$r.dll" ] || die "$name: the runtime has no $r.dll in $RUNTIME_DIR"
+        refs+=("-r:$RUNTIME_DIR/$r.dll")
+    done
+
+    # Everything the output depends on goes into the stamp.
+    stamp="$(
+        {
+            echo "compiler=$COMPILER_ID runtime=$RUNTIME_DIR kind=$kind refs=${refs[*]}"
+            for s in "${sources[@]}" "$dir/build.txt"; do
+                if [ -f "$s" ]; then
+                    echo "file=$(basename "$s")"
+                    cat "$s"
+                fi
+            done
+            if [ -n "$generator" ]; then
+                echo "generator=$generator"
+                cat "$ROOT/$generator"
+            fi
+            for l in "${libs[@]}"; do
+                echo "lib=$l ${STAMPS[$l]:-missing}"
+            done
+            cat "${BASH_SOURCE[0]}"
+        } | sha256sum | cut -d' ' -f1
+    )" || die "$name: cannot read its sources"
+    STAMPS[$name]="$stamp"
+
+    final="$OUT_DIR/$name"
+    if [ "$(cat "$final/.stamp" 2>/dev/null || true)" = "$stamp" ]; then
+        continue
+    fi
+    say "building $name ($kind)"
+    tmp="$OUT_DIR/.$name.tmp.$$"
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    inputs=("${sources[@]}")
+    if [ -n "$generator" ]; then
+        logged "$PYTHON" "$ROOT/$generator" "$tmp/Generated.cs" || die "$name: $generator failed (see $LOG)"
+        inputs+=("$tmp/Generated.cs")
+    fi
+    if [ "$kind" = library ]; then target=library; else target=exe; fi
+    if ! "${COMPILER[@]}" -nostdlib -noconfig "-target:$target" "-out:$tmp/$name.dll" "${refs[@]}" "${inputs[@]}" \
+        >"$tmp/compile.log" 2>&1; then
+        cat "$tmp/compile.log" >>"$LOG"
+        grep -E 'error' "$tmp/compile.log" | head -n 20 >&2 || true
+        die "$name: C# compilation failed (see $LOG)"
+    fi
+    cat "$tmp/compile.log" >>"$LOG"
+    rm -f "$tmp/compile.log"
+    for l in "${libs[@]}"; do
+        [ -f "$OUT_DIR/$l/$l.dll" ] || die "$name: library $l was not built (is its kind=library?)"
+        cp "$OUT_DIR/$l/$l.dll" "$tmp/"
+    done
+    if [ "$kind" = exe ]; then
+        cat >"$tmp/$name.runtimeconfig.json" <<EOF
+{
+  "runtimeOptions": {
+    "tfm": "$TFM",
+    "framework": {
+      "name": "Microsoft.NETCore.App",
+      "version": "$RUNTIME_VERSION"
+    }
+  }
+}
+EOF
+    fi
+    echo "$stamp" >"$tmp/.stamp"
+    rm -rf "$final.old.$$"
+    if [ -e "$final" ]; then
+        mv "$final" "$final.old.$$"
+    fi
+    mv "$tmp" "$final"
+    rm -rf "$final.old.$$"
+done
+
+# ------------------------------------------------------------ the summary
+
+summary="$(
+    cat <<EOF
+CORPROF_DOTNET_MODE=$MODE
+DOTNET_HOST=$DOTNET_HOST
+DOTNET_RUNTIME_VERSION=$RUNTIME_VERSION
+DOTNET_RUNTIME_DIR=$RUNTIME_DIR
+CSHARP_COMPILER=$COMPILER_ID
+E2E_PROGRAMS_DIR=$OUT_DIR
+E2E_PROGRAMS=${EXES[*]}
+EOF
+)"
+printf '%s\n' "$summary" >"$OUT_DIR/env.tmp.$$"
+mv "$OUT_DIR/env.tmp.$$" "$OUT_DIR/env"
+printf '%s\n' "$summary"

@@ -1,0 +1,565 @@
+//! Harness for end-to-end tests on a real CoreCLR (see `docs/e2e.md`).
+//!
+//! ```ignore
+//! mod common;
+//! use common::dotnet::{self, Profiler};
+//!
+//! let rt = dotnet::runtime(); // provisions once per test process, or panics
+//! let lib = dotnet::build_example("my_profiler").unwrap();
+//! let profiler = Profiler::new(lib, "{01234567-89AB-CDEF-0123-456789ABCDEF}");
+//! let out = rt.run("Basics", &[], Some(&profiler));
+//! out.assert_exit(42);
+//! ```
+//!
+//! Std only. Everything here is `pub(crate)` because the module is compiled
+//! into each integration test crate that says `mod common;`, and not every
+//! test crate uses every item.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::env;
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// How long one program may run before it is killed; override with the
+/// environment variable `CORPROF_E2E_TIMEOUT_SECS`.
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long provisioning may take (a cold run installs packages).
+const PROVISION_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// Variables that select a profiler; removed from every run without one so
+/// that the caller's environment cannot leak a profiler in.
+const PROFILER_VARS: &[&str] = &[
+    "CORECLR_ENABLE_PROFILING",
+    "CORECLR_PROFILER",
+    "CORECLR_PROFILER_PATH",
+    "CORECLR_PROFILER_PATH_32",
+    "CORECLR_PROFILER_PATH_64",
+    "CORECLR_PROFILER_PATH_ARM32",
+    "CORECLR_PROFILER_PATH_ARM64",
+];
+
+/// The repository root (where `Cargo.toml` is).
+pub(crate) fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// True when running under CI (`CI=true`, or any non-empty value but
+/// `false`/`0`).
+pub(crate) fn in_ci() -> bool {
+    matches!(env::var("CI"), Ok(v) if !v.is_empty() && v != "false" && v != "0")
+}
+
+/// A provisioned .NET: the `dotnet` host and the built test programs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Runtime {
+    /// `provisioned` (.NET Core 3.1 from PyPI) or `sdk` (the `dotnet` on PATH).
+    pub(crate) mode: String,
+    /// The `dotnet` host executable.
+    pub(crate) host: PathBuf,
+    /// Version of the `Microsoft.NETCore.App` runtime the programs run on.
+    pub(crate) version: String,
+    /// That runtime's directory (holds `libcoreclr.so`).
+    pub(crate) runtime_dir: PathBuf,
+    /// Which C# compiler built the programs.
+    pub(crate) compiler: String,
+    /// `.cache/e2e-programs`: one directory per program.
+    pub(crate) programs_dir: PathBuf,
+    /// Names of the runnable programs (`Basics`, `JitHeavy`, `Rewrite`, ...).
+    pub(crate) programs: Vec<String>,
+}
+
+/// A profiler to load into a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Profiler {
+    /// The profiler's shared library (made absolute before use).
+    pub(crate) path: PathBuf,
+    /// Its CLSID, with or without braces.
+    pub(crate) clsid: String,
+    /// More environment variables for the run (e.g. settings the profiler
+    /// reads, or `DOTNET_TieredCompilation=0`).
+    pub(crate) extra_env: Vec<(String, String)>,
+}
+
+impl Profiler {
+    pub(crate) fn new(path: impl Into<PathBuf>, clsid: impl Into<String>) -> Self {
+        Profiler {
+            path: path.into(),
+            clsid: clsid.into(),
+            extra_env: Vec::new(),
+        }
+    }
+
+    /// Adds an environment variable to runs with this profiler.
+    pub(crate) fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.extra_env.push((key.into(), value.into()));
+        self
+    }
+
+    /// The CLSID in the `{...}` form CoreCLR expects.
+    pub(crate) fn braced_clsid(&self) -> String {
+        let c = self.clsid.trim();
+        if c.starts_with('{') {
+            c.to_string()
+        } else {
+            format!("{{{c}}}")
+        }
+    }
+}
+
+/// What a run of a program did.
+#[derive(Debug)]
+pub(crate) struct RunOutput {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) status: ExitStatus,
+    /// The harness killed it because it ran longer than its timeout.
+    pub(crate) timed_out: bool,
+    pub(crate) elapsed: Duration,
+    /// The command line, for messages.
+    pub(crate) command: String,
+}
+
+impl RunOutput {
+    /// The exit code, if the process exited (rather than died of a signal).
+    pub(crate) fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// The signal that ended the process, if one did.
+    pub(crate) fn signal(&self) -> Option<i32> {
+        self.status.signal()
+    }
+
+    /// The process died of a signal the harness did not send: a crash
+    /// (SIGSEGV in a profiler, SIGABRT after an unhandled exception or a
+    /// runtime assertion, ...).
+    pub(crate) fn crashed(&self) -> bool {
+        !self.timed_out && self.signal().is_some()
+    }
+
+    /// Stdout split into lines (without line terminators).
+    pub(crate) fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+
+    /// One paragraph saying how the run ended, with its output; for panics.
+    pub(crate) fn describe(&self) -> String {
+        let how = if self.timed_out {
+            format!(
+                "timed out: killed by the harness after {:.1}s",
+                self.elapsed.as_secs_f64()
+            )
+        } else if let Some(sig) = self.signal() {
+            format!(
+                "CRASHED: killed by signal {sig} ({}){} after {:.1}s",
+                signal_name(sig),
+                if self.status.core_dumped() {
+                    ", core dumped"
+                } else {
+                    ""
+                },
+                self.elapsed.as_secs_f64()
+            )
+        } else {
+            format!(
+                "exited with code {} after {:.1}s",
+                self.code().unwrap_or(-1),
+                self.elapsed.as_secs_f64()
+            )
+        };
+        let mut s = format!("`{}` {how}", self.command);
+        let _ = write!(s, "\n--- stdout ---\n{}", tail(&self.stdout, 80));
+        let _ = write!(s, "\n--- stderr ---\n{}", tail(&self.stderr, 80));
+        s
+    }
+
+    /// Panics (with [`describe`](Self::describe)) unless the process exited
+    /// with `code`.
+    #[track_caller]
+    pub(crate) fn assert_exit(&self, code: i32) -> &Self {
+        if self.code() != Some(code) {
+            panic!("expected exit code {code}: {}", self.describe());
+        }
+        self
+    }
+
+    /// Panics unless stdout is exactly `expected`, line by line.
+    #[track_caller]
+    pub(crate) fn assert_stdout(&self, expected: &[&str]) -> &Self {
+        if self.lines() != expected {
+            panic!(
+                "unexpected stdout\n--- expected ---\n{}\n{}",
+                expected.join("\n"),
+                self.describe()
+            );
+        }
+        self
+    }
+}
+
+/// The usual name of a Linux signal number.
+pub(crate) fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        31 => "SIGSYS",
+        _ => "unknown signal",
+    }
+}
+
+fn tail(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.len() <= max_lines {
+        return text.trim_end().to_string();
+    }
+    format!(
+        "[... {} lines omitted ...]\n{}",
+        lines.len() - max_lines,
+        lines[lines.len() - max_lines..].join("\n")
+    )
+}
+
+/// The timeout for one program run: `CORPROF_E2E_TIMEOUT_SECS` or 60 s.
+pub(crate) fn default_timeout() -> Duration {
+    env::var("CORPROF_E2E_TIMEOUT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&s| s > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_TIMEOUT)
+}
+
+fn spawn_reader(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = pipe.read_to_end(&mut buf);
+        buf
+    })
+}
+
+fn describe_command(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Runs `cmd` with stdin closed and stdout/stderr captured, killing it (and
+/// its process group) once `timeout` has passed.
+pub(crate) fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Result<RunOutput, String> {
+    let command = describe_command(&cmd);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so a timeout kills whatever it started too.
+        .process_group(0);
+    let start = Instant::now();
+    let mut child: Child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+    let out = spawn_reader(child.stdout.take().expect("stdout is piped"));
+    let err = spawn_reader(child.stderr.take().expect("stderr is piped"));
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(format!("cannot wait for `{command}`: {e}")),
+        }
+        if start.elapsed() >= timeout {
+            timed_out = true;
+            kill_group(&mut child);
+            break child
+                .wait()
+                .map_err(|e| format!("cannot wait for `{command}`: {e}"))?;
+        }
+        thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let stdout = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    let stderr = String::from_utf8_lossy(&err.join().unwrap_or_default()).into_owned();
+    Ok(RunOutput {
+        stdout,
+        stderr,
+        status,
+        timed_out,
+        elapsed,
+        command,
+    })
+}
+
+fn kill_group(child: &mut Child) {
+    // std cannot signal a process group; kill(1) can. The child leads its
+    // group (process_group(0)), so the group id is its pid.
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &group])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    let _ = child.kill();
+}
+
+/// Runs `scripts/provision-dotnet.sh` (once per test process) and returns
+/// the runtime it set up. The error is one sentence, ready to show.
+pub(crate) fn ensure_provisioned() -> Result<Runtime, String> {
+    static PROVISIONED: OnceLock<Result<Runtime, String>> = OnceLock::new();
+    PROVISIONED.get_or_init(provision).clone()
+}
+
+/// Like [`ensure_provisioned`], but panics when provisioning failed: under
+/// `CI=true` with the reason, elsewhere with one sentence saying what to run.
+#[track_caller]
+pub(crate) fn runtime() -> Runtime {
+    match ensure_provisioned() {
+        Ok(rt) => rt,
+        Err(reason) if in_ci() => {
+            panic!("e2e: provisioning .NET failed under CI: {reason}")
+        }
+        Err(reason) => panic!(
+            "e2e: no .NET runtime for the end-to-end tests: {reason}. \
+             Run `bash scripts/provision-dotnet.sh` to see why and fix it."
+        ),
+    }
+}
+
+fn provision() -> Result<Runtime, String> {
+    let script = repo_root().join("scripts/provision-dotnet.sh");
+    let mut cmd = Command::new("bash");
+    cmd.arg(&script).current_dir(repo_root());
+    let out = run_with_timeout(cmd, PROVISION_TIMEOUT)?;
+    if out.code() != Some(0) {
+        // The script's last stderr line is its one-line reason.
+        let reason = out
+            .stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .map(|l| l.trim().trim_start_matches("provision-dotnet: error: "))
+            .unwrap_or("no message")
+            .to_string();
+        let how = if out.timed_out {
+            format!("timed out after {}s", PROVISION_TIMEOUT.as_secs())
+        } else if let Some(sig) = out.signal() {
+            format!("killed by {}", signal_name(sig))
+        } else {
+            format!("exit code {}", out.code().unwrap_or(-1))
+        };
+        return Err(format!(
+            "scripts/provision-dotnet.sh failed ({how}): {reason}"
+        ));
+    }
+    parse_summary(&out.stdout)
+}
+
+/// Parses the `KEY=VALUE` lines the provisioning script prints.
+pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
+    let map: HashMap<&str, &str> = text
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .collect();
+    let get = |k: &str| {
+        map.get(k)
+            .map(|v| v.to_string())
+            .ok_or_else(|| format!("the provisioning script printed no {k}"))
+    };
+    let rt = Runtime {
+        mode: get("CORPROF_DOTNET_MODE")?,
+        host: get("DOTNET_HOST")?.into(),
+        version: get("DOTNET_RUNTIME_VERSION")?,
+        runtime_dir: get("DOTNET_RUNTIME_DIR")?.into(),
+        compiler: get("CSHARP_COMPILER")?,
+        programs_dir: get("E2E_PROGRAMS_DIR")?.into(),
+        programs: get("E2E_PROGRAMS")?
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+    };
+    if !rt.host.is_file() {
+        return Err(format!(
+            "the dotnet host {} does not exist",
+            rt.host.display()
+        ));
+    }
+    Ok(rt)
+}
+
+impl Runtime {
+    /// `.cache/e2e-programs/<program>/<program>.dll`.
+    pub(crate) fn program_dll(&self, program: &str) -> PathBuf {
+        self.programs_dir
+            .join(program)
+            .join(format!("{program}.dll"))
+    }
+
+    /// The program's `.runtimeconfig.json`.
+    pub(crate) fn runtimeconfig(&self, program: &str) -> PathBuf {
+        self.programs_dir
+            .join(program)
+            .join(format!("{program}.runtimeconfig.json"))
+    }
+
+    /// The command that runs `program`, with its environment set (see
+    /// [`run`](Self::run)); for tests that need to drive the process
+    /// themselves. Panics when the program was not built.
+    #[track_caller]
+    pub(crate) fn command(
+        &self,
+        program: &str,
+        args: &[&str],
+        profiler: Option<&Profiler>,
+    ) -> Command {
+        let dll = self.program_dll(program);
+        assert!(
+            dll.is_file(),
+            "e2e: no program {program} at {} (known: {})",
+            dll.display(),
+            self.programs.join(", ")
+        );
+        let mut cmd = Command::new(&self.host);
+        cmd.arg("exec")
+            .arg("--runtimeconfig")
+            .arg(self.runtimeconfig(program))
+            .arg(&dll)
+            .args(args)
+            .current_dir(dll.parent().expect("a dll has a directory"))
+            .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+            .env("DOTNET_NOLOGO", "1");
+        for var in PROFILER_VARS {
+            cmd.env_remove(var);
+        }
+        if let Some(p) = profiler {
+            let path = absolute(&p.path);
+            cmd.env("CORECLR_ENABLE_PROFILING", "1")
+                .env("CORECLR_PROFILER", p.braced_clsid())
+                .env("CORECLR_PROFILER_PATH", &path);
+            for (k, v) in &p.extra_env {
+                cmd.env(k, v);
+            }
+        }
+        cmd
+    }
+
+    /// Runs `program` (one of [`programs`](Self::programs)) with `args`, and
+    /// `profiler` loaded if given, killing it after [`default_timeout`].
+    /// Sets `DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1`, and the `CORECLR_*`
+    /// profiler variables only when a profiler is given.
+    #[track_caller]
+    pub(crate) fn run(
+        &self,
+        program: &str,
+        args: &[&str],
+        profiler: Option<&Profiler>,
+    ) -> RunOutput {
+        self.run_with_timeout(program, args, profiler, default_timeout())
+    }
+
+    /// [`run`](Self::run) with an explicit timeout.
+    #[track_caller]
+    pub(crate) fn run_with_timeout(
+        &self,
+        program: &str,
+        args: &[&str],
+        profiler: Option<&Profiler>,
+        timeout: Duration,
+    ) -> RunOutput {
+        let cmd = self.command(program, args, profiler);
+        run_with_timeout(cmd, timeout).unwrap_or_else(|e| panic!("e2e: {e}"))
+    }
+}
+
+fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+/// The directory cargo builds into: `CARGO_TARGET_DIR` (relative to the
+/// repository root when relative), else `<repo>/target`.
+pub(crate) fn target_dir() -> PathBuf {
+    match env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                d
+            } else {
+                repo_root().join(d)
+            }
+        }
+        _ => repo_root().join("target"),
+    }
+}
+
+/// Builds the example `name` of this crate (`cargo build --example NAME`, a
+/// `crate-type = ["cdylib"]` example that is a profiler) and returns the path
+/// of `target/debug/examples/lib<name>.so`. Each example is built once per
+/// test process; the error is one sentence with cargo's last error line.
+pub(crate) fn build_example(name: &str) -> Result<PathBuf, String> {
+    static BUILT: OnceLock<Mutex<HashMap<String, Result<PathBuf, String>>>> = OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(|| Mutex::new(HashMap::new()))
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    built
+        .entry(name.to_string())
+        .or_insert_with(|| build_example_uncached(name))
+        .clone()
+}
+
+fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+    let mut cmd = Command::new(cargo);
+    cmd.args(["build", "--quiet", "--example", name, "--manifest-path"])
+        .arg(repo_root().join("Cargo.toml"))
+        .current_dir(repo_root());
+    let out = run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
+    if out.code() != Some(0) {
+        let reason = out
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("error"))
+            .or_else(|| out.stderr.lines().rev().find(|l| !l.trim().is_empty()))
+            .unwrap_or("no message")
+            .trim()
+            .to_string();
+        return Err(format!("`cargo build --example {name}` failed: {reason}"));
+    }
+    let lib = target_dir()
+        .join("debug/examples")
+        .join(format!("lib{}.so", name.replace('-', "_")));
+    if lib.is_file() {
+        Ok(lib)
+    } else {
+        Err(format!(
+            "`cargo build --example {name}` made no {} (is the example a cdylib?)",
+            lib.display()
+        ))
+    }
+}

@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests (`mod common;`).
+
+pub(crate) mod dotnet;
