@@ -61,6 +61,7 @@ pub use com::hresult::{
     E_POINTER, E_UNEXPECTED, HRESULT, REGDB_E_CLASSNOTREG, S_FALSE, S_OK,
 };
 pub use com::interface::{ComRef, Exports, Interface};
+pub use com::server::{dll_get_class_object, ClassFactory, CreateObject};
 pub use com::unknown::{
     IClassFactory, IClassFactory_Impl, IClassFactory_Vtbl, IUnknown, IUnknown_Vtbl,
 };

@@ -9,4 +9,5 @@ pub(crate) mod hresult;
 pub(crate) mod interface;
 pub(crate) mod macros;
 pub(crate) mod newtype;
+pub(crate) mod server;
 pub(crate) mod unknown;

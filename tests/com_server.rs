@@ -1,0 +1,128 @@
+//! `com_class!`: the exported `DllGetClassObject` and its class factory,
+//! called the way the runtime calls them.
+#![allow(missing_docs)]
+
+use core::ffi::c_void;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use corprof::*;
+
+static CREATED: AtomicUsize = AtomicUsize::new(0);
+static DROPPED: AtomicUsize = AtomicUsize::new(0);
+
+com_interface! {
+    /// What the served class implements.
+    #[iid("11111111-2222-4333-8444-555555555555")]
+    #[vtable(IServed_Vtbl)]
+    #[implement(IServed_Impl)]
+    pub interface IServed: IUnknown {
+        fn Ping(out: *mut u32) -> HRESULT;
+    }
+}
+
+struct Served;
+impl Drop for Served {
+    fn drop(&mut self) {
+        DROPPED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+impl IServed_Impl for Served {
+    fn Ping(&self, out: *mut u32) -> HRESULT {
+        // SAFETY: the test passes a valid pointer.
+        unsafe { *out = 0x9146 };
+        S_OK
+    }
+}
+
+fn create() -> IUnknown {
+    CREATED.fetch_add(1, Ordering::SeqCst);
+    export::<IServed, _>(Served).into()
+}
+
+com_class!("A1B2C3D4-E5F6-4789-8ABC-DEF012345678", create);
+
+#[test]
+fn dll_get_class_object_serves_only_its_clsid() {
+    assert_eq!(
+        CORPROF_CLSID,
+        GUID::from_u128(0xA1B2C3D4_E5F6_4789_8ABC_DEF012345678)
+    );
+    let other = GUID::from_u128(1);
+    let mut out: *mut c_void = 0x1 as *mut c_void;
+    // SAFETY: valid pointers, as the runtime passes them.
+    unsafe {
+        assert_eq!(
+            DllGetClassObject(&other, &IClassFactory::IID, &mut out),
+            CLASS_E_CLASSNOTAVAILABLE
+        );
+        assert!(out.is_null());
+        assert_eq!(
+            DllGetClassObject(&CORPROF_CLSID, &IClassFactory::IID, core::ptr::null_mut()),
+            E_POINTER
+        );
+        assert_eq!(
+            DllGetClassObject(core::ptr::null(), &IClassFactory::IID, &mut out),
+            E_POINTER
+        );
+        assert_eq!(
+            DllGetClassObject(&CORPROF_CLSID, &IServed::IID, &mut out),
+            E_NOINTERFACE
+        );
+        assert!(out.is_null());
+    }
+    assert_eq!(DllCanUnloadNow(), S_FALSE);
+}
+
+#[test]
+fn the_factory_creates_objects_and_refuses_aggregation() {
+    let mut out = core::ptr::null_mut();
+    // SAFETY: valid pointers.
+    let factory = unsafe {
+        assert_eq!(
+            DllGetClassObject(&CORPROF_CLSID, &IClassFactory::IID, &mut out),
+            S_OK
+        );
+        IClassFactory::from_raw(out).unwrap()
+    };
+    let before = CREATED.load(Ordering::SeqCst);
+    let dropped_before = DROPPED.load(Ordering::SeqCst);
+    // SAFETY: valid pointers throughout; each out-pointer is checked.
+    unsafe {
+        assert_eq!(factory.LockServer(TRUE), S_OK);
+        let mut object = 0x1 as *mut c_void;
+        assert_eq!(
+            factory.CreateInstance(0x10 as *mut c_void, &IServed::IID, &mut object),
+            CLASS_E_NOAGGREGATION
+        );
+        assert!(object.is_null());
+        assert_eq!(
+            CREATED.load(Ordering::SeqCst),
+            before,
+            "aggregation is refused before creating anything"
+        );
+        assert_eq!(
+            factory.CreateInstance(core::ptr::null_mut(), &IClassFactory::IID, &mut object),
+            E_NOINTERFACE
+        );
+        assert!(object.is_null());
+        assert_eq!(
+            DROPPED.load(Ordering::SeqCst),
+            dropped_before + 1,
+            "the refused instance was freed"
+        );
+        assert_eq!(
+            factory.CreateInstance(core::ptr::null_mut(), &IServed::IID, core::ptr::null_mut()),
+            E_POINTER
+        );
+        assert_eq!(
+            factory.CreateInstance(core::ptr::null_mut(), &IServed::IID, &mut object),
+            S_OK
+        );
+        let served = IServed::from_raw(object).unwrap();
+        let mut pong = 0;
+        assert_eq!(served.Ping(&mut pong), S_OK);
+        assert_eq!(pong, 0x9146);
+        drop(served);
+    }
+    assert_eq!(DROPPED.load(Ordering::SeqCst), dropped_before + 2);
+}
