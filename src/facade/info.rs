@@ -1,0 +1,495 @@
+//! [`ProfilerInfo`]: the runtime's services, at the highest
+//! `ICorProfilerInfo` version it offers, behind safe methods.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ffi::c_void;
+use core::fmt;
+
+use super::enumerators::{FunctionIter, ModuleIter};
+use super::metadata::{MetadataImport, MethodName};
+use super::strings::read_utf16;
+use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport};
+use crate::profiling::*;
+use crate::{ComRef, IUnknown, Interface, E_NOTIMPL, E_POINTER, HRESULT};
+
+/// The result type of the facade: failures are the runtime's `HRESULT`,
+/// whose `Display` names `CORPROF_E_*` codes with their meaning.
+pub type Result<T> = core::result::Result<T, HRESULT>;
+
+/// The runtime's profiling services (`ICorProfilerInfo*`), obtained in
+/// `initialize` at the highest version the runtime offers.
+///
+/// Safe methods cover the common needs; [`ProfilerInfo::v2`] to
+/// [`ProfilerInfo::v15`] give the raw invokers of each version (`None` when
+/// the runtime is older), for everything else, with no copy or conversion.
+///
+/// Calls are allowed only where the profiling API allows them; a call made
+/// in the wrong callback fails with `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`
+/// (see `docs/safety.md`).
+pub struct ProfilerInfo {
+    /// The pointer answered for the highest version; its vtable extends
+    /// every lower version's, so it serves them all.
+    raw: ICorProfilerInfo,
+    version: u32,
+}
+
+/// Where a function belongs: what `GetFunctionInfo` answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionInfo {
+    /// The class that declares it (null for some generic instantiations and
+    /// for functions of unloaded classes).
+    pub class: ClassID,
+    /// The module that holds its metadata.
+    pub module: ModuleID,
+    /// Its MethodDef token in that module.
+    pub token: mdMethodDef,
+}
+
+/// A loaded module: what `GetModuleInfo` answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleInfo {
+    /// Its file path (or, for an in-memory module, its name).
+    pub path: String,
+    /// Its owning assembly (null while the module is still loading).
+    pub assembly: AssemblyID,
+    /// The address it is loaded at.
+    pub base_address: usize,
+}
+
+/// A loaded assembly: what `GetAssemblyInfo` answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssemblyInfo {
+    /// Its simple name (`System.Private.CoreLib`).
+    pub name: String,
+    /// The application domain it is loaded into.
+    pub app_domain: AppDomainID,
+    /// Its manifest module.
+    pub manifest_module: ModuleID,
+}
+
+/// The runtime's kind and version: what `GetRuntimeInformation` answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeInfo {
+    /// Desktop CLR or CoreCLR.
+    pub runtime_type: COR_PRF_RUNTIME_TYPE,
+    /// Major version.
+    pub major: u16,
+    /// Minor version.
+    pub minor: u16,
+    /// Build number.
+    pub build: u16,
+    /// QFE (patch) version.
+    pub qfe: u16,
+    /// The full version string.
+    pub version_string: String,
+}
+
+macro_rules! version_accessors {
+    ($($n:literal $method:ident $ty:ident;)*) => {$(
+        #[doc = ::core::concat!(
+            "The raw [`", ::core::stringify!($ty), "`] invoker, if the runtime offers version ",
+            ::core::stringify!($n), " or later."
+        )]
+        #[inline]
+        pub fn $method(&self) -> Option<&$ty> {
+            if self.version >= $n {
+                // SAFETY: every ICorProfilerInfoN invoker is
+                // #[repr(transparent)] over the same COM pointer, and the
+                // object's vtable (answered for version `self.version` >= N)
+                // begins with version N's, so the reference is valid as one.
+                Some(unsafe { &*(&self.raw as *const ICorProfilerInfo as *const $ty) })
+            } else {
+                None
+            }
+        }
+    )*};
+}
+
+macro_rules! negotiate {
+    ($unknown:expr; $($n:literal $ty:ident),*) => {{
+        $(
+            if let Ok(info) = $unknown.cast::<$ty>() {
+                // SAFETY: `into_raw` hands over the reference QueryInterface
+                // took; the vtable of version N begins with version 1's.
+                let raw = unsafe { ICorProfilerInfo::from_raw(info.into_raw()) };
+                return raw.map(|raw| ProfilerInfo { raw, version: $n }).ok_or(E_POINTER);
+            }
+        )*
+    }};
+}
+
+impl ProfilerInfo {
+    /// Asks the object the runtime passed to `Initialize` for
+    /// `ICorProfilerInfo15`, then 14, ... down to 1, and keeps the first
+    /// (highest) one it answers.
+    pub fn from_unknown(unknown: &IUnknown) -> Result<ProfilerInfo> {
+        negotiate!(unknown;
+            15 ICorProfilerInfo15, 14 ICorProfilerInfo14, 13 ICorProfilerInfo13, 12 ICorProfilerInfo12,
+            11 ICorProfilerInfo11, 10 ICorProfilerInfo10, 9 ICorProfilerInfo9, 8 ICorProfilerInfo8,
+            7 ICorProfilerInfo7, 6 ICorProfilerInfo6, 5 ICorProfilerInfo5, 4 ICorProfilerInfo4,
+            3 ICorProfilerInfo3, 2 ICorProfilerInfo2, 1 ICorProfilerInfo
+        );
+        Err(crate::E_NOINTERFACE)
+    }
+
+    /// Like [`ProfilerInfo::from_unknown`], from the raw `IUnknown*` a
+    /// callback receives. `E_POINTER` when it is null.
+    ///
+    /// # Safety
+    ///
+    /// A non-null `unknown` must be a live COM object for the duration of
+    /// the call.
+    pub unsafe fn from_raw_unknown(unknown: *mut c_void) -> Result<ProfilerInfo> {
+        // SAFETY: forwarded contract.
+        let unknown = unsafe { ComRef::<IUnknown>::from_raw(unknown) }.ok_or(E_POINTER)?;
+        ProfilerInfo::from_unknown(&unknown)
+    }
+
+    /// The highest `ICorProfilerInfo` version the runtime offers (1 to 15).
+    /// .NET Core 3.1 offers 11; .NET 8 offers 14 or more.
+    #[inline]
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The raw `ICorProfilerInfo` (version 1) invoker.
+    #[inline]
+    pub fn v1(&self) -> &ICorProfilerInfo {
+        &self.raw
+    }
+
+    version_accessors! {
+        2 v2 ICorProfilerInfo2; 3 v3 ICorProfilerInfo3; 4 v4 ICorProfilerInfo4; 5 v5 ICorProfilerInfo5;
+        6 v6 ICorProfilerInfo6; 7 v7 ICorProfilerInfo7; 8 v8 ICorProfilerInfo8; 9 v9 ICorProfilerInfo9;
+        10 v10 ICorProfilerInfo10; 11 v11 ICorProfilerInfo11; 12 v12 ICorProfilerInfo12;
+        13 v13 ICorProfilerInfo13; 14 v14 ICorProfilerInfo14; 15 v15 ICorProfilerInfo15;
+    }
+
+    /// Chooses the events the runtime reports (`SetEventMask`, or
+    /// `SetEventMask2` when `high` is not empty). `E_NOTIMPL` when `high`
+    /// flags are asked of a runtime older than `ICorProfilerInfo5`.
+    pub fn set_event_mask(&self, events: COR_PRF_MONITOR, high: COR_PRF_HIGH_MONITOR) -> Result<()> {
+        if high.is_empty() {
+            // SAFETY: a plain value argument.
+            return unsafe { self.raw.SetEventMask(events.0) }.ok();
+        }
+        let v5 = self.v5().ok_or(E_NOTIMPL)?;
+        // SAFETY: plain value arguments.
+        unsafe { v5.SetEventMask2(events.0, high.0) }.ok()
+    }
+
+    /// The events currently reported (`GetEventMask2`, or `GetEventMask`
+    /// with empty high flags on runtimes before version 5).
+    pub fn event_mask(&self) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
+        let (mut low, mut high) = (0, 0);
+        match self.v5() {
+            // SAFETY: valid out-pointers.
+            Some(v5) => unsafe { v5.GetEventMask2(&mut low, &mut high) }.ok()?,
+            // SAFETY: a valid out-pointer.
+            None => unsafe { self.raw.GetEventMask(&mut low) }.ok()?,
+        }
+        Ok((COR_PRF_MONITOR(low), COR_PRF_HIGH_MONITOR(high)))
+    }
+
+    /// The class, module and token of a function (`GetFunctionInfo`).
+    pub fn function_info(&self, function: FunctionID) -> Result<FunctionInfo> {
+        let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
+        // SAFETY: valid out-pointers.
+        unsafe { self.raw.GetFunctionInfo(function, &mut class, &mut module, &mut token) }.ok()?;
+        Ok(FunctionInfo { class, module, token: mdMethodDef(token.0) })
+    }
+
+    /// The metadata of the module that defines `function`, and its token
+    /// (`GetTokenAndMetaDataFromFunction`).
+    pub fn function_metadata(&self, function: FunctionID) -> Result<(MetadataImport, mdMethodDef)> {
+        let mut out: *mut c_void = core::ptr::null_mut();
+        let mut token = mdToken(0);
+        // SAFETY: valid IID and out-pointers; on success `out` holds a
+        // reference to an IMetaDataImport, which `from_raw` takes over.
+        unsafe {
+            self.raw
+                .GetTokenAndMetaDataFromFunction(function, &IMetaDataImport::IID, &mut out, &mut token)
+                .ok()?;
+            let import = IMetaDataImport::from_raw(out).ok_or(E_POINTER)?;
+            Ok((MetadataImport::new(import), mdMethodDef(token.0)))
+        }
+    }
+
+    /// A function's name and its declaring type's full name, read from
+    /// metadata (`Program.Fib`, `Outer+Inner.Method`).
+    pub fn function_name(&self, function: FunctionID) -> Result<MethodName> {
+        let (import, token) = self.function_metadata(function)?;
+        import.method_name(token)
+    }
+
+    /// A class's full name, generic instantiations included
+    /// (`System.Collections.Generic.List<System.String>`), from
+    /// `GetClassIDInfo2` and the module's metadata. Arrays and other classes
+    /// without a TypeDef give `E_INVALIDARG`-like errors from the runtime.
+    pub fn class_name(&self, class: ClassID) -> Result<String> {
+        self.class_name_depth(class, 0)
+    }
+
+    fn class_name_depth(&self, class: ClassID, depth: u32) -> Result<String> {
+        const MAX_DEPTH: u32 = 16;
+        let (mut module, mut typedef) = (ModuleID::NULL, mdTypeDef(0));
+        let mut args: Vec<ClassID> = Vec::new();
+        if let Some(v2) = self.v2() {
+            let mut parent = ClassID::NULL;
+            let mut count: u32 = 0;
+            // SAFETY: valid out-pointers; a zero-capacity first call asks for the count.
+            unsafe {
+                v2.GetClassIDInfo2(class, &mut module, &mut typedef, &mut parent, 0, &mut count, core::ptr::null_mut())
+                    .ok()?;
+            }
+            if count > 0 {
+                args.resize(count as usize, ClassID::NULL);
+                let mut written: u32 = 0;
+                // SAFETY: `args` has room for `count` IDs.
+                unsafe {
+                    v2.GetClassIDInfo2(class, &mut module, &mut typedef, &mut parent, count, &mut written, args.as_mut_ptr())
+                        .ok()?;
+                }
+                args.truncate(written as usize);
+            }
+        } else {
+            // SAFETY: valid out-pointers.
+            unsafe { self.raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
+        }
+        let import = self.module_metadata(module)?.ok_or(crate::E_FAIL)?;
+        let mut name = import.type_name(typedef)?;
+        if !args.is_empty() {
+            if let Some(tick) = name.rfind('`') {
+                name.truncate(tick);
+            }
+            name.push('<');
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    name.push_str(", ");
+                }
+                if depth < MAX_DEPTH {
+                    name.push_str(&self.class_name_depth(*arg, depth + 1).unwrap_or_else(|_| String::from("?")));
+                } else {
+                    name.push_str("...");
+                }
+            }
+            name.push('>');
+        }
+        Ok(name)
+    }
+
+    /// A module's path, assembly and load address (`GetModuleInfo`).
+    pub fn module_info(&self, module: ModuleID) -> Result<ModuleInfo> {
+        let mut base: *const u8 = core::ptr::null();
+        let mut assembly = AssemblyID::NULL;
+        let path = read_utf16(|cap, needed, buf| {
+            // SAFETY: `read_utf16` passes a buffer of `cap` characters and a
+            // valid length pointer; the other out-pointers are locals.
+            unsafe { self.raw.GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly) }
+        })?;
+        Ok(ModuleInfo { path, assembly, base_address: base as usize })
+    }
+
+    /// An assembly's name, app domain and manifest module (`GetAssemblyInfo`).
+    pub fn assembly_info(&self, assembly: AssemblyID) -> Result<AssemblyInfo> {
+        let (mut app_domain, mut manifest_module) = (AppDomainID::NULL, ModuleID::NULL);
+        let name = read_utf16(|cap, needed, buf| {
+            // SAFETY: as in `module_info`.
+            unsafe { self.raw.GetAssemblyInfo(assembly, cap, needed, buf, &mut app_domain, &mut manifest_module) }
+        })?;
+        Ok(AssemblyInfo { name, app_domain, manifest_module })
+    }
+
+    /// An application domain's name (`GetAppDomainInfo`).
+    pub fn app_domain_name(&self, app_domain: AppDomainID) -> Result<String> {
+        let mut process = ProcessID::NULL;
+        read_utf16(|cap, needed, buf| {
+            // SAFETY: as in `module_info`.
+            unsafe { self.raw.GetAppDomainInfo(app_domain, cap, needed, buf, &mut process) }
+        })
+    }
+
+    /// A module's metadata for reading (`GetModuleMetaData` with `ofRead`).
+    /// `Ok(None)` when the module has none (resource modules: the runtime
+    /// answers `S_FALSE` and no interface).
+    pub fn module_metadata(&self, module: ModuleID) -> Result<Option<MetadataImport>> {
+        // SAFETY: `ofRead` (0) opens read-only metadata as IMetaDataImport.
+        Ok(unsafe { self.module_metadata_as::<IMetaDataImport>(module, 0) }?.map(MetadataImport::new))
+    }
+
+    /// A module's metadata as any metadata interface `I` (for example
+    /// `IMetaDataEmit` with `ofWrite` = 1, to add references before IL
+    /// rewriting). `Ok(None)` on `S_FALSE` with no interface.
+    ///
+    /// # Safety
+    ///
+    /// `open_flags` must be a valid `CorOpenFlags` value for the runtime,
+    /// and `I` a metadata interface (the runtime answers other IIDs with an
+    /// error, not a crash, but writing metadata has rules of its own).
+    pub unsafe fn module_metadata_as<I: Interface>(&self, module: ModuleID, open_flags: u32) -> Result<Option<I>> {
+        let mut out: *mut c_void = core::ptr::null_mut();
+        // SAFETY: a valid IID and out-pointer; on success `out` is null or
+        // one reference to an `I`, which `from_raw` takes over.
+        unsafe {
+            self.raw.GetModuleMetaData(module, open_flags, &I::IID, &mut out).ok()?;
+            Ok(crate::com::interface::invoker::from_raw::<I>(out))
+        }
+    }
+
+    /// The modules loaded now (`EnumModules`, version 3), as an iterator
+    /// that releases the runtime's enumerator when dropped.
+    pub fn modules(&self) -> Result<ModuleIter> {
+        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let mut out: *mut c_void = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer; on success it holds one reference.
+        unsafe {
+            v3.EnumModules(&mut out).ok()?;
+            Ok(ModuleIter::new(ICorProfilerModuleEnum::from_raw(out).ok_or(E_POINTER)?))
+        }
+    }
+
+    /// The functions JIT-compiled so far (`EnumJITedFunctions`, version 3).
+    pub fn jited_functions(&self) -> Result<FunctionIter> {
+        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let mut out: *mut c_void = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer; on success it holds one reference.
+        unsafe {
+            v3.EnumJITedFunctions(&mut out).ok()?;
+            Ok(FunctionIter::new(ICorProfilerFunctionEnum::from_raw(out).ok_or(E_POINTER)?))
+        }
+    }
+
+    /// The managed thread calling this method (`GetCurrentThreadID`);
+    /// `CORPROF_E_NOT_MANAGED_THREAD` on a native thread.
+    pub fn current_thread(&self) -> Result<ThreadID> {
+        let mut thread = ThreadID::NULL;
+        // SAFETY: a valid out-pointer.
+        unsafe { self.raw.GetCurrentThreadID(&mut thread) }.ok()?;
+        Ok(thread)
+    }
+
+    /// The OS thread ID a managed thread currently runs on (`GetThreadInfo`).
+    pub fn os_thread_id(&self, thread: ThreadID) -> Result<u32> {
+        let mut os = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { self.raw.GetThreadInfo(thread, &mut os) }.ok()?;
+        Ok(os)
+    }
+
+    /// The class of an object (`GetClassFromObject`).
+    pub fn class_of(&self, object: ObjectID) -> Result<ClassID> {
+        let mut class = ClassID::NULL;
+        // SAFETY: a valid out-pointer.
+        unsafe { self.raw.GetClassFromObject(object, &mut class) }.ok()?;
+        Ok(class)
+    }
+
+    /// The runtime's kind and version (`GetRuntimeInformation`, version 3).
+    pub fn runtime_information(&self) -> Result<RuntimeInfo> {
+        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let mut info = RuntimeInfo {
+            runtime_type: COR_PRF_RUNTIME_TYPE(0),
+            major: 0,
+            minor: 0,
+            build: 0,
+            qfe: 0,
+            version_string: String::new(),
+        };
+        let mut instance = 0u16;
+        info.version_string = read_utf16(|cap, needed, buf| {
+            // SAFETY: as in `module_info`.
+            unsafe {
+                v3.GetRuntimeInformation(
+                    &mut instance,
+                    &mut info.runtime_type,
+                    &mut info.major,
+                    &mut info.minor,
+                    &mut info.build,
+                    &mut info.qfe,
+                    cap,
+                    needed,
+                    buf,
+                )
+            }
+        })?;
+        Ok(info)
+    }
+
+    /// A method's IL body as the runtime holds it, header included
+    /// (`GetILFunctionBody`): the bytes [`crate::cil`] decodes. They stay
+    /// valid while the module is loaded.
+    pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<&'static [u8]> {
+        let mut header: *const u8 = core::ptr::null();
+        let mut size: u32 = 0;
+        // SAFETY: valid out-pointers.
+        unsafe { self.raw.GetILFunctionBody(module, method, &mut header, &mut size) }.ok()?;
+        if header.is_null() {
+            return Err(E_POINTER);
+        }
+        // SAFETY: the runtime answered `size` readable bytes at `header`,
+        // owned by the loaded module (never freed while it is loaded).
+        Ok(unsafe { core::slice::from_raw_parts(header, size as usize) })
+    }
+
+    /// Replaces a method's IL body before it is JIT-compiled: copies `body`
+    /// (header, code and EH sections, as [`crate::cil`] encodes them) into
+    /// memory from the module's `IMethodMalloc` and calls
+    /// `SetILFunctionBody`. Call it from `jit_compilation_started` or
+    /// `module_load_finished`.
+    ///
+    /// # Safety
+    ///
+    /// `body` must be a valid CIL method body for `method` whose tokens
+    /// exist in `module`: the JIT compiles what it is given, and malformed
+    /// IL can crash the process rather than fail.
+    pub unsafe fn set_il_function_body(&self, module: ModuleID, method: mdMethodDef, body: &[u8]) -> Result<()> {
+        let mut malloc: *mut c_void = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer; on success it holds one reference.
+        let malloc = unsafe {
+            self.raw.GetILFunctionBodyAllocator(module, &mut malloc).ok()?;
+            IMethodMalloc::from_raw(malloc).ok_or(E_POINTER)?
+        };
+        let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
+        // SAFETY: `Alloc` returns null or `size` writable bytes owned by the
+        // runtime, which frees them with the module.
+        unsafe {
+            let memory = malloc.Alloc(size) as *mut u8;
+            if memory.is_null() {
+                return Err(crate::E_OUTOFMEMORY);
+            }
+            core::ptr::copy_nonoverlapping(body.as_ptr(), memory, body.len());
+            self.raw.SetILFunctionBody(module, method, memory).ok()
+        }
+    }
+
+    /// Asks the runtime to JIT-compile these methods again
+    /// (`RequestReJIT`, version 4); the new code's IL comes from
+    /// `get_rejit_parameters`. Requires `COR_PRF_ENABLE_REJIT` in the event
+    /// mask.
+    pub fn request_rejit(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<()> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) = methods.iter().copied().unzip();
+        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
+        // SAFETY: two arrays of `count` elements.
+        unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }.ok()
+    }
+
+    /// Reverts methods to their original IL (`RequestRevert`, version 4).
+    /// Returns one status per method.
+    pub fn request_revert(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<Vec<HRESULT>> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) = methods.iter().copied().unzip();
+        let mut statuses = alloc::vec![crate::S_OK; methods.len()];
+        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
+        // SAFETY: three arrays of `count` elements.
+        unsafe { v4.RequestRevert(count, modules.as_mut_ptr(), tokens.as_mut_ptr(), statuses.as_mut_ptr()) }.ok()?;
+        Ok(statuses)
+    }
+}
+
+impl fmt::Debug for ProfilerInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProfilerInfo").field("version", &self.version).field("raw", &self.raw).finish()
+    }
+}

@@ -1,0 +1,83 @@
+//! The safe facade: write a profiler with no `unsafe`.
+//!
+//! Implement [`Profiler`] (snake_case callbacks with typed arguments, each
+//! with a default), register the type with [`profiler!`](crate::profiler),
+//! and build a `cdylib`:
+//!
+//! ```no_run
+//! use corprof::facade::{Profiler, ProfilerInfo, Result};
+//! use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR};
+//!
+//! #[derive(Default)]
+//! struct JitTracer;
+//!
+//! impl Profiler for JitTracer {
+//!     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+//!         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR::empty())
+//!     }
+//!     fn jit_compilation_started(&self, info: &ProfilerInfo, function: FunctionID, _safe: bool) -> Result<()> {
+//!         println!("{}", info.function_name(function)?);
+//!         Ok(())
+//!     }
+//! }
+//!
+//! corprof::profiler!(JitTracer, "DF63A541-5A33-4611-8829-F4E495985EE3");
+//! ```
+//!
+//! Whatever the facade lacks stays reachable: [`ProfilerInfo::v1`] ..
+//! [`ProfilerInfo::v15`] and [`MetadataImport::raw`] are the raw invokers.
+
+mod adapter;
+mod args;
+mod callback;
+mod enumerators;
+mod info;
+mod metadata;
+mod strings;
+
+pub use adapter::ProfilerCallback;
+pub use args::*;
+pub use callback::Profiler;
+pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
+pub use info::{AssemblyInfo, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo};
+pub use metadata::{MetadataImport, MethodName, MethodProps};
+
+use crate::profiling::ICorProfilerCallback11;
+use crate::IUnknown;
+
+/// Exports `profiler` as the runtime's callback object
+/// (`ICorProfilerCallback11`, which answers every lower version too) and
+/// returns its `IUnknown`. [`profiler!`](crate::profiler) calls it.
+pub fn export_profiler<P: Profiler>(profiler: P) -> IUnknown {
+    let callback: ICorProfilerCallback11 = crate::export(ProfilerCallback::new(profiler));
+    // SAFETY: `into_raw` hands over the exported object's reference, and
+    // every COM vtable begins with IUnknown's.
+    unsafe { IUnknown::from_raw(callback.into_raw()) }.expect("export never returns null")
+}
+
+/// Registers a [`Profiler`] type as this `cdylib`'s profiler: exports
+/// `DllGetClassObject` (answering only the given CLSID) and
+/// `DllCanUnloadNow`.
+///
+/// `profiler!(Type, "CLSID")` creates instances with `Type::default()`;
+/// `profiler!(Type, "CLSID", constructor)` with a `fn() -> Type`. The CLSID
+/// is what `CORECLR_PROFILER` names; a malformed one is a compile error.
+///
+/// ```no_run
+/// #[derive(Default)]
+/// struct Quiet;
+/// impl corprof::facade::Profiler for Quiet {}
+/// corprof::profiler!(Quiet, "{DF63A541-5A33-4611-8829-F4E495985EE3}");
+/// ```
+#[macro_export]
+macro_rules! profiler {
+    ($ty:ty, $clsid:expr $(,)?) => {
+        $crate::profiler!($ty, $clsid, <$ty as ::core::default::Default>::default);
+    };
+    ($ty:ty, $clsid:expr, $constructor:expr $(,)?) => {
+        $crate::com_class!($clsid, || {
+            let constructor: fn() -> $ty = $constructor;
+            $crate::facade::export_profiler::<$ty>(constructor())
+        });
+    };
+}
