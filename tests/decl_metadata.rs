@@ -197,6 +197,14 @@ fn struct_layouts_match_c_on_64_bit() {
     // The re-exported structs: 3 DWORDs; 4 USHORTs + 3 (pointer, ULONG) pairs; token + ULONG.
     assert_eq!(size_of::<OSINFO>(), 12);
     assert_eq!(size_of::<ASSEMBLYMETADATA>(), 56);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, usRevisionNumber), 6);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, szLocale), 8);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, cbLocale), 16);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, rProcessor), 24);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, ulProcessor), 32);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, rOS), 40);
+    assert_eq!(offset_of!(ASSEMBLYMETADATA, ulOS), 48);
+    assert_eq!(offset_of!(COR_FIELD_OFFSET, ulOffset), 4);
     assert_eq!(size_of::<COR_FIELD_OFFSET>(), 8);
 }
 
@@ -322,9 +330,6 @@ impl IMetaDataImport2_Impl for FakeImport {
         S_OK
     }
 }
-
-/// `CLDB_S_TRUNCATION` (0x00131106): the name did not fit the buffer.
-const CLDB_S_TRUNCATION: HRESULT = HRESULT(0x0013_1106);
 
 fn utf16_until_nul(buf: &[u16]) -> String {
     let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
