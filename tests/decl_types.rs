@@ -257,6 +257,15 @@ fn flag_set_operations() {
     assert!(COR_PRF_MONITOR_IMMUTABLE.contains(COR_PRF_MONITOR_REMOTING_ASYNC));
     // Everything the IDL counts as an event is inside MONITOR_ALL.
     assert!(COR_PRF_MONITOR_ALL.contains(COR_PRF_MONITOR_CLR_EXCEPTIONS | COR_PRF_ENABLE_REJIT));
+    // The IDL's COR_PRF_ALL (0x8FFFFFFF) leaves out bits 28-30.
+    assert!(!COR_PRF_ALL.intersects(
+        COR_PRF_ENABLE_STACK_SNAPSHOT
+            | COR_PRF_USE_PROFILE_IMAGES
+            | COR_PRF_DISABLE_TRANSPARENCY_CHECKS_UNDER_FULL_TRUST
+    ));
+    assert!(COR_PRF_ALL.contains(
+        COR_PRF_MONITOR_ALL | COR_PRF_ENABLE_FRAME_INFO | COR_PRF_DISABLE_ALL_NGEN_IMAGES
+    ));
     // Bits pass through unchanged, unknown ones included.
     assert_eq!(
         COR_PRF_HIGH_MONITOR::from_bits_retain(0x8000_0001).bits(),
