@@ -796,3 +796,33 @@ fn non_callback_defaults_are_e_notimpl() {
         assert_eq!(methods.Clone(&mut clone), E_NOTIMPL);
     }
 }
+
+#[test]
+fn the_typed_invoker_reaches_every_version_through_deref() {
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let profiler: ICorProfilerCallback11 = export(MyProfiler {
+        events: events.clone(),
+    });
+    let mut notification_only = FALSE;
+    // SAFETY: plain values and a valid out-pointer; the object is ours.
+    unsafe {
+        // Declared by version 1, reached through ten `Deref`s.
+        assert_eq!(profiler.JITCompilationStarted(FunctionID(99), FALSE), S_OK);
+        assert_eq!(profiler.Shutdown(), S_OK);
+        assert_eq!(profiler.ModuleInMemorySymbolsUpdated(ModuleID(98)), S_FALSE);
+        assert_eq!(profiler.DynamicMethodUnloaded(FunctionID(97)), S_OK);
+        assert_eq!(
+            profiler.LoadAsNotificationOnly(&mut notification_only),
+            S_OK
+        );
+    }
+    assert_eq!(notification_only, TRUE);
+    assert_eq!(
+        *events.lock().unwrap(),
+        vec![
+            Event::Jit(FunctionID(99), FALSE),
+            Event::Symbols(ModuleID(98)),
+            Event::NotificationOnly,
+        ]
+    );
+}
