@@ -49,9 +49,9 @@ pub mod metadata;
 pub mod profiling;
 
 pub use com::abi::{
-    AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPCWSTR, LPWSTR,
-    REFCLSID, REFGUID, REFIID, SIZE_T, TRUE, UINT, UINT_PTR, ULONG, ULONG32, ULONGLONG, ULONG_PTR,
-    USHORT, WCHAR,
+    AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPBYTE, LPCBYTE,
+    LPCGUID, LPCWSTR, LPWSTR, REFCLSID, REFGUID, REFIID, SIZE_T, TRUE, UINT, UINT_PTR, ULONG,
+    ULONG32, ULONGLONG, ULONG_PTR, USHORT, WCHAR,
 };
 pub use com::export::{export, export_arc, export_with_query_hook, QueryHook};
 pub use com::guid::{GuidParseError, GUID};

@@ -336,11 +336,8 @@ fn the_object_is_dropped_exactly_once_and_rust_may_keep_its_arc() {
     // SAFETY: plain values.
     unsafe { first.Remember(5) };
     // SAFETY: plain values.
-    assert_eq!(
-        unsafe { second.Recall() },
-        5,
-        "both identities reach the same object"
-    );
+    let recalled = unsafe { second.Recall() };
+    assert_eq!(recalled, 5, "both identities reach the same object");
     drop(first);
     drop(second);
     assert_eq!(
@@ -436,11 +433,8 @@ fn a_panicking_method_returns_e_fail_and_the_object_lives_on() {
     std::panic::set_hook(previous);
     assert_eq!(hr, E_FAIL);
     // SAFETY: plain values.
-    assert_eq!(
-        unsafe { base.Panics(FALSE) },
-        S_OK,
-        "the object still works"
-    );
+    let again = unsafe { base.Panics(FALSE) };
+    assert_eq!(again, S_OK, "the object still works");
     drop(base);
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }

@@ -66,7 +66,11 @@ struct Victim {
 
 impl Drop for Victim {
     fn drop(&mut self) {
-        assert!(!self.dropped.swap(true, Ordering::SeqCst), "object {} dropped twice", self.id);
+        assert!(
+            !self.dropped.swap(true, Ordering::SeqCst),
+            "object {} dropped twice",
+            self.id
+        );
         DROPS.fetch_add(1, Ordering::SeqCst);
     }
 }
@@ -123,10 +127,18 @@ fn many_threads_export_cast_and_release_without_leaks_or_double_frees() {
             for i in 0..OBJECTS_PER_PRODUCER {
                 let id = (p * OBJECTS_PER_PRODUCER + i) as u64;
                 let object: IStressedChild = if i % 2 == 0 {
-                    export(Victim { id, dropped: AtomicBool::new(false), _payload: vec![0; 64] })
+                    export(Victim {
+                        id,
+                        dropped: AtomicBool::new(false),
+                        _payload: vec![0; 64],
+                    })
                 } else {
                     // Half of them are shared with the Rust side for a while.
-                    let shared = Arc::new(Victim { id, dropped: AtomicBool::new(false), _payload: vec![0; 64] });
+                    let shared = Arc::new(Victim {
+                        id,
+                        dropped: AtomicBool::new(false),
+                        _payload: vec![0; 64],
+                    });
                     let exported = export_arc(shared.clone());
                     drop(shared);
                     exported
@@ -202,6 +214,14 @@ fn many_threads_export_cast_and_release_without_leaks_or_double_frees() {
         PRODUCERS * OBJECTS_PER_PRODUCER,
         "every object dropped exactly once"
     );
-    assert_eq!(LIVE_BLOCKS.load(Ordering::SeqCst), baseline_blocks, "no allocation outlives its references");
-    assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), baseline_bytes, "no bytes leaked");
+    assert_eq!(
+        LIVE_BLOCKS.load(Ordering::SeqCst),
+        baseline_blocks,
+        "no allocation outlives its references"
+    );
+    assert_eq!(
+        LIVE_BYTES.load(Ordering::SeqCst),
+        baseline_bytes,
+        "no bytes leaked"
+    );
 }

@@ -43,6 +43,12 @@ pub type UINT_PTR = usize;
 pub type ULONG_PTR = usize;
 /// `SIZE_T`: pointer-sized unsigned integer.
 pub type SIZE_T = usize;
+/// `LPCBYTE`: pointer to read-only bytes.
+pub type LPCBYTE = *const BYTE;
+/// `LPBYTE`: pointer to bytes.
+pub type LPBYTE = *mut BYTE;
+/// `LPCGUID`: pointer to a read-only GUID (null allowed where documented).
+pub type LPCGUID = *const crate::GUID;
 /// `HANDLE`: an opaque pointer-sized handle.
 pub type HANDLE = *mut c_void;
 /// `LPCWSTR`: pointer to a NUL-terminated UTF-16 string.

@@ -33,3 +33,7 @@ crate::com::newtype::id_types! {
     /// Opaque stack frame information (`COR_PRF_FRAME_INFO`).
     COR_PRF_FRAME_INFO;
 }
+
+/// A handle to an object, for the non-GC heap APIs of `ICorProfilerInfo13`
+/// (`typedef void** ObjectHandleID`): a pointer, not an integer ID.
+pub type ObjectHandleID = *mut *mut core::ffi::c_void;
