@@ -108,16 +108,17 @@ impl Rng {
 fn many_threads_export_cast_and_release_without_leaks_or_double_frees() {
     const PRODUCERS: usize = 2;
     const CONSUMERS: usize = 4;
-    const OBJECTS_PER_PRODUCER: usize = if cfg!(miri) { 20 } else { 5_000 };
+    const OBJECTS_PER_PRODUCER: usize = if cfg!(miri) { 20 } else { 20_000 };
 
     // Let the test harness and thread-spawning machinery settle their own
     // allocations before taking the baseline.
     std::thread::spawn(|| {}).join().unwrap();
-    let pool: Arc<Mutex<Vec<IStressedChild>>> = Arc::new(Mutex::new(Vec::new()));
-    let producing = Arc::new(AtomicUsize::new(PRODUCERS));
+    // The baseline comes before anything the test itself allocates.
     let drops_before = DROPS.load(Ordering::SeqCst);
     let baseline_blocks = LIVE_BLOCKS.load(Ordering::SeqCst);
     let baseline_bytes = LIVE_BYTES.load(Ordering::SeqCst);
+    let pool: Arc<Mutex<Vec<IStressedChild>>> = Arc::new(Mutex::new(Vec::new()));
+    let producing = Arc::new(AtomicUsize::new(PRODUCERS));
 
     let mut handles = Vec::new();
     for p in 0..PRODUCERS {
