@@ -79,7 +79,7 @@ def chain(d: int, test: bool) -> str:
                 f"    #[implement({implement})]",
                 f"    pub interface IDeep{i:02}: {parent} {{",
                 f"        fn Level{i:02}(out: *mut u32) -> HRESULT;",
-                f"        fn Echo{i:02}(x: u32) -> u32 {{ x ^ {i} }}",
+                f"        fn Echo{i:02}(x: u32) -> u32 {{ x ^ {i + 1} }}",
                 "    }"]
     out += ["}", "", "pub struct Deep;", ""]
     for i in range(d):
@@ -95,7 +95,7 @@ def chain(d: int, test: bool) -> str:
                 "    // SAFETY: valid out-pointers; Deref reaches each ancestor's invoker.", "    unsafe {",
                 f"        assert_eq!(top.Level{d - 1:02}(&mut out), S_OK);", f"        assert_eq!(out, {d - 1});",
                 "        assert_eq!(top.Level00(&mut out), S_OK);", "        assert_eq!(out, 0);",
-                f"        assert_eq!(top.Echo{d // 2:02}(0), {d // 2});", "    }"]
+                f"        assert_eq!(top.Echo{d // 2:02}(0), {d // 2 + 1});", "    }"]
         for i in range(d):
             out.append(f"    assert_eq!(top.cast::<IDeep{i:02}>().unwrap().as_raw(), top.as_raw());")
         out += ["}"]

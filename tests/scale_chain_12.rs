@@ -9,7 +9,7 @@ com_interface! {
     #[implement(IDeep00_Impl)]
     pub interface IDeep00: IUnknown {
         fn Level00(out: *mut u32) -> HRESULT;
-        fn Echo00(x: u32) -> u32 { x ^ 0 }
+        fn Echo00(x: u32) -> u32 { x ^ 1 }
     }
     /// Level 1 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000001")]
@@ -17,7 +17,7 @@ com_interface! {
     #[implement(IDeep01_Impl: IDeep00_Impl)]
     pub interface IDeep01: IDeep00 {
         fn Level01(out: *mut u32) -> HRESULT;
-        fn Echo01(x: u32) -> u32 { x ^ 1 }
+        fn Echo01(x: u32) -> u32 { x ^ 2 }
     }
     /// Level 2 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000002")]
@@ -25,7 +25,7 @@ com_interface! {
     #[implement(IDeep02_Impl: IDeep01_Impl)]
     pub interface IDeep02: IDeep01 {
         fn Level02(out: *mut u32) -> HRESULT;
-        fn Echo02(x: u32) -> u32 { x ^ 2 }
+        fn Echo02(x: u32) -> u32 { x ^ 3 }
     }
     /// Level 3 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000003")]
@@ -33,7 +33,7 @@ com_interface! {
     #[implement(IDeep03_Impl: IDeep02_Impl)]
     pub interface IDeep03: IDeep02 {
         fn Level03(out: *mut u32) -> HRESULT;
-        fn Echo03(x: u32) -> u32 { x ^ 3 }
+        fn Echo03(x: u32) -> u32 { x ^ 4 }
     }
     /// Level 4 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000004")]
@@ -41,7 +41,7 @@ com_interface! {
     #[implement(IDeep04_Impl: IDeep03_Impl)]
     pub interface IDeep04: IDeep03 {
         fn Level04(out: *mut u32) -> HRESULT;
-        fn Echo04(x: u32) -> u32 { x ^ 4 }
+        fn Echo04(x: u32) -> u32 { x ^ 5 }
     }
     /// Level 5 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000005")]
@@ -49,7 +49,7 @@ com_interface! {
     #[implement(IDeep05_Impl: IDeep04_Impl)]
     pub interface IDeep05: IDeep04 {
         fn Level05(out: *mut u32) -> HRESULT;
-        fn Echo05(x: u32) -> u32 { x ^ 5 }
+        fn Echo05(x: u32) -> u32 { x ^ 6 }
     }
     /// Level 6 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000006")]
@@ -57,7 +57,7 @@ com_interface! {
     #[implement(IDeep06_Impl: IDeep05_Impl)]
     pub interface IDeep06: IDeep05 {
         fn Level06(out: *mut u32) -> HRESULT;
-        fn Echo06(x: u32) -> u32 { x ^ 6 }
+        fn Echo06(x: u32) -> u32 { x ^ 7 }
     }
     /// Level 7 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000007")]
@@ -65,7 +65,7 @@ com_interface! {
     #[implement(IDeep07_Impl: IDeep06_Impl)]
     pub interface IDeep07: IDeep06 {
         fn Level07(out: *mut u32) -> HRESULT;
-        fn Echo07(x: u32) -> u32 { x ^ 7 }
+        fn Echo07(x: u32) -> u32 { x ^ 8 }
     }
     /// Level 8 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000008")]
@@ -73,7 +73,7 @@ com_interface! {
     #[implement(IDeep08_Impl: IDeep07_Impl)]
     pub interface IDeep08: IDeep07 {
         fn Level08(out: *mut u32) -> HRESULT;
-        fn Echo08(x: u32) -> u32 { x ^ 8 }
+        fn Echo08(x: u32) -> u32 { x ^ 9 }
     }
     /// Level 9 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-000000000009")]
@@ -81,7 +81,7 @@ com_interface! {
     #[implement(IDeep09_Impl: IDeep08_Impl)]
     pub interface IDeep09: IDeep08 {
         fn Level09(out: *mut u32) -> HRESULT;
-        fn Echo09(x: u32) -> u32 { x ^ 9 }
+        fn Echo09(x: u32) -> u32 { x ^ 10 }
     }
     /// Level 10 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-00000000000A")]
@@ -89,7 +89,7 @@ com_interface! {
     #[implement(IDeep10_Impl: IDeep09_Impl)]
     pub interface IDeep10: IDeep09 {
         fn Level10(out: *mut u32) -> HRESULT;
-        fn Echo10(x: u32) -> u32 { x ^ 10 }
+        fn Echo10(x: u32) -> u32 { x ^ 11 }
     }
     /// Level 11 of a 12-deep chain.
     #[iid("5CA1E000-0002-4000-8000-00000000000B")]
@@ -97,7 +97,7 @@ com_interface! {
     #[implement(IDeep11_Impl: IDeep10_Impl)]
     pub interface IDeep11: IDeep10 {
         fn Level11(out: *mut u32) -> HRESULT;
-        fn Echo11(x: u32) -> u32 { x ^ 11 }
+        fn Echo11(x: u32) -> u32 { x ^ 12 }
     }
 }
 
@@ -203,7 +203,7 @@ fn a_12_level_chain_compiles_and_every_level_answers() {
         assert_eq!(out, 11);
         assert_eq!(top.Level00(&mut out), S_OK);
         assert_eq!(out, 0);
-        assert_eq!(top.Echo06(0), 6);
+        assert_eq!(top.Echo06(0), 7);
     }
     assert_eq!(top.cast::<IDeep00>().unwrap().as_raw(), top.as_raw());
     assert_eq!(top.cast::<IDeep01>().unwrap().as_raw(), top.as_raw());

@@ -1,12 +1,13 @@
 //! `com_interface!` and the small helper macros it expands to.
 //!
-//! The entry macro parses a whole invocation in one match (an outer
-//! repetition over interfaces, an inner one over methods) and hands each
-//! interface, already normalised, to `__com_interface!`. Nothing recurses per
-//! method: a 200-method interface costs one match and one expansion, and a
-//! deep inheritance chain costs nothing more than its trait impls.
+//! The entry macro matches the interfaces of an invocation in one step,
+//! taking each interface's methods as raw tokens. `__com_split!` normalises
+//! the methods in chunks of 16, 4 and 1 (never one recursion per method; see
+//! `scripts/gen-split-macro.py` for why chunks keep matching linear), and
+//! `__com_interface!` expands the normalised interface once.
 //!
 //! Helper macros, each with one job:
+//! - `__com_split!`: normalises the method list (generated, `split.rs`).
 //! - `__com_interface!`: one interface: invoker, vtable, trait, `Interface`
 //!   and `Exports` impls, compile-time checks.
 //! - `__com_root_interface!`: the root (`IUnknown`), whose exporter is
@@ -95,27 +96,22 @@ macro_rules! com_interface {
             #[iid($iid:expr)]
             #[vtable($vtbl:ident)]
             #[implement($impl_:ident $(: $pimpl:path)?)]
-            $vis:vis interface $name:ident : $($parent:ident)::+ {
-                $(
-                    $(#[$mattr:meta])*
-                    fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)?
-                        $({ $($body:tt)* })? $(;)?
-                )*
-            }
+            $vis:vis interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
-            $crate::__com_interface! {
-                docs [$(#[doc = $doc])*]
-                iid [$iid]
-                vtable [$vtbl]
-                implement [$impl_ [$($pimpl)?]]
-                vis [$vis]
-                name [$name]
-                parent [$($parent)::+]
-                methods [$(
-                    [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$({ $($body)* })?]
-                )*]
+            $crate::__com_split! {
+                [
+                    docs [$(#[doc = $doc])*]
+                    iid [$iid]
+                    vtable [$vtbl]
+                    implement [$impl_ [$($pimpl)?]]
+                    vis [$vis]
+                    name [$name]
+                    parent [$($parent)::+]
+                ]
+                []
+                $($methods)*
             }
         )*
     };
@@ -194,7 +190,7 @@ macro_rules! __com_interface {
         name [$name:ident]
         parent [$($parent:tt)+]
         methods [$(
-            [$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [$($body:tt)*]
+            [$(#[$mattr:meta])*] $method:ident ($($param:ident : $pty:ty),* $(,)?) [$($ret:ty)?] [$($body:tt)*]
         )*]
     ) => {
         $(#[doc = $doc])*
@@ -433,7 +429,7 @@ macro_rules! __com_root_interface {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __com_trait_method {
-    ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] []) => {
+    ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [;]) => {
         $(#[$mattr])*
         fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
     };

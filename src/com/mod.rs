@@ -10,4 +10,5 @@ pub(crate) mod interface;
 pub(crate) mod macros;
 pub(crate) mod newtype;
 pub(crate) mod server;
+pub(crate) mod split;
 pub(crate) mod unknown;

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The benchmark command: run-time cost of the COM core (timed, and
+# instructions per call under callgrind), compile-time scaling of
+# com_interface!, and profiler overhead on a real CoreCLR. Prints markdown
+# tables; docs/performance.md holds the figures of one run.
+#
+#   bash scripts/bench.sh            # everything
+#   bash scripts/bench.sh calls      # run-time cost only
+#   bash scripts/bench.sh compile    # compile-time scaling only
+#   bash scripts/bench.sh runtime    # overhead on a real runtime only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+machine() {
+    echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m), $(rustc --version)"
+    grep -m1 'model name' /proc/cpuinfo | sed 's/.*: /CPU: /' || true
+}
+
+calls() {
+    echo "## Run-time cost (cargo bench --bench com_calls)"
+    echo
+    cargo bench --bench com_calls 2>/dev/null
+    echo
+    if ! command -v valgrind >/dev/null; then
+        apt-get install -y valgrind >/dev/null 2>&1 || die "valgrind is needed for instruction counts (apt-get install valgrind)"
+    fi
+    local bin
+    bin=$(cargo bench --bench com_calls --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "com_calls":
+        print(m["executable"])')
+    [ -x "$bin" ] || die "benchmark binary not found"
+    local out
+    out=$(mktemp -d)
+    ir() { # total instructions of one run
+        valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$bin" --callgrind "$1" "$2" >/dev/null 2>&1
+        awk '/^summary:/ {print $2}' "$out/cg"
+    }
+    per_op() { # (Ir(2N) - Ir(N)) / N: fixed costs cancel out
+        local a b
+        a=$(ir "$1" 100000); b=$(ir "$1" 200000)
+        python3 -c "print(f'{($b - $a) / 100000:.1f}')"
+    }
+    echo "### Instructions per operation (valgrind --tool=callgrind; (Ir(200k) - Ir(100k)) / 100k)"
+    echo
+    echo "| measurement | instructions/op | baseline | baseline instructions/op | difference |"
+    echo "|---|---|---|---|---|"
+    row() {
+        local v f
+        v=$(per_op "$2"); f=$(per_op "$4")
+        echo "| $1 | $v | $3 | $f | $(python3 -c "print(f'{$v - $f:+.1f}')") |"
+    }
+    row "exporter thunk (native-style call)" thunk "hand-written vtable" floor
+    row "invoker method call" invoker "raw fn-pointer call" raw_call
+    row "QueryInterface hit (+Release)" qi_hit "AddRef+Release" addref_release
+    row "QueryInterface miss" qi_miss "AddRef+Release" addref_release
+    row "AddRef+Release" addref_release "two atomic RMWs" atomic_pair
+    rm -rf "$out"
+    echo
+}
+
+compile() {
+    echo "## Compile time of com_interface! (clean build of one generated crate, corprof prebuilt)"
+    echo
+    local root="$PWD" dir="$PWD/target/bench-compile"
+    rm -rf "$dir"; mkdir -p "$dir"
+    make_crate() { # name, generator args...
+        local name=$1; shift
+        mkdir -p "$dir/$name/src"
+        cat > "$dir/$name/Cargo.toml" <<EOF
+[package]
+name = "$name"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+corprof = { path = "$root" }
+[workspace]
+EOF
+        if [ "$1" = empty ]; then
+            printf 'pub fn nothing() {}\n' > "$dir/$name/src/lib.rs"
+        else
+            python3 "$root/scripts/gen-scale.py" "$@" > "$dir/$name/src/lib.rs"
+        fi
+    }
+    build_seconds() { # median of 3 rebuilds of the crate alone
+        local name=$1 i s
+        CARGO_TARGET_DIR="$dir/target" cargo build -q --manifest-path "$dir/$name/Cargo.toml" 2>/dev/null
+        for i in 1 2 3; do
+            touch "$dir/$name/src/lib.rs"
+            s=$(date +%s.%N)
+            CARGO_TARGET_DIR="$dir/target" cargo build -q --manifest-path "$dir/$name/Cargo.toml" 2>/dev/null
+            python3 -c "import time; print(f'{time.time() - $s:.3f}')"
+        done | median
+    }
+    make_crate empty_crate empty
+    local base
+    base=$(build_seconds empty_crate)
+    echo "Baseline: an empty crate depending on corprof rebuilds in ${base} s (subtracted below)."
+    echo
+    echo "| generated | size | seconds | minus baseline | per unit (ms) |"
+    echo "|---|---|---|---|---|"
+    local n s net
+    for n in 50 200 800; do
+        make_crate "methods_$n" methods "$n"
+        s=$(build_seconds "methods_$n")
+        net=$(python3 -c "print(f'{max($s - $base, 0):.3f}')")
+        echo "| one interface | $n methods | $s | $net | $(python3 -c "print(f'{1000 * $net / $n:.2f}')") per method |"
+    done
+    for n in 4 12 24; do
+        make_crate "chain_$n" chain "$n"
+        s=$(build_seconds "chain_$n")
+        net=$(python3 -c "print(f'{max($s - $base, 0):.3f}')")
+        echo "| inheritance chain | depth $n | $s | $net | $(python3 -c "print(f'{1000 * $net / $n:.2f}')") per level |"
+    done
+    echo
+}
+
+case "$what" in
+    all) machine; echo; calls; compile; [ -f scripts/bench-runtime.sh ] && bash scripts/bench-runtime.sh ;;
+    calls) machine; echo; calls ;;
+    compile) machine; echo; compile ;;
+    runtime) machine; echo; bash scripts/bench-runtime.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime]" ;;
+esac
