@@ -63,7 +63,7 @@ fn scale_tests_are_generated() {
         ),
     ] {
         assert!(
-            generate(&args) == committed(path),
+            rustfmt(&generate(&args)) == committed(path),
             "{path} is stale: run `python3 {}` > {path}",
             args.join(" ")
         );
