@@ -7,7 +7,7 @@
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use core::ptr::{null, null_mut};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use corprof::metadata::*;
 use corprof::profiling::*;
@@ -463,7 +463,23 @@ static IL_BODY: [BYTE; 2] = [(1 << 2) | 2, 0x2A];
 struct FakeRuntime {
     event_mask: AtomicU32,
     event_mask_high: AtomicU32,
+    session_keywords: AtomicU64,
+    session_level: AtomicU32,
 }
+
+/// The frames the fake stack walk reports: (function, instruction pointer).
+const FRAMES: [(FunctionID, UINT_PTR); 3] = [
+    (FunctionID(0x10), 0x1000),
+    (FunctionID(0), 0x2000),
+    (FunctionID(0x30), 0x3000),
+];
+/// The objects the fake heap walk reports.
+const HEAP: [ObjectID; 4] = [
+    ObjectID(0xA0),
+    ObjectID(0xB0),
+    ObjectID(0xC0),
+    ObjectID(0xD0),
+];
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
     fn GetFunctionInfo(
@@ -517,7 +533,42 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
         S_OK
     }
 }
-impl ICorProfilerInfo2_Impl for FakeRuntime {}
+impl ICorProfilerInfo2_Impl for FakeRuntime {
+    fn DoStackSnapshot(
+        &self,
+        thread: ThreadID,
+        callback: Option<StackSnapshotCallback>,
+        infoFlags: ULONG32,
+        clientData: *mut c_void,
+        context: *mut BYTE,
+        contextSize: ULONG32,
+    ) -> HRESULT {
+        let Some(callback) = callback else {
+            return E_INVALIDARG;
+        };
+        if !thread.is_null() || infoFlags != 0 || !context.is_null() || contextSize != 0 {
+            return E_INVALIDARG;
+        }
+        for (function, ip) in FRAMES {
+            // SAFETY: the callback is the caller's, called as the runtime
+            // would: no frame info, no register context.
+            let hr = unsafe {
+                callback(
+                    function,
+                    ip,
+                    COR_PRF_FRAME_INFO(0),
+                    0,
+                    null_mut(),
+                    clientData,
+                )
+            };
+            if hr != S_OK {
+                return hr;
+            }
+        }
+        S_OK
+    }
+}
 impl ICorProfilerInfo3_Impl for FakeRuntime {}
 impl ICorProfilerInfo4_Impl for FakeRuntime {}
 impl ICorProfilerInfo5_Impl for FakeRuntime {
@@ -533,10 +584,44 @@ impl ICorProfilerInfo8_Impl for FakeRuntime {}
 impl ICorProfilerInfo9_Impl for FakeRuntime {}
 impl ICorProfilerInfo10_Impl for FakeRuntime {}
 impl ICorProfilerInfo11_Impl for FakeRuntime {}
-impl ICorProfilerInfo12_Impl for FakeRuntime {}
+impl ICorProfilerInfo12_Impl for FakeRuntime {
+    fn EventPipeAddProviderToSession(
+        &self,
+        session: EVENTPIPE_SESSION,
+        providerConfig: COR_PRF_EVENTPIPE_PROVIDER_CONFIG,
+    ) -> HRESULT {
+        if session != EVENTPIPE_SESSION(0x5E55_1014_0000_0001)
+            || providerConfig.providerName.is_null()
+        {
+            return E_INVALIDARG;
+        }
+        self.session_keywords
+            .store(providerConfig.keywords, Ordering::SeqCst);
+        self.session_level
+            .store(providerConfig.loggingLevel, Ordering::SeqCst);
+        S_OK
+    }
+}
 impl ICorProfilerInfo13_Impl for FakeRuntime {}
 impl ICorProfilerInfo14_Impl for FakeRuntime {}
-impl ICorProfilerInfo15_Impl for FakeRuntime {}
+impl ICorProfilerInfo15_Impl for FakeRuntime {
+    fn EnumerateGCHeapObjects(
+        &self,
+        callback: Option<ObjectCallback>,
+        callbackState: *mut c_void,
+    ) -> HRESULT {
+        let Some(callback) = callback else {
+            return E_INVALIDARG;
+        };
+        for object in HEAP {
+            // SAFETY: the callback is the caller's, with its own state.
+            if unsafe { callback(object, callbackState) } == FALSE {
+                break;
+            }
+        }
+        S_OK
+    }
+}
 
 #[test]
 fn a_rust_test_double_is_callable_through_the_invokers() {
@@ -582,7 +667,7 @@ fn a_rust_test_double_is_callable_through_the_invokers() {
     let hr = unsafe { info.ForceGC() };
     assert_eq!(hr, E_NOTIMPL);
     // SAFETY: the default body ignores its arguments.
-    let hr = unsafe { info.EnumerateGCHeapObjects(None, null_mut()) };
+    let hr = unsafe { info.EnumerateObjectReferences(ObjectID(1), None, null_mut()) };
     assert_eq!(hr, E_NOTIMPL);
     // SAFETY: as above.
     let hr = unsafe { info.GetModuleMetaData(MODULE, 0, &IUnknown::IID, null_mut()) };
@@ -675,11 +760,93 @@ fn native_callers_reach_the_right_methods_by_slot_number() {
         let set_event_mask2: SetEventMask2Fn = core::mem::transmute(slot(this, 82));
         assert_eq!(set_event_mask2(this, 0x55, 0x66), S_OK);
         let enumerate: EnumerateGCHeapObjectsFn = core::mem::transmute(slot(this, 114));
-        assert_eq!(enumerate(this, null(), null_mut()), E_NOTIMPL);
+        // The override rejects a null callback: proof the slot reached it.
+        assert_eq!(enumerate(this, null(), null_mut()), E_INVALIDARG);
     }
     let mut mask = 0;
     // SAFETY: a valid out-pointer.
     let hr = unsafe { info.GetEventMask(&mut mask) };
     assert_eq!(hr, S_OK);
     assert_eq!(mask, 0x55);
+}
+
+unsafe extern "system" fn record_frame(
+    funcId: FunctionID,
+    ip: UINT_PTR,
+    _frameInfo: COR_PRF_FRAME_INFO,
+    _contextSize: ULONG32,
+    _context: *mut BYTE,
+    clientData: *mut c_void,
+) -> HRESULT {
+    // SAFETY: the test passes a `Vec<(FunctionID, UINT_PTR)>` as client data.
+    let frames = unsafe { &mut *(clientData as *mut Vec<(FunctionID, UINT_PTR)>) };
+    frames.push((funcId, ip));
+    S_OK
+}
+
+unsafe extern "system" fn take_two(object: ObjectID, callbackState: *mut c_void) -> BOOL {
+    // SAFETY: the test passes a `Vec<ObjectID>` as callback state.
+    let seen = unsafe { &mut *(callbackState as *mut Vec<ObjectID>) };
+    seen.push(object);
+    if seen.len() < 2 {
+        TRUE
+    } else {
+        FALSE
+    }
+}
+
+#[test]
+fn callbacks_and_by_value_structs_cross_the_exported_vtable() {
+    let runtime = std::sync::Arc::new(FakeRuntime::default());
+    let info: ICorProfilerInfo15 = export_arc::<ICorProfilerInfo15, _>(runtime.clone());
+
+    let mut frames: Vec<(FunctionID, UINT_PTR)> = Vec::new();
+    // SAFETY: `record_frame` matches StackSnapshotCallback and reads the
+    // client data as the Vec it is.
+    let hr = unsafe {
+        info.DoStackSnapshot(
+            ThreadID::NULL,
+            Some(record_frame),
+            0,
+            &mut frames as *mut _ as *mut c_void,
+            null_mut(),
+            0,
+        )
+    };
+    assert_eq!(hr, S_OK);
+    assert_eq!(frames, FRAMES);
+    // SAFETY: a null callback is rejected before use.
+    let hr = unsafe { info.DoStackSnapshot(ThreadID::NULL, None, 0, null_mut(), null_mut(), 0) };
+    assert_eq!(hr, E_INVALIDARG);
+
+    let mut seen: Vec<ObjectID> = Vec::new();
+    // SAFETY: `take_two` matches ObjectCallback and reads its state as the
+    // Vec it is.
+    let hr =
+        unsafe { info.EnumerateGCHeapObjects(Some(take_two), &mut seen as *mut _ as *mut c_void) };
+    assert_eq!(hr, S_OK);
+    assert_eq!(seen, HEAP[..2]);
+
+    // COR_PRF_EVENTPIPE_PROVIDER_CONFIG travels by value, as the IDL says.
+    let name: Vec<WCHAR> = "MyProvider\0".encode_utf16().collect();
+    let config = COR_PRF_EVENTPIPE_PROVIDER_CONFIG {
+        providerName: name.as_ptr(),
+        keywords: 0xFEDC_BA98_7654_3210,
+        loggingLevel: 5,
+        filterData: null(),
+    };
+    let info12: ICorProfilerInfo12 = info.cast().expect("QueryInterface(ICorProfilerInfo12)");
+    // SAFETY: the config's strings outlive the call.
+    let hr = unsafe {
+        info12.EventPipeAddProviderToSession(EVENTPIPE_SESSION(0x5E55_1014_0000_0001), config)
+    };
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        runtime.session_keywords.load(Ordering::SeqCst),
+        0xFEDC_BA98_7654_3210
+    );
+    assert_eq!(runtime.session_level.load(Ordering::SeqCst), 5);
+    // SAFETY: as above.
+    let hr = unsafe { info12.EventPipeAddProviderToSession(EVENTPIPE_SESSION(2), config) };
+    assert_eq!(hr, E_INVALIDARG);
 }
