@@ -98,7 +98,10 @@ c_flags! {
     COR_PRF_DISABLE_TRANSPARENCY_CHECKS_UNDER_FULL_TRUST = 0x4000_0000;
     /// Loads no precompiled (NGEN/ReadyToRun) images at all.
     COR_PRF_DISABLE_ALL_NGEN_IMAGES = 0x8000_0000;
-    /// Every valid bit.
+    /// The mask of valid bits, as the IDL defines it (`0x8FFFFFFF`: note
+    /// that this leaves out bits 28 to 30, [`COR_PRF_ENABLE_STACK_SNAPSHOT`],
+    /// [`COR_PRF_USE_PROFILE_IMAGES`] and
+    /// [`COR_PRF_DISABLE_TRANSPARENCY_CHECKS_UNDER_FULL_TRUST`]).
     COR_PRF_ALL = 0x8FFF_FFFF;
     /// The flags that need profiler-enhanced images.
     COR_PRF_REQUIRE_PROFILE_IMAGE = COR_PRF_USE_PROFILE_IMAGES.0

@@ -176,8 +176,11 @@ pub struct COR_PRF_FUNCTION_ARGUMENT_RANGE {
 /// to learn the byte size it needs (`*pcbArgumentInfo`), then allocate at
 /// least that many bytes, aligned for this struct, and call again.
 /// [`size_for`](Self::size_for) computes the size for a given count.
+///
+/// `Debug` shows only the declared first range; it has no `PartialEq`, which
+/// could not see the others either.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct COR_PRF_FUNCTION_ARGUMENT_INFO {
     /// Number of entries in `ranges`.
     pub numRanges: ULONG,
