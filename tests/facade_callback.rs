@@ -1,0 +1,1592 @@
+//! The safe facade's callback half, driven the way the runtime drives it: a
+//! fake runtime (`ICorProfilerInfo11` implemented in Rust), a recording
+//! [`Profiler`], and the exported callback object called through raw vtable
+//! slots read from `*this`, at the indices of corprof.idl's method order.
+#![cfg(feature = "std")]
+#![allow(missing_docs, non_snake_case)]
+
+use core::ffi::c_void;
+use core::ptr::{null, null_mut};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use corprof::facade::{
+    export_profiler, Bools, EventPipeEvent, FunctionInfo, Profiler, ProfilerCallback, ProfilerInfo,
+    Result,
+};
+use corprof::metadata::{mdMethodDef, mdToken};
+use corprof::profiling::*;
+use corprof::*;
+
+// ---------------------------------------------------------------------------
+// Vtable slots, counted in corprof.idl: IUnknown's 3, then the methods of
+// ICorProfilerCallback (69), 2 (8), 3 (3), 4 (6), 5..7 (1 each), 8 (2),
+// 9 (1), 10 (2), 11 (1), in order.
+// ---------------------------------------------------------------------------
+
+const INITIALIZE: usize = 3;
+const SHUTDOWN: usize = 4;
+const APP_DOMAIN_CREATION_STARTED: usize = 5;
+const ASSEMBLY_LOAD_FINISHED: usize = 10;
+const MODULE_LOAD_FINISHED: usize = 14;
+const JIT_COMPILATION_STARTED: usize = 23;
+const JIT_COMPILATION_FINISHED: usize = 24;
+const JIT_CACHED_FUNCTION_SEARCH_STARTED: usize = 25;
+const JIT_INLINING: usize = 28;
+const THREAD_CREATED: usize = 29;
+const REMOTING_CLIENT_SENDING_MESSAGE: usize = 33;
+const RUNTIME_SUSPEND_STARTED: usize = 42;
+const MOVED_REFERENCES: usize = 49;
+const ROOT_REFERENCES: usize = 53;
+const EXCEPTION_OS_HANDLER_ENTER: usize = 60;
+const COM_CLASSIC_VTABLE_CREATED: usize = 68;
+const EXCEPTION_CLR_CATCHER_EXECUTE: usize = 71;
+const THREAD_NAME_CHANGED: usize = 72;
+const GARBAGE_COLLECTION_STARTED: usize = 73;
+const FINALIZEABLE_OBJECT_QUEUED: usize = 76;
+const ROOT_REFERENCES2: usize = 77;
+const INITIALIZE_FOR_ATTACH: usize = 80;
+const PROFILER_ATTACH_COMPLETE: usize = 81;
+const GET_REJIT_PARAMETERS: usize = 84;
+const MOVED_REFERENCES2: usize = 87;
+const CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES: usize = 89;
+const GET_ASSEMBLY_REFERENCES: usize = 90;
+const MODULE_IN_MEMORY_SYMBOLS_UPDATED: usize = 91;
+const DYNAMIC_METHOD_JIT_COMPILATION_STARTED: usize = 92;
+const DYNAMIC_METHOD_UNLOADED: usize = 94;
+const EVENT_PIPE_EVENT_DELIVERED: usize = 95;
+const EVENT_PIPE_PROVIDER_CREATED: usize = 96;
+const LOAD_AS_NOTIFICATION_ONLY: usize = 97;
+
+/// Reads slot `index` of the vtable of `this`, as a C++ caller does.
+unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
+    // SAFETY: `this` is a live COM object whose first word is its vtable
+    // pointer; callers ask only for slots below ICorProfilerCallback11's 98.
+    unsafe { *(*(this as *const *const *const c_void)).add(index) }
+}
+
+/// Calls slot `$index` of `$this` as `HRESULT (this, $ty...)`.
+macro_rules! raw {
+    ($this:expr, $index:expr, ($($ty:ty),*), ($($arg:expr),*)) => {{
+        let this: *mut c_void = $this;
+        // SAFETY: every slot named here is transmuted to the signature
+        // corprof.idl gives that method, and its pointer arguments point at
+        // locals that outlive the call (or are deliberately null).
+        unsafe {
+            let f: unsafe extern "system" fn(*mut c_void $(, $ty)*) -> HRESULT =
+                core::mem::transmute(slot(this, $index));
+            f(this $(, $arg)*)
+        }
+    }};
+}
+
+type QueryInterfaceFn =
+    unsafe extern "system" fn(*mut c_void, *const GUID, *mut *mut c_void) -> HRESULT;
+type ReleaseFn = unsafe extern "system" fn(*mut c_void) -> u32;
+
+// ---------------------------------------------------------------------------
+// The fake runtime: ICorProfilerInfo..11 with the defaults (E_NOTIMPL)
+// except the event masks (recorded), GetFunctionInfo and GetCurrentThreadID.
+// ---------------------------------------------------------------------------
+
+const FAKE_CLASS: ClassID = ClassID(0xC1A55);
+const FAKE_MODULE: ModuleID = ModuleID(0x30D);
+const FAKE_TOKEN: u32 = 0x0600_0042;
+const FAKE_THREAD: ThreadID = ThreadID(0x7EAD);
+
+#[derive(Default)]
+struct FakeRuntime {
+    masks: Mutex<Vec<(u32, Option<u32>)>>,
+    drops: Arc<AtomicUsize>,
+}
+
+impl Drop for FakeRuntime {
+    fn drop(&mut self) {
+        self.drops.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl ICorProfilerInfo_Impl for FakeRuntime {
+    fn SetEventMask(&self, events: DWORD) -> HRESULT {
+        self.masks.lock().unwrap().push((events, None));
+        S_OK
+    }
+    fn GetFunctionInfo(
+        &self,
+        _function: FunctionID,
+        class: *mut ClassID,
+        module: *mut ModuleID,
+        token: *mut mdToken,
+    ) -> HRESULT {
+        // SAFETY: the facade passes valid out-pointers.
+        unsafe {
+            *class = FAKE_CLASS;
+            *module = FAKE_MODULE;
+            *token = mdToken(FAKE_TOKEN);
+        }
+        S_OK
+    }
+    fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
+        // SAFETY: the facade passes a valid out-pointer.
+        unsafe { *thread = FAKE_THREAD };
+        S_OK
+    }
+}
+impl ICorProfilerInfo2_Impl for FakeRuntime {}
+impl ICorProfilerInfo3_Impl for FakeRuntime {}
+impl ICorProfilerInfo4_Impl for FakeRuntime {}
+impl ICorProfilerInfo5_Impl for FakeRuntime {
+    fn SetEventMask2(&self, low: DWORD, high: DWORD) -> HRESULT {
+        self.masks.lock().unwrap().push((low, Some(high)));
+        S_OK
+    }
+}
+impl ICorProfilerInfo6_Impl for FakeRuntime {}
+impl ICorProfilerInfo7_Impl for FakeRuntime {}
+impl ICorProfilerInfo8_Impl for FakeRuntime {}
+impl ICorProfilerInfo9_Impl for FakeRuntime {}
+impl ICorProfilerInfo10_Impl for FakeRuntime {}
+impl ICorProfilerInfo11_Impl for FakeRuntime {}
+
+/// The runtime side of `GetReJITParameters`: records what the profiler sets.
+#[derive(Default)]
+struct FakeFunctionControl {
+    flags: Mutex<Vec<u32>>,
+    bodies: Mutex<Vec<Vec<u8>>>,
+}
+
+impl ICorProfilerFunctionControl_Impl for FakeFunctionControl {
+    fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
+        self.flags.lock().unwrap().push(flags);
+        S_OK
+    }
+    fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+        // SAFETY: the caller passes `size` readable bytes.
+        let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
+        self.bodies.lock().unwrap().push(bytes.to_vec());
+        S_OK
+    }
+}
+
+/// The runtime side of `GetAssemblyReferences`: counts the references.
+#[derive(Default)]
+struct FakeReferenceProvider {
+    added: AtomicUsize,
+}
+
+impl ICorProfilerAssemblyReferenceProvider_Impl for FakeReferenceProvider {
+    fn AddAssemblyReference(&self, _info: *const COR_PRF_ASSEMBLY_REFERENCE_INFO) -> HRESULT {
+        self.added.fetch_add(1, Ordering::SeqCst);
+        S_OK
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The recording profiler.
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    Initialize {
+        version: u32,
+    },
+    InitializeForAttach {
+        version: u32,
+        client_data: Vec<u8>,
+    },
+    JitStarted {
+        function: FunctionID,
+        safe_to_block: bool,
+        where_: FunctionInfo,
+        thread: ThreadID,
+    },
+    JitFinished {
+        function: FunctionID,
+        status: HRESULT,
+        safe_to_block: bool,
+    },
+    CacheSearch(FunctionID),
+    Inlining(FunctionID, FunctionID),
+    ThreadCreated(ThreadID),
+    ModuleLoadFinished(ModuleID, HRESULT),
+    Remoting(Option<GUID>, bool),
+    Moved {
+        old: Vec<ObjectID>,
+        new: Vec<ObjectID>,
+        lengths: Vec<u32>,
+    },
+    Moved2 {
+        old: Vec<ObjectID>,
+        new: Vec<ObjectID>,
+        lengths: Vec<usize>,
+    },
+    Roots(Vec<ObjectID>),
+    Roots2 {
+        roots: Vec<ObjectID>,
+        kinds: Vec<COR_PRF_GC_ROOT_KIND>,
+        flags: Vec<COR_PRF_GC_ROOT_FLAGS>,
+        ids: Vec<usize>,
+    },
+    ThreadName(ThreadID, String),
+    GcStarted(Vec<bool>, COR_PRF_GC_REASON),
+    Finalizeable(COR_PRF_FINALIZER_FLAGS, ObjectID),
+    ReJitParameters(ModuleID, mdMethodDef),
+    AssemblyReferences(String),
+    DynamicJit(FunctionID, bool, Vec<u8>),
+    VTable(ClassID, Option<GUID>, usize, u32),
+    EventPipe {
+        provider: EVENTPIPE_PROVIDER,
+        id: u32,
+        version: u32,
+        metadata: Vec<u8>,
+        data: Vec<u8>,
+        activity: Option<GUID>,
+        related: Option<GUID>,
+        thread: ThreadID,
+        stack: Vec<usize>,
+    },
+    NotificationOnly,
+}
+
+const PANIC_THREAD: ThreadID = ThreadID(0xDEAD);
+const FAILING_MODULE: ModuleID = ModuleID(0xE1);
+const FAILING_CALLER: FunctionID = FunctionID(0xBAD);
+const NEW_IL: &[u8] = &[0x02, 0x2A]; // tiny header, `ret`
+
+#[derive(Default)]
+struct Recorder {
+    calls: Arc<Mutex<Vec<Call>>>,
+    inline: AtomicBool,
+    notification_only: bool,
+}
+
+impl Recorder {
+    fn log(&self, call: Call) {
+        self.calls.lock().unwrap().push(call);
+    }
+}
+
+impl Profiler for Recorder {
+    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        self.log(Call::Initialize {
+            version: info.version(),
+        });
+        info.set_event_mask(
+            COR_PRF_MONITOR_JIT_COMPILATION,
+            COR_PRF_HIGH_MONITOR::empty(),
+        )?;
+        info.set_event_mask(
+            COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_GC,
+            COR_PRF_HIGH_MONITOR_EVENT_PIPE,
+        )
+    }
+    fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
+        self.log(Call::InitializeForAttach {
+            version: info.version(),
+            client_data: client_data.to_vec(),
+        });
+        Ok(())
+    }
+    fn module_load_finished(
+        &self,
+        _: &ProfilerInfo,
+        module: ModuleID,
+        status: HRESULT,
+    ) -> Result<()> {
+        self.log(Call::ModuleLoadFinished(module, status));
+        if module == FAILING_MODULE {
+            return Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+        }
+        Ok(())
+    }
+    fn jit_compilation_started(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+        safe_to_block: bool,
+    ) -> Result<()> {
+        self.log(Call::JitStarted {
+            function,
+            safe_to_block,
+            where_: info.function_info(function)?,
+            thread: info.current_thread()?,
+        });
+        Ok(())
+    }
+    fn jit_compilation_finished(
+        &self,
+        _: &ProfilerInfo,
+        function: FunctionID,
+        status: HRESULT,
+        safe_to_block: bool,
+    ) -> Result<()> {
+        self.log(Call::JitFinished {
+            function,
+            status,
+            safe_to_block,
+        });
+        Ok(())
+    }
+    fn jit_cached_function_search_started(
+        &self,
+        _: &ProfilerInfo,
+        function: FunctionID,
+    ) -> Result<bool> {
+        self.log(Call::CacheSearch(function));
+        Ok(false)
+    }
+    fn jit_inlining(
+        &self,
+        _: &ProfilerInfo,
+        caller: FunctionID,
+        callee: FunctionID,
+    ) -> Result<bool> {
+        self.log(Call::Inlining(caller, callee));
+        if caller == FAILING_CALLER {
+            return Err(E_ACCESSDENIED);
+        }
+        Ok(self.inline.load(Ordering::SeqCst))
+    }
+    fn thread_created(&self, _: &ProfilerInfo, thread: ThreadID) -> Result<()> {
+        if thread == PANIC_THREAD {
+            panic!("the profiler panicked on purpose");
+        }
+        self.log(Call::ThreadCreated(thread));
+        Ok(())
+    }
+    fn remoting_client_sending_message(
+        &self,
+        _: &ProfilerInfo,
+        cookie: Option<&GUID>,
+        is_async: bool,
+    ) -> Result<()> {
+        self.log(Call::Remoting(cookie.copied(), is_async));
+        Ok(())
+    }
+    fn moved_references(
+        &self,
+        _: &ProfilerInfo,
+        old_starts: &[ObjectID],
+        new_starts: &[ObjectID],
+        lengths: &[u32],
+    ) -> Result<()> {
+        self.log(Call::Moved {
+            old: old_starts.to_vec(),
+            new: new_starts.to_vec(),
+            lengths: lengths.to_vec(),
+        });
+        Ok(())
+    }
+    fn moved_references2(
+        &self,
+        _: &ProfilerInfo,
+        old_starts: &[ObjectID],
+        new_starts: &[ObjectID],
+        lengths: &[usize],
+    ) -> Result<()> {
+        self.log(Call::Moved2 {
+            old: old_starts.to_vec(),
+            new: new_starts.to_vec(),
+            lengths: lengths.to_vec(),
+        });
+        Ok(())
+    }
+    fn root_references(&self, _: &ProfilerInfo, roots: &[ObjectID]) -> Result<()> {
+        self.log(Call::Roots(roots.to_vec()));
+        Ok(())
+    }
+    fn root_references2(
+        &self,
+        _: &ProfilerInfo,
+        roots: &[ObjectID],
+        kinds: &[COR_PRF_GC_ROOT_KIND],
+        flags: &[COR_PRF_GC_ROOT_FLAGS],
+        root_ids: &[usize],
+    ) -> Result<()> {
+        self.log(Call::Roots2 {
+            roots: roots.to_vec(),
+            kinds: kinds.to_vec(),
+            flags: flags.to_vec(),
+            ids: root_ids.to_vec(),
+        });
+        Ok(())
+    }
+    fn thread_name_changed(&self, _: &ProfilerInfo, thread: ThreadID, name: String) -> Result<()> {
+        self.log(Call::ThreadName(thread, name));
+        Ok(())
+    }
+    fn garbage_collection_started(
+        &self,
+        _: &ProfilerInfo,
+        generations_collected: Bools<'_>,
+        reason: COR_PRF_GC_REASON,
+    ) -> Result<()> {
+        assert_eq!(
+            generations_collected.len(),
+            generations_collected.iter().count()
+        );
+        self.log(Call::GcStarted(
+            generations_collected.iter().collect(),
+            reason,
+        ));
+        Ok(())
+    }
+    fn finalizeable_object_queued(
+        &self,
+        _: &ProfilerInfo,
+        finalizer_flags: COR_PRF_FINALIZER_FLAGS,
+        object: ObjectID,
+    ) -> Result<()> {
+        self.log(Call::Finalizeable(finalizer_flags, object));
+        Ok(())
+    }
+    fn get_rejit_parameters(
+        &self,
+        _: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+        control: ComRef<'_, ICorProfilerFunctionControl>,
+    ) -> Result<()> {
+        self.log(Call::ReJitParameters(module, method));
+        // SAFETY: `control` is live for the call; the body is a valid slice.
+        unsafe {
+            control
+                .SetCodegenFlags(COR_PRF_CODEGEN_DISABLE_INLINING.0)
+                .ok()?;
+            control
+                .SetILFunctionBody(NEW_IL.len() as u32, NEW_IL.as_ptr())
+                .ok()
+        }
+    }
+    fn get_assembly_references(
+        &self,
+        _: &ProfilerInfo,
+        assembly_path: String,
+        provider: ComRef<'_, ICorProfilerAssemblyReferenceProvider>,
+    ) -> Result<()> {
+        self.log(Call::AssemblyReferences(assembly_path));
+        // SAFETY: `provider` is live for the call; the fake ignores the
+        // (null) reference description.
+        unsafe { provider.AddAssemblyReference(null()) }.ok()
+    }
+    fn dynamic_method_jit_compilation_started(
+        &self,
+        _: &ProfilerInfo,
+        function: FunctionID,
+        is_safe_to_block: bool,
+        il_header: &[u8],
+    ) -> Result<()> {
+        self.log(Call::DynamicJit(
+            function,
+            is_safe_to_block,
+            il_header.to_vec(),
+        ));
+        Ok(())
+    }
+    fn com_classic_vtable_created(
+        &self,
+        _: &ProfilerInfo,
+        wrapped_class: ClassID,
+        implemented_iid: Option<&GUID>,
+        vtable: usize,
+        slots: u32,
+    ) -> Result<()> {
+        self.log(Call::VTable(
+            wrapped_class,
+            implemented_iid.copied(),
+            vtable,
+            slots,
+        ));
+        Ok(())
+    }
+    fn event_pipe_event_delivered(
+        &self,
+        _: &ProfilerInfo,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        self.log(Call::EventPipe {
+            provider: event.provider,
+            id: event.event_id,
+            version: event.event_version,
+            metadata: event.metadata.to_vec(),
+            data: event.data.to_vec(),
+            activity: event.activity_id.copied(),
+            related: event.related_activity_id.copied(),
+            thread: event.thread,
+            stack: event.stack.to_vec(),
+        });
+        Ok(())
+    }
+    fn load_as_notification_only(&self) -> Result<bool> {
+        self.log(Call::NotificationOnly);
+        Ok(self.notification_only)
+    }
+}
+
+/// A profiler that implements nothing: every default.
+struct Quiet;
+impl Profiler for Quiet {}
+
+// ---------------------------------------------------------------------------
+// Harness.
+// ---------------------------------------------------------------------------
+
+struct Harness {
+    callback: IUnknown,
+    runtime: ICorProfilerInfo11,
+    fake: Arc<FakeRuntime>,
+    calls: Arc<Mutex<Vec<Call>>>,
+}
+
+impl Harness {
+    /// A recording profiler, exported, not yet initialized.
+    fn new() -> Harness {
+        Harness::with(Recorder::default())
+    }
+
+    fn with(recorder: Recorder) -> Harness {
+        let calls = recorder.calls.clone();
+        let fake = Arc::new(FakeRuntime::default());
+        Harness {
+            callback: export_profiler(recorder),
+            runtime: export_arc::<ICorProfilerInfo11, _>(fake.clone()),
+            fake,
+            calls,
+        }
+    }
+
+    /// Exported and initialized with the fake runtime; the log is cleared.
+    fn initialized() -> Harness {
+        let h = Harness::new();
+        assert_eq!(h.initialize(), S_OK);
+        h.calls.lock().unwrap().clear();
+        h
+    }
+
+    fn this(&self) -> *mut c_void {
+        self.callback.as_raw()
+    }
+
+    fn initialize(&self) -> HRESULT {
+        raw!(
+            self.this(),
+            INITIALIZE,
+            (*mut c_void),
+            (self.runtime.as_raw())
+        )
+    }
+
+    fn calls(&self) -> Vec<Call> {
+        core::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+fn callback_iids() -> [(GUID, &'static str); 11] {
+    [
+        (ICorProfilerCallback::IID, "1"),
+        (ICorProfilerCallback2::IID, "2"),
+        (ICorProfilerCallback3::IID, "3"),
+        (ICorProfilerCallback4::IID, "4"),
+        (ICorProfilerCallback5::IID, "5"),
+        (ICorProfilerCallback6::IID, "6"),
+        (ICorProfilerCallback7::IID, "7"),
+        (ICorProfilerCallback8::IID, "8"),
+        (ICorProfilerCallback9::IID, "9"),
+        (ICorProfilerCallback10::IID, "10"),
+        (ICorProfilerCallback11::IID, "11"),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Tests.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn query_interface_answers_all_eleven_callback_iids_with_one_pointer() {
+    let h = Harness::new();
+    let this = h.this();
+    for (iid, version) in callback_iids()
+        .iter()
+        .chain([(IUnknown::IID, "IUnknown")].iter())
+    {
+        let mut out: *mut c_void = null_mut();
+        // SAFETY: slot 0 is QueryInterface; `iid` and `out` are valid.
+        let hr = unsafe {
+            core::mem::transmute::<*const c_void, QueryInterfaceFn>(slot(this, 0))(
+                this, iid, &mut out,
+            )
+        };
+        assert_eq!(hr, S_OK, "QueryInterface for version {version}");
+        assert_eq!(out, this, "one pointer answers version {version}");
+        // SAFETY: QueryInterface took a reference, given back here (slot 2).
+        unsafe { core::mem::transmute::<*const c_void, ReleaseFn>(slot(this, 2))(out) };
+    }
+    let mut out: *mut c_void = null_mut();
+    // SAFETY: as above; an info IID is not a callback IID.
+    let hr = unsafe {
+        core::mem::transmute::<*const c_void, QueryInterfaceFn>(slot(this, 0))(
+            this,
+            &ICorProfilerInfo::IID,
+            &mut out,
+        )
+    };
+    assert_eq!(hr, E_NOINTERFACE);
+    assert!(out.is_null());
+}
+
+#[test]
+fn initialize_negotiates_version_11_and_the_profiler_sets_the_event_mask() {
+    let h = Harness::new();
+    assert_eq!(h.initialize(), S_OK);
+    assert_eq!(h.calls(), [Call::Initialize { version: 11 }]);
+    assert_eq!(
+        *h.fake.masks.lock().unwrap(),
+        [
+            (COR_PRF_MONITOR_JIT_COMPILATION.0, None),
+            (
+                (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_GC).0,
+                Some(COR_PRF_HIGH_MONITOR_EVENT_PIPE.0)
+            ),
+        ],
+        "SetEventMask, then SetEventMask2 for high flags"
+    );
+
+    // A second Initialize, or an attach after it, is refused.
+    assert_eq!(h.initialize(), E_UNEXPECTED);
+    let data = [1u8, 2, 3];
+    assert_eq!(
+        raw!(
+            h.this(),
+            INITIALIZE_FOR_ATTACH,
+            (*mut c_void, *mut c_void, UINT),
+            (h.runtime.as_raw(), data.as_ptr() as *mut c_void, 3)
+        ),
+        E_UNEXPECTED
+    );
+    assert_eq!(h.calls(), []);
+
+    // The callback object holds the info until it is released.
+    let drops = h.fake.drops.clone();
+    let Harness {
+        callback,
+        runtime,
+        fake,
+        ..
+    } = h;
+    drop(runtime);
+    drop(fake);
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        0,
+        "the profiler keeps the info alive"
+    );
+    drop(callback);
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "and releases it with itself"
+    );
+}
+
+#[test]
+fn initialize_without_a_usable_info_object_fails_and_can_be_retried() {
+    let h = Harness::new();
+    assert_eq!(
+        raw!(h.this(), INITIALIZE, (*mut c_void), (null_mut())),
+        E_POINTER
+    );
+    struct NotAnInfo;
+    let stranger: IUnknown = export(NotAnInfo);
+    assert_eq!(
+        raw!(h.this(), INITIALIZE, (*mut c_void), (stranger.as_raw())),
+        E_NOINTERFACE
+    );
+    assert_eq!(h.calls(), [], "the profiler never saw the failed attempts");
+    assert_eq!(raw!(h.this(), SHUTDOWN, (), ()), E_UNEXPECTED);
+    assert_eq!(h.initialize(), S_OK);
+    assert_eq!(h.calls(), [Call::Initialize { version: 11 }]);
+}
+
+#[test]
+fn initialize_for_attach_passes_the_client_data() {
+    let h = Harness::new();
+    let data = *b"attach!";
+    let hr = raw!(
+        h.this(),
+        INITIALIZE_FOR_ATTACH,
+        (*mut c_void, *mut c_void, UINT),
+        (
+            h.runtime.as_raw(),
+            data.as_ptr() as *mut c_void,
+            data.len() as UINT
+        )
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [Call::InitializeForAttach {
+            version: 11,
+            client_data: data.to_vec()
+        }]
+    );
+    assert_eq!(h.initialize(), E_UNEXPECTED, "attached once is initialized");
+
+    // No client data: a null pointer with a zero size is an empty slice.
+    let h = Harness::new();
+    let hr = raw!(
+        h.this(),
+        INITIALIZE_FOR_ATTACH,
+        (*mut c_void, *mut c_void, UINT),
+        (h.runtime.as_raw(), null_mut(), 0)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [Call::InitializeForAttach {
+            version: 11,
+            client_data: vec![]
+        }]
+    );
+}
+
+#[test]
+fn callbacks_before_initialize_are_unexpected_and_do_not_reach_the_profiler() {
+    let h = Harness::new();
+    let this = h.this();
+    assert_eq!(
+        raw!(this, THREAD_CREATED, (ThreadID), (ThreadID(1))),
+        E_UNEXPECTED
+    );
+    assert_eq!(
+        raw!(
+            this,
+            JIT_COMPILATION_STARTED,
+            (FunctionID, BOOL),
+            (FunctionID(1), TRUE)
+        ),
+        E_UNEXPECTED
+    );
+    let mut inline = 7;
+    assert_eq!(
+        raw!(
+            this,
+            JIT_INLINING,
+            (FunctionID, FunctionID, *mut BOOL),
+            (FunctionID(1), FunctionID(2), &mut inline)
+        ),
+        E_UNEXPECTED
+    );
+    assert_eq!(inline, 7, "the out-parameter is untouched");
+    let roots = [ObjectID(1)];
+    assert_eq!(
+        raw!(
+            this,
+            ROOT_REFERENCES,
+            (ULONG, *const ObjectID),
+            (1, roots.as_ptr())
+        ),
+        E_UNEXPECTED
+    );
+    assert_eq!(raw!(this, PROFILER_ATTACH_COMPLETE, (), ()), E_UNEXPECTED);
+    assert_eq!(
+        raw!(
+            this,
+            EVENT_PIPE_PROVIDER_CREATED,
+            (EVENTPIPE_PROVIDER),
+            (EVENTPIPE_PROVIDER(1))
+        ),
+        E_UNEXPECTED
+    );
+    assert_eq!(h.calls(), []);
+}
+
+#[test]
+fn jit_compilation_converts_bools_both_ways_and_the_profiler_can_use_info() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let f = FunctionID(0xF00D);
+    assert_eq!(
+        raw!(this, JIT_COMPILATION_STARTED, (FunctionID, BOOL), (f, TRUE)),
+        S_OK
+    );
+    assert_eq!(
+        raw!(
+            this,
+            JIT_COMPILATION_STARTED,
+            (FunctionID, BOOL),
+            (f, FALSE)
+        ),
+        S_OK
+    );
+    assert_eq!(
+        raw!(this, JIT_COMPILATION_STARTED, (FunctionID, BOOL), (f, -2)),
+        S_OK
+    );
+    let where_ = FunctionInfo {
+        class: FAKE_CLASS,
+        module: FAKE_MODULE,
+        token: mdMethodDef(FAKE_TOKEN),
+    };
+    let started = |safe_to_block| Call::JitStarted {
+        function: f,
+        safe_to_block,
+        where_,
+        thread: FAKE_THREAD,
+    };
+    assert_eq!(
+        raw!(
+            this,
+            JIT_COMPILATION_FINISHED,
+            (FunctionID, HRESULT, BOOL),
+            (f, E_OUTOFMEMORY, TRUE)
+        ),
+        S_OK
+    );
+    assert_eq!(
+        h.calls(),
+        [
+            started(true),
+            started(false),
+            started(true),
+            Call::JitFinished {
+                function: f,
+                status: E_OUTOFMEMORY,
+                safe_to_block: true
+            }
+        ]
+    );
+}
+
+#[test]
+fn garbage_collection_started_passes_bools_and_the_reason() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let generations: [BOOL; 5] = [TRUE, FALSE, 5, FALSE, TRUE];
+    let hr = raw!(
+        this,
+        GARBAGE_COLLECTION_STARTED,
+        (i32, *const BOOL, COR_PRF_GC_REASON),
+        (5, generations.as_ptr(), COR_PRF_GC_INDUCED)
+    );
+    assert_eq!(hr, S_OK);
+    // A reason this crate does not know still arrives intact.
+    let hr = raw!(
+        this,
+        GARBAGE_COLLECTION_STARTED,
+        (i32, *const BOOL, COR_PRF_GC_REASON),
+        (0, null(), COR_PRF_GC_REASON(99))
+    );
+    assert_eq!(hr, S_OK);
+    // A negative count is refused without calling the profiler.
+    let hr = raw!(
+        this,
+        GARBAGE_COLLECTION_STARTED,
+        (i32, *const BOOL, COR_PRF_GC_REASON),
+        (-1, generations.as_ptr(), COR_PRF_GC_OTHER)
+    );
+    assert_eq!(hr, E_INVALIDARG);
+    assert_eq!(
+        h.calls(),
+        [
+            Call::GcStarted(vec![true, false, true, false, true], COR_PRF_GC_INDUCED),
+            Call::GcStarted(vec![], COR_PRF_GC_REASON(99)),
+        ]
+    );
+}
+
+#[test]
+fn moved_references_arrive_as_three_parallel_slices() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let old = [ObjectID(0x1000), ObjectID(0x2000), ObjectID(0x3000)];
+    let new = [ObjectID(0x100), ObjectID(0x200), ObjectID(0x300)];
+    let lengths: [ULONG; 3] = [16, 32, 48];
+    let wide: [SIZE_T; 3] = [16, 32, 1 << 20];
+    let hr = raw!(
+        this,
+        MOVED_REFERENCES,
+        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
+        (3, old.as_ptr(), new.as_ptr(), lengths.as_ptr())
+    );
+    assert_eq!(hr, S_OK);
+    let hr = raw!(
+        this,
+        MOVED_REFERENCES2,
+        (ULONG, *const ObjectID, *const ObjectID, *const SIZE_T),
+        (3, old.as_ptr(), new.as_ptr(), wide.as_ptr())
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [
+            Call::Moved {
+                old: old.to_vec(),
+                new: new.to_vec(),
+                lengths: lengths.to_vec()
+            },
+            Call::Moved2 {
+                old: old.to_vec(),
+                new: new.to_vec(),
+                lengths: wide.to_vec()
+            },
+        ]
+    );
+}
+
+#[test]
+fn root_references2_keeps_kinds_and_flags_typed() {
+    let h = Harness::initialized();
+    let roots = [ObjectID(1), ObjectID(2)];
+    let kinds = [COR_PRF_GC_ROOT_STACK, COR_PRF_GC_ROOT_KIND(42)];
+    let flags = [
+        COR_PRF_GC_ROOT_PINNING | COR_PRF_GC_ROOT_INTERIOR,
+        COR_PRF_GC_ROOT_FLAGS(0),
+    ];
+    let ids: [UINT_PTR; 2] = [0xAAAA, 0xBBBB];
+    let hr = raw!(
+        h.this(),
+        ROOT_REFERENCES2,
+        (
+            ULONG,
+            *const ObjectID,
+            *const COR_PRF_GC_ROOT_KIND,
+            *const COR_PRF_GC_ROOT_FLAGS,
+            *const UINT_PTR
+        ),
+        (
+            2,
+            roots.as_ptr(),
+            kinds.as_ptr(),
+            flags.as_ptr(),
+            ids.as_ptr()
+        )
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [Call::Roots2 {
+            roots: roots.to_vec(),
+            kinds: kinds.to_vec(),
+            flags: flags.to_vec(),
+            ids: ids.to_vec()
+        }]
+    );
+}
+
+#[test]
+fn thread_names_arrive_as_strings() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let t = ThreadID(0x71);
+    let name: Vec<u16> = "Worker \u{1F980} #1".encode_utf16().collect();
+    let hr = raw!(
+        this,
+        THREAD_NAME_CHANGED,
+        (ThreadID, ULONG, *const WCHAR),
+        (t, name.len() as ULONG, name.as_ptr())
+    );
+    assert_eq!(hr, S_OK);
+    // Only `cchName` units are read: the name is not NUL-terminated.
+    let hr = raw!(
+        this,
+        THREAD_NAME_CHANGED,
+        (ThreadID, ULONG, *const WCHAR),
+        (t, 6, name.as_ptr())
+    );
+    assert_eq!(hr, S_OK);
+    // A lone surrogate decodes lossily; a cleared name is empty.
+    let broken: [u16; 2] = [0x41, 0xD800];
+    let hr = raw!(
+        this,
+        THREAD_NAME_CHANGED,
+        (ThreadID, ULONG, *const WCHAR),
+        (t, 2, broken.as_ptr())
+    );
+    assert_eq!(hr, S_OK);
+    let hr = raw!(
+        this,
+        THREAD_NAME_CHANGED,
+        (ThreadID, ULONG, *const WCHAR),
+        (t, 0, null())
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [
+            Call::ThreadName(t, "Worker \u{1F980} #1".into()),
+            Call::ThreadName(t, "Worker".into()),
+            Call::ThreadName(t, "A\u{FFFD}".into()),
+            Call::ThreadName(t, String::new()),
+        ]
+    );
+}
+
+#[test]
+fn out_parameters_are_written_from_the_returned_bool() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let (caller, callee) = (FunctionID(1), FunctionID(2));
+    let mut should_inline: BOOL = 7;
+    let hr = raw!(
+        this,
+        JIT_INLINING,
+        (FunctionID, FunctionID, *mut BOOL),
+        (caller, callee, &mut should_inline)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(should_inline, FALSE, "the recorder starts by refusing");
+
+    // Flip the recorder's answer through the callback object it lives in.
+    let recorder = Recorder {
+        inline: AtomicBool::new(true),
+        ..Recorder::default()
+    };
+    let h2 = Harness::with(recorder);
+    assert_eq!(h2.initialize(), S_OK);
+    let mut should_inline: BOOL = 7;
+    let hr = raw!(
+        h2.this(),
+        JIT_INLINING,
+        (FunctionID, FunctionID, *mut BOOL),
+        (caller, callee, &mut should_inline)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(should_inline, TRUE);
+
+    // A null out-pointer is refused before the profiler is asked.
+    let hr = raw!(
+        this,
+        JIT_INLINING,
+        (FunctionID, FunctionID, *mut BOOL),
+        (caller, callee, null_mut())
+    );
+    assert_eq!(hr, E_POINTER);
+    // An error is returned as is and the out-parameter is left alone.
+    let mut should_inline: BOOL = 7;
+    let hr = raw!(
+        this,
+        JIT_INLINING,
+        (FunctionID, FunctionID, *mut BOOL),
+        (FAILING_CALLER, callee, &mut should_inline)
+    );
+    assert_eq!(hr, E_ACCESSDENIED);
+    assert_eq!(should_inline, 7);
+
+    // JITCachedFunctionSearchStarted: the recorder forces a JIT.
+    let mut use_cached: BOOL = TRUE;
+    let hr = raw!(
+        this,
+        JIT_CACHED_FUNCTION_SEARCH_STARTED,
+        (FunctionID, *mut BOOL),
+        (caller, &mut use_cached)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(use_cached, FALSE);
+    assert_eq!(
+        raw!(
+            this,
+            JIT_CACHED_FUNCTION_SEARCH_STARTED,
+            (FunctionID, *mut BOOL),
+            (caller, null_mut())
+        ),
+        E_POINTER
+    );
+
+    assert_eq!(
+        h.calls(),
+        [
+            Call::Inlining(caller, callee),
+            Call::Inlining(FAILING_CALLER, callee),
+            Call::CacheSearch(caller),
+        ]
+    );
+}
+
+#[test]
+fn get_rejit_parameters_lends_a_usable_function_control() {
+    let h = Harness::initialized();
+    let control = Arc::new(FakeFunctionControl::default());
+    let exported: ICorProfilerFunctionControl = export_arc(control.clone());
+    let (module, method) = (ModuleID(0x30D), mdMethodDef(0x0600_0001));
+    let hr = raw!(
+        h.this(),
+        GET_REJIT_PARAMETERS,
+        (ModuleID, mdMethodDef, *mut c_void),
+        (module, method, exported.as_raw())
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        *control.flags.lock().unwrap(),
+        [COR_PRF_CODEGEN_DISABLE_INLINING.0]
+    );
+    assert_eq!(*control.bodies.lock().unwrap(), [NEW_IL.to_vec()]);
+    // A null control is refused without calling the profiler.
+    let hr = raw!(
+        h.this(),
+        GET_REJIT_PARAMETERS,
+        (ModuleID, mdMethodDef, *mut c_void),
+        (module, method, null_mut())
+    );
+    assert_eq!(hr, E_POINTER);
+    assert_eq!(h.calls(), [Call::ReJitParameters(module, method)]);
+    drop(exported);
+    assert_eq!(
+        Arc::strong_count(&control),
+        1,
+        "the borrowed view took no reference"
+    );
+}
+
+#[test]
+fn get_assembly_references_passes_the_path_and_the_provider() {
+    let h = Harness::initialized();
+    let provider = Arc::new(FakeReferenceProvider::default());
+    let exported: ICorProfilerAssemblyReferenceProvider = export_arc(provider.clone());
+    let path: Vec<u16> = "/app/Sample.dll".encode_utf16().chain([0]).collect();
+    let hr = raw!(
+        h.this(),
+        GET_ASSEMBLY_REFERENCES,
+        (*const WCHAR, *mut c_void),
+        (path.as_ptr(), exported.as_raw())
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(provider.added.load(Ordering::SeqCst), 1);
+    let hr = raw!(
+        h.this(),
+        GET_ASSEMBLY_REFERENCES,
+        (*const WCHAR, *mut c_void),
+        (null(), exported.as_raw())
+    );
+    assert_eq!(hr, E_POINTER, "a null path");
+    let hr = raw!(
+        h.this(),
+        GET_ASSEMBLY_REFERENCES,
+        (*const WCHAR, *mut c_void),
+        (path.as_ptr(), null_mut())
+    );
+    assert_eq!(hr, E_POINTER, "a null provider");
+    assert_eq!(
+        h.calls(),
+        [Call::AssemblyReferences("/app/Sample.dll".into())]
+    );
+}
+
+#[test]
+fn event_pipe_events_arrive_as_one_struct() {
+    let h = Harness::initialized();
+    let metadata = [0x01u8, 0x02, 0x03];
+    let data = [0xDEu8, 0xAD, 0xBE, 0xEF, 0x00];
+    let activity = GUID::from_u128(0x0123_4567_89AB_CDEF_0123_4567_89AB_CDEF);
+    let stack: [UINT_PTR; 3] = [0x7000_0010, 0x7000_0020, 0x7000_0030];
+    let hr = raw!(
+        h.this(),
+        EVENT_PIPE_EVENT_DELIVERED,
+        (
+            EVENTPIPE_PROVIDER,
+            DWORD,
+            DWORD,
+            ULONG,
+            *const BYTE,
+            ULONG,
+            *const BYTE,
+            *const GUID,
+            *const GUID,
+            ThreadID,
+            ULONG,
+            *const UINT_PTR
+        ),
+        (
+            EVENTPIPE_PROVIDER(0xE7),
+            42,
+            3,
+            metadata.len() as ULONG,
+            metadata.as_ptr(),
+            data.len() as ULONG,
+            data.as_ptr(),
+            &activity,
+            null(),
+            ThreadID(0x55),
+            stack.len() as ULONG,
+            stack.as_ptr()
+        )
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [Call::EventPipe {
+            provider: EVENTPIPE_PROVIDER(0xE7),
+            id: 42,
+            version: 3,
+            metadata: metadata.to_vec(),
+            data: data.to_vec(),
+            activity: Some(activity),
+            related: None,
+            thread: ThreadID(0x55),
+            stack: stack.to_vec(),
+        }]
+    );
+}
+
+#[test]
+fn load_as_notification_only_is_answered_before_initialize() {
+    for answer in [false, true] {
+        let h = Harness::with(Recorder {
+            notification_only: answer,
+            ..Recorder::default()
+        });
+        let mut out: BOOL = 7;
+        assert_eq!(
+            raw!(h.this(), LOAD_AS_NOTIFICATION_ONLY, (*mut BOOL), (&mut out)),
+            S_OK
+        );
+        assert_eq!(out, if answer { TRUE } else { FALSE });
+        assert_eq!(
+            raw!(
+                h.this(),
+                LOAD_AS_NOTIFICATION_ONLY,
+                (*mut BOOL),
+                (null_mut())
+            ),
+            E_POINTER
+        );
+        assert_eq!(h.calls(), [Call::NotificationOnly]);
+        assert_eq!(h.initialize(), S_OK, "Initialize follows as usual");
+    }
+}
+
+#[test]
+fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let objects = [ObjectID(1), ObjectID(2)];
+    assert_eq!(
+        raw!(this, ROOT_REFERENCES, (ULONG, *const ObjectID), (2, null())),
+        E_POINTER
+    );
+    // One null array among several is enough.
+    let hr = raw!(
+        this,
+        MOVED_REFERENCES,
+        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
+        (2, objects.as_ptr(), objects.as_ptr(), null())
+    );
+    assert_eq!(hr, E_POINTER);
+    // A misaligned pointer is refused too.
+    let misaligned = (objects.as_ptr() as *const u8).wrapping_add(1) as *const ObjectID;
+    assert_eq!(
+        raw!(
+            this,
+            ROOT_REFERENCES,
+            (ULONG, *const ObjectID),
+            (1, misaligned)
+        ),
+        E_POINTER
+    );
+    let hr = raw!(
+        this,
+        CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES,
+        (ULONG, *const ObjectID, *const ObjectID, *const GCHandleID),
+        (1, objects.as_ptr(), null(), null())
+    );
+    assert_eq!(hr, E_POINTER);
+    let hr = raw!(
+        this,
+        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
+        (FunctionID, BOOL, *const BYTE, ULONG),
+        (FunctionID(9), TRUE, null(), 12)
+    );
+    assert_eq!(hr, E_POINTER);
+    assert_eq!(h.calls(), [], "the profiler saw none of them");
+
+    // A null pointer with a zero count is an empty slice.
+    assert_eq!(
+        raw!(this, ROOT_REFERENCES, (ULONG, *const ObjectID), (0, null())),
+        S_OK
+    );
+    let hr = raw!(
+        this,
+        MOVED_REFERENCES,
+        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
+        (0, null(), null(), null())
+    );
+    assert_eq!(hr, S_OK);
+    let hr = raw!(
+        this,
+        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
+        (FunctionID, BOOL, *const BYTE, ULONG),
+        (FunctionID(9), FALSE, null(), 0)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [
+            Call::Roots(vec![]),
+            Call::Moved {
+                old: vec![],
+                new: vec![],
+                lengths: vec![]
+            },
+            Call::DynamicJit(FunctionID(9), false, vec![]),
+        ]
+    );
+}
+
+#[test]
+fn other_typed_arguments_arrive_intact() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let cookie = GUID::from_u128(0xC00C1E);
+    assert_eq!(
+        raw!(
+            this,
+            REMOTING_CLIENT_SENDING_MESSAGE,
+            (*const GUID, BOOL),
+            (&cookie, TRUE)
+        ),
+        S_OK
+    );
+    assert_eq!(
+        raw!(
+            this,
+            REMOTING_CLIENT_SENDING_MESSAGE,
+            (*const GUID, BOOL),
+            (null(), FALSE)
+        ),
+        S_OK
+    );
+    let hr = raw!(
+        this,
+        FINALIZEABLE_OBJECT_QUEUED,
+        (DWORD, ObjectID),
+        (COR_PRF_FINALIZER_CRITICAL.0 | 0x80, ObjectID(0xF1))
+    );
+    assert_eq!(hr, S_OK);
+    let header = [0x13u8, 0x30, 0x02, 0x00];
+    let hr = raw!(
+        this,
+        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
+        (FunctionID, BOOL, *const BYTE, ULONG),
+        (FunctionID(8), TRUE, header.as_ptr(), 4)
+    );
+    assert_eq!(hr, S_OK);
+    let iid = ICorProfilerCallback::IID;
+    let hr = raw!(
+        this,
+        COM_CLASSIC_VTABLE_CREATED,
+        (ClassID, *const GUID, *mut c_void, ULONG),
+        (ClassID(0xCC), &iid, 0x1234_5678usize as *mut c_void, 72)
+    );
+    assert_eq!(hr, S_OK);
+    assert_eq!(
+        h.calls(),
+        [
+            Call::Remoting(Some(cookie), true),
+            Call::Remoting(None, false),
+            Call::Finalizeable(COR_PRF_FINALIZER_FLAGS(0x81), ObjectID(0xF1)),
+            Call::DynamicJit(FunctionID(8), true, header.to_vec()),
+            Call::VTable(ClassID(0xCC), Some(iid), 0x1234_5678, 72),
+        ]
+    );
+}
+
+#[test]
+fn errors_come_back_and_panics_become_e_fail() {
+    let h = Harness::initialized();
+    let this = h.this();
+    let hr = raw!(
+        this,
+        MODULE_LOAD_FINISHED,
+        (ModuleID, HRESULT),
+        (FAILING_MODULE, S_OK)
+    );
+    assert_eq!(hr, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+    assert_eq!(
+        raw!(
+            this,
+            MODULE_LOAD_FINISHED,
+            (ModuleID, HRESULT),
+            (ModuleID(2), E_FAIL)
+        ),
+        S_OK
+    );
+
+    assert_eq!(
+        raw!(this, THREAD_CREATED, (ThreadID), (PANIC_THREAD)),
+        E_FAIL
+    );
+    assert_eq!(
+        raw!(this, THREAD_CREATED, (ThreadID), (ThreadID(3))),
+        S_OK,
+        "the next call works"
+    );
+    assert_eq!(
+        h.calls(),
+        [
+            Call::ModuleLoadFinished(FAILING_MODULE, S_OK),
+            Call::ModuleLoadFinished(ModuleID(2), E_FAIL),
+            Call::ThreadCreated(ThreadID(3)),
+        ]
+    );
+}
+
+#[test]
+fn a_profiler_that_implements_nothing_answers_s_ok_in_every_version() {
+    let callback = export_profiler(Quiet);
+    let fake = export::<ICorProfilerInfo11, _>(FakeRuntime::default());
+    let this = callback.as_raw();
+    let mut out: BOOL = 7;
+    assert_eq!(
+        raw!(this, LOAD_AS_NOTIFICATION_ONLY, (*mut BOOL), (&mut out)),
+        S_OK
+    );
+    assert_eq!(out, FALSE, "the default loads as the main profiler");
+    assert_eq!(raw!(this, INITIALIZE, (*mut c_void), (fake.as_raw())), S_OK);
+
+    let objects = [ObjectID(1)];
+    let generations = [TRUE];
+    let name = [0x41u16];
+    let path = [0x41u16, 0];
+    let provider: ICorProfilerAssemblyReferenceProvider = export(FakeReferenceProvider::default());
+    let control: ICorProfilerFunctionControl = export(FakeFunctionControl::default());
+    let results = [
+        // ICorProfilerCallback
+        raw!(
+            this,
+            APP_DOMAIN_CREATION_STARTED,
+            (AppDomainID),
+            (AppDomainID(1))
+        ),
+        raw!(
+            this,
+            ASSEMBLY_LOAD_FINISHED,
+            (AssemblyID, HRESULT),
+            (AssemblyID(1), S_OK)
+        ),
+        raw!(
+            this,
+            JIT_COMPILATION_STARTED,
+            (FunctionID, BOOL),
+            (FunctionID(1), TRUE)
+        ),
+        raw!(
+            this,
+            RUNTIME_SUSPEND_STARTED,
+            (COR_PRF_SUSPEND_REASON),
+            (COR_PRF_SUSPEND_FOR_GC)
+        ),
+        raw!(
+            this,
+            ROOT_REFERENCES,
+            (ULONG, *const ObjectID),
+            (1, objects.as_ptr())
+        ),
+        raw!(this, EXCEPTION_OS_HANDLER_ENTER, (UINT_PTR), (0)),
+        raw!(this, EXCEPTION_CLR_CATCHER_EXECUTE, (), ()),
+        // ICorProfilerCallback2
+        raw!(
+            this,
+            THREAD_NAME_CHANGED,
+            (ThreadID, ULONG, *const WCHAR),
+            (ThreadID(1), 1, name.as_ptr())
+        ),
+        raw!(
+            this,
+            GARBAGE_COLLECTION_STARTED,
+            (i32, *const BOOL, COR_PRF_GC_REASON),
+            (1, generations.as_ptr(), COR_PRF_GC_OTHER)
+        ),
+        // ICorProfilerCallback3
+        raw!(this, PROFILER_ATTACH_COMPLETE, (), ()),
+        // ICorProfilerCallback4
+        raw!(
+            this,
+            GET_REJIT_PARAMETERS,
+            (ModuleID, mdMethodDef, *mut c_void),
+            (ModuleID(1), mdMethodDef(0x0600_0001), control.as_raw())
+        ),
+        // ICorProfilerCallback5
+        raw!(
+            this,
+            CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES,
+            (ULONG, *const ObjectID, *const ObjectID, *const GCHandleID),
+            (0, null(), null(), null())
+        ),
+        // ICorProfilerCallback6
+        raw!(
+            this,
+            GET_ASSEMBLY_REFERENCES,
+            (*const WCHAR, *mut c_void),
+            (path.as_ptr(), provider.as_raw())
+        ),
+        // ICorProfilerCallback7
+        raw!(
+            this,
+            MODULE_IN_MEMORY_SYMBOLS_UPDATED,
+            (ModuleID),
+            (ModuleID(1))
+        ),
+        // ICorProfilerCallback8
+        raw!(
+            this,
+            DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
+            (FunctionID, BOOL, *const BYTE, ULONG),
+            (FunctionID(1), TRUE, null(), 0)
+        ),
+        // ICorProfilerCallback9
+        raw!(this, DYNAMIC_METHOD_UNLOADED, (FunctionID), (FunctionID(1))),
+        // ICorProfilerCallback10
+        raw!(
+            this,
+            EVENT_PIPE_PROVIDER_CREATED,
+            (EVENTPIPE_PROVIDER),
+            (EVENTPIPE_PROVIDER(1))
+        ),
+        // Shutdown, last.
+        raw!(this, SHUTDOWN, (), ()),
+    ];
+    assert!(results.iter().all(|&hr| hr == S_OK), "{results:?}");
+
+    // Defaulted out-parameters: use cached code, allow inlining.
+    let (mut use_cached, mut inline) = (7, 7);
+    assert_eq!(
+        raw!(
+            this,
+            JIT_CACHED_FUNCTION_SEARCH_STARTED,
+            (FunctionID, *mut BOOL),
+            (FunctionID(1), &mut use_cached)
+        ),
+        S_OK
+    );
+    assert_eq!(
+        raw!(
+            this,
+            JIT_INLINING,
+            (FunctionID, FunctionID, *mut BOOL),
+            (FunctionID(1), FunctionID(2), &mut inline)
+        ),
+        S_OK
+    );
+    assert_eq!((use_cached, inline), (TRUE, TRUE));
+}
+
+#[test]
+fn the_adapter_exposes_its_profiler_and_info() {
+    let adapter = Arc::new(ProfilerCallback::new(Recorder::default()));
+    assert!(adapter.info().is_none());
+    let callback: ICorProfilerCallback11 = export_arc(adapter.clone());
+    let fake = export::<ICorProfilerInfo11, _>(FakeRuntime::default());
+    assert_eq!(
+        raw!(
+            callback.as_raw(),
+            INITIALIZE,
+            (*mut c_void),
+            (fake.as_raw())
+        ),
+        S_OK
+    );
+    assert_eq!(adapter.info().map(ProfilerInfo::version), Some(11));
+    assert_eq!(
+        *adapter.profiler().calls.lock().unwrap(),
+        [Call::Initialize { version: 11 }]
+    );
+}
