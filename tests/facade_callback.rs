@@ -7,7 +7,7 @@
 
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corprof::facade::{
@@ -19,44 +19,8 @@ use corprof::profiling::*;
 use corprof::*;
 
 // ---------------------------------------------------------------------------
-// Vtable slots, counted in corprof.idl: IUnknown's 3, then the methods of
-// ICorProfilerCallback (69), 2 (8), 3 (3), 4 (6), 5..7 (1 each), 8 (2),
-// 9 (1), 10 (2), 11 (1), in order.
+// Calling the callback object as the runtime does.
 // ---------------------------------------------------------------------------
-
-const INITIALIZE: usize = 3;
-const SHUTDOWN: usize = 4;
-const APP_DOMAIN_CREATION_STARTED: usize = 5;
-const ASSEMBLY_LOAD_FINISHED: usize = 10;
-const MODULE_LOAD_FINISHED: usize = 14;
-const JIT_COMPILATION_STARTED: usize = 23;
-const JIT_COMPILATION_FINISHED: usize = 24;
-const JIT_CACHED_FUNCTION_SEARCH_STARTED: usize = 25;
-const JIT_INLINING: usize = 28;
-const THREAD_CREATED: usize = 29;
-const REMOTING_CLIENT_SENDING_MESSAGE: usize = 33;
-const RUNTIME_SUSPEND_STARTED: usize = 42;
-const MOVED_REFERENCES: usize = 49;
-const ROOT_REFERENCES: usize = 53;
-const EXCEPTION_OS_HANDLER_ENTER: usize = 60;
-const COM_CLASSIC_VTABLE_CREATED: usize = 68;
-const EXCEPTION_CLR_CATCHER_EXECUTE: usize = 71;
-const THREAD_NAME_CHANGED: usize = 72;
-const GARBAGE_COLLECTION_STARTED: usize = 73;
-const FINALIZEABLE_OBJECT_QUEUED: usize = 76;
-const ROOT_REFERENCES2: usize = 77;
-const INITIALIZE_FOR_ATTACH: usize = 80;
-const PROFILER_ATTACH_COMPLETE: usize = 81;
-const GET_REJIT_PARAMETERS: usize = 84;
-const MOVED_REFERENCES2: usize = 87;
-const CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES: usize = 89;
-const GET_ASSEMBLY_REFERENCES: usize = 90;
-const MODULE_IN_MEMORY_SYMBOLS_UPDATED: usize = 91;
-const DYNAMIC_METHOD_JIT_COMPILATION_STARTED: usize = 92;
-const DYNAMIC_METHOD_UNLOADED: usize = 94;
-const EVENT_PIPE_EVENT_DELIVERED: usize = 95;
-const EVENT_PIPE_PROVIDER_CREATED: usize = 96;
-const LOAD_AS_NOTIFICATION_ONLY: usize = 97;
 
 /// Reads slot `index` of the vtable of `this`, as a C++ caller does.
 unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
@@ -65,19 +29,113 @@ unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
     unsafe { *(*(this as *const *const *const c_void)).add(index) }
 }
 
-/// Calls slot `$index` of `$this` as `HRESULT (this, $ty...)`.
-macro_rules! raw {
-    ($this:expr, $index:expr, ($($ty:ty),*), ($($arg:expr),*)) => {{
-        let this: *mut c_void = $this;
-        // SAFETY: every slot named here is transmuted to the signature
-        // corprof.idl gives that method, and its pointer arguments point at
-        // locals that outlive the call (or are deliberately null).
-        unsafe {
-            let f: unsafe extern "system" fn(*mut c_void $(, $ty)*) -> HRESULT =
-                core::mem::transmute(slot(this, $index));
-            f(this $(, $arg)*)
+/// The exported callback object, called the way the runtime calls it: each
+/// method reads its slot (numbered from corprof.idl, not from the Rust
+/// declaration) out of `*this` and calls it with the IDL's signature.
+///
+/// Test-only, and safe on purpose: the tests pass pointers to live locals
+/// or deliberately bad ones (null, misaligned), which the adapter must
+/// refuse without reading them.
+#[derive(Clone, Copy)]
+struct Raw(*mut c_void);
+
+macro_rules! slots {
+    ($($index:literal $name:ident($($arg:ident: $ty:ty),*);)*) => {
+        impl Raw {
+            $(
+                #[allow(clippy::too_many_arguments)]
+                fn $name(self $(, $arg: $ty)*) -> HRESULT {
+                    // SAFETY: slot `$index` of an ICorProfilerCallback11
+                    // object is `$name` with this signature (corprof.idl);
+                    // the arguments are live locals or pointers the
+                    // adapter must refuse.
+                    unsafe {
+                        let f: unsafe extern "system" fn(*mut c_void $(, $ty)*) -> HRESULT =
+                            core::mem::transmute(slot(self.0, $index));
+                        f(self.0 $(, $arg)*)
+                    }
+                }
+            )*
         }
-    }};
+    };
+}
+
+// Slot = 3 (IUnknown's) + position in corprof.idl: ICorProfilerCallback's
+// 69 methods take slots 3..=71, then versions 2 (8 methods), 3 (3), 4 (6),
+// 5, 6, 7 (1 each), 8 (2), 9 (1), 10 (2) and 11 (1, slot 97).
+slots! {
+    3 Initialize(info: *mut c_void);
+    4 Shutdown();
+    5 AppDomainCreationStarted(app_domain: AppDomainID);
+    10 AssemblyLoadFinished(assembly: AssemblyID, status: HRESULT);
+    14 ModuleLoadFinished(module: ModuleID, status: HRESULT);
+    23 JITCompilationStarted(function: FunctionID, safe_to_block: BOOL);
+    24 JITCompilationFinished(function: FunctionID, status: HRESULT, safe_to_block: BOOL);
+    25 JITCachedFunctionSearchStarted(function: FunctionID, use_cached: *mut BOOL);
+    28 JITInlining(caller: FunctionID, callee: FunctionID, should_inline: *mut BOOL);
+    29 ThreadCreated(thread: ThreadID);
+    33 RemotingClientSendingMessage(cookie: *const GUID, is_async: BOOL);
+    42 RuntimeSuspendStarted(reason: COR_PRF_SUSPEND_REASON);
+    49 MovedReferences(
+        count: ULONG,
+        old: *const ObjectID,
+        new: *const ObjectID,
+        lengths: *const ULONG
+    );
+    53 RootReferences(count: ULONG, roots: *const ObjectID);
+    60 ExceptionOSHandlerEnter(unused: UINT_PTR);
+    68 COMClassicVTableCreated(class: ClassID, iid: *const GUID, vtable: *mut c_void, slots: ULONG);
+    71 ExceptionCLRCatcherExecute();
+    72 ThreadNameChanged(thread: ThreadID, count: ULONG, name: *const WCHAR);
+    73 GarbageCollectionStarted(count: i32, generations: *const BOOL, reason: COR_PRF_GC_REASON);
+    76 FinalizeableObjectQueued(flags: DWORD, object: ObjectID);
+    77 RootReferences2(
+        count: ULONG,
+        roots: *const ObjectID,
+        kinds: *const COR_PRF_GC_ROOT_KIND,
+        flags: *const COR_PRF_GC_ROOT_FLAGS,
+        ids: *const UINT_PTR
+    );
+    80 InitializeForAttach(info: *mut c_void, data: *const c_void, size: UINT);
+    81 ProfilerAttachComplete();
+    84 GetReJITParameters(module: ModuleID, method: mdMethodDef, control: *mut c_void);
+    87 MovedReferences2(
+        count: ULONG,
+        old: *const ObjectID,
+        new: *const ObjectID,
+        lengths: *const SIZE_T
+    );
+    89 ConditionalWeakTableElementReferences(
+        count: ULONG,
+        keys: *const ObjectID,
+        values: *const ObjectID,
+        handles: *const GCHandleID
+    );
+    90 GetAssemblyReferences(path: *const WCHAR, provider: *mut c_void);
+    91 ModuleInMemorySymbolsUpdated(module: ModuleID);
+    92 DynamicMethodJITCompilationStarted(
+        function: FunctionID,
+        safe_to_block: BOOL,
+        header: *const BYTE,
+        size: ULONG
+    );
+    94 DynamicMethodUnloaded(function: FunctionID);
+    95 EventPipeEventDelivered(
+        provider: EVENTPIPE_PROVIDER,
+        event_id: DWORD,
+        event_version: DWORD,
+        metadata_size: ULONG,
+        metadata: *const BYTE,
+        data_size: ULONG,
+        data: *const BYTE,
+        activity_id: *const GUID,
+        related_activity_id: *const GUID,
+        thread: ThreadID,
+        frame_count: ULONG,
+        frames: *const UINT_PTR
+    );
+    96 EventPipeProviderCreated(provider: EVENTPIPE_PROVIDER);
+    97 LoadAsNotificationOnly(notification_only: *mut BOOL);
 }
 
 type QueryInterfaceFn =
@@ -256,7 +314,7 @@ const NEW_IL: &[u8] = &[0x02, 0x2A]; // tiny header, `ret`
 #[derive(Default)]
 struct Recorder {
     calls: Arc<Mutex<Vec<Call>>>,
-    inline: AtomicBool,
+    inline: bool,
     notification_only: bool,
 }
 
@@ -345,7 +403,7 @@ impl Profiler for Recorder {
         if caller == FAILING_CALLER {
             return Err(E_ACCESSDENIED);
         }
-        Ok(self.inline.load(Ordering::SeqCst))
+        Ok(self.inline)
     }
     fn thread_created(&self, _: &ProfilerInfo, thread: ThreadID) -> Result<()> {
         if thread == PANIC_THREAD {
@@ -563,17 +621,12 @@ impl Harness {
         h
     }
 
-    fn this(&self) -> *mut c_void {
-        self.callback.as_raw()
+    fn this(&self) -> Raw {
+        Raw(self.callback.as_raw())
     }
 
     fn initialize(&self) -> HRESULT {
-        raw!(
-            self.this(),
-            INITIALIZE,
-            (*mut c_void),
-            (self.runtime.as_raw())
-        )
+        self.this().Initialize(self.runtime.as_raw())
     }
 
     fn calls(&self) -> Vec<Call> {
@@ -604,7 +657,7 @@ fn callback_iids() -> [(GUID, &'static str); 11] {
 #[test]
 fn query_interface_answers_all_eleven_callback_iids_with_one_pointer() {
     let h = Harness::new();
-    let this = h.this();
+    let this = h.this().0;
     for (iid, version) in callback_iids()
         .iter()
         .chain([(IUnknown::IID, "IUnknown")].iter())
@@ -655,12 +708,8 @@ fn initialize_negotiates_version_11_and_the_profiler_sets_the_event_mask() {
     assert_eq!(h.initialize(), E_UNEXPECTED);
     let data = [1u8, 2, 3];
     assert_eq!(
-        raw!(
-            h.this(),
-            INITIALIZE_FOR_ATTACH,
-            (*mut c_void, *mut c_void, UINT),
-            (h.runtime.as_raw(), data.as_ptr() as *mut c_void, 3)
-        ),
+        h.this()
+            .InitializeForAttach(h.runtime.as_raw(), data.as_ptr() as *mut c_void, 3),
         E_UNEXPECTED
     );
     assert_eq!(h.calls(), []);
@@ -691,18 +740,12 @@ fn initialize_negotiates_version_11_and_the_profiler_sets_the_event_mask() {
 #[test]
 fn initialize_without_a_usable_info_object_fails_and_can_be_retried() {
     let h = Harness::new();
-    assert_eq!(
-        raw!(h.this(), INITIALIZE, (*mut c_void), (null_mut())),
-        E_POINTER
-    );
+    assert_eq!(h.this().Initialize(null_mut()), E_POINTER);
     struct NotAnInfo;
     let stranger: IUnknown = export(NotAnInfo);
-    assert_eq!(
-        raw!(h.this(), INITIALIZE, (*mut c_void), (stranger.as_raw())),
-        E_NOINTERFACE
-    );
+    assert_eq!(h.this().Initialize(stranger.as_raw()), E_NOINTERFACE);
     assert_eq!(h.calls(), [], "the profiler never saw the failed attempts");
-    assert_eq!(raw!(h.this(), SHUTDOWN, (), ()), E_UNEXPECTED);
+    assert_eq!(h.this().Shutdown(), E_UNEXPECTED);
     assert_eq!(h.initialize(), S_OK);
     assert_eq!(h.calls(), [Call::Initialize { version: 11 }]);
 }
@@ -711,15 +754,10 @@ fn initialize_without_a_usable_info_object_fails_and_can_be_retried() {
 fn initialize_for_attach_passes_the_client_data() {
     let h = Harness::new();
     let data = *b"attach!";
-    let hr = raw!(
-        h.this(),
-        INITIALIZE_FOR_ATTACH,
-        (*mut c_void, *mut c_void, UINT),
-        (
-            h.runtime.as_raw(),
-            data.as_ptr() as *mut c_void,
-            data.len() as UINT
-        )
+    let hr = h.this().InitializeForAttach(
+        h.runtime.as_raw(),
+        data.as_ptr() as *mut c_void,
+        data.len() as UINT,
     );
     assert_eq!(hr, S_OK);
     assert_eq!(
@@ -733,12 +771,9 @@ fn initialize_for_attach_passes_the_client_data() {
 
     // No client data: a null pointer with a zero size is an empty slice.
     let h = Harness::new();
-    let hr = raw!(
-        h.this(),
-        INITIALIZE_FOR_ATTACH,
-        (*mut c_void, *mut c_void, UINT),
-        (h.runtime.as_raw(), null_mut(), 0)
-    );
+    let hr = h
+        .this()
+        .InitializeForAttach(h.runtime.as_raw(), null_mut(), 0);
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -753,48 +788,22 @@ fn initialize_for_attach_passes_the_client_data() {
 fn callbacks_before_initialize_are_unexpected_and_do_not_reach_the_profiler() {
     let h = Harness::new();
     let this = h.this();
+    assert_eq!(this.ThreadCreated(ThreadID(1)), E_UNEXPECTED);
     assert_eq!(
-        raw!(this, THREAD_CREATED, (ThreadID), (ThreadID(1))),
-        E_UNEXPECTED
-    );
-    assert_eq!(
-        raw!(
-            this,
-            JIT_COMPILATION_STARTED,
-            (FunctionID, BOOL),
-            (FunctionID(1), TRUE)
-        ),
+        this.JITCompilationStarted(FunctionID(1), TRUE),
         E_UNEXPECTED
     );
     let mut inline = 7;
     assert_eq!(
-        raw!(
-            this,
-            JIT_INLINING,
-            (FunctionID, FunctionID, *mut BOOL),
-            (FunctionID(1), FunctionID(2), &mut inline)
-        ),
+        this.JITInlining(FunctionID(1), FunctionID(2), &mut inline),
         E_UNEXPECTED
     );
     assert_eq!(inline, 7, "the out-parameter is untouched");
     let roots = [ObjectID(1)];
+    assert_eq!(this.RootReferences(1, roots.as_ptr()), E_UNEXPECTED);
+    assert_eq!(this.ProfilerAttachComplete(), E_UNEXPECTED);
     assert_eq!(
-        raw!(
-            this,
-            ROOT_REFERENCES,
-            (ULONG, *const ObjectID),
-            (1, roots.as_ptr())
-        ),
-        E_UNEXPECTED
-    );
-    assert_eq!(raw!(this, PROFILER_ATTACH_COMPLETE, (), ()), E_UNEXPECTED);
-    assert_eq!(
-        raw!(
-            this,
-            EVENT_PIPE_PROVIDER_CREATED,
-            (EVENTPIPE_PROVIDER),
-            (EVENTPIPE_PROVIDER(1))
-        ),
+        this.EventPipeProviderCreated(EVENTPIPE_PROVIDER(1)),
         E_UNEXPECTED
     );
     assert_eq!(h.calls(), []);
@@ -805,23 +814,9 @@ fn jit_compilation_converts_bools_both_ways_and_the_profiler_can_use_info() {
     let h = Harness::initialized();
     let this = h.this();
     let f = FunctionID(0xF00D);
-    assert_eq!(
-        raw!(this, JIT_COMPILATION_STARTED, (FunctionID, BOOL), (f, TRUE)),
-        S_OK
-    );
-    assert_eq!(
-        raw!(
-            this,
-            JIT_COMPILATION_STARTED,
-            (FunctionID, BOOL),
-            (f, FALSE)
-        ),
-        S_OK
-    );
-    assert_eq!(
-        raw!(this, JIT_COMPILATION_STARTED, (FunctionID, BOOL), (f, -2)),
-        S_OK
-    );
+    assert_eq!(this.JITCompilationStarted(f, TRUE), S_OK);
+    assert_eq!(this.JITCompilationStarted(f, FALSE), S_OK);
+    assert_eq!(this.JITCompilationStarted(f, -2), S_OK);
     let where_ = FunctionInfo {
         class: FAKE_CLASS,
         module: FAKE_MODULE,
@@ -833,15 +828,7 @@ fn jit_compilation_converts_bools_both_ways_and_the_profiler_can_use_info() {
         where_,
         thread: FAKE_THREAD,
     };
-    assert_eq!(
-        raw!(
-            this,
-            JIT_COMPILATION_FINISHED,
-            (FunctionID, HRESULT, BOOL),
-            (f, E_OUTOFMEMORY, TRUE)
-        ),
-        S_OK
-    );
+    assert_eq!(this.JITCompilationFinished(f, E_OUTOFMEMORY, TRUE), S_OK);
     assert_eq!(
         h.calls(),
         [
@@ -862,28 +849,13 @@ fn garbage_collection_started_passes_bools_and_the_reason() {
     let h = Harness::initialized();
     let this = h.this();
     let generations: [BOOL; 5] = [TRUE, FALSE, 5, FALSE, TRUE];
-    let hr = raw!(
-        this,
-        GARBAGE_COLLECTION_STARTED,
-        (i32, *const BOOL, COR_PRF_GC_REASON),
-        (5, generations.as_ptr(), COR_PRF_GC_INDUCED)
-    );
+    let hr = this.GarbageCollectionStarted(5, generations.as_ptr(), COR_PRF_GC_INDUCED);
     assert_eq!(hr, S_OK);
     // A reason this crate does not know still arrives intact.
-    let hr = raw!(
-        this,
-        GARBAGE_COLLECTION_STARTED,
-        (i32, *const BOOL, COR_PRF_GC_REASON),
-        (0, null(), COR_PRF_GC_REASON(99))
-    );
+    let hr = this.GarbageCollectionStarted(0, null(), COR_PRF_GC_REASON(99));
     assert_eq!(hr, S_OK);
     // A negative count is refused without calling the profiler.
-    let hr = raw!(
-        this,
-        GARBAGE_COLLECTION_STARTED,
-        (i32, *const BOOL, COR_PRF_GC_REASON),
-        (-1, generations.as_ptr(), COR_PRF_GC_OTHER)
-    );
+    let hr = this.GarbageCollectionStarted(-1, generations.as_ptr(), COR_PRF_GC_OTHER);
     assert_eq!(hr, E_INVALIDARG);
     assert_eq!(
         h.calls(),
@@ -902,19 +874,9 @@ fn moved_references_arrive_as_three_parallel_slices() {
     let new = [ObjectID(0x100), ObjectID(0x200), ObjectID(0x300)];
     let lengths: [ULONG; 3] = [16, 32, 48];
     let wide: [SIZE_T; 3] = [16, 32, 1 << 20];
-    let hr = raw!(
-        this,
-        MOVED_REFERENCES,
-        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
-        (3, old.as_ptr(), new.as_ptr(), lengths.as_ptr())
-    );
+    let hr = this.MovedReferences(3, old.as_ptr(), new.as_ptr(), lengths.as_ptr());
     assert_eq!(hr, S_OK);
-    let hr = raw!(
-        this,
-        MOVED_REFERENCES2,
-        (ULONG, *const ObjectID, *const ObjectID, *const SIZE_T),
-        (3, old.as_ptr(), new.as_ptr(), wide.as_ptr())
-    );
+    let hr = this.MovedReferences2(3, old.as_ptr(), new.as_ptr(), wide.as_ptr());
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -943,23 +905,12 @@ fn root_references2_keeps_kinds_and_flags_typed() {
         COR_PRF_GC_ROOT_FLAGS(0),
     ];
     let ids: [UINT_PTR; 2] = [0xAAAA, 0xBBBB];
-    let hr = raw!(
-        h.this(),
-        ROOT_REFERENCES2,
-        (
-            ULONG,
-            *const ObjectID,
-            *const COR_PRF_GC_ROOT_KIND,
-            *const COR_PRF_GC_ROOT_FLAGS,
-            *const UINT_PTR
-        ),
-        (
-            2,
-            roots.as_ptr(),
-            kinds.as_ptr(),
-            flags.as_ptr(),
-            ids.as_ptr()
-        )
+    let hr = h.this().RootReferences2(
+        2,
+        roots.as_ptr(),
+        kinds.as_ptr(),
+        flags.as_ptr(),
+        ids.as_ptr(),
     );
     assert_eq!(hr, S_OK);
     assert_eq!(
@@ -979,36 +930,16 @@ fn thread_names_arrive_as_strings() {
     let this = h.this();
     let t = ThreadID(0x71);
     let name: Vec<u16> = "Worker \u{1F980} #1".encode_utf16().collect();
-    let hr = raw!(
-        this,
-        THREAD_NAME_CHANGED,
-        (ThreadID, ULONG, *const WCHAR),
-        (t, name.len() as ULONG, name.as_ptr())
-    );
+    let hr = this.ThreadNameChanged(t, name.len() as ULONG, name.as_ptr());
     assert_eq!(hr, S_OK);
     // Only `cchName` units are read: the name is not NUL-terminated.
-    let hr = raw!(
-        this,
-        THREAD_NAME_CHANGED,
-        (ThreadID, ULONG, *const WCHAR),
-        (t, 6, name.as_ptr())
-    );
+    let hr = this.ThreadNameChanged(t, 6, name.as_ptr());
     assert_eq!(hr, S_OK);
     // A lone surrogate decodes lossily; a cleared name is empty.
     let broken: [u16; 2] = [0x41, 0xD800];
-    let hr = raw!(
-        this,
-        THREAD_NAME_CHANGED,
-        (ThreadID, ULONG, *const WCHAR),
-        (t, 2, broken.as_ptr())
-    );
+    let hr = this.ThreadNameChanged(t, 2, broken.as_ptr());
     assert_eq!(hr, S_OK);
-    let hr = raw!(
-        this,
-        THREAD_NAME_CHANGED,
-        (ThreadID, ULONG, *const WCHAR),
-        (t, 0, null())
-    );
+    let hr = this.ThreadNameChanged(t, 0, null());
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -1027,68 +958,38 @@ fn out_parameters_are_written_from_the_returned_bool() {
     let this = h.this();
     let (caller, callee) = (FunctionID(1), FunctionID(2));
     let mut should_inline: BOOL = 7;
-    let hr = raw!(
-        this,
-        JIT_INLINING,
-        (FunctionID, FunctionID, *mut BOOL),
-        (caller, callee, &mut should_inline)
-    );
+    let hr = this.JITInlining(caller, callee, &mut should_inline);
     assert_eq!(hr, S_OK);
     assert_eq!(should_inline, FALSE, "the recorder starts by refusing");
 
-    // Flip the recorder's answer through the callback object it lives in.
+    // A recorder that allows inlining.
     let recorder = Recorder {
-        inline: AtomicBool::new(true),
+        inline: true,
         ..Recorder::default()
     };
     let h2 = Harness::with(recorder);
     assert_eq!(h2.initialize(), S_OK);
     let mut should_inline: BOOL = 7;
-    let hr = raw!(
-        h2.this(),
-        JIT_INLINING,
-        (FunctionID, FunctionID, *mut BOOL),
-        (caller, callee, &mut should_inline)
-    );
+    let hr = h2.this().JITInlining(caller, callee, &mut should_inline);
     assert_eq!(hr, S_OK);
     assert_eq!(should_inline, TRUE);
 
     // A null out-pointer is refused before the profiler is asked.
-    let hr = raw!(
-        this,
-        JIT_INLINING,
-        (FunctionID, FunctionID, *mut BOOL),
-        (caller, callee, null_mut())
-    );
+    let hr = this.JITInlining(caller, callee, null_mut());
     assert_eq!(hr, E_POINTER);
     // An error is returned as is and the out-parameter is left alone.
     let mut should_inline: BOOL = 7;
-    let hr = raw!(
-        this,
-        JIT_INLINING,
-        (FunctionID, FunctionID, *mut BOOL),
-        (FAILING_CALLER, callee, &mut should_inline)
-    );
+    let hr = this.JITInlining(FAILING_CALLER, callee, &mut should_inline);
     assert_eq!(hr, E_ACCESSDENIED);
     assert_eq!(should_inline, 7);
 
     // JITCachedFunctionSearchStarted: the recorder forces a JIT.
     let mut use_cached: BOOL = TRUE;
-    let hr = raw!(
-        this,
-        JIT_CACHED_FUNCTION_SEARCH_STARTED,
-        (FunctionID, *mut BOOL),
-        (caller, &mut use_cached)
-    );
+    let hr = this.JITCachedFunctionSearchStarted(caller, &mut use_cached);
     assert_eq!(hr, S_OK);
     assert_eq!(use_cached, FALSE);
     assert_eq!(
-        raw!(
-            this,
-            JIT_CACHED_FUNCTION_SEARCH_STARTED,
-            (FunctionID, *mut BOOL),
-            (caller, null_mut())
-        ),
+        this.JITCachedFunctionSearchStarted(caller, null_mut()),
         E_POINTER
     );
 
@@ -1108,12 +1009,9 @@ fn get_rejit_parameters_lends_a_usable_function_control() {
     let control = Arc::new(FakeFunctionControl::default());
     let exported: ICorProfilerFunctionControl = export_arc(control.clone());
     let (module, method) = (ModuleID(0x30D), mdMethodDef(0x0600_0001));
-    let hr = raw!(
-        h.this(),
-        GET_REJIT_PARAMETERS,
-        (ModuleID, mdMethodDef, *mut c_void),
-        (module, method, exported.as_raw())
-    );
+    let hr = h
+        .this()
+        .GetReJITParameters(module, method, exported.as_raw());
     assert_eq!(hr, S_OK);
     assert_eq!(
         *control.flags.lock().unwrap(),
@@ -1121,12 +1019,7 @@ fn get_rejit_parameters_lends_a_usable_function_control() {
     );
     assert_eq!(*control.bodies.lock().unwrap(), [NEW_IL.to_vec()]);
     // A null control is refused without calling the profiler.
-    let hr = raw!(
-        h.this(),
-        GET_REJIT_PARAMETERS,
-        (ModuleID, mdMethodDef, *mut c_void),
-        (module, method, null_mut())
-    );
+    let hr = h.this().GetReJITParameters(module, method, null_mut());
     assert_eq!(hr, E_POINTER);
     assert_eq!(h.calls(), [Call::ReJitParameters(module, method)]);
     drop(exported);
@@ -1143,27 +1036,14 @@ fn get_assembly_references_passes_the_path_and_the_provider() {
     let provider = Arc::new(FakeReferenceProvider::default());
     let exported: ICorProfilerAssemblyReferenceProvider = export_arc(provider.clone());
     let path: Vec<u16> = "/app/Sample.dll".encode_utf16().chain([0]).collect();
-    let hr = raw!(
-        h.this(),
-        GET_ASSEMBLY_REFERENCES,
-        (*const WCHAR, *mut c_void),
-        (path.as_ptr(), exported.as_raw())
-    );
+    let hr = h
+        .this()
+        .GetAssemblyReferences(path.as_ptr(), exported.as_raw());
     assert_eq!(hr, S_OK);
     assert_eq!(provider.added.load(Ordering::SeqCst), 1);
-    let hr = raw!(
-        h.this(),
-        GET_ASSEMBLY_REFERENCES,
-        (*const WCHAR, *mut c_void),
-        (null(), exported.as_raw())
-    );
+    let hr = h.this().GetAssemblyReferences(null(), exported.as_raw());
     assert_eq!(hr, E_POINTER, "a null path");
-    let hr = raw!(
-        h.this(),
-        GET_ASSEMBLY_REFERENCES,
-        (*const WCHAR, *mut c_void),
-        (path.as_ptr(), null_mut())
-    );
+    let hr = h.this().GetAssemblyReferences(path.as_ptr(), null_mut());
     assert_eq!(hr, E_POINTER, "a null provider");
     assert_eq!(
         h.calls(),
@@ -1178,37 +1058,19 @@ fn event_pipe_events_arrive_as_one_struct() {
     let data = [0xDEu8, 0xAD, 0xBE, 0xEF, 0x00];
     let activity = GUID::from_u128(0x0123_4567_89AB_CDEF_0123_4567_89AB_CDEF);
     let stack: [UINT_PTR; 3] = [0x7000_0010, 0x7000_0020, 0x7000_0030];
-    let hr = raw!(
-        h.this(),
-        EVENT_PIPE_EVENT_DELIVERED,
-        (
-            EVENTPIPE_PROVIDER,
-            DWORD,
-            DWORD,
-            ULONG,
-            *const BYTE,
-            ULONG,
-            *const BYTE,
-            *const GUID,
-            *const GUID,
-            ThreadID,
-            ULONG,
-            *const UINT_PTR
-        ),
-        (
-            EVENTPIPE_PROVIDER(0xE7),
-            42,
-            3,
-            metadata.len() as ULONG,
-            metadata.as_ptr(),
-            data.len() as ULONG,
-            data.as_ptr(),
-            &activity,
-            null(),
-            ThreadID(0x55),
-            stack.len() as ULONG,
-            stack.as_ptr()
-        )
+    let hr = h.this().EventPipeEventDelivered(
+        EVENTPIPE_PROVIDER(0xE7),
+        42,
+        3,
+        metadata.len() as ULONG,
+        metadata.as_ptr(),
+        data.len() as ULONG,
+        data.as_ptr(),
+        &activity,
+        null(),
+        ThreadID(0x55),
+        stack.len() as ULONG,
+        stack.as_ptr(),
     );
     assert_eq!(hr, S_OK);
     assert_eq!(
@@ -1235,20 +1097,9 @@ fn load_as_notification_only_is_answered_before_initialize() {
             ..Recorder::default()
         });
         let mut out: BOOL = 7;
-        assert_eq!(
-            raw!(h.this(), LOAD_AS_NOTIFICATION_ONLY, (*mut BOOL), (&mut out)),
-            S_OK
-        );
+        assert_eq!(h.this().LoadAsNotificationOnly(&mut out), S_OK);
         assert_eq!(out, if answer { TRUE } else { FALSE });
-        assert_eq!(
-            raw!(
-                h.this(),
-                LOAD_AS_NOTIFICATION_ONLY,
-                (*mut BOOL),
-                (null_mut())
-            ),
-            E_POINTER
-        );
+        assert_eq!(h.this().LoadAsNotificationOnly(null_mut()), E_POINTER);
         assert_eq!(h.calls(), [Call::NotificationOnly]);
         assert_eq!(h.initialize(), S_OK, "Initialize follows as usual");
     }
@@ -1259,63 +1110,24 @@ fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
     let h = Harness::initialized();
     let this = h.this();
     let objects = [ObjectID(1), ObjectID(2)];
-    assert_eq!(
-        raw!(this, ROOT_REFERENCES, (ULONG, *const ObjectID), (2, null())),
-        E_POINTER
-    );
+    assert_eq!(this.RootReferences(2, null()), E_POINTER);
     // One null array among several is enough.
-    let hr = raw!(
-        this,
-        MOVED_REFERENCES,
-        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
-        (2, objects.as_ptr(), objects.as_ptr(), null())
-    );
+    let hr = this.MovedReferences(2, objects.as_ptr(), objects.as_ptr(), null());
     assert_eq!(hr, E_POINTER);
     // A misaligned pointer is refused too.
     let misaligned = (objects.as_ptr() as *const u8).wrapping_add(1) as *const ObjectID;
-    assert_eq!(
-        raw!(
-            this,
-            ROOT_REFERENCES,
-            (ULONG, *const ObjectID),
-            (1, misaligned)
-        ),
-        E_POINTER
-    );
-    let hr = raw!(
-        this,
-        CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES,
-        (ULONG, *const ObjectID, *const ObjectID, *const GCHandleID),
-        (1, objects.as_ptr(), null(), null())
-    );
+    assert_eq!(this.RootReferences(1, misaligned), E_POINTER);
+    let hr = this.ConditionalWeakTableElementReferences(1, objects.as_ptr(), null(), null());
     assert_eq!(hr, E_POINTER);
-    let hr = raw!(
-        this,
-        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
-        (FunctionID, BOOL, *const BYTE, ULONG),
-        (FunctionID(9), TRUE, null(), 12)
-    );
+    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(9), TRUE, null(), 12);
     assert_eq!(hr, E_POINTER);
     assert_eq!(h.calls(), [], "the profiler saw none of them");
 
     // A null pointer with a zero count is an empty slice.
-    assert_eq!(
-        raw!(this, ROOT_REFERENCES, (ULONG, *const ObjectID), (0, null())),
-        S_OK
-    );
-    let hr = raw!(
-        this,
-        MOVED_REFERENCES,
-        (ULONG, *const ObjectID, *const ObjectID, *const ULONG),
-        (0, null(), null(), null())
-    );
+    assert_eq!(this.RootReferences(0, null()), S_OK);
+    let hr = this.MovedReferences(0, null(), null(), null());
     assert_eq!(hr, S_OK);
-    let hr = raw!(
-        this,
-        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
-        (FunctionID, BOOL, *const BYTE, ULONG),
-        (FunctionID(9), FALSE, null(), 0)
-    );
+    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(9), FALSE, null(), 0);
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -1336,46 +1148,17 @@ fn other_typed_arguments_arrive_intact() {
     let h = Harness::initialized();
     let this = h.this();
     let cookie = GUID::from_u128(0xC00C1E);
-    assert_eq!(
-        raw!(
-            this,
-            REMOTING_CLIENT_SENDING_MESSAGE,
-            (*const GUID, BOOL),
-            (&cookie, TRUE)
-        ),
-        S_OK
-    );
-    assert_eq!(
-        raw!(
-            this,
-            REMOTING_CLIENT_SENDING_MESSAGE,
-            (*const GUID, BOOL),
-            (null(), FALSE)
-        ),
-        S_OK
-    );
-    let hr = raw!(
-        this,
-        FINALIZEABLE_OBJECT_QUEUED,
-        (DWORD, ObjectID),
-        (COR_PRF_FINALIZER_CRITICAL.0 | 0x80, ObjectID(0xF1))
-    );
+    assert_eq!(this.RemotingClientSendingMessage(&cookie, TRUE), S_OK);
+    assert_eq!(this.RemotingClientSendingMessage(null(), FALSE), S_OK);
+    let hr = this.FinalizeableObjectQueued(COR_PRF_FINALIZER_CRITICAL.0 | 0x80, ObjectID(0xF1));
     assert_eq!(hr, S_OK);
     let header = [0x13u8, 0x30, 0x02, 0x00];
-    let hr = raw!(
-        this,
-        DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
-        (FunctionID, BOOL, *const BYTE, ULONG),
-        (FunctionID(8), TRUE, header.as_ptr(), 4)
-    );
+    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(8), TRUE, header.as_ptr(), 4);
     assert_eq!(hr, S_OK);
     let iid = ICorProfilerCallback::IID;
-    let hr = raw!(
-        this,
-        COM_CLASSIC_VTABLE_CREATED,
-        (ClassID, *const GUID, *mut c_void, ULONG),
-        (ClassID(0xCC), &iid, 0x1234_5678usize as *mut c_void, 72)
-    );
+    let vtable = [0usize; 4];
+    let address = vtable.as_ptr() as *mut c_void;
+    let hr = this.COMClassicVTableCreated(ClassID(0xCC), &iid, address, 72);
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -1384,7 +1167,7 @@ fn other_typed_arguments_arrive_intact() {
             Call::Remoting(None, false),
             Call::Finalizeable(COR_PRF_FINALIZER_FLAGS(0x81), ObjectID(0xF1)),
             Call::DynamicJit(FunctionID(8), true, header.to_vec()),
-            Call::VTable(ClassID(0xCC), Some(iid), 0x1234_5678, 72),
+            Call::VTable(ClassID(0xCC), Some(iid), address as usize, 72),
         ]
     );
 }
@@ -1393,32 +1176,12 @@ fn other_typed_arguments_arrive_intact() {
 fn errors_come_back_and_panics_become_e_fail() {
     let h = Harness::initialized();
     let this = h.this();
-    let hr = raw!(
-        this,
-        MODULE_LOAD_FINISHED,
-        (ModuleID, HRESULT),
-        (FAILING_MODULE, S_OK)
-    );
+    let hr = this.ModuleLoadFinished(FAILING_MODULE, S_OK);
     assert_eq!(hr, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
-    assert_eq!(
-        raw!(
-            this,
-            MODULE_LOAD_FINISHED,
-            (ModuleID, HRESULT),
-            (ModuleID(2), E_FAIL)
-        ),
-        S_OK
-    );
+    assert_eq!(this.ModuleLoadFinished(ModuleID(2), E_FAIL), S_OK);
 
-    assert_eq!(
-        raw!(this, THREAD_CREATED, (ThreadID), (PANIC_THREAD)),
-        E_FAIL
-    );
-    assert_eq!(
-        raw!(this, THREAD_CREATED, (ThreadID), (ThreadID(3))),
-        S_OK,
-        "the next call works"
-    );
+    assert_eq!(this.ThreadCreated(PANIC_THREAD), E_FAIL);
+    assert_eq!(this.ThreadCreated(ThreadID(3)), S_OK, "the next call works");
     assert_eq!(
         h.calls(),
         [
@@ -1433,14 +1196,11 @@ fn errors_come_back_and_panics_become_e_fail() {
 fn a_profiler_that_implements_nothing_answers_s_ok_in_every_version() {
     let callback = export_profiler(Quiet);
     let fake = export::<ICorProfilerInfo11, _>(FakeRuntime::default());
-    let this = callback.as_raw();
+    let this = Raw(callback.as_raw());
     let mut out: BOOL = 7;
-    assert_eq!(
-        raw!(this, LOAD_AS_NOTIFICATION_ONLY, (*mut BOOL), (&mut out)),
-        S_OK
-    );
+    assert_eq!(this.LoadAsNotificationOnly(&mut out), S_OK);
     assert_eq!(out, FALSE, "the default loads as the main profiler");
-    assert_eq!(raw!(this, INITIALIZE, (*mut c_void), (fake.as_raw())), S_OK);
+    assert_eq!(this.Initialize(fake.as_raw()), S_OK);
 
     let objects = [ObjectID(1)];
     let generations = [TRUE];
@@ -1450,123 +1210,47 @@ fn a_profiler_that_implements_nothing_answers_s_ok_in_every_version() {
     let control: ICorProfilerFunctionControl = export(FakeFunctionControl::default());
     let results = [
         // ICorProfilerCallback
-        raw!(
-            this,
-            APP_DOMAIN_CREATION_STARTED,
-            (AppDomainID),
-            (AppDomainID(1))
-        ),
-        raw!(
-            this,
-            ASSEMBLY_LOAD_FINISHED,
-            (AssemblyID, HRESULT),
-            (AssemblyID(1), S_OK)
-        ),
-        raw!(
-            this,
-            JIT_COMPILATION_STARTED,
-            (FunctionID, BOOL),
-            (FunctionID(1), TRUE)
-        ),
-        raw!(
-            this,
-            RUNTIME_SUSPEND_STARTED,
-            (COR_PRF_SUSPEND_REASON),
-            (COR_PRF_SUSPEND_FOR_GC)
-        ),
-        raw!(
-            this,
-            ROOT_REFERENCES,
-            (ULONG, *const ObjectID),
-            (1, objects.as_ptr())
-        ),
-        raw!(this, EXCEPTION_OS_HANDLER_ENTER, (UINT_PTR), (0)),
-        raw!(this, EXCEPTION_CLR_CATCHER_EXECUTE, (), ()),
+        this.AppDomainCreationStarted(AppDomainID(1)),
+        this.AssemblyLoadFinished(AssemblyID(1), S_OK),
+        this.JITCompilationStarted(FunctionID(1), TRUE),
+        this.RuntimeSuspendStarted(COR_PRF_SUSPEND_FOR_GC),
+        this.RootReferences(1, objects.as_ptr()),
+        this.ExceptionOSHandlerEnter(0),
+        this.ExceptionCLRCatcherExecute(),
         // ICorProfilerCallback2
-        raw!(
-            this,
-            THREAD_NAME_CHANGED,
-            (ThreadID, ULONG, *const WCHAR),
-            (ThreadID(1), 1, name.as_ptr())
-        ),
-        raw!(
-            this,
-            GARBAGE_COLLECTION_STARTED,
-            (i32, *const BOOL, COR_PRF_GC_REASON),
-            (1, generations.as_ptr(), COR_PRF_GC_OTHER)
-        ),
+        this.ThreadNameChanged(ThreadID(1), 1, name.as_ptr()),
+        this.GarbageCollectionStarted(1, generations.as_ptr(), COR_PRF_GC_OTHER),
         // ICorProfilerCallback3
-        raw!(this, PROFILER_ATTACH_COMPLETE, (), ()),
+        this.ProfilerAttachComplete(),
         // ICorProfilerCallback4
-        raw!(
-            this,
-            GET_REJIT_PARAMETERS,
-            (ModuleID, mdMethodDef, *mut c_void),
-            (ModuleID(1), mdMethodDef(0x0600_0001), control.as_raw())
-        ),
+        this.GetReJITParameters(ModuleID(1), mdMethodDef(0x0600_0001), control.as_raw()),
         // ICorProfilerCallback5
-        raw!(
-            this,
-            CONDITIONAL_WEAK_TABLE_ELEMENT_REFERENCES,
-            (ULONG, *const ObjectID, *const ObjectID, *const GCHandleID),
-            (0, null(), null(), null())
-        ),
+        this.ConditionalWeakTableElementReferences(0, null(), null(), null()),
         // ICorProfilerCallback6
-        raw!(
-            this,
-            GET_ASSEMBLY_REFERENCES,
-            (*const WCHAR, *mut c_void),
-            (path.as_ptr(), provider.as_raw())
-        ),
+        this.GetAssemblyReferences(path.as_ptr(), provider.as_raw()),
         // ICorProfilerCallback7
-        raw!(
-            this,
-            MODULE_IN_MEMORY_SYMBOLS_UPDATED,
-            (ModuleID),
-            (ModuleID(1))
-        ),
+        this.ModuleInMemorySymbolsUpdated(ModuleID(1)),
         // ICorProfilerCallback8
-        raw!(
-            this,
-            DYNAMIC_METHOD_JIT_COMPILATION_STARTED,
-            (FunctionID, BOOL, *const BYTE, ULONG),
-            (FunctionID(1), TRUE, null(), 0)
-        ),
+        this.DynamicMethodJITCompilationStarted(FunctionID(1), TRUE, null(), 0),
         // ICorProfilerCallback9
-        raw!(this, DYNAMIC_METHOD_UNLOADED, (FunctionID), (FunctionID(1))),
+        this.DynamicMethodUnloaded(FunctionID(1)),
         // ICorProfilerCallback10
-        raw!(
-            this,
-            EVENT_PIPE_PROVIDER_CREATED,
-            (EVENTPIPE_PROVIDER),
-            (EVENTPIPE_PROVIDER(1))
-        ),
-        // Shutdown, last.
-        raw!(this, SHUTDOWN, (), ()),
+        this.EventPipeProviderCreated(EVENTPIPE_PROVIDER(1)),
     ];
     assert!(results.iter().all(|&hr| hr == S_OK), "{results:?}");
 
     // Defaulted out-parameters: use cached code, allow inlining.
     let (mut use_cached, mut inline) = (7, 7);
     assert_eq!(
-        raw!(
-            this,
-            JIT_CACHED_FUNCTION_SEARCH_STARTED,
-            (FunctionID, *mut BOOL),
-            (FunctionID(1), &mut use_cached)
-        ),
+        this.JITCachedFunctionSearchStarted(FunctionID(1), &mut use_cached),
         S_OK
     );
     assert_eq!(
-        raw!(
-            this,
-            JIT_INLINING,
-            (FunctionID, FunctionID, *mut BOOL),
-            (FunctionID(1), FunctionID(2), &mut inline)
-        ),
+        this.JITInlining(FunctionID(1), FunctionID(2), &mut inline),
         S_OK
     );
     assert_eq!((use_cached, inline), (TRUE, TRUE));
+    assert_eq!(this.Shutdown(), S_OK);
 }
 
 #[test]
@@ -1575,15 +1259,7 @@ fn the_adapter_exposes_its_profiler_and_info() {
     assert!(adapter.info().is_none());
     let callback: ICorProfilerCallback11 = export_arc(adapter.clone());
     let fake = export::<ICorProfilerInfo11, _>(FakeRuntime::default());
-    assert_eq!(
-        raw!(
-            callback.as_raw(),
-            INITIALIZE,
-            (*mut c_void),
-            (fake.as_raw())
-        ),
-        S_OK
-    );
+    assert_eq!(Raw(callback.as_raw()).Initialize(fake.as_raw()), S_OK);
     assert_eq!(adapter.info().map(ProfilerInfo::version), Some(11));
     assert_eq!(
         *adapter.profiler().calls.lock().unwrap(),

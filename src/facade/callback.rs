@@ -47,7 +47,12 @@ use crate::{ComRef, GUID, HRESULT};
 ///     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
 ///         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR::empty())
 ///     }
-///     fn jit_compilation_started(&self, _info: &ProfilerInfo, _function: FunctionID, _safe_to_block: bool) -> Result<()> {
+///     fn jit_compilation_started(
+///         &self,
+///         _info: &ProfilerInfo,
+///         _function: FunctionID,
+///         _safe_to_block: bool,
+///     ) -> Result<()> {
 ///         self.jitted.fetch_add(1, Ordering::Relaxed);
 ///         Ok(())
 ///     }
