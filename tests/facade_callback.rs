@@ -784,6 +784,285 @@ fn initialize_for_attach_passes_the_client_data() {
     );
 }
 
+/// `Default::default()`, short, for the arguments nobody reads.
+fn d<T: Default>() -> T {
+    T::default()
+}
+
+#[test]
+fn every_raw_method_is_overridden_and_guarded_before_initialize() {
+    // The raw traits' own defaults answer S_OK; the adapter answers
+    // E_UNEXPECTED before Initialize. So every one of the 92 methods below
+    // (all but the two initializers and LoadAsNotificationOnly) answering
+    // E_UNEXPECTED proves the adapter overrides it.
+    let h = Harness::new();
+    let cb: ICorProfilerCallback11 = h.callback.cast().unwrap();
+    // SAFETY: the invoker calls each method through its declared slot;
+    // before Initialize the adapter answers without reading any argument,
+    // and every pointer passed is null anyway.
+    let results = unsafe {
+        [
+            ("Shutdown", cb.Shutdown()),
+            ("AppDomainCreationStarted", cb.AppDomainCreationStarted(d())),
+            (
+                "AppDomainCreationFinished",
+                cb.AppDomainCreationFinished(d(), d()),
+            ),
+            ("AppDomainShutdownStarted", cb.AppDomainShutdownStarted(d())),
+            (
+                "AppDomainShutdownFinished",
+                cb.AppDomainShutdownFinished(d(), d()),
+            ),
+            ("AssemblyLoadStarted", cb.AssemblyLoadStarted(d())),
+            ("AssemblyLoadFinished", cb.AssemblyLoadFinished(d(), d())),
+            ("AssemblyUnloadStarted", cb.AssemblyUnloadStarted(d())),
+            (
+                "AssemblyUnloadFinished",
+                cb.AssemblyUnloadFinished(d(), d()),
+            ),
+            ("ModuleLoadStarted", cb.ModuleLoadStarted(d())),
+            ("ModuleLoadFinished", cb.ModuleLoadFinished(d(), d())),
+            ("ModuleUnloadStarted", cb.ModuleUnloadStarted(d())),
+            ("ModuleUnloadFinished", cb.ModuleUnloadFinished(d(), d())),
+            (
+                "ModuleAttachedToAssembly",
+                cb.ModuleAttachedToAssembly(d(), d()),
+            ),
+            ("ClassLoadStarted", cb.ClassLoadStarted(d())),
+            ("ClassLoadFinished", cb.ClassLoadFinished(d(), d())),
+            ("ClassUnloadStarted", cb.ClassUnloadStarted(d())),
+            ("ClassUnloadFinished", cb.ClassUnloadFinished(d(), d())),
+            ("FunctionUnloadStarted", cb.FunctionUnloadStarted(d())),
+            ("JITCompilationStarted", cb.JITCompilationStarted(d(), d())),
+            (
+                "JITCompilationFinished",
+                cb.JITCompilationFinished(d(), d(), d()),
+            ),
+            (
+                "JITCachedFunctionSearchStarted",
+                cb.JITCachedFunctionSearchStarted(d(), null_mut()),
+            ),
+            (
+                "JITCachedFunctionSearchFinished",
+                cb.JITCachedFunctionSearchFinished(d(), d()),
+            ),
+            ("JITFunctionPitched", cb.JITFunctionPitched(d())),
+            ("JITInlining", cb.JITInlining(d(), d(), null_mut())),
+            ("ThreadCreated", cb.ThreadCreated(d())),
+            ("ThreadDestroyed", cb.ThreadDestroyed(d())),
+            (
+                "ThreadAssignedToOSThread",
+                cb.ThreadAssignedToOSThread(d(), d()),
+            ),
+            (
+                "RemotingClientInvocationStarted",
+                cb.RemotingClientInvocationStarted(),
+            ),
+            (
+                "RemotingClientSendingMessage",
+                cb.RemotingClientSendingMessage(null_mut(), d()),
+            ),
+            (
+                "RemotingClientReceivingReply",
+                cb.RemotingClientReceivingReply(null_mut(), d()),
+            ),
+            (
+                "RemotingClientInvocationFinished",
+                cb.RemotingClientInvocationFinished(),
+            ),
+            (
+                "RemotingServerReceivingMessage",
+                cb.RemotingServerReceivingMessage(null_mut(), d()),
+            ),
+            (
+                "RemotingServerInvocationStarted",
+                cb.RemotingServerInvocationStarted(),
+            ),
+            (
+                "RemotingServerInvocationReturned",
+                cb.RemotingServerInvocationReturned(),
+            ),
+            (
+                "RemotingServerSendingReply",
+                cb.RemotingServerSendingReply(null_mut(), d()),
+            ),
+            (
+                "UnmanagedToManagedTransition",
+                cb.UnmanagedToManagedTransition(d(), d()),
+            ),
+            (
+                "ManagedToUnmanagedTransition",
+                cb.ManagedToUnmanagedTransition(d(), d()),
+            ),
+            ("RuntimeSuspendStarted", cb.RuntimeSuspendStarted(d())),
+            ("RuntimeSuspendFinished", cb.RuntimeSuspendFinished()),
+            ("RuntimeSuspendAborted", cb.RuntimeSuspendAborted()),
+            ("RuntimeResumeStarted", cb.RuntimeResumeStarted()),
+            ("RuntimeResumeFinished", cb.RuntimeResumeFinished()),
+            ("RuntimeThreadSuspended", cb.RuntimeThreadSuspended(d())),
+            ("RuntimeThreadResumed", cb.RuntimeThreadResumed(d())),
+            (
+                "MovedReferences",
+                cb.MovedReferences(d(), null_mut(), null_mut(), null_mut()),
+            ),
+            ("ObjectAllocated", cb.ObjectAllocated(d(), d())),
+            (
+                "ObjectsAllocatedByClass",
+                cb.ObjectsAllocatedByClass(d(), null_mut(), null_mut()),
+            ),
+            (
+                "ObjectReferences",
+                cb.ObjectReferences(d(), d(), d(), null_mut()),
+            ),
+            ("RootReferences", cb.RootReferences(d(), null_mut())),
+            ("ExceptionThrown", cb.ExceptionThrown(d())),
+            (
+                "ExceptionSearchFunctionEnter",
+                cb.ExceptionSearchFunctionEnter(d()),
+            ),
+            (
+                "ExceptionSearchFunctionLeave",
+                cb.ExceptionSearchFunctionLeave(),
+            ),
+            (
+                "ExceptionSearchFilterEnter",
+                cb.ExceptionSearchFilterEnter(d()),
+            ),
+            (
+                "ExceptionSearchFilterLeave",
+                cb.ExceptionSearchFilterLeave(),
+            ),
+            (
+                "ExceptionSearchCatcherFound",
+                cb.ExceptionSearchCatcherFound(d()),
+            ),
+            ("ExceptionOSHandlerEnter", cb.ExceptionOSHandlerEnter(d())),
+            ("ExceptionOSHandlerLeave", cb.ExceptionOSHandlerLeave(d())),
+            (
+                "ExceptionUnwindFunctionEnter",
+                cb.ExceptionUnwindFunctionEnter(d()),
+            ),
+            (
+                "ExceptionUnwindFunctionLeave",
+                cb.ExceptionUnwindFunctionLeave(),
+            ),
+            (
+                "ExceptionUnwindFinallyEnter",
+                cb.ExceptionUnwindFinallyEnter(d()),
+            ),
+            (
+                "ExceptionUnwindFinallyLeave",
+                cb.ExceptionUnwindFinallyLeave(),
+            ),
+            ("ExceptionCatcherEnter", cb.ExceptionCatcherEnter(d(), d())),
+            ("ExceptionCatcherLeave", cb.ExceptionCatcherLeave()),
+            (
+                "COMClassicVTableCreated",
+                cb.COMClassicVTableCreated(d(), null(), null_mut(), d()),
+            ),
+            (
+                "COMClassicVTableDestroyed",
+                cb.COMClassicVTableDestroyed(d(), null(), null_mut()),
+            ),
+            ("ExceptionCLRCatcherFound", cb.ExceptionCLRCatcherFound()),
+            (
+                "ExceptionCLRCatcherExecute",
+                cb.ExceptionCLRCatcherExecute(),
+            ),
+            (
+                "ThreadNameChanged",
+                cb.ThreadNameChanged(d(), d(), null_mut()),
+            ),
+            (
+                "GarbageCollectionStarted",
+                cb.GarbageCollectionStarted(d(), null_mut(), d()),
+            ),
+            (
+                "SurvivingReferences",
+                cb.SurvivingReferences(d(), null_mut(), null_mut()),
+            ),
+            ("GarbageCollectionFinished", cb.GarbageCollectionFinished()),
+            (
+                "FinalizeableObjectQueued",
+                cb.FinalizeableObjectQueued(d(), d()),
+            ),
+            (
+                "RootReferences2",
+                cb.RootReferences2(d(), null_mut(), null_mut(), null_mut(), null_mut()),
+            ),
+            ("HandleCreated", cb.HandleCreated(d(), d())),
+            ("HandleDestroyed", cb.HandleDestroyed(d())),
+            ("ProfilerAttachComplete", cb.ProfilerAttachComplete()),
+            ("ProfilerDetachSucceeded", cb.ProfilerDetachSucceeded()),
+            (
+                "ReJITCompilationStarted",
+                cb.ReJITCompilationStarted(d(), d(), d()),
+            ),
+            (
+                "GetReJITParameters",
+                cb.GetReJITParameters(d(), d(), null_mut()),
+            ),
+            (
+                "ReJITCompilationFinished",
+                cb.ReJITCompilationFinished(d(), d(), d(), d()),
+            ),
+            ("ReJITError", cb.ReJITError(d(), d(), d(), d())),
+            (
+                "MovedReferences2",
+                cb.MovedReferences2(d(), null_mut(), null_mut(), null_mut()),
+            ),
+            (
+                "SurvivingReferences2",
+                cb.SurvivingReferences2(d(), null_mut(), null_mut()),
+            ),
+            (
+                "ConditionalWeakTableElementReferences",
+                cb.ConditionalWeakTableElementReferences(d(), null_mut(), null_mut(), null_mut()),
+            ),
+            (
+                "GetAssemblyReferences",
+                cb.GetAssemblyReferences(null(), null_mut()),
+            ),
+            (
+                "ModuleInMemorySymbolsUpdated",
+                cb.ModuleInMemorySymbolsUpdated(d()),
+            ),
+            (
+                "DynamicMethodJITCompilationStarted",
+                cb.DynamicMethodJITCompilationStarted(d(), d(), null(), d()),
+            ),
+            (
+                "DynamicMethodJITCompilationFinished",
+                cb.DynamicMethodJITCompilationFinished(d(), d(), d()),
+            ),
+            ("DynamicMethodUnloaded", cb.DynamicMethodUnloaded(d())),
+            (
+                "EventPipeEventDelivered",
+                cb.EventPipeEventDelivered(
+                    d(),
+                    d(),
+                    d(),
+                    d(),
+                    null(),
+                    d(),
+                    null(),
+                    null(),
+                    null(),
+                    d(),
+                    d(),
+                    null_mut(),
+                ),
+            ),
+            ("EventPipeProviderCreated", cb.EventPipeProviderCreated(d())),
+        ]
+    };
+    assert_eq!(results.len(), 92);
+    for (name, hr) in results {
+        assert_eq!(hr, E_UNEXPECTED, "{name}");
+    }
+    assert_eq!(h.calls(), []);
+}
+
 #[test]
 fn callbacks_before_initialize_are_unexpected_and_do_not_reach_the_profiler() {
     let h = Harness::new();
