@@ -724,7 +724,7 @@ fn query_interface_answers_every_callback_version_with_one_identity() {
             );
         }
         // An interface the profiler does not implement.
-        let mut out: *mut c_void = 1 as *mut c_void;
+        let mut out: *mut c_void = core::ptr::NonNull::<c_void>::dangling().as_ptr();
         assert_eq!(
             raw!(this, 0, QueryInterfaceFn)(this, &ICorProfilerObjectEnum::IID, &mut out),
             E_NOINTERFACE

@@ -330,16 +330,19 @@ com_interface! {
     }
 
     /// Adds GC handles the profiler owns. Introduced in .NET 7.
+    ///
+    /// A handle is the IDL's `ObjectHandleID` (`typedef void** ObjectHandleID`),
+    /// spelled here as that expansion, `*mut *mut c_void`.
     #[iid("6E6C7EE2-0701-4EC2-9D29-2E8733B66934")]
     #[vtable(ICorProfilerInfo13_Vtbl)]
     #[implement(ICorProfilerInfo13_Impl: ICorProfilerInfo12_Impl)]
     pub interface ICorProfilerInfo13: ICorProfilerInfo12 {
-        /// Creates a GC handle of the given kind to an object.
-        fn CreateHandle(object: ObjectID, r#type: COR_PRF_HANDLE_TYPE, pHandle: *mut ObjectHandleID) -> HRESULT { E_NOTIMPL }
-        /// Destroys a GC handle made by `CreateHandle`.
-        fn DestroyHandle(handle: ObjectHandleID) -> HRESULT { E_NOTIMPL }
-        /// Gets the object a GC handle refers to.
-        fn GetObjectIDFromHandle(handle: ObjectHandleID, pObject: *mut ObjectID) -> HRESULT { E_NOTIMPL }
+        /// Creates a GC handle of the given kind to an object; the handle (`ObjectHandleID`, i.e. `void**`) is written to `pHandle`.
+        fn CreateHandle(object: ObjectID, r#type: COR_PRF_HANDLE_TYPE, pHandle: *mut *mut *mut c_void) -> HRESULT { E_NOTIMPL }
+        /// Destroys a GC handle (`ObjectHandleID`) made by `CreateHandle`.
+        fn DestroyHandle(handle: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
+        /// Gets the object a GC handle (`ObjectHandleID`) refers to.
+        fn GetObjectIDFromHandle(handle: *mut *mut c_void, pObject: *mut ObjectID) -> HRESULT { E_NOTIMPL }
     }
 
     /// Adds the non-GC (frozen) heap and EventPipe providers with an enable
