@@ -45,6 +45,8 @@ extern crate std;
 mod com;
 #[cfg(doc)]
 pub mod example_generated;
+#[cfg(feature = "std")]
+pub mod facade;
 pub mod metadata;
 pub mod profiling;
 

@@ -169,7 +169,11 @@ impl ProfilerInfo {
     /// Chooses the events the runtime reports (`SetEventMask`, or
     /// `SetEventMask2` when `high` is not empty). `E_NOTIMPL` when `high`
     /// flags are asked of a runtime older than `ICorProfilerInfo5`.
-    pub fn set_event_mask(&self, events: COR_PRF_MONITOR, high: COR_PRF_HIGH_MONITOR) -> Result<()> {
+    pub fn set_event_mask(
+        &self,
+        events: COR_PRF_MONITOR,
+        high: COR_PRF_HIGH_MONITOR,
+    ) -> Result<()> {
         if high.is_empty() {
             // SAFETY: a plain value argument.
             return unsafe { self.raw.SetEventMask(events.0) }.ok();
@@ -196,8 +200,16 @@ impl ProfilerInfo {
     pub fn function_info(&self, function: FunctionID) -> Result<FunctionInfo> {
         let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
         // SAFETY: valid out-pointers.
-        unsafe { self.raw.GetFunctionInfo(function, &mut class, &mut module, &mut token) }.ok()?;
-        Ok(FunctionInfo { class, module, token: mdMethodDef(token.0) })
+        unsafe {
+            self.raw
+                .GetFunctionInfo(function, &mut class, &mut module, &mut token)
+        }
+        .ok()?;
+        Ok(FunctionInfo {
+            class,
+            module,
+            token: mdMethodDef(token.0),
+        })
     }
 
     /// The metadata of the module that defines `function`, and its token
@@ -209,7 +221,12 @@ impl ProfilerInfo {
         // reference to an IMetaDataImport, which `from_raw` takes over.
         unsafe {
             self.raw
-                .GetTokenAndMetaDataFromFunction(function, &IMetaDataImport::IID, &mut out, &mut token)
+                .GetTokenAndMetaDataFromFunction(
+                    function,
+                    &IMetaDataImport::IID,
+                    &mut out,
+                    &mut token,
+                )
                 .ok()?;
             let import = IMetaDataImport::from_raw(out).ok_or(E_POINTER)?;
             Ok((MetadataImport::new(import), mdMethodDef(token.0)))
@@ -240,16 +257,32 @@ impl ProfilerInfo {
             let mut count: u32 = 0;
             // SAFETY: valid out-pointers; a zero-capacity first call asks for the count.
             unsafe {
-                v2.GetClassIDInfo2(class, &mut module, &mut typedef, &mut parent, 0, &mut count, core::ptr::null_mut())
-                    .ok()?;
+                v2.GetClassIDInfo2(
+                    class,
+                    &mut module,
+                    &mut typedef,
+                    &mut parent,
+                    0,
+                    &mut count,
+                    core::ptr::null_mut(),
+                )
+                .ok()?;
             }
             if count > 0 {
                 args.resize(count as usize, ClassID::NULL);
                 let mut written: u32 = 0;
                 // SAFETY: `args` has room for `count` IDs.
                 unsafe {
-                    v2.GetClassIDInfo2(class, &mut module, &mut typedef, &mut parent, count, &mut written, args.as_mut_ptr())
-                        .ok()?;
+                    v2.GetClassIDInfo2(
+                        class,
+                        &mut module,
+                        &mut typedef,
+                        &mut parent,
+                        count,
+                        &mut written,
+                        args.as_mut_ptr(),
+                    )
+                    .ok()?;
                 }
                 args.truncate(written as usize);
             }
@@ -269,7 +302,11 @@ impl ProfilerInfo {
                     name.push_str(", ");
                 }
                 if depth < MAX_DEPTH {
-                    name.push_str(&self.class_name_depth(*arg, depth + 1).unwrap_or_else(|_| String::from("?")));
+                    name.push_str(
+                        &self
+                            .class_name_depth(*arg, depth + 1)
+                            .unwrap_or_else(|_| String::from("?")),
+                    );
                 } else {
                     name.push_str("...");
                 }
@@ -286,9 +323,16 @@ impl ProfilerInfo {
         let path = read_utf16(|cap, needed, buf| {
             // SAFETY: `read_utf16` passes a buffer of `cap` characters and a
             // valid length pointer; the other out-pointers are locals.
-            unsafe { self.raw.GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly) }
+            unsafe {
+                self.raw
+                    .GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly)
+            }
         })?;
-        Ok(ModuleInfo { path, assembly, base_address: base as usize })
+        Ok(ModuleInfo {
+            path,
+            assembly,
+            base_address: base as usize,
+        })
     }
 
     /// An assembly's name, app domain and manifest module (`GetAssemblyInfo`).
@@ -296,9 +340,22 @@ impl ProfilerInfo {
         let (mut app_domain, mut manifest_module) = (AppDomainID::NULL, ModuleID::NULL);
         let name = read_utf16(|cap, needed, buf| {
             // SAFETY: as in `module_info`.
-            unsafe { self.raw.GetAssemblyInfo(assembly, cap, needed, buf, &mut app_domain, &mut manifest_module) }
+            unsafe {
+                self.raw.GetAssemblyInfo(
+                    assembly,
+                    cap,
+                    needed,
+                    buf,
+                    &mut app_domain,
+                    &mut manifest_module,
+                )
+            }
         })?;
-        Ok(AssemblyInfo { name, app_domain, manifest_module })
+        Ok(AssemblyInfo {
+            name,
+            app_domain,
+            manifest_module,
+        })
     }
 
     /// An application domain's name (`GetAppDomainInfo`).
@@ -306,7 +363,10 @@ impl ProfilerInfo {
         let mut process = ProcessID::NULL;
         read_utf16(|cap, needed, buf| {
             // SAFETY: as in `module_info`.
-            unsafe { self.raw.GetAppDomainInfo(app_domain, cap, needed, buf, &mut process) }
+            unsafe {
+                self.raw
+                    .GetAppDomainInfo(app_domain, cap, needed, buf, &mut process)
+            }
         })
     }
 
@@ -315,7 +375,10 @@ impl ProfilerInfo {
     /// answers `S_FALSE` and no interface).
     pub fn module_metadata(&self, module: ModuleID) -> Result<Option<MetadataImport>> {
         // SAFETY: `ofRead` (0) opens read-only metadata as IMetaDataImport.
-        Ok(unsafe { self.module_metadata_as::<IMetaDataImport>(module, 0) }?.map(MetadataImport::new))
+        Ok(
+            unsafe { self.module_metadata_as::<IMetaDataImport>(module, 0) }?
+                .map(MetadataImport::new),
+        )
     }
 
     /// A module's metadata as any metadata interface `I` (for example
@@ -327,12 +390,18 @@ impl ProfilerInfo {
     /// `open_flags` must be a valid `CorOpenFlags` value for the runtime,
     /// and `I` a metadata interface (the runtime answers other IIDs with an
     /// error, not a crash, but writing metadata has rules of its own).
-    pub unsafe fn module_metadata_as<I: Interface>(&self, module: ModuleID, open_flags: u32) -> Result<Option<I>> {
+    pub unsafe fn module_metadata_as<I: Interface>(
+        &self,
+        module: ModuleID,
+        open_flags: u32,
+    ) -> Result<Option<I>> {
         let mut out: *mut c_void = core::ptr::null_mut();
         // SAFETY: a valid IID and out-pointer; on success `out` is null or
         // one reference to an `I`, which `from_raw` takes over.
         unsafe {
-            self.raw.GetModuleMetaData(module, open_flags, &I::IID, &mut out).ok()?;
+            self.raw
+                .GetModuleMetaData(module, open_flags, &I::IID, &mut out)
+                .ok()?;
             Ok(crate::com::interface::invoker::from_raw::<I>(out))
         }
     }
@@ -345,7 +414,9 @@ impl ProfilerInfo {
         // SAFETY: a valid out-pointer; on success it holds one reference.
         unsafe {
             v3.EnumModules(&mut out).ok()?;
-            Ok(ModuleIter::new(ICorProfilerModuleEnum::from_raw(out).ok_or(E_POINTER)?))
+            Ok(ModuleIter::new(
+                ICorProfilerModuleEnum::from_raw(out).ok_or(E_POINTER)?,
+            ))
         }
     }
 
@@ -356,7 +427,9 @@ impl ProfilerInfo {
         // SAFETY: a valid out-pointer; on success it holds one reference.
         unsafe {
             v3.EnumJITedFunctions(&mut out).ok()?;
-            Ok(FunctionIter::new(ICorProfilerFunctionEnum::from_raw(out).ok_or(E_POINTER)?))
+            Ok(FunctionIter::new(
+                ICorProfilerFunctionEnum::from_raw(out).ok_or(E_POINTER)?,
+            ))
         }
     }
 
@@ -417,13 +490,17 @@ impl ProfilerInfo {
     }
 
     /// A method's IL body as the runtime holds it, header included
-    /// (`GetILFunctionBody`): the bytes [`crate::cil`] decodes. They stay
+    /// (`GetILFunctionBody`): the bytes the `cil` module decodes. They stay
     /// valid while the module is loaded.
     pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<&'static [u8]> {
         let mut header: *const u8 = core::ptr::null();
         let mut size: u32 = 0;
         // SAFETY: valid out-pointers.
-        unsafe { self.raw.GetILFunctionBody(module, method, &mut header, &mut size) }.ok()?;
+        unsafe {
+            self.raw
+                .GetILFunctionBody(module, method, &mut header, &mut size)
+        }
+        .ok()?;
         if header.is_null() {
             return Err(E_POINTER);
         }
@@ -433,7 +510,7 @@ impl ProfilerInfo {
     }
 
     /// Replaces a method's IL body before it is JIT-compiled: copies `body`
-    /// (header, code and EH sections, as [`crate::cil`] encodes them) into
+    /// (header, code and EH sections, as the `cil` module encodes them) into
     /// memory from the module's `IMethodMalloc` and calls
     /// `SetILFunctionBody`. Call it from `jit_compilation_started` or
     /// `module_load_finished`.
@@ -443,11 +520,18 @@ impl ProfilerInfo {
     /// `body` must be a valid CIL method body for `method` whose tokens
     /// exist in `module`: the JIT compiles what it is given, and malformed
     /// IL can crash the process rather than fail.
-    pub unsafe fn set_il_function_body(&self, module: ModuleID, method: mdMethodDef, body: &[u8]) -> Result<()> {
+    pub unsafe fn set_il_function_body(
+        &self,
+        module: ModuleID,
+        method: mdMethodDef,
+        body: &[u8],
+    ) -> Result<()> {
         let mut malloc: *mut c_void = core::ptr::null_mut();
         // SAFETY: a valid out-pointer; on success it holds one reference.
         let malloc = unsafe {
-            self.raw.GetILFunctionBodyAllocator(module, &mut malloc).ok()?;
+            self.raw
+                .GetILFunctionBodyAllocator(module, &mut malloc)
+                .ok()?;
             IMethodMalloc::from_raw(malloc).ok_or(E_POINTER)?
         };
         let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
@@ -469,7 +553,8 @@ impl ProfilerInfo {
     /// mask.
     pub fn request_rejit(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<()> {
         let v4 = self.v4().ok_or(E_NOTIMPL)?;
-        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) = methods.iter().copied().unzip();
+        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
+            methods.iter().copied().unzip();
         let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: two arrays of `count` elements.
         unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }.ok()
@@ -479,17 +564,29 @@ impl ProfilerInfo {
     /// Returns one status per method.
     pub fn request_revert(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<Vec<HRESULT>> {
         let v4 = self.v4().ok_or(E_NOTIMPL)?;
-        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) = methods.iter().copied().unzip();
+        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
+            methods.iter().copied().unzip();
         let mut statuses = alloc::vec![crate::S_OK; methods.len()];
         let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: three arrays of `count` elements.
-        unsafe { v4.RequestRevert(count, modules.as_mut_ptr(), tokens.as_mut_ptr(), statuses.as_mut_ptr()) }.ok()?;
+        unsafe {
+            v4.RequestRevert(
+                count,
+                modules.as_mut_ptr(),
+                tokens.as_mut_ptr(),
+                statuses.as_mut_ptr(),
+            )
+        }
+        .ok()?;
         Ok(statuses)
     }
 }
 
 impl fmt::Debug for ProfilerInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ProfilerInfo").field("version", &self.version).field("raw", &self.raw).finish()
+        f.debug_struct("ProfilerInfo")
+            .field("version", &self.version)
+            .field("raw", &self.raw)
+            .finish()
     }
 }

@@ -50,7 +50,7 @@ pub struct MethodProps<'a> {
     pub impl_flags: u32,
     /// The relative virtual address of its body (0 for abstract/extern).
     pub code_rva: u32,
-    /// Its signature blob (decode it with [`crate::cil`]).
+    /// Its signature blob (decode it with the `cil` module).
     pub signature: &'a [u8],
 }
 
@@ -95,7 +95,14 @@ impl MetadataImport {
             // the metadata scope, which lives at least as long as `self`.
             unsafe { core::slice::from_raw_parts(sig, sig_len as usize) }
         };
-        Ok(MethodProps { name, declaring_type: class, attributes, impl_flags, code_rva, signature })
+        Ok(MethodProps {
+            name,
+            declaring_type: class,
+            attributes,
+            impl_flags,
+            code_rva,
+            signature,
+        })
     }
 
     /// A type's full name: namespace and name (`GetTypeDefProps`), prefixed
@@ -122,7 +129,10 @@ impl MetadataImport {
         let (mut flags, mut extends) = (0, mdToken(0));
         read_utf16(|cap, needed, buf| {
             // SAFETY: as in `method_props`.
-            unsafe { self.raw.GetTypeDefProps(typedef, buf, cap, needed, &mut flags, &mut extends) }
+            unsafe {
+                self.raw
+                    .GetTypeDefProps(typedef, buf, cap, needed, &mut flags, &mut extends)
+            }
         })
     }
 
@@ -134,7 +144,10 @@ impl MetadataImport {
         } else {
             self.type_name(props.declaring_type).map_err(|_| E_FAIL)?
         };
-        Ok(MethodName { type_name, method_name: props.name })
+        Ok(MethodName {
+            type_name,
+            method_name: props.name,
+        })
     }
 }
 

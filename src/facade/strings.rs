@@ -17,7 +17,9 @@ const INLINE: usize = 256;
 /// call uses a stack buffer; only a longer string costs a second call with a
 /// heap buffer of exactly the size asked for. A success code with a
 /// truncated buffer (`CLDB_S_TRUNCATION`) is handled the same way.
-pub(crate) fn read_utf16(mut call: impl FnMut(u32, *mut u32, *mut WCHAR) -> HRESULT) -> Result<String, HRESULT> {
+pub(crate) fn read_utf16(
+    mut call: impl FnMut(u32, *mut u32, *mut WCHAR) -> HRESULT,
+) -> Result<String, HRESULT> {
     let mut inline = [0 as WCHAR; INLINE];
     let mut needed: u32 = 0;
     call(INLINE as u32, &mut needed, inline.as_mut_ptr()).ok()?;
@@ -87,7 +89,10 @@ mod tests {
 
     #[test]
     fn failures_are_returned_and_empty_strings_work() {
-        assert_eq!(read_utf16(|_, _, _| crate::E_INVALIDARG), Err(crate::E_INVALIDARG));
+        assert_eq!(
+            read_utf16(|_, _, _| crate::E_INVALIDARG),
+            Err(crate::E_INVALIDARG)
+        );
         assert_eq!(read_utf16(fake("")).unwrap(), "");
         assert_eq!(decode(&[0xD800, 0x41, 0]), "\u{FFFD}A");
     }
