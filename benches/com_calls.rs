@@ -5,6 +5,8 @@
 //! runs it under callgrind for instruction counts per call:
 //! `com_calls --callgrind CASE N` runs just one case N times.
 
+#![allow(missing_docs)]
+
 use core::ffi::c_void;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -262,7 +264,7 @@ fn main() {
     }
     println!("| measurement | ns/op | baseline | baseline ns/op | ratio |");
     println!("|---|---|---|---|---|");
-    let mut row = |what: &str, case: &str, base_name: &str, base: &str| {
+    let row = |what: &str, case: &str, base_name: &str, base: &str| {
         // Interleave measurement and baseline so drift affects both alike.
         let mut ratios = Vec::new();
         let (mut value, mut floor) = (0.0, 0.0);

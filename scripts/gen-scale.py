@@ -33,11 +33,11 @@ def methods(n: int, test: bool) -> str:
             out.append(f"        fn M{i:04}(a: u64) -> u64 {{ a + {i} }}")
         else:
             out.append(f"        fn M{i:04}(a: i32, b: i32) -> HRESULT {{ if a + b == {i} {{ S_OK }} else {{ HRESULT(-1) }} }}")
-    out += ["    }", "}", "", "pub struct Wide;", "", "impl IWide_Impl for Wide {"]
+    out += ["    }", "}", "", "struct Wide;", "", "impl IWide_Impl for Wide {"]
     for i in range(0, n, 3):
         out += [f"    fn M{i:04}(&self, a: u32, out: *mut u32) -> HRESULT {{",
                 f"        // SAFETY: callers pass a valid pointer.",
-                f"        unsafe {{ *out = a + {i} }};", "        S_OK", "    }"]
+                f"        unsafe {{ *out = a.wrapping_add({i}) }};", "        S_OK", "    }"]
     out += ["}", "", "pub fn make() -> IWide {", "    export(Wide)", "}"]
     if test:
         last = n - 1
@@ -81,7 +81,7 @@ def chain(d: int, test: bool) -> str:
                 f"        fn Level{i:02}(out: *mut u32) -> HRESULT;",
                 f"        fn Echo{i:02}(x: u32) -> u32 {{ x ^ {i + 1} }}",
                 "    }"]
-    out += ["}", "", "pub struct Deep;", ""]
+    out += ["}", "", "struct Deep;", ""]
     for i in range(d):
         out += [f"impl IDeep{i:02}_Impl for Deep {{",
                 f"    fn Level{i:02}(&self, out: *mut u32) -> HRESULT {{",

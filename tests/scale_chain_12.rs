@@ -101,7 +101,7 @@ com_interface! {
     }
 }
 
-pub struct Deep;
+struct Deep;
 
 impl IDeep00_Impl for Deep {
     fn Level00(&self, out: *mut u32) -> HRESULT {

@@ -7,6 +7,9 @@
 //! null out-pointer is answered with `E_POINTER` without calling the
 //! profiler. Panics in the profiler are contained by the COM core's thunks
 //! (they become `E_FAIL`).
+// The raw callback methods receive the runtime's pointers by the COM contract;
+// each is null- and alignment-checked (see `slice` and friends) before use.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use alloc::string::String;
 use core::ffi::c_void;

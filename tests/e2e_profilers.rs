@@ -1,0 +1,211 @@
+//! The example profilers loaded into a real CoreCLR: what they report, and
+//! that the profiled program's output and exit code stay unchanged.
+//! See docs/e2e.md for provisioning.
+
+mod common;
+
+use common::dotnet::{self, Profiler};
+use common::expected::BASICS;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const JIT_TRACER: &str = "DF63A541-5A33-4611-8829-F4E495985EE3";
+const RUNTIME_EVENTS: &str = "C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17";
+const PANICKING: &str = "0F6E2A9C-5D1B-4E8A-B3C7-9A2D4F6E8B10";
+
+fn scratch_file(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e_profilers");
+    fs::create_dir_all(&dir).expect("create scratch dir");
+    let file = dir.join(format!("{name}-{}.txt", std::process::id()));
+    let _ = fs::remove_file(&file);
+    file
+}
+
+fn example(name: &str, clsid: &str) -> Profiler {
+    let library = dotnet::build_example(name)
+        .unwrap_or_else(|error| panic!("building example {name}: {error}"));
+    Profiler::new(library, clsid)
+}
+
+fn lines_with<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.lines()
+        .filter(|line| line.starts_with(prefix))
+        .collect()
+}
+
+#[test]
+fn jit_tracer_names_the_programs_own_methods_and_leaves_it_unchanged() {
+    let runtime = dotnet::runtime();
+    let trace_file = scratch_file("jit_tracer");
+    let profiler = example("jit_tracer", JIT_TRACER)
+        .with_env("JIT_TRACER_OUTPUT", trace_file.to_str().unwrap())
+        .with_env("DOTNET_TieredCompilation", "0");
+    let run = runtime.run("Basics", &[], Some(&profiler));
+    run.assert_exit(42).assert_stdout(BASICS);
+    let trace = fs::read_to_string(&trace_file)
+        .unwrap_or_else(|e| panic!("no trace file: {e}\n{}", run.describe()));
+
+    let initialize = lines_with(&trace, "initialize: ICorProfilerInfo");
+    assert_eq!(initialize.len(), 1, "Initialize exactly once:\n{trace}");
+    let version: u32 = initialize[0]
+        .trim_start_matches("initialize: ICorProfilerInfo")
+        .parse()
+        .unwrap();
+    assert!(
+        version >= 11,
+        "CoreCLR 3.1 offers ICorProfilerInfo11 or later, got {version}"
+    );
+    assert_eq!(
+        lines_with(&trace, "shutdown").len(),
+        1,
+        "Shutdown exactly once:\n{trace}"
+    );
+    assert_eq!(
+        trace.lines().last(),
+        Some("shutdown"),
+        "Shutdown comes last"
+    );
+
+    let jitted = lines_with(&trace, "jit: ");
+    for expected in [
+        "jit: E2E.Basics.Program.Main",
+        "jit: E2E.Basics.Program.Fib",
+        "jit: E2E.Basics.Program.Identity",
+        "jit: E2E.Basics.Program.Collect",
+        "jit: E2E.Basics.Program.Threads",
+        "jit: E2E.Basics.Box`1..ctor",
+        "jit: E2E.Basics.Box`1.Get",
+        "jit: E2E.Basics.MyException..ctor",
+        "jit: E2E.Plugin.Greeter.Greet",
+    ] {
+        assert!(
+            jitted.contains(&expected),
+            "{expected:?} missing from the trace:\n{trace}"
+        );
+    }
+    // With tiering off, each of the program's own non-generic methods is compiled once.
+    assert_eq!(
+        jitted
+            .iter()
+            .filter(|l| **l == "jit: E2E.Basics.Program.Fib")
+            .count(),
+        1
+    );
+    assert!(
+        jitted.iter().all(|line| !line.contains("(no name")),
+        "every method was named:\n{trace}"
+    );
+}
+
+#[test]
+fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
+    let runtime = dotnet::runtime();
+    let report_file = scratch_file("runtime_events");
+    let profiler = example("runtime_events", RUNTIME_EVENTS)
+        .with_env("RUNTIME_EVENTS_OUTPUT", report_file.to_str().unwrap());
+    let run = runtime.run("Basics", &[], Some(&profiler));
+    run.assert_exit(42).assert_stdout(BASICS);
+    let report = fs::read_to_string(&report_file)
+        .unwrap_or_else(|e| panic!("no report: {e}\n{}", run.describe()));
+    assert_eq!(
+        report.lines().next(),
+        Some("runtime events summary"),
+        "the summary is written at Shutdown:\n{report}"
+    );
+
+    // GC.Collect() and GC.Collect(2, Forced): induced, and at least one of generation 2.
+    let induced: Vec<&str> = lines_with(&report, "gc reason=induced ");
+    let induced_count: u32 = induced
+        .iter()
+        .map(|line| {
+            line.rsplit("count=")
+                .next()
+                .unwrap()
+                .parse::<u32>()
+                .unwrap()
+        })
+        .sum();
+    assert!(induced_count >= 2, "two induced GCs expected:\n{report}");
+    assert!(
+        induced.iter().any(|line| line.contains("generation=2")),
+        "a generation-2 induced GC:\n{report}"
+    );
+
+    for exception in ["System.InvalidOperationException", "E2E.Basics.MyException"] {
+        assert!(
+            report
+                .lines()
+                .any(|line| line.starts_with(&format!("exception type={exception} count="))),
+            "{exception} thrown:\n{report}"
+        );
+    }
+    let programs = runtime.programs_dir.join("Basics");
+    let expected_module = programs.join("Basics.dll");
+    let plugin_module = programs.join("Plugin.dll");
+    for module in [&expected_module, &plugin_module] {
+        let line = format!("module {}", module.display());
+        assert!(
+            report.lines().any(|l| l == line),
+            "{line:?} missing:\n{report}"
+        );
+    }
+    assert!(report
+        .lines()
+        .any(|l| l.starts_with("module ") && l.ends_with("System.Private.CoreLib.dll")));
+    for assembly in [
+        "assembly Basics",
+        "assembly Plugin",
+        "assembly System.Private.CoreLib",
+    ] {
+        assert!(
+            report.lines().any(|l| l == assembly),
+            "{assembly:?} missing:\n{report}"
+        );
+    }
+    let threads: u32 = lines_with(&report, "threads created=")[0]
+        .trim_start_matches("threads created=")
+        .parse()
+        .unwrap();
+    assert!(
+        threads >= 4,
+        "the main thread and the three workers, at least: {threads}\n{report}"
+    );
+}
+
+#[test]
+fn a_panicking_profiler_does_not_change_the_program() {
+    let runtime = dotnet::runtime();
+    let run = runtime.run(
+        "Basics",
+        &[],
+        Some(&example("panicking_profiler", PANICKING)),
+    );
+    assert!(
+        !run.crashed(),
+        "the process must not crash:\n{}",
+        run.describe()
+    );
+    run.assert_exit(42).assert_stdout(BASICS);
+    assert!(
+        run.stderr.contains("panicking_profiler: shutdown reached"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_wrong_clsid_is_refused_and_the_program_runs_without_profiler() {
+    let runtime = dotnet::runtime();
+    let trace_file = scratch_file("wrong_clsid");
+    let profiler = Profiler::new(
+        dotnet::build_example("jit_tracer").unwrap(),
+        "00000000-1111-2222-3333-444444444444",
+    )
+    .with_env("JIT_TRACER_OUTPUT", trace_file.to_str().unwrap());
+    let run = runtime.run("Basics", &[], Some(&profiler));
+    run.assert_exit(42).assert_stdout(BASICS);
+    assert!(
+        !trace_file.exists(),
+        "DllGetClassObject refused the CLSID, so no profiler was created"
+    );
+}
