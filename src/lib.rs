@@ -4,3 +4,6 @@
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
+
+/// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
+pub mod cil;
