@@ -8,7 +8,11 @@ use corprof::cil::{
 
 fn roundtrip(bytes: &[u8]) -> MethodBody {
     let body = MethodBody::decode(bytes).expect("decode");
-    assert_eq!(body.encode().expect("encode"), bytes, "byte-identical round trip");
+    assert_eq!(
+        body.encode().expect("encode"),
+        bytes,
+        "byte-identical round trip"
+    );
     body
 }
 
@@ -266,10 +270,18 @@ fn adding_a_clause_to_a_tiny_body() {
     let mut body = MethodBody::new();
     let nop = body.push(OpCode::NOP, Operand::None).unwrap();
     let ret = body.push(OpCode::RET, Operand::None).unwrap();
-    let fin = body.insert_before(ret, OpCode::ENDFINALLY, Operand::None).unwrap();
-    body.insert_after(nop, OpCode::LEAVE_S, Operand::Branch(ret)).unwrap();
-    body.clauses_mut()
-        .push(ExceptionClause::new(ClauseKind::Finally, nop, fin, fin, ret));
+    let fin = body
+        .insert_before(ret, OpCode::ENDFINALLY, Operand::None)
+        .unwrap();
+    body.insert_after(nop, OpCode::LEAVE_S, Operand::Branch(ret))
+        .unwrap();
+    body.clauses_mut().push(ExceptionClause::new(
+        ClauseKind::Finally,
+        nop,
+        fin,
+        fin,
+        ret,
+    ));
     let expected = [
         0x0B, 0x30, 0x08, 0x00, 5, 0, 0, 0, 0, 0, 0, 0, // fat | MoreSects
         0x00, 0xDE, 0x01, 0xDC, 0x2A, // nop; leave.s IL_0004; endfinally; ret
@@ -351,9 +363,17 @@ fn max_stack_uses_call_signatures() {
     let max = b
         .compute_max_stack(|t| {
             Some(if t == ctor {
-                StackSig { params: 2, has_this: true, returns_value: false }
+                StackSig {
+                    params: 2,
+                    has_this: true,
+                    returns_value: false,
+                }
             } else {
-                StackSig { params: 0, has_this: true, returns_value: true }
+                StackSig {
+                    params: 0,
+                    has_this: true,
+                    returns_value: true,
+                }
             })
         })
         .unwrap();
@@ -378,12 +398,17 @@ fn edit_errors() {
     let mut body = MethodBody::decode(&TINY_BRANCH).unwrap();
     let e = body.insert(0, OpCode::CALL, Operand::I8(1)).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::OperandMismatch(_)));
-    let e = body.insert(0, OpCode::LDARG_S, Operand::Var(300)).unwrap_err();
+    let e = body
+        .insert(0, OpCode::LDARG_S, Operand::Var(300))
+        .unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::OperandMismatch(_)));
     assert!(body.insert(99, OpCode::NOP, Operand::None).is_err());
     let first = body.instructions()[0].label();
     body.remove(first).unwrap();
-    assert_eq!(body.remove(first).unwrap_err().kind(), &ErrorKind::UnknownLabel);
+    assert_eq!(
+        body.remove(first).unwrap_err().kind(),
+        &ErrorKind::UnknownLabel
+    );
     // A branch to a label that is not in the body cannot be encoded.
     let mut other = MethodBody::new();
     other.push(OpCode::NOP, Operand::None).unwrap();
@@ -464,7 +489,10 @@ fn decode_errors_name_offsets() {
     let e = MethodBody::decode(&[0x0E, 0x00, 0x24, 0x2A]).unwrap_err();
     assert_eq!((e.offset(), e.kind()), (2, &ErrorKind::UnknownOpcode(0x24)));
     let e = MethodBody::decode(&[0x0E, 0xFE, 0x08, 0x2A]).unwrap_err();
-    assert_eq!((e.offset(), e.kind()), (1, &ErrorKind::UnknownOpcode(0xFE08)));
+    assert_eq!(
+        (e.offset(), e.kind()),
+        (1, &ErrorKind::UnknownOpcode(0xFE08))
+    );
     assert!(e.to_string().contains("at offset 1"), "{e}");
     assert!(e.to_string().contains("0xFE08"), "{e}");
     // br.s into the middle of ldc.i4
@@ -482,8 +510,10 @@ fn decode_errors_name_offsets() {
     let e = MethodBody::decode(&[0x01]).unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::InvalidHeader(_)));
     // MoreSects with a section of kind 2.
-    let e = MethodBody::decode(&[0x0B, 0x30, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x02, 4, 0, 0])
-        .unwrap_err();
+    let e = MethodBody::decode(&[
+        0x0B, 0x30, 8, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x02, 4, 0, 0,
+    ])
+    .unwrap_err();
     assert_eq!(e.offset(), 16);
     assert!(matches!(e.kind(), ErrorKind::InvalidSection(_)));
     // MoreSects but nothing after the code.

@@ -14,6 +14,10 @@ use super::stack::StackSig;
 /// The deepest nesting of types the decoder accepts (guards the stack).
 pub const MAX_SIG_DEPTH: u32 = 64;
 
+/// The largest array rank the runtime supports; higher ranks are formatted
+/// as `[rank N]`.
+const MAX_RANK: u32 = 32;
+
 /// Element type constants (`ELEMENT_TYPE_*`, II.23.1.16).
 pub mod element_type {
     /// `ELEMENT_TYPE_END`
@@ -759,11 +763,16 @@ fn fmt_type(s: &mut String, t: &TypeSig, names: &dyn Fn(Token) -> String) {
         }
         TypeSig::Array(t, shape) => {
             fmt_type(s, t, names);
-            s.push('[');
-            for _ in 1..shape.rank {
-                s.push(',');
+            // The rank comes from the blob: spell out commas only for real ranks.
+            if shape.rank <= MAX_RANK {
+                s.push('[');
+                for _ in 1..shape.rank {
+                    s.push(',');
+                }
+                s.push(']');
+            } else {
+                let _ = write!(s, "[rank {}]", shape.rank);
             }
-            s.push(']');
         }
         TypeSig::GenericInst { ty, args, .. } => {
             s.push_str(&names(*ty));
@@ -850,15 +859,22 @@ impl MethodSig {
         fmt_type(&mut s, &self.ret, names);
         s.push(' ');
         s.push_str(name);
-        if self.generic_params > 0 {
-            s.push('<');
-            for i in 0..self.generic_params {
-                if i > 0 {
-                    s.push_str(", ");
+        // The count comes from the blob: never write more than a few names.
+        match self.generic_params {
+            0 => {}
+            n @ 1..=8 => {
+                s.push('<');
+                for i in 0..n {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    let _ = write!(s, "!!{i}");
                 }
-                let _ = write!(s, "!!{i}");
+                s.push('>');
             }
-            s.push('>');
+            n => {
+                let _ = write!(s, "<!!0, ..., !!{}>", n - 1);
+            }
         }
         s.push('(');
         for (i, p) in self.params.iter().enumerate() {
