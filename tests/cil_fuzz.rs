@@ -2,8 +2,9 @@
 //! signature blobs go to every decoder; nothing may panic, and whatever
 //! decodes must re-encode to a fixed point.
 //!
-//! `CORPROF_FUZZ_ITERS` sets the number of inputs per target (default
-//! 50000, i.e. 100000 inputs in all); `CORPROF_FUZZ_SEED` the seed. The
+//! `CORPROF_FUZZ_ITERS` sets the number of iterations, each feeding one body
+//! and one signature input (default
+//! 30000, i.e. 60000 inputs in all); `CORPROF_FUZZ_SEED` the seed. The
 //! `#[ignore]`d `fuzz_long` runs 1,000,000 per target:
 //! `cargo test --release --test cil_fuzz -- --ignored`.
 
@@ -289,7 +290,7 @@ fn env_or(name: &str, default: u64) -> u64 {
 
 #[test]
 fn fuzz_decoders_default() {
-    let iters = env_or("CORPROF_FUZZ_ITERS", 50_000) as usize;
+    let iters = env_or("CORPROF_FUZZ_ITERS", 30_000) as usize;
     run(iters, env_or("CORPROF_FUZZ_SEED", 0x5EED_C11));
 }
 
