@@ -4,21 +4,38 @@
 //!
 //! Pure safe Rust on `core` and `alloc`; no metadata access. Where the codec
 //! needs metadata (the stack effect of a call), the caller supplies it
-//! through a resolver closure, which a decoded [`MethodSig`] can feed via
-//! [`MethodSig::stack_sig`].
+//! through a resolver closure, which a decoded [`MethodSig`][MS] can feed
+//! via [`MethodSig::stack_sig`][MS_stack].
 //!
-//! * [`MethodBody::decode`] reads a body (tiny or fat header, code, small or
-//!   fat exception sections) into [`Instruction`]s that refer to each other
-//!   by [`Label`], and [`MethodBody::encode`] writes it back, byte-identical
-//!   when unedited.
-//! * [`MethodBody::insert`], [`replace`](MethodBody::replace) and
-//!   [`remove`](MethodBody::remove) edit the code; branches and exception
-//!   clauses follow their instructions. Encoding widens short branches that
-//!   no longer reach, promotes a tiny header to fat and a small exception
-//!   section to fat when needed. [`MethodBody::update_max_stack`]
-//!   recomputes max stack by stack-effect analysis.
-//! * [`OpCode`] and [`OpCodeInfo`] hold the complete ECMA-335 opcode table.
-//! * [`sig`] decodes and encodes signature blobs.
+//! * [`MethodBody::decode`][MB_decode] reads a body (tiny or fat header,
+//!   code, small or fat exception sections) into [`Instruction`][I]s that
+//!   refer to each other by [`Label`][L], and
+//!   [`MethodBody::encode`][MB_encode] writes it back, byte-identical when
+//!   unedited.
+//! * [`insert`][MB_insert], [`replace`][MB_replace] and
+//!   [`remove`][MB_remove] edit the code; branches and exception clauses
+//!   follow their instructions. Encoding widens short branches that no
+//!   longer reach, promotes a tiny header to fat and a small exception
+//!   section to fat when needed.
+//!   [`update_max_stack`][MB_ums] recomputes max stack by
+//!   stack-effect analysis over the control flow.
+//! * [`OpCode`][OC] and [`OpCodeInfo`][OCI] hold the complete ECMA-335
+//!   opcode table.
+//! * [`sig`][S] decodes and encodes signature blobs.
+//!
+//! [MS]: crate::cil::MethodSig
+//! [I]: crate::cil::Instruction
+//! [L]: crate::cil::Label
+//! [OC]: crate::cil::OpCode
+//! [OCI]: crate::cil::OpCodeInfo
+//! [S]: crate::cil::sig
+//! [MS_stack]: crate::cil::MethodSig::stack_sig
+//! [MB_decode]: crate::cil::MethodBody::decode
+//! [MB_encode]: crate::cil::MethodBody::encode
+//! [MB_insert]: crate::cil::MethodBody::insert
+//! [MB_replace]: crate::cil::MethodBody::replace
+//! [MB_remove]: crate::cil::MethodBody::remove
+//! [MB_ums]: crate::cil::MethodBody::update_max_stack
 //!
 //! # Example: instrument a method the way a profiler would
 //!
