@@ -527,3 +527,105 @@ fn decode_errors_name_offsets() {
     // Error implements core::error::Error.
     let _: &dyn core::error::Error = &e;
 }
+
+#[test]
+fn clause_offset_over_u16_needs_a_fat_section() {
+    // 70000 nops, then try { nop; leave.s END } finally { endfinally } END: ret
+    let mut body = MethodBody::new();
+    for _ in 0..70_000 {
+        body.push(OpCode::NOP, Operand::None).unwrap();
+    }
+    let try_start = body.push(OpCode::NOP, Operand::None).unwrap();
+    let fin = body.push(OpCode::ENDFINALLY, Operand::None).unwrap();
+    let end = body.push(OpCode::RET, Operand::None).unwrap();
+    body.insert_before(fin, OpCode::LEAVE_S, Operand::Branch(end))
+        .unwrap();
+    body.clauses_mut().push(ExceptionClause::new(
+        ClauseKind::Finally,
+        try_start,
+        fin,
+        fin,
+        end,
+    ));
+    let bytes = body.encode().unwrap();
+    // Code: 70000 + nop + leave.s (2) + endfinally + ret = 70005 = 0x11175.
+    assert_eq!(
+        &bytes[..12],
+        &[0x0B, 0x30, 0x08, 0x00, 0x75, 0x11, 0x01, 0x00, 0, 0, 0, 0]
+    );
+    assert_eq!(
+        &bytes[12 + 70_000..12 + 70_005],
+        &[0x00, 0xDE, 0x01, 0xDC, 0x2A]
+    );
+    // 12 + 70005 = 70017 → padded to 70020, then a fat section:
+    // try 70000 (0x11170) len 3, handler 70003 (0x11173) len 1.
+    let tail = [
+        0, 0, 0, // padding
+        0x41, 0x1C, 0x00, 0x00, // fat, 28 bytes
+        2, 0, 0, 0, 0x70, 0x11, 0x01, 0x00, 3, 0, 0, 0, //
+        0x73, 0x11, 0x01, 0x00, 1, 0, 0, 0, 0, 0, 0, 0,
+    ];
+    assert_eq!(&bytes[12 + 70_005..], &tail);
+}
+
+#[test]
+fn many_clauses_need_a_fat_section() {
+    // 21 catch clauses on one `nop` do not fit a small section (4 + 21 * 12 > 255).
+    let mut body = MethodBody::new();
+    let t = body.push(OpCode::NOP, Operand::None).unwrap();
+    let h = body.push(OpCode::POP, Operand::None).unwrap();
+    let end = body.push(OpCode::RET, Operand::None).unwrap();
+    for k in 0..21 {
+        body.clauses_mut().push(ExceptionClause::new(
+            ClauseKind::Catch(Token(0x0100_0001 + k)),
+            t,
+            h,
+            h,
+            end,
+        ));
+    }
+    let bytes = body.encode().unwrap();
+    // header 12 + code 3 = 15, padded to 16; fat section of 4 + 21 * 24 = 508 = 0x1FC.
+    assert_eq!(&bytes[15..20], &[0, 0x41, 0xFC, 0x01, 0x00]);
+    assert_eq!(bytes.len(), 16 + 508);
+    // With 20 clauses a small section (4 + 240 = 244 = 0xF4) suffices.
+    body.clauses_mut().pop();
+    let bytes = body.encode().unwrap();
+    assert_eq!(&bytes[15..20], &[0, 0x01, 0xF4, 0x00, 0x00]);
+    assert_eq!(bytes.len(), 16 + 244);
+    assert_eq!(roundtrip(&bytes).clauses().len(), 20);
+}
+
+#[test]
+fn retarget_sends_loop_back_edges_to_an_entry_probe() {
+    // IL_0000 nop; IL_0001 br.s IL_0000
+    let mut body = MethodBody::decode(&[0x0E, 0x00, 0x2B, 0xFD]).unwrap();
+    let first = body.instructions()[0].label();
+    let probe = body
+        .insert(0, OpCode::CALL, Operand::Token(Token(0x0A00_0001)))
+        .unwrap();
+    // By default the back edge still targets the old first instruction...
+    assert_eq!(
+        body.encode().unwrap(),
+        [0x22, 0x28, 1, 0, 0, 0x0A, 0x00, 0x2B, 0xFD]
+    );
+    // ...retargeting sends it to the probe: next 8, target 0 → -8.
+    body.retarget(first, probe);
+    assert_eq!(
+        body.encode().unwrap(),
+        [0x22, 0x28, 1, 0, 0, 0x0A, 0x00, 0x2B, 0xF8]
+    );
+}
+
+#[test]
+fn removing_the_last_instruction_retargets_to_end() {
+    // nop; br.s L; L: ret → remove ret: the branch now targets the end of code.
+    let mut body = MethodBody::decode(&[0x12, 0x00, 0x2B, 0x00, 0x2A]).unwrap();
+    let ret = body.instructions()[2].label();
+    body.remove(ret).unwrap();
+    assert_eq!(
+        body.instructions()[1].operand(),
+        &Operand::Branch(Label::END)
+    );
+    assert_eq!(body.encode().unwrap(), [0x0E, 0x00, 0x2B, 0x00]);
+}
