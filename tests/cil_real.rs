@@ -110,10 +110,7 @@ fn real_method_names() {
     assert_eq!(sig.format_method(&fib.0, &names), "int Program::Fib(int)");
     let ctor = find("Program::.ctor");
     let sig = MethodSig::decode(&ctor.3).unwrap();
-    assert_eq!(
-        sig.format_method(&ctor.0, &names),
-        "instance void Program::.ctor()"
-    );
+    assert_eq!(sig.format_method(&ctor.0, &names), "void Program::.ctor()");
     let va = find("Program::VarArgs");
     assert_eq!(MethodSig::decode(&va.3).unwrap().kind(), 5);
 }

@@ -122,7 +122,7 @@ fn method_def_sigs() {
     );
     assert_eq!(
         m.format_method("Program::.ctor", &names),
-        "instance void Program::.ctor()"
+        "void Program::.ctor()"
     );
     // !!0 M<T>(!!0[], class List`1<int>)
     let m = method_rt(&[
@@ -139,7 +139,7 @@ fn method_def_sigs() {
     );
     assert_eq!(
         m.format_method("C::M", &names),
-        "instance !!0 C::M<!!0>(!!0[], List`1<int>)"
+        "!!0 C::M<!!0>(!!0[], List`1<int>)"
     );
     // explicit this: `this` is listed, not implicit
     let m = method_rt(&[0x60, 0x01, 0x01, 0x12, 0x08]);

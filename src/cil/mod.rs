@@ -75,6 +75,8 @@
 //! # Ok::<(), corprof::cil::Error>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod body;
 mod eh;
 mod error;

@@ -850,12 +850,11 @@ impl MethodSig {
 
     /// A C#-like description of a method with this signature, e.g.
     /// `int Program::Fib(int)`; `name` is the qualified method name and
-    /// `names` names type tokens. Vararg extras follow `...`.
+    /// `names` names type tokens. Like C#, it does not say whether the method
+    /// is static (see [`has_this`](MethodSig::has_this)). Method generic
+    /// parameters show as `!!0`; vararg extras follow `...`.
     pub fn format_method(&self, name: &str, names: &dyn Fn(Token) -> String) -> String {
         let mut s = String::new();
-        if self.has_this() && !self.explicit_this() {
-            s.push_str("instance ");
-        }
         fmt_type(&mut s, &self.ret, names);
         s.push(' ');
         s.push_str(name);
