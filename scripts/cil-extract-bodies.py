@@ -10,7 +10,9 @@ data sections. MemberRef signatures are dumped too (for call resolution).
 
 Output lines (tab-separated):
   body  <Type::Method>  <token>  <body hex>  <signature hex>
-  ref   <Type::Member>  <token>  <signature hex>
+  ref   <Member>        <token>  <signature hex>              (MemberRef)
+  spec  <token>         <method token>  <instantiation hex>   (MethodSpec)
+  sig   <kind>          <token>  <blob hex>   (field, property, standalone, typespec)
 """
 import struct
 import sys
@@ -124,24 +126,70 @@ def main(path):
     tdor = coded([0x02, 0x01, 0x1B], 2)
     resolution = coded([0x00, 0x1A, 0x23, 0x01], 2)
     member_ref_parent = coded([0x02, 0x01, 0x1A, 0x06, 0x1B], 3)
-    # Row layouts (column sizes) of tables 0x00..0x0A.
+    has_constant = coded([0x04, 0x08, 0x17], 2)
+    has_custom_attribute = coded(
+        [0x06, 0x04, 0x01, 0x02, 0x08, 0x09, 0x0A, 0x00, 0x0E, 0x17, 0x14, 0x11,
+         0x1A, 0x1B, 0x20, 0x23, 0x26, 0x27, 0x28, 0x2A, 0x2C, 0x2B], 5)
+    custom_attribute_type = coded([0x06, 0x0A], 3)
+    has_field_marshal = coded([0x04, 0x08], 1)
+    has_decl_security = coded([0x02, 0x06, 0x20], 2)
+    has_semantics = coded([0x14, 0x17], 1)
+    method_def_or_ref = coded([0x06, 0x0A], 1)
+    member_forwarded = coded([0x04, 0x06], 1)
+    implementation = coded([0x26, 0x23, 0x27], 2)
+    type_or_method_def = coded([0x02, 0x06], 1)
+    # Row layouts (column sizes) of tables 0x00..0x2C (II.22).
     layout = {
-        0x00: [2, str_sz, guid_sz, guid_sz, guid_sz],
-        0x01: [resolution, str_sz, str_sz],
-        0x02: [4, str_sz, str_sz, tdor, idx(0x04), idx(0x06)],
-        0x03: [idx(0x04)],
-        0x04: [2, str_sz, blob_sz],
-        0x05: [idx(0x06)],
-        0x06: [4, 2, 2, str_sz, blob_sz, idx(0x08)],
-        0x07: [idx(0x08)],
-        0x08: [2, 2, str_sz],
-        0x09: [idx(0x02), tdor],
-        0x0A: [member_ref_parent, str_sz, blob_sz],
+        0x00: [2, str_sz, guid_sz, guid_sz, guid_sz],              # Module
+        0x01: [resolution, str_sz, str_sz],                        # TypeRef
+        0x02: [4, str_sz, str_sz, tdor, idx(0x04), idx(0x06)],     # TypeDef
+        0x03: [idx(0x04)],                                         # FieldPtr
+        0x04: [2, str_sz, blob_sz],                                # Field
+        0x05: [idx(0x06)],                                         # MethodPtr
+        0x06: [4, 2, 2, str_sz, blob_sz, idx(0x08)],               # MethodDef
+        0x07: [idx(0x08)],                                         # ParamPtr
+        0x08: [2, 2, str_sz],                                      # Param
+        0x09: [idx(0x02), tdor],                                   # InterfaceImpl
+        0x0A: [member_ref_parent, str_sz, blob_sz],                # MemberRef
+        0x0B: [2, has_constant, blob_sz],                          # Constant
+        0x0C: [has_custom_attribute, custom_attribute_type, blob_sz],
+        0x0D: [has_field_marshal, blob_sz],                        # FieldMarshal
+        0x0E: [2, has_decl_security, blob_sz],                     # DeclSecurity
+        0x0F: [2, 4, idx(0x02)],                                   # ClassLayout
+        0x10: [4, idx(0x04)],                                      # FieldLayout
+        0x11: [blob_sz],                                           # StandAloneSig
+        0x12: [idx(0x02), idx(0x14)],                              # EventMap
+        0x13: [idx(0x14)],                                         # EventPtr
+        0x14: [2, str_sz, tdor],                                   # Event
+        0x15: [idx(0x02), idx(0x17)],                              # PropertyMap
+        0x16: [idx(0x17)],                                         # PropertyPtr
+        0x17: [2, str_sz, blob_sz],                                # Property
+        0x18: [2, idx(0x06), has_semantics],                       # MethodSemantics
+        0x19: [idx(0x02), method_def_or_ref, method_def_or_ref],   # MethodImpl
+        0x1A: [str_sz],                                            # ModuleRef
+        0x1B: [blob_sz],                                           # TypeSpec
+        0x1C: [2, member_forwarded, str_sz, idx(0x1A)],            # ImplMap
+        0x1D: [4, idx(0x04)],                                      # FieldRVA
+        0x1E: [4, 4],                                              # ENCLog
+        0x1F: [4],                                                 # ENCMap
+        0x20: [4, 2, 2, 2, 2, 4, blob_sz, str_sz, str_sz],         # Assembly
+        0x21: [4],                                                 # AssemblyProcessor
+        0x22: [4, 4, 4],                                           # AssemblyOS
+        0x23: [2, 2, 2, 2, 4, blob_sz, str_sz, str_sz, blob_sz],   # AssemblyRef
+        0x24: [4, idx(0x23)],                                      # AssemblyRefProcessor
+        0x25: [4, 4, 4, idx(0x23)],                                # AssemblyRefOS
+        0x26: [4, str_sz, blob_sz],                                # File
+        0x27: [4, 4, str_sz, str_sz, implementation],              # ExportedType
+        0x28: [4, 4, str_sz, implementation],                      # ManifestResource
+        0x29: [idx(0x02), idx(0x02)],                              # NestedClass
+        0x2A: [2, 2, type_or_method_def, str_sz],                  # GenericParam
+        0x2B: [method_def_or_ref, blob_sz],                        # MethodSpec
+        0x2C: [idx(0x2A), tdor],                                   # GenericParamConstraint
     }
     starts = {}
-    for t in range(0x0B):
+    for t in range(0x2D):
         starts[t] = p
-        p += rows[t] * sum(layout.get(t, [0]))
+        p += rows[t] * sum(layout[t])
 
     def row(t, i):
         """Columns of 1-based row i of table t."""
@@ -179,6 +227,15 @@ def main(path):
     for r in range(1, rows[0x0A] + 1):
         parent, name, sig = row(0x0A, r)
         print("ref\t%s\t0x%08X\t%s" % (string(name), 0x0A000000 | r, blob(sig).hex()))
+    # MethodSpec: the generic method (MethodDef or MemberRef) and its instantiation.
+    for r in range(1, rows[0x2B] + 1):
+        method, inst = row(0x2B, r)
+        target = (0x06000000 if method & 1 == 0 else 0x0A000000) | (method >> 1)
+        print("spec\t0x%08X\t0x%08X\t%s" % (0x2B000000 | r, target, blob(inst).hex()))
+    # Other signature blobs: fields, properties, stand-alone sigs, type specs.
+    for table, kind, col in [(0x04, "field", 2), (0x17, "property", 2), (0x11, "standalone", 0), (0x1B, "typespec", 0)]:
+        for r in range(1, rows[table] + 1):
+            print("sig\t%s\t0x%08X\t%s" % (kind, (table << 24) | r, blob(row(table, r)[col]).hex()))
 
 
 if __name__ == "__main__":
