@@ -1,6 +1,7 @@
-//! CIL method-body codec: headers, instructions, exception sections and
-//! signatures (ECMA-335 II.25.4, Partition III, II.23.2), with label-based
-//! editing for IL rewriting.
+//! The codec covers ECMA-335 method headers and exception sections
+//! (II.25.4), the instruction set (Partition III) and signature blobs
+//! (II.23.2), with label-based editing for IL rewriting. (The one-line
+//! summary is the doc comment on `pub mod cil` in `lib.rs`.)
 //!
 //! Pure safe Rust on `core` and `alloc`; no metadata access. Where the codec
 //! needs metadata (the stack effect of a call), the caller supplies it
