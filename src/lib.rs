@@ -42,6 +42,8 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+/// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
+pub mod cil;
 mod com;
 #[cfg(doc)]
 pub mod example_generated;

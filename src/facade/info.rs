@@ -490,7 +490,7 @@ impl ProfilerInfo {
     }
 
     /// A method's IL body as the runtime holds it, header included
-    /// (`GetILFunctionBody`): the bytes the `cil` module decodes. They stay
+    /// (`GetILFunctionBody`): the bytes [`crate::cil::MethodBody::decode`] reads. They stay
     /// valid while the module is loaded.
     pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<&'static [u8]> {
         let mut header: *const u8 = core::ptr::null();
@@ -510,7 +510,7 @@ impl ProfilerInfo {
     }
 
     /// Replaces a method's IL body before it is JIT-compiled: copies `body`
-    /// (header, code and EH sections, as the `cil` module encodes them) into
+    /// (header, code and EH sections, as [`crate::cil::MethodBody::encode`] writes them) into
     /// memory from the module's `IMethodMalloc` and calls
     /// `SetILFunctionBody`. Call it from `jit_compilation_started` or
     /// `module_load_finished`.
