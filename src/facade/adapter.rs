@@ -595,10 +595,15 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
         client_data: *mut c_void,
         size: UINT,
     ) -> HRESULT {
+        // Checked before `init` stores the info: bad client data leaves the
+        // adapter uninitialized, as any other failed initialization does.
+        // SAFETY: the runtime passes `size` bytes of client data (or null
+        // with a zero size), valid for the call.
+        let client_data = match unsafe { slice(client_data as *const u8, size) } {
+            Ok(data) => data,
+            Err(hr) => return hr,
+        };
         self.init(unknown, |p, info| {
-            // SAFETY: the runtime passes `size` bytes of client data (or
-            // null with a zero size), valid for the call.
-            let client_data = unsafe { slice(client_data as *const u8, size) }?;
             p.initialize_for_attach(info, client_data)
         })
         .into()

@@ -13,6 +13,12 @@ use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport};
 use crate::profiling::*;
 use crate::{ComRef, IUnknown, Interface, E_NOTIMPL, E_POINTER, HRESULT};
 
+/// How many classes one [`ProfilerInfo::class_name`] names at most, its type
+/// arguments' included: past it, arguments print as `...`. Real names need
+/// a handful; the bound keeps a self-referential answer from taking
+/// exponential time.
+const CLASS_NAME_BUDGET: u32 = 256;
+
 /// The result type of the facade: failures are the runtime's `HRESULT`,
 /// whose `Display` names `CORPROF_E_*` codes with their meaning.
 pub type Result<T> = core::result::Result<T, HRESULT>;
@@ -244,12 +250,18 @@ impl ProfilerInfo {
     /// (`System.Collections.Generic.List<System.String>`), from
     /// `GetClassIDInfo2` and the module's metadata. Arrays and other classes
     /// without a TypeDef give `E_INVALIDARG`-like errors from the runtime.
+    ///
+    /// Bounded against broken answers: type arguments nest at most 16 deep
+    /// and at most 256 classes are named in all (the rest print as `...`);
+    /// a count of type arguments above 65,535 is `E_UNEXPECTED`.
     pub fn class_name(&self, class: ClassID) -> Result<String> {
-        self.class_name_depth(class, 0)
+        let mut budget = CLASS_NAME_BUDGET;
+        self.class_name_depth(class, 0, &mut budget)
     }
 
-    fn class_name_depth(&self, class: ClassID, depth: u32) -> Result<String> {
+    fn class_name_depth(&self, class: ClassID, depth: u32, budget: &mut u32) -> Result<String> {
         const MAX_DEPTH: u32 = 16;
+        *budget = budget.saturating_sub(1);
         let (mut module, mut typedef) = (ModuleID::NULL, mdTypeDef(0));
         let mut args: Vec<ClassID> = Vec::new();
         if let Some(v2) = self.v2() {
@@ -267,6 +279,11 @@ impl ProfilerInfo {
                     core::ptr::null_mut(),
                 )
                 .ok()?;
+            }
+            // Metadata numbers generic parameters with 16 bits: a larger
+            // count is a broken answer, refused before allocating for it.
+            if count > u32::from(u16::MAX) {
+                return Err(crate::E_UNEXPECTED);
             }
             if count > 0 {
                 args.resize(count as usize, ClassID::NULL);
@@ -301,10 +318,10 @@ impl ProfilerInfo {
                 if i > 0 {
                     name.push_str(", ");
                 }
-                if depth < MAX_DEPTH {
+                if depth < MAX_DEPTH && *budget > 0 {
                     name.push_str(
                         &self
-                            .class_name_depth(*arg, depth + 1)
+                            .class_name_depth(*arg, depth + 1, budget)
                             .unwrap_or_else(|_| String::from("?")),
                     );
                 } else {

@@ -4,10 +4,17 @@
 use alloc::string::String;
 use alloc::vec;
 
-use crate::{HRESULT, WCHAR};
+use crate::{E_UNEXPECTED, HRESULT, WCHAR};
 
 /// Characters tried on the stack before asking for the exact length.
 const INLINE: usize = 256;
+
+/// The longest string the runtime may claim (in UTF-16 units, terminator
+/// included): far beyond any real name or path (Windows paths stop at
+/// 32,767 units), and small enough (2 MiB) to allocate. A longer claim is a
+/// broken answer and gets `E_UNEXPECTED` instead of an allocation that
+/// could abort the process.
+pub(crate) const MAX_CHARS: usize = 1 << 20;
 
 /// Calls a "fill this UTF-16 buffer" method and returns the string.
 ///
@@ -16,7 +23,10 @@ const INLINE: usize = 256;
 /// and the full length including the terminator to `*needed`. The first
 /// call uses a stack buffer; only a longer string costs a second call with a
 /// heap buffer of exactly the size asked for. A success code with a
-/// truncated buffer (`CLDB_S_TRUNCATION`) is handled the same way.
+/// truncated buffer (`CLDB_S_TRUNCATION`) is handled the same way. A claimed
+/// length above [`MAX_CHARS`] is `E_UNEXPECTED`; a failure of either call is
+/// returned as is; if the string grew between the calls, what fits in the
+/// second buffer is returned.
 pub(crate) fn read_utf16(
     mut call: impl FnMut(u32, *mut u32, *mut WCHAR) -> HRESULT,
 ) -> Result<String, HRESULT> {
@@ -26,6 +36,9 @@ pub(crate) fn read_utf16(
     let needed_len = needed as usize;
     if needed_len <= INLINE {
         return Ok(decode(&inline[..needed_len]));
+    }
+    if needed_len > MAX_CHARS {
+        return Err(E_UNEXPECTED);
     }
     let mut heap = vec![0 as WCHAR; needed_len];
     let mut again: u32 = 0;
@@ -85,6 +98,29 @@ mod tests {
         .unwrap();
         assert_eq!(s, long);
         assert_eq!(*sizes.borrow(), [256, 1001]);
+    }
+
+    #[test]
+    fn impossible_lengths_are_refused_before_allocating() {
+        let calls = Cell::new(0);
+        let claim = |n: u32| {
+            move |_cap: u32, needed: *mut u32, _buf: *mut WCHAR| {
+                // SAFETY: `read_utf16` passes a valid length pointer.
+                unsafe { *needed = n };
+                crate::S_OK
+            }
+        };
+        for n in [u32::MAX, (MAX_CHARS + 1) as u32] {
+            let inner = claim(n);
+            let got = read_utf16(|c, l, b| {
+                calls.set(calls.get() + 1);
+                inner(c, l, b)
+            });
+            assert_eq!(got, Err(crate::E_UNEXPECTED));
+        }
+        assert_eq!(calls.get(), 2, "one call each: no second buffer");
+        let exact = "y".repeat(MAX_CHARS - 1);
+        assert_eq!(read_utf16(fake(&exact)).unwrap().len(), MAX_CHARS - 1);
     }
 
     #[test]
