@@ -10,8 +10,8 @@
 //! - `initialize.*`: in `Initialize`, where everything is allowed.
 //! - `module_load.*`: in `ModuleLoadFinished` of the program's own module,
 //!   after `Initialize`: setting an immutable flag
-//!   (`COR_PRF_ENABLE_OBJECT_ALLOCATED`) and asking for a ReJIT without
-//!   `COR_PRF_ENABLE_REJIT`.
+//!   (`COR_PRF_ENABLE_OBJECT_ALLOCATED`), setting enter/leave hooks, and
+//!   asking for a ReJIT without `COR_PRF_ENABLE_REJIT`.
 //! - `gc_started.*`: in `GarbageCollectionStarted`, a callback that forbids
 //!   garbage collection: Info methods that may trigger one are refused there.
 //! - `native_thread.*`: from a thread the profiler created, outside any
@@ -178,6 +178,14 @@ impl Profiler for CallSequence {
             "module_load.set_event_mask_restore",
             outcome(restore, nothing),
         );
+        // Enter/leave hooks may be set only in Initialize (a raw call: the
+        // facade has no wrapper for it). Null hooks change nothing even if
+        // the runtime accepted them.
+        if let Some(v3) = info.v3() {
+            // SAFETY: null hooks are allowed by the method's contract.
+            let hooks = unsafe { v3.SetEnterLeaveFunctionHooks3(None, None, None) }.ok();
+            self.record("module_load.set_enter_leave_hooks", outcome(hooks, nothing));
+        }
         // ReJIT without COR_PRF_ENABLE_REJIT (Program.Main is MethodDef 1 or
         // later; any MethodDef token of the module will do).
         let rejit = info.request_rejit(&[(module, mdMethodDef(0x0600_0001))]);

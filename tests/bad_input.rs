@@ -803,6 +803,18 @@ fn a_class_that_is_its_own_type_argument_is_named_in_bounded_time() {
 struct Stranger;
 
 #[test]
+fn profiler_info_can_move_to_other_threads() {
+    fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<ProfilerInfo>();
+    // And really used from another thread.
+    let (info, _fake) = facade(Behaviour::Normal);
+    let path = std::thread::spawn(move || info.module_info(M).map(|m| m.path))
+        .join()
+        .unwrap();
+    assert_eq!(path, Ok(String::from("nnnn")));
+}
+
+#[test]
 fn from_unknown_on_an_object_without_info_interfaces_is_no_interface() {
     let stranger: IUnknown = export(Stranger);
     let got = ProfilerInfo::from_unknown(&stranger);

@@ -14,7 +14,8 @@ use std::path::Path;
 use common::dotnet::{self, Profiler};
 use common::expected::BASICS;
 use corprof::profiling::{
-    CORPROF_E_NOT_MANAGED_THREAD, CORPROF_E_REJIT_NOT_ENABLED, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
+    CORPROF_E_CALL_ONLY_FROM_INIT, CORPROF_E_NOT_MANAGED_THREAD, CORPROF_E_REJIT_NOT_ENABLED,
+    CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
 };
 use corprof::{E_FAIL, HRESULT};
 
@@ -95,6 +96,7 @@ fn the_log_is_complete_and_ends_at_shutdown() {
         "module_load.set_event_mask_immutable",
         "module_load.set_event_mask_mutable",
         "module_load.set_event_mask_restore",
+        "module_load.set_enter_leave_hooks",
         "module_load.request_rejit",
         "gc_started.request_rejit",
     ]
@@ -126,6 +128,15 @@ fn an_immutable_flag_after_initialize_is_refused_with_e_fail() {
     // Mutable flags may change in any callback.
     assert_eq!(outcome("module_load.set_event_mask_mutable"), "ok");
     assert_eq!(outcome("module_load.set_event_mask_restore"), "ok");
+}
+
+#[test]
+fn enter_leave_hooks_after_initialize_are_refused() {
+    assert_refused(
+        "module_load.set_enter_leave_hooks",
+        CORPROF_E_CALL_ONLY_FROM_INIT,
+        "CORPROF_E_CALL_ONLY_FROM_INIT",
+    );
 }
 
 #[test]
