@@ -1367,13 +1367,17 @@ fn a_null_this_in_every_adapter_slot_is_e_pointer_and_reaches_nothing() {
 }
 
 com_interface! {
-    /// An interface with methods that cannot return an HRESULT.
+    /// An interface with every kind of method that cannot return an HRESULT.
     #[iid("6A1D2C3B-4E5F-4A6B-8C7D-9E0F1A2B3C4D")]
     #[vtable(ICounted_Vtbl)]
     #[implement(ICounted_Impl)]
     pub interface ICounted: IUnknown {
         fn Count() -> u32;
+        fn Real() -> f64;
+        fn Name() -> *const u8;
+        fn Touch();
         fn Boom() -> u32;
+        fn BoomUnit();
     }
 }
 
@@ -1382,8 +1386,18 @@ impl ICounted_Impl for Counted {
     fn Count(&self) -> u32 {
         3
     }
+    fn Real(&self) -> f64 {
+        0.5
+    }
+    fn Name(&self) -> *const u8 {
+        c"counted".as_ptr() as *const u8
+    }
+    fn Touch(&self) {}
     fn Boom(&self) -> u32 {
         panic!("deliberate panic in a method returning u32")
+    }
+    fn BoomUnit(&self) {
+        panic!("deliberate panic in a method returning nothing")
     }
 }
 
@@ -1408,29 +1422,39 @@ fn run_child(name: &str, mode: &str) -> (std::process::ExitStatus, String) {
 fn a_null_this_or_a_panic_without_an_hresult_aborts_with_a_message() {
     use std::os::unix::process::ExitStatusExt;
     const NAME: &str = "a_null_this_or_a_panic_without_an_hresult_aborts_with_a_message";
+    const NULL_THIS: &str = "corprof: an exported COM method was called with a null `this` pointer";
+    const PANICKED: &str = "corprof: a method exported to native code panicked and its return type cannot report failure; aborting";
     if let Ok(mode) = std::env::var(CHILD) {
         let object: ICounted = export(Counted);
-        // SAFETY: slots 3 and 4 are Count and Boom; in "null" mode `this`
-        // is null, the bad input under test.
+        let this = object.as_raw();
+        // SAFETY: the slots of a live ICounted, called with their declared
+        // signatures; in the `null_*` modes `this` is null, the bad input
+        // under test. Every mode but "none" aborts the process.
         unsafe {
-            let vtable = &**(object.as_raw() as *const *const ICounted_Vtbl);
-            assert_eq!((vtable.Count)(object.as_raw()), 3);
+            let vtable = &**(this as *const *const ICounted_Vtbl);
+            assert_eq!((vtable.Count)(this), 3, "the live object works");
+            assert_eq!((vtable.Real)(this), 0.5);
+            assert!(!(vtable.Name)(this).is_null());
+            (vtable.Touch)(this);
             match mode.as_str() {
-                "null" => (vtable.Count)(null_mut()),
-                _ => (vtable.Boom)(object.as_raw()),
+                "null_u32" => drop((vtable.Count)(null_mut())),
+                "null_f64" => drop((vtable.Real)(null_mut())),
+                "null_ptr" => drop((vtable.Name)(null_mut())),
+                "null_unit" => (vtable.Touch)(null_mut()),
+                "panic_u32" => drop((vtable.Boom)(this)),
+                "panic_unit" => (vtable.BoomUnit)(this),
+                _ => return,
             };
         }
         unreachable!("the call above aborts the process");
     }
     for (mode, message) in [
-        (
-            "null",
-            "corprof: an exported COM method was called with a null `this` pointer",
-        ),
-        (
-            "panic",
-            "corprof: a method exported to native code panicked and its return type cannot report failure; aborting",
-        ),
+        ("null_u32", NULL_THIS),
+        ("null_f64", NULL_THIS),
+        ("null_ptr", NULL_THIS),
+        ("null_unit", NULL_THIS),
+        ("panic_u32", PANICKED),
+        ("panic_unit", PANICKED),
     ] {
         let (status, stderr) = run_child(NAME, mode);
         assert_eq!(
@@ -1438,8 +1462,14 @@ fn a_null_this_or_a_panic_without_an_hresult_aborts_with_a_message() {
             Some(6),
             "{mode}: SIGABRT, not a segfault or an unwind ({status:?}):\n{stderr}"
         );
-        assert!(stderr.contains(message), "{mode}: the message comes first:\n{stderr}");
+        assert!(
+            stderr.contains(message),
+            "{mode}: the message comes first:\n{stderr}"
+        );
     }
+    // The control: the child itself runs fine when asked for no abort.
+    let (status, stderr) = run_child(NAME, "none");
+    assert!(status.success(), "{status:?}\n{stderr}");
 }
 
 // ---------------------------------------------------------------------------
