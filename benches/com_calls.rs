@@ -245,7 +245,9 @@ fn main() {
         run_case(&Fixture::new(), case, n);
         return;
     }
-    let quick = args.iter().any(|a| a == "--quick");
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this
+    // binary without it, as a quick smoke test of every case.
+    let quick = args.iter().any(|a| a == "--quick") || !args.iter().any(|a| a == "--bench");
     let n: u64 = if quick { 200_000 } else { 5_000_000 };
     let rounds = if quick { 3 } else { 11 };
     let fixture = Fixture::new();

@@ -17,6 +17,10 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || die "cargo +nightly miri setup failed"
 
+step ".NET runtime and C# test programs for the end-to-end tests"
+# Installs mono-mcs (apt) and .NET Core 3.1 (pip) when missing; never skipped.
+bash scripts/provision-dotnet.sh
+
 step "rustfmt"
 cargo fmt --all -- --check
 
@@ -31,13 +35,14 @@ cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no
 step "rustdoc (-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 
-step "tests: unit, integration, compile-fail (ui-tests/), doc"
+step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR, doc"
 cargo test --all-targets
 cargo test --doc
 
-step "Miri: the COM core tests"
+step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
 MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
-    cargo +nightly miri test --test com_core --test guid_hresult --test scale_chain_12
+    cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \
+        --test stress --test facade_callback --test decl_callback --test decl_types
 
 echo
 echo "all checks passed"
