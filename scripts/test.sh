@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+log=target/test-results.log
+mkdir -p target && : > "$log"
+# Runs a test command, keeping its "test result:" lines for the summary.
+tests() { "$@" 2>&1 | tee -a "$log"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 step "toolchain components (rustfmt, clippy, nightly miri)"
@@ -36,13 +40,13 @@ step "rustdoc (-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 
 step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR, doc"
-cargo test --all-targets
-cargo test --doc
+tests cargo test --all-targets
+tests cargo test --doc
 
 step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
 MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
-    cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \
+    tests cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \
         --test stress --test facade_callback --test decl_callback --test decl_types
 
 echo
-echo "all checks passed"
+awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"
