@@ -1,13 +1,20 @@
 //! [`MetadataImport`]: names of types and methods, read from a module's
-//! metadata (`IMetaDataImport`).
+//! metadata (`IMetaDataImport`), lookups by name, and the call-site
+//! signatures IL rewriting needs.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
 use super::strings::read_utf16;
-use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, PCCOR_SIGNATURE};
-use crate::E_FAIL;
+use crate::cil::{MethodSig, StackSig, Token};
+use crate::metadata::{
+    mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
+    mdtMethodDef, mdtMethodSpec, mdtSignature, IMetaDataImport, IMetaDataImport2, HCORENUM,
+    PCCOR_SIGNATURE,
+};
+use crate::{E_FAIL, E_INVALIDARG, WCHAR};
 
 /// A module's metadata, for reading names. Derefs to the raw
 /// [`IMetaDataImport`] invoker for everything else.
@@ -136,6 +143,153 @@ impl MetadataImport {
         })
     }
 
+    /// Finds a type by its full name (`FindTypeDefByName`): namespace and
+    /// name joined with `.` (`E2E.Rewrite.Program`). A nested type is found
+    /// by its own name with its enclosing type in `enclosing`.
+    /// `CLDB_E_RECORD_NOTFOUND` when the module defines no such type.
+    pub fn find_type_def(&self, name: &str, enclosing: Option<mdTypeDef>) -> Result<mdTypeDef> {
+        let name = wide(name)?;
+        let enclosing = enclosing.map_or(mdToken(0), mdTypeDef::token);
+        let mut typedef = mdTypeDef(0);
+        // SAFETY: `name` is NUL-terminated and outlives the call; a valid
+        // out-pointer.
+        unsafe {
+            self.raw
+                .FindTypeDefByName(name.as_ptr(), enclosing, &mut typedef)
+        }
+        .ok()?;
+        Ok(typedef)
+    }
+
+    /// Finds a method of `typedef` by name and signature (`FindMethod`).
+    /// `signature` is the MethodDefSig blob to match, which tells overloads
+    /// apart: `[0x00, 0x00, 0x01]` is `static void ()`, `[0x00, 0x01,
+    /// 0x08, 0x08]` is `static int (int)` (encode others with
+    /// [`MethodSig::encode`]). `CLDB_E_RECORD_NOTFOUND` when there is none.
+    pub fn find_method(
+        &self,
+        typedef: mdTypeDef,
+        name: &str,
+        signature: &[u8],
+    ) -> Result<mdMethodDef> {
+        let name = wide(name)?;
+        let len = u32::try_from(signature.len()).map_err(|_| E_INVALIDARG)?;
+        let mut method = mdMethodDef(0);
+        // SAFETY: `name` is NUL-terminated and `signature` has `len` bytes,
+        // both outliving the call; a valid out-pointer.
+        unsafe {
+            self.raw
+                .FindMethod(typedef, name.as_ptr(), signature.as_ptr(), len, &mut method)
+        }
+        .ok()?;
+        Ok(method)
+    }
+
+    /// The MethodDefs of `typedef`, in metadata order (`EnumMethods`).
+    pub fn methods(&self, typedef: mdTypeDef) -> Result<Vec<mdMethodDef>> {
+        const BATCH: usize = 64;
+        let mut handle = EnumHandle {
+            import: &self.raw,
+            handle: core::ptr::null_mut(),
+        };
+        let mut methods = Vec::new();
+        let mut batch = [mdMethodDef(0); BATCH];
+        loop {
+            let mut fetched: u32 = 0;
+            // SAFETY: `batch` has room for BATCH tokens; the enumerator
+            // handle starts null and is closed by `EnumHandle`'s drop.
+            let hr = unsafe {
+                self.raw.EnumMethods(
+                    &mut handle.handle,
+                    typedef,
+                    batch.as_mut_ptr(),
+                    BATCH as u32,
+                    &mut fetched,
+                )
+            };
+            hr.ok()?;
+            let fetched = (fetched as usize).min(BATCH);
+            methods.extend_from_slice(&batch[..fetched]);
+            // S_FALSE (no more) or a short batch: done.
+            if hr != crate::S_OK || fetched < BATCH {
+                return Ok(methods);
+            }
+        }
+    }
+
+    /// The signature blob of what a `call`, `callvirt`, `newobj`, `ldftn`
+    /// or `calli` token names: a MethodDef's or MemberRef's own signature,
+    /// a MethodSpec's generic method's signature, or a StandAloneSig
+    /// (`calli`). `E_INVALIDARG` for tokens of other tables.
+    pub fn method_signature(&self, token: mdToken) -> Result<&[u8]> {
+        let mut sig: PCCOR_SIGNATURE = core::ptr::null();
+        let mut len: u32 = 0;
+        let table = token.token_type();
+        if table == mdtMethodDef {
+            return Ok(self.method_props(mdMethodDef(token.0))?.signature);
+        } else if table == mdtMemberRef {
+            let mut parent = mdToken(0);
+            // SAFETY: a zero-capacity name buffer (null) is allowed: the
+            // name is not asked for; the other out-pointers are locals.
+            unsafe {
+                self.raw.GetMemberRefProps(
+                    mdMemberRef(token.0),
+                    &mut parent,
+                    core::ptr::null_mut(),
+                    0,
+                    core::ptr::null_mut(),
+                    &mut sig,
+                    &mut len,
+                )
+            }
+            .ok()?;
+        } else if table == mdtMethodSpec {
+            // MethodSpecs came with generics: IMetaDataImport2.
+            let import2 = self.raw.cast::<IMetaDataImport2>()?;
+            let mut parent = mdToken(0);
+            let (mut spec, mut spec_len) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe {
+                import2.GetMethodSpecProps(
+                    mdMethodSpec(token.0),
+                    &mut parent,
+                    &mut spec,
+                    &mut spec_len,
+                )
+            }
+            .ok()?;
+            let parent_table = parent.token_type();
+            if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
+                return Err(E_FAIL);
+            }
+            return self.method_signature(parent);
+        } else if table == mdtSignature {
+            // SAFETY: valid out-pointers.
+            unsafe {
+                self.raw
+                    .GetSigFromToken(mdSignature(token.0), &mut sig, &mut len)
+            }
+            .ok()?;
+        } else {
+            return Err(E_INVALIDARG);
+        }
+        if sig.is_null() {
+            return Ok(&[]);
+        }
+        // SAFETY: the runtime answered `len` bytes at `sig`, owned by the
+        // metadata scope, which lives at least as long as `self`.
+        Ok(unsafe { core::slice::from_raw_parts(sig, len as usize) })
+    }
+
+    /// The stack effect of a call site's token, for
+    /// [`MethodBody::update_max_stack`](crate::cil::MethodBody::update_max_stack):
+    /// `body.update_max_stack(|token| import.stack_sig(token))`. `None` when
+    /// the token names no method or its signature does not decode.
+    pub fn stack_sig(&self, token: Token) -> Option<StackSig> {
+        let blob = self.method_signature(mdToken(token.0)).ok()?;
+        MethodSig::decode(blob).ok().map(|sig| sig.stack_sig())
+    }
+
     /// A method's name and its declaring type's full name.
     pub fn method_name(&self, method: mdMethodDef) -> Result<MethodName> {
         let props = self.method_props(method)?;
@@ -148,6 +302,30 @@ impl MetadataImport {
             type_name,
             method_name: props.name,
         })
+    }
+}
+
+/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
+/// NUL of its own.
+fn wide(name: &str) -> Result<Vec<WCHAR>> {
+    if name.contains('\0') {
+        return Err(E_INVALIDARG);
+    }
+    Ok(name.encode_utf16().chain([0]).collect())
+}
+
+/// Closes a metadata enumerator (`CloseEnum`) when dropped.
+struct EnumHandle<'a> {
+    import: &'a IMetaDataImport,
+    handle: HCORENUM,
+}
+
+impl Drop for EnumHandle<'_> {
+    fn drop(&mut self) {
+        if !self.handle.is_null() {
+            // SAFETY: a handle the import's `Enum*` method opened, closed once.
+            unsafe { self.import.CloseEnum(self.handle) };
+        }
     }
 }
 
