@@ -658,3 +658,59 @@ impl fmt::Debug for ProfilerInfo {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BYTE, DWORD, ULONG};
+    use std::sync::Mutex;
+
+    /// Records what the facade hands the runtime's controller, copying the
+    /// body as the runtime does.
+    #[derive(Default)]
+    struct Control {
+        body: Mutex<Vec<u8>>,
+        flags: Mutex<u32>,
+    }
+
+    impl ICorProfilerFunctionControl_Impl for Control {
+        fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
+            *self.flags.lock().unwrap() = flags;
+            crate::S_OK
+        }
+        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+            // SAFETY: the facade passes `size` readable bytes.
+            let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
+            *self.body.lock().unwrap() = bytes.to_vec();
+            crate::S_OK
+        }
+    }
+
+    #[test]
+    fn function_control_passes_the_body_and_flags() {
+        let object = std::sync::Arc::new(Control::default());
+        let owned: ICorProfilerFunctionControl = crate::export_arc(object.clone());
+        // SAFETY: `owned` keeps the object alive for the borrow.
+        let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
+        let control = FunctionControl::from(view);
+        let il = [0x0E, 0x1F, 42, 0x2A];
+        // SAFETY: the double only copies the bytes.
+        assert_eq!(unsafe { control.set_il_function_body(&il) }, Ok(()));
+        assert_eq!(*object.body.lock().unwrap(), il);
+        // SAFETY: an empty body is refused before any call.
+        let empty = unsafe { control.set_il_function_body(&[]) };
+        assert_eq!(empty, Err(crate::E_INVALIDARG));
+        assert_eq!(
+            control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
+            Ok(())
+        );
+        assert_eq!(*object.flags.lock().unwrap(), 1);
+        assert!(alloc::format!("{control:?}").starts_with("FunctionControl"));
+    }
+
+    #[test]
+    fn profiler_info_is_send_sync_and_clone() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<ProfilerInfo>();
+    }
+}
