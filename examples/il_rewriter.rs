@@ -76,9 +76,9 @@ const SIG_STATIC_VOID: &[u8] = &[0x00, 0x00, 0x01]; // static void ()
 const SIG_STATIC_INT: &[u8] = &[0x00, 0x00, 0x08]; // static int ()
 const SIG_STATIC_INT_INT: &[u8] = &[0x00, 0x01, 0x08, 0x08]; // static int (int)
 
-/// What `Answer` returns, before and after.
+/// What `Answer` returns, before and after (`ldc.i4.s` takes an `i8`).
 const OLD_ANSWER: i32 = 41;
-const NEW_ANSWER: i32 = 42;
+const NEW_ANSWER: i8 = 42;
 
 /// How often the ReJIT thread looks for a `ready` file.
 const POLL: Duration = Duration::from_millis(5);
@@ -237,8 +237,7 @@ fn rewrite(
                     )
                 })
                 .ok_or_else(|| format!("no `ldc.i4 {OLD_ANSWER}` in the body"))?;
-            let new = i8::try_from(NEW_ANSWER).map_err(|_| "42 fits in i8".to_string())?;
-            body.replace(at, OpCode::LDC_I4_S, Operand::I8(new))
+            body.replace(at, OpCode::LDC_I4_S, Operand::I8(NEW_ANSWER))
                 .map_err(|e| format!("replace: {e}"))?;
             format!("ldc.i4 {OLD_ANSWER} -> ldc.i4.s {NEW_ANSWER}")
         }
@@ -253,8 +252,9 @@ fn rewrite(
         .map_err(|e| format!("max stack: {e}"))?;
     let bytes = body.encode().map_err(|e| format!("encode: {e}"))?;
 
-    // Check the bytes as the JIT will see them: decoded afresh, every clause
-    // boundary must have moved by exactly what was inserted before it.
+    // Look at the bytes as the JIT will: decoded afresh, with the clauses
+    // read from the new EH section. The summary says how far their
+    // boundaries moved (by the size of what was inserted before them).
     let check = MethodBody::decode(&bytes).map_err(|e| format!("re-decode: {e}"))?;
     let new_code = check.header().code_size();
     let new_clauses = clause_offsets(&check);
@@ -307,10 +307,10 @@ impl IlRewriter {
             Ok(None) | Err(_) => None,
         };
         if let Some(targets) = found {
-            if let Err(first) = self.shared.targets.set(targets) {
+            if self.shared.targets.set(targets).is_err() {
+                let first = self.shared.targets.get().map(|t| t.module);
                 log(format_args!(
-                    "{PROGRAM_TYPE} is also in module {module:?}; ReJIT uses {:?}",
-                    first.module
+                    "{PROGRAM_TYPE} is also in module {module:?}; ReJIT uses {first:?}"
                 ));
             }
         }
