@@ -210,8 +210,8 @@ impl MetadataImport {
             hr.ok()?;
             let fetched = (fetched as usize).min(BATCH);
             methods.extend_from_slice(&batch[..fetched]);
-            // S_FALSE (no more) or a short batch: done.
-            if hr != crate::S_OK || fetched < BATCH {
+            // S_FALSE or nothing fetched: no more.
+            if hr != crate::S_OK || fetched == 0 {
                 return Ok(methods);
             }
         }
