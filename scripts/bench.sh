@@ -58,9 +58,9 @@ for line in sys.stdin:
     }
     row "exporter thunk (native-style call)" thunk "hand-written vtable" floor
     row "invoker method call" invoker "raw fn-pointer call" raw_call
-    row "QueryInterface hit (+Release)" qi_hit "AddRef+Release" addref_release
-    row "QueryInterface miss" qi_miss "AddRef+Release" addref_release
-    row "AddRef+Release" addref_release "two atomic RMWs" atomic_pair
+    row "QueryInterface hit (+Release)" qi_hit "hand-written QI hit (+Release)" floor_qi_hit
+    row "QueryInterface miss" qi_miss "hand-written QI miss" floor_qi_miss
+    row "AddRef+Release" addref_release "hand-written AddRef+Release" floor_refs
     rm -rf "$out"
     echo
 }

@@ -215,7 +215,7 @@ def main(path):
         flags, name, ns, ext, fl, ml = row(0x02, t)
         nxt = row(0x02, t + 1)[5] if t < ntypes else rows[0x06] + 1
         for m in range(ml, nxt):
-            owner[m] = (ns + "." if ns else "") + string(name)
+            owner[m] = (string(ns) + "." if ns else "") + string(name)
     for m in range(1, rows[0x06] + 1):
         rva, impl, flags, name, sig, params = row(0x06, m)
         full = "%s::%s" % (owner.get(m, "?"), string(name))

@@ -5,6 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+log=target/test-results.log
+mkdir -p target && : > "$log"
+# Runs a test command, keeping its "test result:" lines for the summary.
+tests() { "$@" 2>&1 | tee -a "$log"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 step "toolchain components (rustfmt, clippy, nightly miri)"
@@ -16,6 +20,10 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
         || die "could not install Miri (rustup component add --toolchain nightly miri rust-src)"
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || die "cargo +nightly miri setup failed"
+
+step ".NET runtime and C# test programs for the end-to-end tests"
+# Installs mono-mcs (apt) and .NET Core 3.1 (pip) when missing; never skipped.
+bash scripts/provision-dotnet.sh
 
 step "rustfmt"
 cargo fmt --all -- --check
@@ -31,13 +39,14 @@ cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no
 step "rustdoc (-D warnings)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 
-step "tests: unit, integration, compile-fail (ui-tests/), doc"
-cargo test --all-targets
-cargo test --doc
+step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR, doc"
+tests cargo test --all-targets
+tests cargo test --doc
 
-step "Miri: the COM core tests"
+step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
 MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
-    cargo +nightly miri test --test com_core --test guid_hresult --test scale_chain_12
+    tests cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \
+        --test stress --test facade_callback --test decl_callback --test decl_types
 
 echo
-echo "all checks passed"
+awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"

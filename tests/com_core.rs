@@ -300,14 +300,14 @@ fn query_interface_refuses_unknown_iids_and_null_arguments() {
     let this = base.as_raw();
     // SAFETY: the object is alive; the arguments are exactly what is tested.
     unsafe {
-        let mut out: *mut c_void = 0x1 as *mut c_void;
+        let mut out: *mut c_void = core::ptr::NonNull::<c_void>::dangling().as_ptr();
         assert_eq!(raw_query(this, &IOther::IID, &mut out), E_NOINTERFACE);
         assert!(out.is_null(), "a miss writes null");
         // The object was exported as ITestBase: its child's IID is a miss.
-        out = 0x1 as *mut c_void;
+        out = core::ptr::NonNull::<c_void>::dangling().as_ptr();
         assert_eq!(raw_query(this, &ITestChild::IID, &mut out), E_NOINTERFACE);
         assert!(out.is_null());
-        out = 0x1 as *mut c_void;
+        out = core::ptr::NonNull::<c_void>::dangling().as_ptr();
         assert_eq!(raw_query(this, core::ptr::null(), &mut out), E_POINTER);
         assert!(out.is_null(), "a null riid still clears *ppv");
         assert_eq!(
@@ -461,19 +461,31 @@ fn a_null_this_gets_e_pointer_from_hresult_methods() {
     }
 }
 
+/// A raw COM pointer handed to another thread, provenance intact.
+#[derive(Clone, Copy)]
+struct SendPtr(*mut c_void);
+// SAFETY: the pointee is a free-threaded exported object, kept alive by a
+// reference each thread owns for as long as it uses the pointer.
+unsafe impl Send for SendPtr {}
+impl SendPtr {
+    fn get(self) -> *mut c_void {
+        self.0
+    }
+}
+
 #[test]
 fn concurrent_add_ref_query_release_frees_exactly_once() {
     const THREADS: usize = 8;
     const ROUNDS: usize = if cfg!(miri) { 50 } else { 100_000 };
     let drops = Arc::new(AtomicUsize::new(0));
     let child: ITestChild = export(Object::new(&drops));
-    let raw = child.as_raw() as usize;
+    let raw = SendPtr(child.as_raw());
     let handles: Vec<_> = (0..THREADS)
         .map(|t| {
             // Each thread owns one reference of its own.
             let mine = child.clone();
             std::thread::spawn(move || {
-                let this = raw as *mut c_void;
+                let this = raw.get();
                 for i in 0..ROUNDS {
                     // SAFETY: this thread holds a reference for the whole loop.
                     unsafe {
@@ -599,7 +611,11 @@ fn class_factory_default_lock_server_and_typed_create() {
     unsafe {
         assert_eq!(factory.LockServer(TRUE), S_OK);
         assert_eq!(
-            factory.CreateInstance(0x8 as *mut c_void, &ITestBase::IID, &mut out),
+            factory.CreateInstance(
+                core::ptr::NonNull::<c_void>::dangling().as_ptr(),
+                &ITestBase::IID,
+                &mut out
+            ),
             CLASS_E_NOAGGREGATION
         );
         assert_eq!(

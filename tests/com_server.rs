@@ -48,7 +48,7 @@ fn dll_get_class_object_serves_only_its_clsid() {
         GUID::from_u128(0xA1B2C3D4_E5F6_4789_8ABC_DEF012345678)
     );
     let other = GUID::from_u128(1);
-    let mut out: *mut c_void = 0x1 as *mut c_void;
+    let mut out: *mut c_void = core::ptr::NonNull::<c_void>::dangling().as_ptr();
     // SAFETY: valid pointers, as the runtime passes them.
     unsafe {
         assert_eq!(
@@ -89,9 +89,13 @@ fn the_factory_creates_objects_and_refuses_aggregation() {
     // SAFETY: valid pointers throughout; each out-pointer is checked.
     unsafe {
         assert_eq!(factory.LockServer(TRUE), S_OK);
-        let mut object = 0x1 as *mut c_void;
+        let mut object = core::ptr::NonNull::<c_void>::dangling().as_ptr();
         assert_eq!(
-            factory.CreateInstance(0x10 as *mut c_void, &IServed::IID, &mut object),
+            factory.CreateInstance(
+                core::ptr::NonNull::<c_void>::dangling().as_ptr(),
+                &IServed::IID,
+                &mut object
+            ),
             CLASS_E_NOAGGREGATION
         );
         assert!(object.is_null());

@@ -33,6 +33,13 @@ pub type Result<T> = core::result::Result<T, HRESULT>;
 /// Calls are allowed only where the profiling API allows them; a call made
 /// in the wrong callback fails with `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`
 /// (see `docs/safety.md`).
+///
+/// It is `Send + Sync`, and `Clone` takes another reference to the
+/// runtime's interface (`AddRef`): a thread of the profiler's own can keep a
+/// clone, for example to call [`request_rejit`](ProfilerInfo::request_rejit),
+/// which the runtime wants called from such a thread rather than from a
+/// callback. Stop using clones once `shutdown` has been called.
+#[derive(Clone)]
 pub struct ProfilerInfo {
     /// The pointer answered for the highest version; its vtable extends
     /// every lower version's, so it serves them all.
@@ -599,11 +606,128 @@ impl ProfilerInfo {
     }
 }
 
+/// The per-method ReJIT controller that
+/// [`Profiler::get_rejit_parameters`](super::Profiler::get_rejit_parameters)
+/// receives (`ICorProfilerFunctionControl`), valid only during that call.
+#[derive(Clone, Copy)]
+pub struct FunctionControl<'a> {
+    raw: ComRef<'a, ICorProfilerFunctionControl>,
+}
+
+impl<'a> FunctionControl<'a> {
+    /// Wraps the controller a callback received.
+    pub fn new(raw: ComRef<'a, ICorProfilerFunctionControl>) -> FunctionControl<'a> {
+        FunctionControl { raw }
+    }
+
+    /// The raw invoker.
+    pub fn raw(&self) -> &ICorProfilerFunctionControl {
+        &self.raw
+    }
+
+    /// Sets the IL of the method being re-JIT-compiled
+    /// (`ICorProfilerFunctionControl::SetILFunctionBody`): header, code and
+    /// EH sections, as [`crate::cil::MethodBody::encode`] writes them. The
+    /// runtime copies the bytes, so `body` may be any buffer (no
+    /// `IMethodMalloc`). `E_INVALIDARG` for an empty body.
+    ///
+    /// # Safety
+    ///
+    /// As for [`ProfilerInfo::set_il_function_body`]: `body` must be a valid
+    /// CIL method body for the method whose tokens exist in its module.
+    pub unsafe fn set_il_function_body(&self, body: &[u8]) -> Result<()> {
+        if body.is_empty() {
+            return Err(crate::E_INVALIDARG);
+        }
+        let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
+        // SAFETY: `size` readable bytes at `body`, which the runtime copies
+        // before it returns; the IL's validity is the caller's contract.
+        unsafe { self.raw.SetILFunctionBody(size, body.as_ptr()) }.ok()
+    }
+
+    /// Sets code-generation flags for the recompilation
+    /// (`SetCodegenFlags`), e.g. `COR_PRF_CODEGEN_DISABLE_INLINING`.
+    pub fn set_codegen_flags(&self, flags: COR_PRF_CODEGEN_FLAGS) -> Result<()> {
+        // SAFETY: a plain value argument.
+        unsafe { self.raw.SetCodegenFlags(flags.0) }.ok()
+    }
+}
+
+impl<'a> From<ComRef<'a, ICorProfilerFunctionControl>> for FunctionControl<'a> {
+    fn from(raw: ComRef<'a, ICorProfilerFunctionControl>) -> FunctionControl<'a> {
+        FunctionControl::new(raw)
+    }
+}
+
+impl fmt::Debug for FunctionControl<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FunctionControl")
+            .field("raw", &self.raw.as_raw())
+            .finish()
+    }
+}
+
 impl fmt::Debug for ProfilerInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ProfilerInfo")
             .field("version", &self.version)
             .field("raw", &self.raw)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{BYTE, DWORD, ULONG};
+    use std::sync::Mutex;
+
+    /// Records what the facade hands the runtime's controller, copying the
+    /// body as the runtime does.
+    #[derive(Default)]
+    struct Control {
+        body: Mutex<Vec<u8>>,
+        flags: Mutex<u32>,
+    }
+
+    impl ICorProfilerFunctionControl_Impl for Control {
+        fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
+            *self.flags.lock().unwrap() = flags;
+            crate::S_OK
+        }
+        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+            // SAFETY: the facade passes `size` readable bytes.
+            let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
+            *self.body.lock().unwrap() = bytes.to_vec();
+            crate::S_OK
+        }
+    }
+
+    #[test]
+    fn function_control_passes_the_body_and_flags() {
+        let object = std::sync::Arc::new(Control::default());
+        let owned: ICorProfilerFunctionControl = crate::export_arc(object.clone());
+        // SAFETY: `owned` keeps the object alive for the borrow.
+        let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
+        let control = FunctionControl::from(view);
+        let il = [0x0E, 0x1F, 42, 0x2A];
+        // SAFETY: the double only copies the bytes.
+        assert_eq!(unsafe { control.set_il_function_body(&il) }, Ok(()));
+        assert_eq!(*object.body.lock().unwrap(), il);
+        // SAFETY: an empty body is refused before any call.
+        let empty = unsafe { control.set_il_function_body(&[]) };
+        assert_eq!(empty, Err(crate::E_INVALIDARG));
+        assert_eq!(
+            control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
+            Ok(())
+        );
+        assert_eq!(*object.flags.lock().unwrap(), 1);
+        assert!(alloc::format!("{control:?}").starts_with("FunctionControl"));
+    }
+
+    #[test]
+    fn profiler_info_is_send_sync_and_clone() {
+        fn check<T: Send + Sync + Clone>() {}
+        check::<ProfilerInfo>();
     }
 }

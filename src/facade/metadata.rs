@@ -1,13 +1,20 @@
 //! [`MetadataImport`]: names of types and methods, read from a module's
-//! metadata (`IMetaDataImport`).
+//! metadata (`IMetaDataImport`), lookups by name, and the call-site
+//! signatures IL rewriting needs.
 
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
 use super::strings::read_utf16;
-use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, PCCOR_SIGNATURE};
-use crate::E_FAIL;
+use crate::cil::{MethodSig, StackSig, Token};
+use crate::metadata::{
+    mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
+    mdtMethodDef, mdtMethodSpec, mdtSignature, IMetaDataImport, IMetaDataImport2, HCORENUM,
+    PCCOR_SIGNATURE,
+};
+use crate::{E_FAIL, E_INVALIDARG, WCHAR};
 
 /// A module's metadata, for reading names. Derefs to the raw
 /// [`IMetaDataImport`] invoker for everything else.
@@ -136,6 +143,153 @@ impl MetadataImport {
         })
     }
 
+    /// Finds a type by its full name (`FindTypeDefByName`): namespace and
+    /// name joined with `.` (`E2E.Rewrite.Program`). A nested type is found
+    /// by its own name with its enclosing type in `enclosing`.
+    /// `CLDB_E_RECORD_NOTFOUND` when the module defines no such type.
+    pub fn find_type_def(&self, name: &str, enclosing: Option<mdTypeDef>) -> Result<mdTypeDef> {
+        let name = wide(name)?;
+        let enclosing = enclosing.map_or(mdToken(0), mdTypeDef::token);
+        let mut typedef = mdTypeDef(0);
+        // SAFETY: `name` is NUL-terminated and outlives the call; a valid
+        // out-pointer.
+        unsafe {
+            self.raw
+                .FindTypeDefByName(name.as_ptr(), enclosing, &mut typedef)
+        }
+        .ok()?;
+        Ok(typedef)
+    }
+
+    /// Finds a method of `typedef` by name and signature (`FindMethod`).
+    /// `signature` is the MethodDefSig blob to match, which tells overloads
+    /// apart: `[0x00, 0x00, 0x01]` is `static void ()`, `[0x00, 0x01,
+    /// 0x08, 0x08]` is `static int (int)` (encode others with
+    /// [`MethodSig::encode`]). `CLDB_E_RECORD_NOTFOUND` when there is none.
+    pub fn find_method(
+        &self,
+        typedef: mdTypeDef,
+        name: &str,
+        signature: &[u8],
+    ) -> Result<mdMethodDef> {
+        let name = wide(name)?;
+        let len = u32::try_from(signature.len()).map_err(|_| E_INVALIDARG)?;
+        let mut method = mdMethodDef(0);
+        // SAFETY: `name` is NUL-terminated and `signature` has `len` bytes,
+        // both outliving the call; a valid out-pointer.
+        unsafe {
+            self.raw
+                .FindMethod(typedef, name.as_ptr(), signature.as_ptr(), len, &mut method)
+        }
+        .ok()?;
+        Ok(method)
+    }
+
+    /// The MethodDefs of `typedef`, in metadata order (`EnumMethods`).
+    pub fn methods(&self, typedef: mdTypeDef) -> Result<Vec<mdMethodDef>> {
+        const BATCH: usize = 64;
+        let mut handle = EnumHandle {
+            import: &self.raw,
+            handle: core::ptr::null_mut(),
+        };
+        let mut methods = Vec::new();
+        let mut batch = [mdMethodDef(0); BATCH];
+        loop {
+            let mut fetched: u32 = 0;
+            // SAFETY: `batch` has room for BATCH tokens; the enumerator
+            // handle starts null and is closed by `EnumHandle`'s drop.
+            let hr = unsafe {
+                self.raw.EnumMethods(
+                    &mut handle.handle,
+                    typedef,
+                    batch.as_mut_ptr(),
+                    BATCH as u32,
+                    &mut fetched,
+                )
+            };
+            hr.ok()?;
+            let fetched = (fetched as usize).min(BATCH);
+            methods.extend_from_slice(&batch[..fetched]);
+            // S_FALSE or nothing fetched: no more.
+            if hr != crate::S_OK || fetched == 0 {
+                return Ok(methods);
+            }
+        }
+    }
+
+    /// The signature blob of what a `call`, `callvirt`, `newobj`, `ldftn`
+    /// or `calli` token names: a MethodDef's or MemberRef's own signature,
+    /// a MethodSpec's generic method's signature, or a StandAloneSig
+    /// (`calli`). `E_INVALIDARG` for tokens of other tables.
+    pub fn method_signature(&self, token: mdToken) -> Result<&[u8]> {
+        let mut sig: PCCOR_SIGNATURE = core::ptr::null();
+        let mut len: u32 = 0;
+        let table = token.token_type();
+        if table == mdtMethodDef {
+            return Ok(self.method_props(mdMethodDef(token.0))?.signature);
+        } else if table == mdtMemberRef {
+            let mut parent = mdToken(0);
+            // SAFETY: a zero-capacity name buffer (null) is allowed: the
+            // name is not asked for; the other out-pointers are locals.
+            unsafe {
+                self.raw.GetMemberRefProps(
+                    mdMemberRef(token.0),
+                    &mut parent,
+                    core::ptr::null_mut(),
+                    0,
+                    core::ptr::null_mut(),
+                    &mut sig,
+                    &mut len,
+                )
+            }
+            .ok()?;
+        } else if table == mdtMethodSpec {
+            // MethodSpecs came with generics: IMetaDataImport2.
+            let import2 = self.raw.cast::<IMetaDataImport2>()?;
+            let mut parent = mdToken(0);
+            let (mut spec, mut spec_len) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe {
+                import2.GetMethodSpecProps(
+                    mdMethodSpec(token.0),
+                    &mut parent,
+                    &mut spec,
+                    &mut spec_len,
+                )
+            }
+            .ok()?;
+            let parent_table = parent.token_type();
+            if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
+                return Err(E_FAIL);
+            }
+            return self.method_signature(parent);
+        } else if table == mdtSignature {
+            // SAFETY: valid out-pointers.
+            unsafe {
+                self.raw
+                    .GetSigFromToken(mdSignature(token.0), &mut sig, &mut len)
+            }
+            .ok()?;
+        } else {
+            return Err(E_INVALIDARG);
+        }
+        if sig.is_null() {
+            return Ok(&[]);
+        }
+        // SAFETY: the runtime answered `len` bytes at `sig`, owned by the
+        // metadata scope, which lives at least as long as `self`.
+        Ok(unsafe { core::slice::from_raw_parts(sig, len as usize) })
+    }
+
+    /// The stack effect of a call site's token, for
+    /// [`MethodBody::update_max_stack`](crate::cil::MethodBody::update_max_stack):
+    /// `body.update_max_stack(|token| import.stack_sig(token))`. `None` when
+    /// the token names no method or its signature does not decode.
+    pub fn stack_sig(&self, token: Token) -> Option<StackSig> {
+        let blob = self.method_signature(mdToken(token.0)).ok()?;
+        MethodSig::decode(blob).ok().map(|sig| sig.stack_sig())
+    }
+
     /// A method's name and its declaring type's full name.
     pub fn method_name(&self, method: mdMethodDef) -> Result<MethodName> {
         let props = self.method_props(method)?;
@@ -151,9 +305,350 @@ impl MetadataImport {
     }
 }
 
+/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
+/// NUL of its own.
+fn wide(name: &str) -> Result<Vec<WCHAR>> {
+    if name.contains('\0') {
+        return Err(E_INVALIDARG);
+    }
+    Ok(name.encode_utf16().chain([0]).collect())
+}
+
+/// Closes a metadata enumerator (`CloseEnum`) when dropped.
+struct EnumHandle<'a> {
+    import: &'a IMetaDataImport,
+    handle: HCORENUM,
+}
+
+impl Drop for EnumHandle<'_> {
+    fn drop(&mut self) {
+        if !self.handle.is_null() {
+            // SAFETY: a handle the import's `Enum*` method opened, closed once.
+            unsafe { self.import.CloseEnum(self.handle) };
+        }
+    }
+}
+
 impl core::ops::Deref for MetadataImport {
     type Target = IMetaDataImport;
     fn deref(&self) -> &IMetaDataImport {
         &self.raw
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{IMetaDataImport2_Impl, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND};
+    use crate::{DWORD, HRESULT, LPCWSTR, LPWSTR, S_FALSE, S_OK, ULONG};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
+    const INNER: mdTypeDef = mdTypeDef::from_rid(3);
+    const HIT: mdMethodDef = mdMethodDef::from_rid(5);
+    const METHOD_COUNT: u32 = 70; // more than one batch of `methods`
+    static VOID_SIG: [u8; 3] = [0x00, 0x00, 0x01]; // static void ()
+    static MEMBER_REF_SIG: [u8; 4] = [0x20, 0x01, 0x01, 0x0E]; // instance void (string)
+    static GENERIC_SIG: [u8; 6] = [0x10, 0x01, 0x01, 0x08, 0x1E, 0x00]; // static int <1>(!!0)
+    static CALLI_SIG: [u8; 5] = [0x00, 0x02, 0x08, 0x08, 0x08]; // int (int, int)
+
+    /// A module's metadata with one namespace type, one nested type, a
+    /// method `Hit`, MemberRefs, a MethodSpec and a StandAloneSig.
+    #[derive(Default)]
+    struct Fake {
+        closed: Arc<AtomicUsize>,
+    }
+
+    /// A NUL-terminated UTF-16 string as a `String`.
+    ///
+    /// # Safety
+    ///
+    /// `s` points to a NUL-terminated string.
+    unsafe fn read(s: LPCWSTR) -> String {
+        let mut units = Vec::new();
+        // SAFETY: reads up to and excluding the terminator the caller promised.
+        unsafe {
+            let mut p = s;
+            while *p != 0 {
+                units.push(*p);
+                p = p.add(1);
+            }
+        }
+        String::from_utf16_lossy(&units)
+    }
+
+    /// Writes a signature out-pair.
+    ///
+    /// # Safety
+    ///
+    /// Both pointers are valid for writes.
+    unsafe fn answer_sig(sig: &'static [u8], out: *mut PCCOR_SIGNATURE, len: *mut ULONG) {
+        // SAFETY: forwarded contract.
+        unsafe {
+            *out = sig.as_ptr();
+            *len = sig.len() as ULONG;
+        }
+    }
+
+    impl IMetaDataImport_Impl for Fake {
+        fn CloseEnum(&self, _h: HCORENUM) {
+            self.closed.fetch_add(1, Ordering::SeqCst);
+        }
+
+        fn FindTypeDefByName(
+            &self,
+            name: LPCWSTR,
+            enclosing: mdToken,
+            out: *mut mdTypeDef,
+        ) -> HRESULT {
+            // SAFETY: the caller passes a NUL-terminated name and a valid
+            // out-pointer.
+            let name = unsafe { read(name) };
+            let found = match (name.as_str(), enclosing) {
+                ("N.Outer", mdToken(0)) => OUTER,
+                ("Inner", t) if t == OUTER.token() => INNER,
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: as above.
+            unsafe { *out = found };
+            S_OK
+        }
+
+        fn FindMethod(
+            &self,
+            td: mdTypeDef,
+            name: LPCWSTR,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMethodDef,
+        ) -> HRESULT {
+            // SAFETY: a NUL-terminated name and `len` bytes at `sig`.
+            let (name, sig) =
+                unsafe { (read(name), core::slice::from_raw_parts(sig, len as usize)) };
+            if td != OUTER || name != "Hit" || sig != VOID_SIG {
+                return CLDB_E_RECORD_NOTFOUND;
+            }
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = HIT };
+            S_OK
+        }
+
+        fn EnumMethods(
+            &self,
+            handle: *mut HCORENUM,
+            cl: mdTypeDef,
+            out: *mut mdMethodDef,
+            max: ULONG,
+            count: *mut ULONG,
+        ) -> HRESULT {
+            if cl != OUTER {
+                return CLDB_E_RECORD_NOTFOUND;
+            }
+            // SAFETY: the caller passes valid pointers and `max` slots; the
+            // handle holds 1 + the next row index (never null once used).
+            unsafe {
+                let next = (*handle as usize).max(1);
+                let n = (METHOD_COUNT + 1 - next as u32).min(max);
+                for i in 0..n {
+                    *out.add(i as usize) = mdMethodDef::from_rid(next as u32 + i);
+                }
+                *handle = (next + n as usize) as HCORENUM;
+                *count = n;
+                if n == 0 {
+                    S_FALSE
+                } else {
+                    S_OK
+                }
+            }
+        }
+
+        fn GetMethodProps(
+            &self,
+            mb: mdMethodDef,
+            class: *mut mdTypeDef,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+            attr: *mut DWORD,
+            sig: *mut PCCOR_SIGNATURE,
+            sig_len: *mut ULONG,
+            rva: *mut ULONG,
+            impl_flags: *mut DWORD,
+        ) -> HRESULT {
+            if mb != HIT {
+                return CLDB_E_RECORD_NOTFOUND;
+            }
+            let units: Vec<u16> = "Hit".encode_utf16().chain([0]).collect();
+            // SAFETY: the facade passes valid pointers and a buffer of `cap`.
+            unsafe {
+                *class = OUTER;
+                *needed = units.len() as ULONG;
+                let n = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
+                *attr = 0x16;
+                answer_sig(&VOID_SIG, sig, sig_len);
+                *rva = 0x2050;
+                *impl_flags = 0;
+            }
+            S_OK
+        }
+
+        fn GetMemberRefProps(
+            &self,
+            mr: mdMemberRef,
+            parent: *mut mdToken,
+            name: LPWSTR,
+            cap: ULONG,
+            _needed: *mut ULONG,
+            sig: *mut PCCOR_SIGNATURE,
+            sig_len: *mut ULONG,
+        ) -> HRESULT {
+            assert!(name.is_null() && cap == 0, "the facade asks for no name");
+            let blob: &'static [u8] = match mr.rid() {
+                1 => &MEMBER_REF_SIG,
+                2 => &GENERIC_SIG,
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: valid out-pointers.
+            unsafe {
+                *parent = mdToken(0x0100_0001);
+                answer_sig(blob, sig, sig_len);
+            }
+            S_OK
+        }
+
+        fn GetSigFromToken(
+            &self,
+            token: mdSignature,
+            sig: *mut PCCOR_SIGNATURE,
+            sig_len: *mut ULONG,
+        ) -> HRESULT {
+            if token.rid() != 1 {
+                return CLDB_E_RECORD_NOTFOUND;
+            }
+            // SAFETY: valid out-pointers.
+            unsafe { answer_sig(&CALLI_SIG, sig, sig_len) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataImport2_Impl for Fake {
+        fn GetMethodSpecProps(
+            &self,
+            spec: mdMethodSpec,
+            parent: *mut mdToken,
+            sig: *mut PCCOR_SIGNATURE,
+            sig_len: *mut ULONG,
+        ) -> HRESULT {
+            static INSTANTIATION: [u8; 3] = [0x0A, 0x01, 0x08]; // <int>
+            let target = match spec.rid() {
+                1 => mdToken(0x0A00_0002), // the generic MemberRef
+                2 => mdToken(0x0200_0002), // not a method: malformed
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: valid out-pointers.
+            unsafe {
+                *parent = target;
+                answer_sig(&INSTANTIATION, sig, sig_len);
+            }
+            S_OK
+        }
+    }
+
+    fn import(fake: Fake) -> MetadataImport {
+        let import2: IMetaDataImport2 = crate::export(fake);
+        MetadataImport::new(
+            import2
+                .cast::<IMetaDataImport>()
+                .expect("a parent interface"),
+        )
+    }
+
+    #[test]
+    fn finds_types_and_methods_by_name() {
+        let import = import(Fake::default());
+        assert_eq!(import.find_type_def("N.Outer", None), Ok(OUTER));
+        assert_eq!(import.find_type_def("Inner", Some(OUTER)), Ok(INNER));
+        assert_eq!(
+            import.find_type_def("Inner", None),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+        assert_eq!(import.find_type_def("N.\0Outer", None), Err(E_INVALIDARG));
+        assert_eq!(import.find_method(OUTER, "Hit", &VOID_SIG), Ok(HIT));
+        assert_eq!(
+            import.find_method(OUTER, "Hit", &CALLI_SIG),
+            Err(CLDB_E_RECORD_NOTFOUND),
+            "the signature tells overloads apart"
+        );
+    }
+
+    #[test]
+    fn methods_reads_every_batch_and_closes_the_enumerator_once() {
+        let fake = Fake::default();
+        let closed = Arc::clone(&fake.closed);
+        let import = import(fake);
+        let methods = import.methods(OUTER).unwrap();
+        let expected: Vec<mdMethodDef> = (1..=METHOD_COUNT).map(mdMethodDef::from_rid).collect();
+        assert_eq!(methods, expected);
+        assert_eq!(closed.load(Ordering::SeqCst), 1);
+        // A failure still closes the enumerator it may have opened (none
+        // here: the handle stayed null, so nothing to close).
+        assert_eq!(import.methods(INNER), Err(CLDB_E_RECORD_NOTFOUND));
+        assert_eq!(closed.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn method_signature_follows_each_call_site_token_kind() {
+        let import = import(Fake::default());
+        assert_eq!(import.method_signature(HIT.token()), Ok(&VOID_SIG[..]));
+        assert_eq!(
+            import.method_signature(mdToken(0x0A00_0001)),
+            Ok(&MEMBER_REF_SIG[..])
+        );
+        assert_eq!(
+            import.method_signature(mdToken(0x2B00_0001)),
+            Ok(&GENERIC_SIG[..]),
+            "a MethodSpec gives its generic method's signature"
+        );
+        assert_eq!(import.method_signature(mdToken(0x2B00_0002)), Err(E_FAIL));
+        assert_eq!(
+            import.method_signature(mdToken(0x1100_0001)),
+            Ok(&CALLI_SIG[..])
+        );
+        assert_eq!(
+            import.method_signature(mdToken(0x0400_0001)),
+            Err(E_INVALIDARG),
+            "a FieldDef is no call site"
+        );
+    }
+
+    #[test]
+    fn stack_sig_is_a_max_stack_resolver() {
+        let import = import(Fake::default());
+        let sig = |t: u32| import.stack_sig(Token(t));
+        let stack = |params, has_this, returns_value| {
+            Some(StackSig {
+                params,
+                has_this,
+                returns_value,
+            })
+        };
+        assert_eq!(sig(HIT.0), stack(0, false, false));
+        assert_eq!(sig(0x0A00_0001), stack(1, true, false));
+        assert_eq!(sig(0x2B00_0001), stack(1, false, true));
+        assert_eq!(sig(0x1100_0001), stack(2, false, true));
+        assert_eq!(sig(0x0A00_0009), None);
+
+        // In a body: `ldnull; ldstr; call instance void (string)` needs 2
+        // slots (the call's `this` and its string).
+        use crate::cil::{MethodBody, OpCode, Operand};
+        let mut body = MethodBody::decode(&[0x06, 0x2A]).unwrap(); // tiny: ret
+        body.insert(0, OpCode::LDNULL, Operand::None).unwrap();
+        body.insert(1, OpCode::LDSTR, Operand::Token(Token(0x7000_0001)))
+            .unwrap();
+        body.insert(2, OpCode::CALL, Operand::Token(Token(0x0A00_0001)))
+            .unwrap();
+        assert_eq!(body.update_max_stack(|t| import.stack_sig(t)), Ok(2));
     }
 }

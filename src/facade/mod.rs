@@ -39,7 +39,9 @@ pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use callback::Profiler;
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
-pub use info::{AssemblyInfo, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo};
+pub use info::{
+    AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
+};
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 
 use crate::profiling::ICorProfilerCallback11;

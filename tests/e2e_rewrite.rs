@@ -1,0 +1,292 @@
+//! IL rewriting and ReJIT in a running CoreCLR: the `il_rewriter` example
+//! loaded into the `Rewrite` program (see docs/e2e.md and docs/cil.md).
+//!
+//! The program's output is compared with what it prints without a profiler
+//! (`common::expected::REWRITE`), line by line: only the lines fed by the
+//! rewritten methods may change, and exactly as intended.
+
+mod common;
+
+use common::dotnet::{self, Profiler, RunOutput};
+use common::expected::REWRITE;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const IL_REWRITER: &str = "6C1F8E0B-2D4A-4B7C-9E35-A1D0F47B8C26";
+const EXIT: i32 = 43;
+
+fn il_rewriter() -> Profiler {
+    let library = dotnet::build_example("il_rewriter")
+        .unwrap_or_else(|error| panic!("building example il_rewriter: {error}"));
+    Profiler::new(library, IL_REWRITER)
+}
+
+/// An empty directory of this test's own, for the ReJIT handshake files.
+fn sync_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_rewrite")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create the sync dir");
+    dir
+}
+
+/// `REWRITE` with `changes` (unprofiled line, profiled line) applied.
+fn expected_with(changes: &[(&str, &str)]) -> Vec<String> {
+    for (from, _) in changes {
+        assert!(REWRITE.contains(from), "{from:?} is not a line of REWRITE");
+    }
+    REWRITE
+        .iter()
+        .map(|line| {
+            changes
+                .iter()
+                .find(|(from, _)| from == line)
+                .map_or(*line, |(_, to)| *to)
+                .to_string()
+        })
+        .collect()
+}
+
+/// Asserts the run's stdout is `expected` line by line, naming the first
+/// line that differs.
+#[track_caller]
+fn assert_lines(run: &RunOutput, expected: &[String]) {
+    let lines = run.lines();
+    for (i, want) in expected.iter().enumerate() {
+        match lines.get(i) {
+            Some(got) if got == want => {}
+            Some(got) => panic!(
+                "stdout line {} is {got:?}, expected {want:?}\n{}",
+                i + 1,
+                run.describe()
+            ),
+            None => panic!(
+                "stdout ends before line {} ({want:?})\n{}",
+                i + 1,
+                run.describe()
+            ),
+        }
+    }
+    assert_eq!(
+        lines.len(),
+        expected.len(),
+        "extra stdout lines\n{}",
+        run.describe()
+    );
+}
+
+#[track_caller]
+fn assert_stderr_has(run: &RunOutput, needle: &str) {
+    assert!(
+        run.stderr.contains(needle),
+        "stderr lacks {needle:?}\n{}",
+        run.describe()
+    );
+}
+
+/// No crash, the program's own exit code, and no error from the profiler.
+#[track_caller]
+fn assert_clean(run: &RunOutput) {
+    assert!(!run.crashed(), "the process crashed\n{}", run.describe());
+    run.assert_exit(EXIT);
+    for bad in [
+        "failed",
+        "left unchanged",
+        "ReJIT error",
+        "gave up",
+        "cannot",
+    ] {
+        assert!(
+            !run.stderr
+                .lines()
+                .any(|l| l.starts_with("il_rewriter: ") && l.contains(bad)),
+            "the profiler reported {bad:?}\n{}",
+            run.describe()
+        );
+    }
+}
+
+/// The lines `Answer`, `Work` and `Guarded` feed, as rewritten at first JIT:
+/// `answer=42`, `hits=5`, and `Guarded`'s lines unchanged.
+fn rewritten_output() -> Vec<String> {
+    expected_with(&[("answer=41", "answer=42"), ("hits=0", "hits=5")])
+}
+
+#[track_caller]
+fn assert_rewrites_logged(run: &RunOutput) {
+    assert_stderr_has(
+        run,
+        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;",
+    );
+    assert_stderr_has(
+        run,
+        "il_rewriter: rewrote E2E.Rewrite.Program.Work: call E2E.Rewrite.Counter.Hit at entry; code 4 -> 9 bytes;",
+    );
+    // The try/catch/finally: two clauses, every boundary 5 bytes (the
+    // `call`) further, checked by the profiler on the re-decoded bytes.
+    assert_stderr_has(
+        run,
+        "il_rewriter: rewrote E2E.Rewrite.Program.Guarded: call E2E.Rewrite.Counter.Hit at entry;",
+    );
+    assert_stderr_has(run, "EH clauses: 2, boundaries moved by +5\n");
+}
+
+#[test]
+fn without_a_profiler_rewrite_prints_the_expected_lines() {
+    let runtime = dotnet::runtime();
+    let run = runtime.run("Rewrite", &[], None);
+    run.assert_exit(EXIT).assert_stdout(REWRITE);
+}
+
+#[test]
+fn rewrites_answer_work_and_guarded_at_first_jit() {
+    let runtime = dotnet::runtime();
+    let profiler = il_rewriter().with_env("DOTNET_TieredCompilation", "0");
+    let run = runtime.run("Rewrite", &[], Some(&profiler));
+    assert_clean(&run);
+    assert_lines(&run, &rewritten_output());
+    assert_rewrites_logged(&run);
+    // Each target rewritten exactly once.
+    for method in ["Answer", "Work", "Guarded"] {
+        let prefix = format!("il_rewriter: rewrote E2E.Rewrite.Program.{method}:");
+        let count = run
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with(&prefix))
+            .count();
+        assert_eq!(count, 1, "{method} rewritten once\n{}", run.describe());
+    }
+    assert_stderr_has(&run, "il_rewriter: shutdown");
+}
+
+#[test]
+fn guarded_behaves_exactly_as_without_the_profiler() {
+    let runtime = dotnet::runtime();
+    let plain = runtime.run("Rewrite", &[], None);
+    plain.assert_exit(EXIT);
+    let profiler = il_rewriter()
+        .with_env("DOTNET_TieredCompilation", "0")
+        .with_env("IL_REWRITER_VERBOSE", "1");
+    let run = runtime.run("Rewrite", &[], Some(&profiler));
+    assert_clean(&run);
+    let guarded = |out: &RunOutput| -> Vec<String> {
+        out.lines()
+            .into_iter()
+            .filter(|l| l.starts_with("guarded("))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(guarded(&run), guarded(&plain), "{}", run.describe());
+    assert_eq!(guarded(&run).len(), 7, "{}", plain.describe());
+    // The verbose listing shows the probe first and both clauses moved.
+    assert_stderr_has(
+        &run,
+        "E2E.Rewrite.Program.Guarded after:\nIL_0000: call 0x06",
+    );
+    assert_stderr_has(&run, ".try IL_0005 to ");
+    assert_rewrites_logged(&run);
+}
+
+#[test]
+fn tiered_compilation_and_inlining_left_on_give_the_same_output() {
+    let runtime = dotnet::runtime();
+    let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
+    let run = runtime.run("Rewrite", &[], Some(&profiler));
+    assert_clean(&run);
+    assert_lines(&run, &rewritten_output());
+    assert_rewrites_logged(&run);
+}
+
+fn rejit_run(name: &str, profiler: Profiler) -> (RunOutput, PathBuf) {
+    let runtime = dotnet::runtime();
+    let dir = sync_dir(name);
+    let dir_text = dir.to_str().expect("a UTF-8 target dir").to_string();
+    let profiler = profiler
+        .with_env("IL_REWRITER_SYNC_DIR", &dir_text)
+        .with_env("IL_REWRITER_TIMEOUT_MS", "30000");
+    let run = runtime.run(
+        "Rewrite",
+        &["--rejit", "--sync-dir", &dir_text, "--timeout-ms", "30000"],
+        Some(&profiler),
+    );
+    (run, dir)
+}
+
+const REJIT_OUTPUT: &[&str] = &[
+    "rejit: phase 1 answer=41",
+    "rejit: phase 2 answer=42",
+    "rejit: phase 3 answer=41",
+    "done",
+];
+
+#[track_caller]
+fn assert_rejit_run(run: &RunOutput, dir: &Path) {
+    assert_clean(run);
+    run.assert_stdout(REJIT_OUTPUT);
+    for file in ["ready-1", "go-2", "ready-2", "go-3"] {
+        assert!(dir.join(file).exists(), "no {file}\n{}", run.describe());
+    }
+    let stderr = &run.stderr;
+    let at = |needle: &str| {
+        stderr
+            .find(needle)
+            .unwrap_or_else(|| panic!("stderr lacks {needle:?}\n{}", run.describe()))
+    };
+    // In this order: Answer first compiled as it is, ReJIT requested, its
+    // new IL supplied and compiled, then the revert.
+    let order = [
+        at("il_rewriter: ReJIT mode, sync dir "),
+        at("il_rewriter: Answer JIT-compiled as it is (ReJIT mode)"),
+        at("il_rewriter: RequestReJIT(Answer) succeeded"),
+        at("il_rewriter: ReJIT IL set: E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;"),
+        at("il_rewriter: ReJIT compiled E2E.Rewrite.Program.Answer: S_OK"),
+        at("il_rewriter: RequestRevert(Answer) succeeded"),
+    ];
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "events out of order\n{}",
+        run.describe()
+    );
+    assert!(
+        !stderr.contains("il_rewriter: rewrote E2E.Rewrite.Program.Answer"),
+        "Answer must not be rewritten at its first JIT in ReJIT mode\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn rejit_makes_answer_42_in_phase_2_and_revert_41_in_phase_3() {
+    let profiler = il_rewriter().with_env("DOTNET_TieredCompilation", "0");
+    let (run, dir) = rejit_run("rejit", profiler);
+    assert_rejit_run(&run, &dir);
+}
+
+#[test]
+fn rejit_and_revert_with_tiered_compilation_and_inlining_left_on() {
+    let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
+    let (run, dir) = rejit_run("rejit-tiered", profiler);
+    assert_rejit_run(&run, &dir);
+}
+
+#[test]
+fn in_rejit_mode_answer_is_left_for_rejit_and_a_missing_handshake_is_harmless() {
+    // The profiler waits for `ready-1`, which a normal run never creates:
+    // Answer keeps 41 (it is left for ReJIT), the entry probes still run,
+    // and the waiting thread neither blocks the exit nor crashes it.
+    let runtime = dotnet::runtime();
+    let dir = sync_dir("no-handshake");
+    let profiler = il_rewriter()
+        .with_env("DOTNET_TieredCompilation", "0")
+        .with_env("IL_REWRITER_SYNC_DIR", dir.to_str().unwrap())
+        .with_env("IL_REWRITER_TIMEOUT_MS", "100");
+    let run = runtime.run("Rewrite", &[], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT);
+    assert_lines(&run, &expected_with(&[("hits=0", "hits=5")]));
+    assert_stderr_has(
+        &run,
+        "il_rewriter: Answer JIT-compiled as it is (ReJIT mode)",
+    );
+    assert!(!dir.join("go-2").exists(), "{}", run.describe());
+}
