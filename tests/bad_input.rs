@@ -30,11 +30,12 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corprof::facade::{
-    export_profiler, Bools, EventPipeEvent, Profiler, ProfilerCallback, ProfilerInfo, Result,
+    export_profiler, Bools, EventPipeEvent, MetadataImport, Profiler, ProfilerCallback,
+    ProfilerInfo, Result,
 };
 use corprof::metadata::{
     mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND,
-    PCCOR_SIGNATURE,
+    HCORENUM, PCCOR_SIGNATURE,
 };
 use corprof::profiling::*;
 use corprof::*;
@@ -486,6 +487,34 @@ impl IMetaDataImport_Impl for FakeImport {
     }
 }
 
+/// Metadata whose `EnumMethods` never ends: every call fills the buffer
+/// and answers `S_OK`.
+struct EndlessMethods {
+    calls: AtomicUsize,
+}
+
+impl IMetaDataImport_Impl for EndlessMethods {
+    fn EnumMethods(
+        &self,
+        _handle: *mut HCORENUM,
+        _typedef: mdTypeDef,
+        methods: *mut mdMethodDef,
+        capacity: ULONG,
+        fetched: *mut ULONG,
+    ) -> HRESULT {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: the facade passes a buffer of `capacity` tokens and a
+        // valid count pointer.
+        unsafe {
+            for i in 0..capacity as usize {
+                *methods.add(i) = mdMethodDef(0x0600_0001);
+            }
+            put(fetched, capacity);
+        }
+        S_OK
+    }
+}
+
 /// An empty function enumerator (every method at its default).
 struct NoFunctions;
 impl ICorProfilerFunctionEnum_Impl for NoFunctions {}
@@ -794,6 +823,24 @@ fn a_class_that_is_its_own_type_argument_is_named_in_bounded_time() {
     assert!(calls <= 2 * 256, "{calls} calls to GetClassIDInfo2");
     assert!(name.starts_with("nnnn<nnnn<"), "{name}");
     assert!(name.contains("..."), "the rest is elided: {name}");
+}
+
+#[test]
+fn a_metadata_enumerator_that_never_ends_is_an_error_not_an_endless_list() {
+    let endless = Arc::new(EndlessMethods {
+        calls: AtomicUsize::new(0),
+    });
+    let import = MetadataImport::new(export_arc(endless.clone()));
+    assert_eq!(
+        import.methods(mdTypeDef(0x0200_0002)),
+        Err(E_UNEXPECTED),
+        "more MethodDefs than a table can hold"
+    );
+    let calls = endless.calls.load(Ordering::SeqCst);
+    assert!(
+        calls <= (1 << 24) / 8,
+        "stopped after 2^24 tokens, not at the end of memory: {calls} calls"
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -16,6 +16,9 @@ use crate::metadata::{
 };
 use crate::{E_FAIL, E_INVALIDARG, WCHAR};
 
+/// The most rows a metadata table can hold: a token's row number has 24 bits.
+const MAX_ROWS: usize = 0x00FF_FFFF;
+
 /// A module's metadata, for reading names. Derefs to the raw
 /// [`IMetaDataImport`] invoker for everything else.
 #[derive(Clone, Debug)]
@@ -186,6 +189,8 @@ impl MetadataImport {
     }
 
     /// The MethodDefs of `typedef`, in metadata order (`EnumMethods`).
+    /// `E_UNEXPECTED` if the enumerator yields more tokens than a metadata
+    /// table can hold.
     pub fn methods(&self, typedef: mdTypeDef) -> Result<Vec<mdMethodDef>> {
         const BATCH: usize = 64;
         let mut handle = EnumHandle {
@@ -210,6 +215,12 @@ impl MetadataImport {
             hr.ok()?;
             let fetched = (fetched as usize).min(BATCH);
             methods.extend_from_slice(&batch[..fetched]);
+            // A table holds at most 2^24 - 1 rows (a token's row number has
+            // 24 bits): an enumerator that goes on is broken, and is refused
+            // before the list exhausts memory.
+            if methods.len() > MAX_ROWS {
+                return Err(crate::E_UNEXPECTED);
+            }
             // S_FALSE or nothing fetched: no more.
             if hr != crate::S_OK || fetched == 0 {
                 return Ok(methods);
