@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corprof::facade::{
-    export_profiler, Bools, EventPipeEvent, MetadataImport, Profiler, ProfilerCallback,
-    ProfilerInfo, Result,
+    export_profiler, Bools, EventPipeEvent, FunctionControl, MetadataImport, Profiler,
+    ProfilerCallback, ProfilerInfo, Result,
 };
 use corprof::metadata::{
     mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND,
@@ -840,6 +840,36 @@ fn a_metadata_enumerator_that_never_ends_is_an_error_not_an_endless_list() {
     assert!(
         calls <= (1 << 24) / 8,
         "stopped after 2^24 tokens, not at the end of memory: {calls} calls"
+    );
+}
+
+/// A ReJIT controller that refuses everything.
+struct RefusingControl;
+impl ICorProfilerFunctionControl_Impl for RefusingControl {
+    fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
+        E_INVALIDARG
+    }
+    fn SetILFunctionBody(&self, _size: ULONG, _body: *const BYTE) -> HRESULT {
+        CORPROF_E_UNSUPPORTED_CALL_SEQUENCE
+    }
+}
+
+#[test]
+fn a_function_control_that_refuses_returns_its_code() {
+    let owned: ICorProfilerFunctionControl = export(RefusingControl);
+    // SAFETY: `owned` keeps the object alive for the borrow.
+    let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
+    let control = FunctionControl::new(view);
+    // SAFETY: the double never compiles anything.
+    let body = unsafe { control.set_il_function_body(&[0x02, 0x2A]) };
+    assert_eq!(body, Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE));
+    assert!(body
+        .unwrap_err()
+        .to_string()
+        .starts_with("CORPROF_E_UNSUPPORTED_CALL_SEQUENCE (0x80131363): "));
+    assert_eq!(
+        control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
+        Err(E_INVALIDARG)
     );
 }
 
