@@ -337,7 +337,7 @@ impl IlRewriter {
             .il_function_body(module, method)
             .map_err(|e| format!("{name}: GetILFunctionBody failed ({e})"))?;
         let rewritten =
-            rewrite(original, edit, &import, self.verbose).map_err(|e| format!("{name}: {e}"))?;
+            rewrite(&original, edit, &import, self.verbose).map_err(|e| format!("{name}: {e}"))?;
         if let Some((before, after)) = &rewritten.listings {
             log(format_args!(
                 "{name} before:\n{before}il_rewriter: {name} after:\n{}",

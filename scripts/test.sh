@@ -46,7 +46,7 @@ tests cargo test --doc
 step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
 MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
     tests cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \
-        --test stress --test facade_callback --test decl_callback --test decl_types
+        --test stress --test facade_callback --test decl_callback --test decl_types --test bad_input
 
 echo
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"

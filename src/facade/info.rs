@@ -513,10 +513,15 @@ impl ProfilerInfo {
         Ok(info)
     }
 
-    /// A method's IL body as the runtime holds it, header included
-    /// (`GetILFunctionBody`): the bytes [`crate::cil::MethodBody::decode`] reads. They stay
-    /// valid while the module is loaded.
-    pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<&'static [u8]> {
+    /// A copy of a method's IL body as the runtime holds it, header and
+    /// exception sections included (`GetILFunctionBody`): the bytes
+    /// [`crate::cil::MethodBody::decode`] reads.
+    ///
+    /// The runtime's bytes live as long as their module, and a collectible
+    /// assembly's module can be unloaded while the profiler runs, so the
+    /// facade copies them (bodies are small) rather than hand out a borrow
+    /// it cannot bound. [`ProfilerInfo::v1`] gives the raw call.
+    pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<Vec<u8>> {
         let mut header: *const u8 = core::ptr::null();
         let mut size: u32 = 0;
         // SAFETY: valid out-pointers.
@@ -529,8 +534,9 @@ impl ProfilerInfo {
             return Err(E_POINTER);
         }
         // SAFETY: the runtime answered `size` readable bytes at `header`,
-        // owned by the loaded module (never freed while it is loaded).
-        Ok(unsafe { core::slice::from_raw_parts(header, size as usize) })
+        // owned by the module, which is loaded during this call (the caller
+        // passed its ID); they are copied before returning.
+        Ok(unsafe { core::slice::from_raw_parts(header, size as usize) }.to_vec())
     }
 
     /// Replaces a method's IL body before it is JIT-compiled: copies `body`

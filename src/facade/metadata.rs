@@ -307,7 +307,7 @@ impl MetadataImport {
         let type_name = if props.declaring_type.is_nil() {
             String::new()
         } else {
-            self.type_name(props.declaring_type).map_err(|_| E_FAIL)?
+            self.type_name(props.declaring_type)?
         };
         Ok(MethodName {
             type_name,

@@ -143,7 +143,7 @@ c_flags! {
         | COR_PRF_USE_PROFILE_IMAGES.0
         | COR_PRF_DISABLE_ALL_NGEN_IMAGES.0;
     /// The flags that can only be set during `Initialize`; changing them
-    /// later fails.
+    /// later fails (CoreCLR 3.1 answers `E_FAIL`, see docs/safety.md).
     COR_PRF_MONITOR_IMMUTABLE = COR_PRF_MONITOR_CODE_TRANSITIONS.0
         | COR_PRF_MONITOR_REMOTING.0
         | COR_PRF_MONITOR_REMOTING_COOKIE.0
