@@ -14,6 +14,7 @@
 //!   written by the library rather than generated.
 //! - `__com_trait_method!`: one method of the `_Impl` trait, required or with
 //!   a default body.
+//! - `__com_invoker_methods!`: the invoker's `unsafe fn` per vtable slot.
 //! - `__com_invoker_common!`: the raw-pointer methods every invoker has.
 //! - `__com_checks!`: the compile-time assertions of one interface.
 
@@ -230,26 +231,8 @@ macro_rules! __com_interface {
             )*
         }
 
-        #[allow(non_snake_case, clippy::too_many_arguments)]
-        impl $name {
-            $(
-                $(#[$mattr])*
-                ///
-                /// # Safety
-                ///
-                /// Calls the native object's method through its vtable slot:
-                /// the arguments must meet that method's contract (valid,
-                /// correctly sized pointers and counts) and the object must
-                /// accept calls from this thread.
-                #[inline]
-                $vis unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? {
-                    let this = self.as_raw();
-                    // SAFETY: the invoker owns a live object of this interface,
-                    // whose vtable begins with this interface's table; the
-                    // caller upholds the method's contract.
-                    unsafe { ($crate::__private::vtable::<Self>(this).$method)(this $(, $param)*) }
-                }
-            )*
+        $crate::__com_invoker_methods! {
+            $vis $name [$( [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] )*]
         }
 
         $crate::__com_invoker_common!($vis $name);
@@ -354,24 +337,8 @@ macro_rules! __com_root_interface {
             )*
         }
 
-        #[allow(non_snake_case)]
-        impl $name {
-            $(
-                $(#[$mattr])*
-                ///
-                /// # Safety
-                ///
-                /// Calls the native method through its vtable slot: the
-                /// arguments must meet its contract. Prefer `Clone`, `Drop`
-                /// and `cast`, which keep the reference count balanced.
-                #[inline]
-                $vis unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? {
-                    let this = self.as_raw();
-                    // SAFETY: the invoker owns a live COM object; the caller
-                    // upholds the method's contract.
-                    unsafe { ($crate::__private::vtable::<Self>(this).$method)(this $(, $param)*) }
-                }
-            )*
+        $crate::__com_invoker_methods! {
+            $vis $name [$( [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] )*]
         }
 
         $crate::__com_invoker_common!($vis $name);
@@ -437,6 +404,36 @@ macro_rules! __com_trait_method {
         $(#[$mattr])*
         #[allow(unused_variables)]
         fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
+    };
+}
+
+/// The invoker's methods: one `unsafe fn` per vtable slot, calling through
+/// it. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_invoker_methods {
+    ($vis:vis $name:ident [$( [$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] )*]) => {
+        #[allow(non_snake_case, clippy::too_many_arguments)]
+        impl $name {
+            $(
+                $(#[$mattr])*
+                ///
+                /// # Safety
+                ///
+                /// Calls the native object's method through its vtable slot:
+                /// the arguments must meet that method's contract (valid,
+                /// correctly sized pointers and counts) and the object must
+                /// accept calls from this thread.
+                #[inline]
+                $vis unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? {
+                    let this = self.as_raw();
+                    // SAFETY: the invoker owns a live object of this interface,
+                    // whose vtable begins with this interface's table; the
+                    // caller upholds the method's contract.
+                    unsafe { ($crate::__private::vtable::<Self>(this).$method)(this $(, $param)*) }
+                }
+            )*
+        }
     };
 }
 

@@ -98,6 +98,22 @@ pub struct RuntimeInfo {
     pub version_string: String,
 }
 
+/// Calls a method that answers one interface through a `void**`, and takes
+/// ownership of it: `E_POINTER` if it succeeded without writing one.
+///
+/// # Safety
+///
+/// `call` must write to its argument either null or a pointer that owns one
+/// reference to an object implementing `I`.
+unsafe fn take_interface<I: Interface>(
+    call: impl FnOnce(*mut *mut c_void) -> HRESULT,
+) -> Result<I> {
+    let mut out: *mut c_void = core::ptr::null_mut();
+    call(&mut out).ok()?;
+    // SAFETY: per the contract, `out` is null or one owned reference to an `I`.
+    unsafe { crate::com::interface::invoker::from_raw::<I>(out) }.ok_or(E_POINTER)
+}
+
 macro_rules! version_accessors {
     ($($n:literal $method:ident $ty:ident;)*) => {$(
         #[doc = ::core::concat!(
@@ -228,22 +244,20 @@ impl ProfilerInfo {
     /// The metadata of the module that defines `function`, and its token
     /// (`GetTokenAndMetaDataFromFunction`).
     pub fn function_metadata(&self, function: FunctionID) -> Result<(MetadataImport, mdMethodDef)> {
-        let mut out: *mut c_void = core::ptr::null_mut();
         let mut token = mdToken(0);
-        // SAFETY: valid IID and out-pointers; on success `out` holds a
-        // reference to an IMetaDataImport, which `from_raw` takes over.
-        unsafe {
-            self.raw
-                .GetTokenAndMetaDataFromFunction(
+        // SAFETY: a valid IID and token out-pointer; the call writes null or
+        // one reference to an IMetaDataImport.
+        let import: IMetaDataImport = unsafe {
+            take_interface(|out| {
+                self.raw.GetTokenAndMetaDataFromFunction(
                     function,
                     &IMetaDataImport::IID,
-                    &mut out,
+                    out,
                     &mut token,
                 )
-                .ok()?;
-            let import = IMetaDataImport::from_raw(out).ok_or(E_POINTER)?;
-            Ok((MetadataImport::new(import), mdMethodDef(token.0)))
-        }
+            })
+        }?;
+        Ok((MetadataImport::new(import), mdMethodDef(token.0)))
     }
 
     /// A function's name and its declaring type's full name, read from
@@ -434,27 +448,15 @@ impl ProfilerInfo {
     /// that releases the runtime's enumerator when dropped.
     pub fn modules(&self) -> Result<ModuleIter> {
         let v3 = self.v3().ok_or(E_NOTIMPL)?;
-        let mut out: *mut c_void = core::ptr::null_mut();
-        // SAFETY: a valid out-pointer; on success it holds one reference.
-        unsafe {
-            v3.EnumModules(&mut out).ok()?;
-            Ok(ModuleIter::new(
-                ICorProfilerModuleEnum::from_raw(out).ok_or(E_POINTER)?,
-            ))
-        }
+        // SAFETY: EnumModules writes null or one ICorProfilerModuleEnum reference.
+        unsafe { take_interface(|out| v3.EnumModules(out)) }.map(ModuleIter::new)
     }
 
     /// The functions JIT-compiled so far (`EnumJITedFunctions`, version 3).
     pub fn jited_functions(&self) -> Result<FunctionIter> {
         let v3 = self.v3().ok_or(E_NOTIMPL)?;
-        let mut out: *mut c_void = core::ptr::null_mut();
-        // SAFETY: a valid out-pointer; on success it holds one reference.
-        unsafe {
-            v3.EnumJITedFunctions(&mut out).ok()?;
-            Ok(FunctionIter::new(
-                ICorProfilerFunctionEnum::from_raw(out).ok_or(E_POINTER)?,
-            ))
-        }
+        // SAFETY: EnumJITedFunctions writes null or one ICorProfilerFunctionEnum reference.
+        unsafe { take_interface(|out| v3.EnumJITedFunctions(out)) }.map(FunctionIter::new)
     }
 
     /// The managed thread calling this method (`GetCurrentThreadID`);
@@ -556,14 +558,9 @@ impl ProfilerInfo {
         method: mdMethodDef,
         body: &[u8],
     ) -> Result<()> {
-        let mut malloc: *mut c_void = core::ptr::null_mut();
-        // SAFETY: a valid out-pointer; on success it holds one reference.
-        let malloc = unsafe {
-            self.raw
-                .GetILFunctionBodyAllocator(module, &mut malloc)
-                .ok()?;
-            IMethodMalloc::from_raw(malloc).ok_or(E_POINTER)?
-        };
+        // SAFETY: GetILFunctionBodyAllocator writes null or one IMethodMalloc reference.
+        let malloc: IMethodMalloc =
+            unsafe { take_interface(|out| self.raw.GetILFunctionBodyAllocator(module, out)) }?;
         let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: `Alloc` returns null or `size` writable bytes owned by the
         // runtime, which frees them with the module.
