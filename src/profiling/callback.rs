@@ -295,7 +295,7 @@ com_interface! {
     }
 
     /// Version 11 of the callbacks: loading as a notification-only profiler
-    /// beside the main one. Introduced in .NET 5.
+    /// beside the main one. Introduced after .NET Core 3.1 (which offers up to ICorProfilerCallback9).
     #[iid("42350846-AAED-47F7-B128-FD0C98881CDE")]
     #[vtable(ICorProfilerCallback11_Vtbl)]
     #[implement(ICorProfilerCallback11_Impl: ICorProfilerCallback10_Impl)]

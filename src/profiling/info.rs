@@ -359,7 +359,7 @@ com_interface! {
         fn EventPipeCreateProvider2(providerName: *const WCHAR, pCallback: Option<EventPipeProviderCallback>, pProvider: *mut EVENTPIPE_PROVIDER) -> HRESULT { E_NOTIMPL }
     }
 
-    /// Adds walking every object on the GC heap. Introduced in .NET 10.
+    /// Adds walking every object on the GC heap. The newest version; absent from .NET Core 3.1 (which offers up to ICorProfilerInfo11).
     #[iid("B446462D-BD22-41DD-872D-DC714C49EB56")]
     #[vtable(ICorProfilerInfo15_Vtbl)]
     #[implement(ICorProfilerInfo15_Impl: ICorProfilerInfo14_Impl)]
