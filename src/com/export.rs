@@ -185,22 +185,41 @@ fn abort_with(message: &str) -> ! {
     }
 }
 
+/// The argument rule every QueryInterface-like call follows: a null `ppv`
+/// is `E_POINTER`; otherwise `*ppv` is cleared first, so every failure
+/// leaves null there; then a null `riid` is `E_POINTER`. Returns the IID.
+///
+/// # Safety
+///
+/// `riid` must be null or point to a GUID, and `ppv` null or point to
+/// writable pointer storage, both valid for `'a`.
+pub(crate) unsafe fn query_arguments<'a>(
+    riid: *const GUID,
+    ppv: *mut *mut c_void,
+) -> Result<&'a GUID, HRESULT> {
+    if ppv.is_null() {
+        return Err(E_POINTER);
+    }
+    // SAFETY: non-null and writable (caller's contract).
+    unsafe { *ppv = core::ptr::null_mut() };
+    // SAFETY: null or a valid GUID for 'a (caller's contract).
+    unsafe { riid.as_ref() }.ok_or(E_POINTER)
+}
+
 /// `IUnknown::QueryInterface` of an object exported as `Id` for `T`.
 unsafe extern "system" fn query_interface<Id: Interface, T: Send + Sync + 'static>(
     this: *mut c_void,
     riid: *const GUID,
     ppv: *mut *mut c_void,
 ) -> HRESULT {
-    if ppv.is_null() {
+    // SAFETY: COM passes `riid` and `ppv` valid or null.
+    let iid = match unsafe { query_arguments(riid, ppv) } {
+        Ok(iid) => iid,
+        Err(hr) => return hr,
+    };
+    if this.is_null() {
         return E_POINTER;
     }
-    // SAFETY: `ppv` is non-null and, per COM, points at a writable pointer.
-    unsafe { *ppv = core::ptr::null_mut() };
-    if riid.is_null() || this.is_null() {
-        return E_POINTER;
-    }
-    // SAFETY: `riid` is non-null and points at a GUID for the call (COM).
-    let iid = unsafe { &*riid };
     if Id::implements_iid(iid) {
         // SAFETY: `this` is a live block for `T` (this thunk is only installed
         // in vtables built for `T`); the caller holds a reference.

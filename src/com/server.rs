@@ -3,6 +3,8 @@
 
 use core::ffi::c_void;
 
+use crate::com::export::query_arguments;
+
 use crate::{
     export, IClassFactory, IClassFactory_Impl, IUnknown, CLASS_E_CLASSNOTAVAILABLE,
     CLASS_E_NOAGGREGATION, E_POINTER, GUID, HRESULT,
@@ -35,13 +37,9 @@ impl IClassFactory_Impl for ClassFactory {
         riid: *const GUID,
         ppv: *mut *mut c_void,
     ) -> HRESULT {
-        if ppv.is_null() {
-            return E_POINTER;
-        }
-        // SAFETY: `ppv` is non-null and, per COM, points at a writable pointer.
-        unsafe { *ppv = core::ptr::null_mut() };
-        if riid.is_null() {
-            return E_POINTER;
+        // SAFETY: COM passes `riid` and `ppv` valid or null.
+        if let Err(hr) = unsafe { query_arguments(riid, ppv) } {
+            return hr;
         }
         if !outer.is_null() {
             return CLASS_E_NOAGGREGATION;
@@ -70,12 +68,11 @@ pub unsafe fn dll_get_class_object(
     clsid: &GUID,
     create: CreateObject,
 ) -> HRESULT {
-    if ppv.is_null() {
-        return E_POINTER;
+    // SAFETY: valid or null (caller's contract).
+    if let Err(hr) = unsafe { query_arguments(riid, ppv) } {
+        return hr;
     }
-    // SAFETY: `ppv` is non-null and writable (caller's contract).
-    unsafe { *ppv = core::ptr::null_mut() };
-    if rclsid.is_null() || riid.is_null() {
+    if rclsid.is_null() {
         return E_POINTER;
     }
     // SAFETY: non-null and pointing at a GUID (caller's contract).

@@ -116,23 +116,23 @@ macro_rules! typed_tokens {
             /// The token of this kind at row `rid` (`rid` keeps 24 bits).
             #[inline]
             pub const fn from_rid(rid: u32) -> $name {
-                $name($table.0 | (rid & 0x00FF_FFFF))
+                $name(mdToken::from_parts($table, rid).0)
             }
             /// The row number (1-based; 0 means nil).
             #[inline]
             pub const fn rid(self) -> u32 {
-                self.0 & 0x00FF_FFFF
+                self.token().rid()
             }
             /// `true` when the row number is 0.
             #[inline]
             pub const fn is_nil(self) -> bool {
-                self.rid() == 0
+                self.token().is_nil()
             }
             /// The table this token's high byte names (normally [`Self::TABLE`];
             /// a token received from native code is not checked).
             #[inline]
             pub const fn token_type(self) -> CorTokenType {
-                CorTokenType(self.0 & 0xFF00_0000)
+                self.token().token_type()
             }
             /// The untyped token.
             #[inline]
