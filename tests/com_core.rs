@@ -2,6 +2,9 @@
 //! slots read from `*this`, and through the generated invokers.
 #![allow(missing_docs)]
 
+mod common;
+
+use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -131,17 +134,6 @@ impl ITestChild_Impl for Object {
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = 0xC41D };
         S_OK
-    }
-}
-
-/// Reads slot `index` of the vtable of `this`, exactly as a C caller does:
-/// `(*(*this))[index]`.
-unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
-    // SAFETY: `this` is a live COM object; its first word is the vtable
-    // pointer, and the caller asks only for slots that exist.
-    unsafe {
-        let vtable = *(this as *const *const *const c_void);
-        *vtable.add(index)
     }
 }
 

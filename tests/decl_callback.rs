@@ -4,6 +4,9 @@
 //! called the way the runtime calls it, through raw vtable slots.
 #![allow(missing_docs, non_snake_case)]
 
+mod common;
+
+use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use std::sync::{Arc, Mutex};
@@ -390,16 +393,6 @@ impl ICorProfilerCallback11_Impl for MyProfiler {
         unsafe { *pbNotificationOnly = TRUE };
         self.events.lock().unwrap().push(Event::NotificationOnly);
         S_OK
-    }
-}
-
-/// Slot `index` of the vtable of `this`, read as a C caller does.
-unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
-    // SAFETY: `this` is a live COM object whose first word is its vtable
-    // pointer; callers ask only for slots below the interface's SLOTS.
-    unsafe {
-        let vtable = *(this as *const *const *const c_void);
-        *vtable.add(index)
     }
 }
 

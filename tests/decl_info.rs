@@ -4,6 +4,9 @@
 //! through the generated invokers.
 #![allow(missing_docs, non_snake_case)]
 
+mod common;
+
+use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use core::ptr::{null, null_mut};
@@ -720,13 +723,6 @@ fn the_test_double_answers_for_every_older_version() {
     let old: ICorProfilerInfo3 = export::<ICorProfilerInfo3, _>(FakeRuntime::default());
     assert_eq!(old.cast::<ICorProfilerInfo4>().err(), Some(E_NOINTERFACE));
     assert!(old.cast::<ICorProfilerInfo2>().is_ok());
-}
-
-/// Reads vtable slot `index` of a COM object, as a C caller does.
-unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
-    // SAFETY: `this` is a live COM object whose vtable has more than `index`
-    // slots (checked by the caller against SLOTS).
-    unsafe { *(*(this as *const *const *const c_void)).add(index) }
 }
 
 #[test]

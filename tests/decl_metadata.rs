@@ -3,6 +3,9 @@
 //! exported as `IMetaDataImport` and called the way native code calls it.
 #![allow(missing_docs, non_snake_case)]
 
+mod common;
+
+use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -334,13 +337,6 @@ impl IMetaDataImport2_Impl for FakeImport {
 fn utf16_until_nul(buf: &[u16]) -> String {
     let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
     String::from_utf16(&buf[..end]).unwrap()
-}
-
-/// Reads slot `index` of the vtable of `this`, as a C caller does.
-unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
-    // SAFETY: `this` is a live COM object whose first word is its vtable
-    // pointer; callers only ask for slots that exist.
-    unsafe { *(*(this as *const *const *const c_void)).add(index) }
 }
 
 #[test]

@@ -5,6 +5,9 @@
 #![cfg(feature = "std")]
 #![allow(missing_docs, non_snake_case)]
 
+mod common;
+
+use common::vtable::slot;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,13 +24,6 @@ use corprof::*;
 // ---------------------------------------------------------------------------
 // Calling the callback object as the runtime does.
 // ---------------------------------------------------------------------------
-
-/// Reads slot `index` of the vtable of `this`, as a C++ caller does.
-unsafe fn slot(this: *mut c_void, index: usize) -> *const c_void {
-    // SAFETY: `this` is a live COM object whose first word is its vtable
-    // pointer; callers ask only for slots below ICorProfilerCallback11's 98.
-    unsafe { *(*(this as *const *const *const c_void)).add(index) }
-}
 
 /// The exported callback object, called the way the runtime calls it: each
 /// method reads its slot (numbered from corprof.idl, not from the Rust

@@ -2,3 +2,4 @@
 
 pub(crate) mod dotnet;
 pub(crate) mod expected;
+pub(crate) mod vtable;
