@@ -171,7 +171,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             for i in 0..n {
                 let this = black_box(exported);
                 // SAFETY: a live exported object and its own slot.
-                black_box(unsafe { slot3(this)(this, i as u32, 7) });
+                let _ = black_box(unsafe { slot3(this)(this, i as u32, 7) });
             }
         }
         // The same call through the hand-written vtable.
@@ -179,7 +179,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             for i in 0..n {
                 let this = black_box(floor);
                 // SAFETY: the live floor object and its own slot.
-                black_box(unsafe { slot3(this)(this, i as u32, 7) });
+                let _ = black_box(unsafe { slot3(this)(this, i as u32, 7) });
             }
         }
         // The invoker calling a native object (the floor object stands for one).
@@ -190,7 +190,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             for i in 0..n {
                 let native = black_box(&*native);
                 // SAFETY: plain values.
-                black_box(unsafe { native.Method(i as u32, 7) });
+                let _ = black_box(unsafe { native.Method(i as u32, 7) });
             }
         }
         // A raw function-pointer call of the same slot (the invoker's floor).
@@ -198,7 +198,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             let method = black_box(FLOOR_VTBL.method);
             for i in 0..n {
                 // SAFETY: the floor object and its method.
-                black_box(unsafe { method(black_box(floor), i as u32, 7) });
+                let _ = black_box(unsafe { method(black_box(floor), i as u32, 7) });
             }
         }
         "qi_hit" => {
@@ -206,7 +206,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             for _ in 0..n {
                 // SAFETY: valid IID and out-pointer; the reference taken is released.
                 unsafe {
-                    fixture
+                    let _ = fixture
                         .exported
                         .QueryInterface(black_box(&IBench::IID), &mut out);
                     fixture.exported.Release();
@@ -217,7 +217,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
             let mut out = core::ptr::null_mut();
             for _ in 0..n {
                 // SAFETY: valid IID and out-pointer.
-                black_box(unsafe {
+                let _ = black_box(unsafe {
                     fixture
                         .exported
                         .QueryInterface(black_box(&IMissing::IID), &mut out)
@@ -251,7 +251,7 @@ fn run_case(fixture: &Fixture, case: &str, n: u64) {
                         black_box(native.AddRef());
                         black_box(native.Release());
                     } else {
-                        black_box(native.QueryInterface(black_box(&iid), &mut out));
+                        let _ = black_box(native.QueryInterface(black_box(&iid), &mut out));
                         if !out.is_null() {
                             native.Release();
                         }

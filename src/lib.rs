@@ -44,10 +44,13 @@ extern crate std;
 
 /// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
 pub mod cil;
+mod codes;
 mod com;
+mod ctypes;
 #[cfg(doc)]
 pub mod example_generated;
 #[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod facade;
 pub mod metadata;
 pub mod profiling;

@@ -10,7 +10,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use corprof::cil::sig::{decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref};
+use corprof::cil::{decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref};
 use corprof::cil::{
     FieldSig, LocalVarSig, MethodBody, MethodHeader, MethodSig, MethodSpecSig, OpCode, Operand,
     PropertySig, StackSig, TypeSig,

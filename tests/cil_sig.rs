@@ -1,7 +1,7 @@
 //! Signature blobs: compressed integers and every signature form, with
 //! expected bytes written by hand from ECMA-335 II.23.2.
 
-use corprof::cil::sig::{
+use corprof::cil::{
     decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref, encode_compressed_i32,
     encode_compressed_u32, encode_type_def_or_ref, ArrayShape,
 };

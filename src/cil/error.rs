@@ -25,7 +25,7 @@ pub enum ErrorKind {
     InvalidCompressedInt,
     /// The input continues after a complete item that should have consumed it all.
     TrailingBytes,
-    /// A signature nests deeper than [`MAX_SIG_DEPTH`](super::sig::MAX_SIG_DEPTH).
+    /// A signature nests deeper than [`MAX_SIG_DEPTH`](super::MAX_SIG_DEPTH).
     TooDeep,
     /// An operand does not fit the operand kind of its opcode.
     OperandMismatch(&'static str),

@@ -29,7 +29,7 @@
 //! [L]: crate::cil::Label
 //! [OC]: crate::cil::OpCode
 //! [OCI]: crate::cil::OpCodeInfo
-//! [S]: crate::cil::sig
+//! [S]: crate::cil::TypeSig
 //! [MS_stack]: crate::cil::MethodSig::stack_sig
 //! [MB_decode]: crate::cil::MethodBody::decode
 //! [MB_encode]: crate::cil::MethodBody::encode
@@ -84,7 +84,7 @@ mod error;
 mod header;
 mod instruction;
 mod opcode;
-pub mod sig;
+mod sig;
 mod stack;
 
 pub use body::MethodBody;
@@ -93,5 +93,9 @@ pub use error::{Error, ErrorKind};
 pub use header::MethodHeader;
 pub use instruction::{Instruction, Label, Operand, Token};
 pub use opcode::{FlowControl, OpCode, OpCodeInfo, OperandKind, StackEffect};
-pub use sig::{FieldSig, LocalVarSig, MethodSig, MethodSpecSig, PropertySig, TypeSig};
+pub use sig::{
+    calling_convention, decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref,
+    element_type, encode_compressed_i32, encode_compressed_u32, encode_type_def_or_ref, ArrayShape,
+    FieldSig, LocalVarSig, MethodSig, MethodSpecSig, PropertySig, TypeSig, MAX_SIG_DEPTH,
+};
 pub use stack::StackSig;

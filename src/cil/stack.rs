@@ -14,7 +14,7 @@ use super::opcode::{FlowControl, OpCode, StackEffect};
 /// `this` is passed, and whether a value is returned.
 ///
 /// Get one from a decoded signature with
-/// [`MethodSig::stack_sig`](super::sig::MethodSig::stack_sig).
+/// [`MethodSig::stack_sig`](super::MethodSig::stack_sig).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct StackSig {
     /// Declared parameters, including vararg extras at a call site.

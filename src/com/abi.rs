@@ -48,7 +48,7 @@ pub type LPCBYTE = *const BYTE;
 /// `LPBYTE`: pointer to bytes.
 pub type LPBYTE = *mut BYTE;
 /// `LPCGUID`: pointer to a read-only GUID (null allowed where documented).
-pub type LPCGUID = *const crate::GUID;
+pub type LPCGUID = *const crate::com::guid::GUID;
 /// `HANDLE`: an opaque pointer-sized handle.
 pub type HANDLE = *mut c_void;
 /// `LPCWSTR`: pointer to a NUL-terminated UTF-16 string.
@@ -56,21 +56,21 @@ pub type LPCWSTR = *const WCHAR;
 /// `LPWSTR`: pointer to a mutable UTF-16 buffer.
 pub type LPWSTR = *mut WCHAR;
 /// `REFIID`: an interface ID, passed by reference (never by value).
-pub type REFIID = *const crate::GUID;
+pub type REFIID = *const crate::com::guid::GUID;
 /// `REFGUID`: a GUID, passed by reference (never by value).
-pub type REFGUID = *const crate::GUID;
+pub type REFGUID = *const crate::com::guid::GUID;
 /// `REFCLSID`: a class ID, passed by reference (never by value).
-pub type REFCLSID = *const crate::GUID;
+pub type REFCLSID = *const crate::com::guid::GUID;
 
 /// A type that may be passed by value as a COM method argument.
 ///
 /// Implemented for the integer and floating-point primitives, raw pointers to
 /// sized types, `extern "system"` function pointers (bare or in an `Option`),
-/// [`HRESULT`](crate::HRESULT) and the crate's `#[repr(transparent)]` ID and
+/// [`HRESULT`](crate::com::hresult::HRESULT) and the crate's `#[repr(transparent)]` ID and
 /// token newtypes. [`com_interface!`](crate::com_interface) checks every
 /// parameter type against it, so a `String`, a `Vec` or a `&str` in a
 /// declaration is a compile-time error rather than a crash in the profiled
-/// process. [`GUID`](crate::GUID) is deliberately *not* an `AbiParam`: COM
+/// process. [`GUID`](crate::com::guid::GUID) is deliberately *not* an `AbiParam`: COM
 /// passes GUIDs by pointer (`REFIID`).
 ///
 /// # Safety
@@ -89,7 +89,7 @@ pub unsafe trait AbiParam: Copy + 'static {}
 /// A type that may be returned by value from a COM method.
 ///
 /// Only scalars are allowed: integers, floats, raw pointers, `()` and
-/// [`HRESULT`](crate::HRESULT). Structs are not: the Windows x64 ABI returns
+/// [`HRESULT`](crate::com::hresult::HRESULT). Structs are not: the Windows x64 ABI returns
 /// them from C++ member functions through a hidden pointer placed differently
 /// from plain C functions, so a struct return silently corrupts the call.
 /// Return structs through an out-pointer parameter instead.
@@ -106,14 +106,14 @@ pub unsafe trait AbiParam: Copy + 'static {}
 pub unsafe trait AbiReturn: Sized + 'static {
     /// The value an exported method returns when its Rust implementation
     /// panicked (with the `std` feature). `HRESULT` returns
-    /// [`E_FAIL`](crate::E_FAIL); every other type aborts the process, since no
+    /// [`E_FAIL`](crate::com::hresult::E_FAIL); every other type aborts the process, since no
     /// value of it can signal failure.
     fn on_panic() -> Self {
         crate::com::export::abort_on_panic()
     }
 
     /// The value an exported method returns when native code calls it with a
-    /// null `this` pointer. `HRESULT` returns [`E_POINTER`](crate::E_POINTER);
+    /// null `this` pointer. `HRESULT` returns [`E_POINTER`](crate::com::hresult::E_POINTER);
     /// every other type aborts the process.
     fn on_null_this() -> Self {
         crate::com::export::abort_on_null_this()
@@ -142,15 +142,15 @@ unsafe impl<T: 'static> AbiReturn for *mut T {}
 // SAFETY: "no return value" needs no register; `on_panic` aborts.
 unsafe impl AbiReturn for () {}
 // SAFETY: HRESULT is #[repr(transparent)] over i32.
-unsafe impl AbiParam for crate::HRESULT {}
+unsafe impl AbiParam for crate::com::hresult::HRESULT {}
 // SAFETY: HRESULT is #[repr(transparent)] over i32; `on_panic` returns a
 // constant and cannot panic.
-unsafe impl AbiReturn for crate::HRESULT {
+unsafe impl AbiReturn for crate::com::hresult::HRESULT {
     fn on_panic() -> Self {
-        crate::E_FAIL
+        crate::com::hresult::E_FAIL
     }
     fn on_null_this() -> Self {
-        crate::E_POINTER
+        crate::com::hresult::E_POINTER
     }
 }
 

@@ -25,9 +25,11 @@ use alloc::sync::Arc;
 use core::ffi::c_void;
 use core::sync::atomic::{fence, AtomicU32, Ordering};
 
+use crate::com::abi::AbiReturn;
+use crate::com::guid::GUID;
+use crate::com::hresult::{E_NOINTERFACE, E_POINTER, HRESULT, S_OK};
 use crate::com::interface::{Exports, Interface};
 use crate::com::unknown::{IUnknown, IUnknown_Vtbl};
-use crate::{AbiReturn, E_NOINTERFACE, E_POINTER, GUID, HRESULT, S_OK};
 
 /// An extra QueryInterface answer for an exported object, in the spirit of
 /// .NET's `ICustomQueryInterface`: called for every IID outside the exported

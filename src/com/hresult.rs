@@ -1,14 +1,13 @@
 //! [`HRESULT`]: COM's status code, and the standard codes.
 
-use core::fmt;
-
 /// A COM status code: negative values are failures, the rest are successes.
 ///
 /// `S_FALSE` (1) is a *success* that means "yes, but no": [`HRESULT::ok`]
 /// keeps it apart from `S_OK` by returning `Ok(())` for both while
 /// [`HRESULT::is_false`] tells them apart. Known codes, the standard ones and
 /// those of the profiling and metadata APIs, print by name with their
-/// documented meaning:
+/// documented meaning (the table of names lives with the crate's code tables,
+/// above the COM core, so this type knows nothing of those APIs):
 ///
 /// ```
 /// use corprof::{HRESULT, E_NOINTERFACE, S_FALSE};
@@ -31,6 +30,7 @@ use core::fmt;
 /// assert_eq!(HRESULT::from(checked(1)), corprof::S_OK);
 /// ```
 #[repr(transparent)]
+#[must_use = "an HRESULT may be a failure: check it (`.ok()?`) or say why it is ignored"]
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct HRESULT(pub i32);
 
@@ -159,57 +159,6 @@ impl HRESULT {
     #[inline]
     pub const fn code(self) -> u16 {
         self.0 as u32 as u16
-    }
-
-    /// The name and documented meaning of this code, when it is one of the
-    /// standard, profiling (`CORPROF_E_*`) or metadata (`CLDB_E_*`, `META_E_*`)
-    /// codes this crate knows.
-    pub fn info(self) -> Option<&'static HResultInfo> {
-        crate::com::hresult::TABLES
-            .iter()
-            .flat_map(|table| table.iter())
-            .find(|info| info.code == self)
-    }
-
-    /// The symbolic name of a known code (`"E_NOINTERFACE"`).
-    pub fn name(self) -> Option<&'static str> {
-        self.info().map(|info| info.name)
-    }
-
-    /// The documented meaning of a known code.
-    pub fn meaning(self) -> Option<&'static str> {
-        self.info().map(|info| info.meaning)
-    }
-}
-
-/// Every table of known codes, searched in order by [`HRESULT::info`].
-pub(crate) const TABLES: &[&[HResultInfo]] = &[
-    COMMON,
-    crate::profiling::errors::CODES,
-    crate::metadata::errors::CODES,
-];
-
-impl fmt::Debug for HRESULT {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(name) => f.write_str(name),
-            None => write!(f, "HRESULT(0x{:08X})", self.0 as u32),
-        }
-    }
-}
-
-impl fmt::Display for HRESULT {
-    /// `E_NOINTERFACE (0x80004002): The object does not support ...`, or the
-    /// bare hexadecimal value for unknown codes.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.info() {
-            Some(info) => write!(
-                f,
-                "{} (0x{:08X}): {}",
-                info.name, self.0 as u32, info.meaning
-            ),
-            None => write!(f, "HRESULT 0x{:08X}", self.0 as u32),
-        }
     }
 }
 

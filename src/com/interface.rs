@@ -7,7 +7,8 @@ use core::marker::PhantomData;
 use core::ops::Deref;
 use core::ptr::NonNull;
 
-use crate::{GUID, HRESULT};
+use crate::com::guid::GUID;
+use crate::com::hresult::HRESULT;
 
 /// A COM interface: implemented by every invoker type that
 /// [`com_interface!`](crate::com_interface) declares.
@@ -195,12 +196,12 @@ pub(crate) mod invoker {
         // SAFETY: `this` is a live COM object (invoker invariant); every COM
         // vtable starts with IUnknown's, so slot 0 is QueryInterface.
         let hr = unsafe {
-            let unknown = vtable::<crate::IUnknown>(this);
+            let unknown = vtable::<crate::com::unknown::IUnknown>(this);
             (unknown.QueryInterface)(this, &J::IID, &mut out)
         };
         hr.ok()?;
         // SAFETY: QueryInterface succeeded, so `out` holds one reference to
         // the object's `J` interface, which we now own.
-        unsafe { from_raw::<J>(out) }.ok_or(crate::E_POINTER)
+        unsafe { from_raw::<J>(out) }.ok_or(crate::com::hresult::E_POINTER)
     }
 }

@@ -8,7 +8,6 @@ pub(crate) mod guid;
 pub(crate) mod hresult;
 pub(crate) mod interface;
 pub(crate) mod macros;
-pub(crate) mod newtype;
 pub(crate) mod server;
 pub(crate) mod split;
 pub(crate) mod unknown;

@@ -5,10 +5,10 @@ use core::ffi::c_void;
 
 use crate::com::export::query_arguments;
 
-use crate::{
-    export, IClassFactory, IClassFactory_Impl, IUnknown, CLASS_E_CLASSNOTAVAILABLE,
-    CLASS_E_NOAGGREGATION, E_POINTER, GUID, HRESULT,
-};
+use crate::com::export::export;
+use crate::com::guid::GUID;
+use crate::com::hresult::{CLASS_E_CLASSNOTAVAILABLE, CLASS_E_NOAGGREGATION, E_POINTER, HRESULT};
+use crate::com::unknown::{IClassFactory, IClassFactory_Impl, IUnknown};
 
 /// Creates one new object of a COM class, already exported (usually with
 /// [`export`](crate::export)), owning the reference it returns.
@@ -98,7 +98,7 @@ pub unsafe fn dll_get_class_object(
 /// runtime expects of a profiler.
 ///
 /// For a profiler written against the safe facade, use
-/// [`profiler!`](crate::profiler), which calls this macro.
+/// the facade's `profiler!`, which calls this macro.
 ///
 /// ```
 /// use corprof::{com_class, export, IUnknown};

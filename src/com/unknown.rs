@@ -2,7 +2,9 @@
 
 use core::ffi::c_void;
 
-use crate::{BOOL, GUID, HRESULT, S_OK};
+use crate::com::abi::BOOL;
+use crate::com::guid::GUID;
+use crate::com::hresult::{HRESULT, S_OK};
 
 crate::__com_root_interface! {
     /// The root of every COM interface: identity and reference counting.

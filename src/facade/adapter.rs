@@ -16,8 +16,8 @@ use core::ffi::c_void;
 use std::sync::OnceLock;
 
 use super::args::{Bools, EventPipeEvent};
-use super::callback::Profiler;
 use super::info::{ProfilerInfo, Result};
+use super::profiler::Profiler;
 use super::strings::decode;
 use crate::metadata::mdMethodDef;
 use crate::profiling::*;

@@ -60,7 +60,7 @@ pub struct MethodProps<'a> {
     pub impl_flags: u32,
     /// The relative virtual address of its body (0 for abstract/extern).
     pub code_rva: u32,
-    /// Its signature blob (decode it with [`crate::cil::sig::MethodSig::decode`]).
+    /// Its signature blob (decode it with [`crate::cil::MethodSig::decode`]).
     pub signature: &'a [u8],
 }
 

@@ -29,20 +29,20 @@
 
 mod adapter;
 mod args;
-mod callback;
 mod enumerators;
 mod info;
 mod metadata;
+mod profiler;
 mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
-pub use callback::Profiler;
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
+pub use profiler::Profiler;
 
 use crate::profiling::ICorProfilerCallback11;
 use crate::IUnknown;

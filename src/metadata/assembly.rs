@@ -1,4 +1,6 @@
-//! IMetaDataAssemblyImport and IMetaDataAssemblyEmit: assembly manifests.
+//!  IMetaDataAssemblyImport and IMetaDataAssemblyEmit: assembly manifests.
+//!
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 
 use core::ffi::c_void;
 

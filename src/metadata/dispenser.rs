@@ -1,4 +1,6 @@
-//! IMetaDataDispenser and IMetaDataDispenserEx: opening and creating metadata scopes.
+//!  IMetaDataDispenser and IMetaDataDispenserEx: opening and creating metadata scopes.
+//!
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 
 use core::ffi::c_void;
 

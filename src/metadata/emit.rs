@@ -1,4 +1,6 @@
-//! IMetaDataEmit and IMetaDataEmit2: writing a module's metadata.
+//!  IMetaDataEmit and IMetaDataEmit2: writing a module's metadata.
+//!
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 
 use core::ffi::c_void;
 

@@ -1,18 +1,10 @@
-//! The metadata API's status codes from the runtime's corerror.xml: the
-//! `CLDB_*` codes of the metadata store and the `META_*` codes of the
-//! metadata engine (facility `0x13`, range `0x8013_11xx`), including the two
-//! success codes `CLDB_S_TRUNCATION` and `META_S_DUPLICATE`, with their
-//! documented meanings.
+//!  The metadata API's status codes from the runtime's corerror.xml: the
+//!  `CLDB_*` codes of the metadata store and the `META_*` codes of the
+//!  metadata engine (facility `0x13`, range `0x8013_11xx`), including the two
+//!  success codes `CLDB_S_TRUNCATION` and `META_S_DUPLICATE`, with their
+//!  documented meanings.
 //!
-//! Every code here is also known to [`HRESULT`](crate::HRESULT)'s `Debug`,
-//! `Display`, [`name`](crate::HRESULT::name) and
-//! [`meaning`](crate::HRESULT::meaning):
-//!
-//! ```
-//! use corprof::metadata::CLDB_E_RECORD_NOTFOUND;
-//! assert_eq!(format!("{CLDB_E_RECORD_NOTFOUND:?}"), "CLDB_E_RECORD_NOTFOUND");
-//! assert_eq!(CLDB_E_RECORD_NOTFOUND.0 as u32, 0x8013_1130);
-//! ```
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 #![allow(non_upper_case_globals)]
 
 crate::com::hresult::hresult_codes! {

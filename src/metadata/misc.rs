@@ -1,4 +1,6 @@
-//! IMetaDataInfo, IMetaDataFilter, IMetaDataValidate, IMetaDataError, IMapToken and IHostFilter.
+//!  IMetaDataInfo, IMetaDataFilter, IMetaDataValidate, IMetaDataError, IMapToken and IHostFilter.
+//!
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 
 use core::ffi::c_void;
 

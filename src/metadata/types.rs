@@ -1,17 +1,13 @@
-//! The structs, enums and typedefs the metadata interfaces of cor.h use.
+//!  The structs, enums and typedefs the metadata interfaces of cor.h use.
+//!
+//! (More in the [`metadata`](crate::metadata) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use core::ffi::c_void;
 
-use crate::com::newtype::{c_enum, c_flags};
-use crate::metadata::tokens::mdMemberRef;
-use crate::GUID;
-
-/// The assembly version, culture and platform data of `IMetaDataAssemblyImport`
-/// and `IMetaDataAssemblyEmit`, the OS entry it points to, and the field offset
-/// entry of `GetClassLayout`/`SetClassLayout`. Defined once, with the profiling
-/// API's structs (corprof.idl uses them too), and re-exported here.
-pub use crate::profiling::{ASSEMBLYMETADATA, COR_FIELD_OFFSET, OSINFO};
+use crate::ctypes::{c_enum, c_flags};
+use crate::metadata::tokens::{mdFieldDef, mdMemberRef};
+use crate::{DWORD, GUID, LPWSTR, ULONG, USHORT};
 
 /// `HCORENUM`: an opaque enumerator handle. Start with null, pass its address
 /// to an `Enum*` method repeatedly, then free it with `CloseEnum`.
@@ -345,3 +341,83 @@ pub const CLSID_CLR_v1_MetaData: GUID = GUID::parse("005023CA-72B1-11D3-9FC4-00C
 pub const CLSID_CLR_v2_MetaData: GUID = GUID::parse("EFEA471A-44FD-4862-9292-0C58D46E1F3A");
 /// `CLSID_CorMetaDataRuntime`: the latest metadata version (same as `CLSID_CLR_v2_MetaData`).
 pub const CLSID_CorMetaDataRuntime: GUID = CLSID_CLR_v2_MetaData;
+
+// ---------------------------------------------------------------------------
+// Structs of cor.h that the profiling API uses too
+// ---------------------------------------------------------------------------
+
+/// An operating system an assembly targets (`OSINFO`, from cor.h;
+/// [`ASSEMBLYMETADATA`] points to it). Obsolete: assemblies no
+/// longer record OS information.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct OSINFO {
+    /// The platform ID.
+    pub dwOSPlatformId: DWORD,
+    /// The OS major version.
+    pub dwOSMajorVersion: DWORD,
+    /// The OS minor version.
+    pub dwOSMinorVersion: DWORD,
+}
+
+/// Version, culture and platform of an assembly (`ASSEMBLYMETADATA`, from
+/// cor.h), used by `IMetaDataAssemblyImport`/`Emit`; the profiling API's
+/// [`COR_PRF_ASSEMBLY_REFERENCE_INFO`](crate::profiling::COR_PRF_ASSEMBLY_REFERENCE_INFO)
+/// points to one too.
+///
+/// The three array fields are caller-allocated buffers with an in/out
+/// count: on input the buffer's capacity, on output the number filled in.
+/// The `Default` value (null buffers, zero counts) asks only for the version.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ASSEMBLYMETADATA {
+    /// The major version.
+    pub usMajorVersion: USHORT,
+    /// The minor version.
+    pub usMinorVersion: USHORT,
+    /// The build number.
+    pub usBuildNumber: USHORT,
+    /// The revision number.
+    pub usRevisionNumber: USHORT,
+    /// The culture name (UTF-16), a buffer of `cbLocale` wide characters.
+    pub szLocale: LPWSTR,
+    /// In: capacity of `szLocale` in wide characters; out: characters written.
+    pub cbLocale: ULONG,
+    /// Array of processor IDs (obsolete).
+    pub rProcessor: *mut DWORD,
+    /// In: capacity of `rProcessor`; out: entries filled in.
+    pub ulProcessor: ULONG,
+    /// Array of [`OSINFO`] (obsolete).
+    pub rOS: *mut OSINFO,
+    /// In: capacity of `rOS`; out: entries filled in.
+    pub ulOS: ULONG,
+}
+
+impl Default for ASSEMBLYMETADATA {
+    fn default() -> Self {
+        ASSEMBLYMETADATA {
+            usMajorVersion: 0,
+            usMinorVersion: 0,
+            usBuildNumber: 0,
+            usRevisionNumber: 0,
+            szLocale: core::ptr::null_mut(),
+            cbLocale: 0,
+            rProcessor: core::ptr::null_mut(),
+            ulProcessor: 0,
+            rOS: core::ptr::null_mut(),
+            ulOS: 0,
+        }
+    }
+}
+
+/// The offset of one instance field inside an object, from
+/// `ICorProfilerInfo2::GetClassLayout` (`COR_FIELD_OFFSET`; defined in both
+/// cor.h and corprof.idl, declared once here for both APIs).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct COR_FIELD_OFFSET {
+    /// The field's FieldDef token.
+    pub ridOfField: mdFieldDef,
+    /// Its offset in bytes from the `ObjectID` pointer.
+    pub ulOffset: ULONG,
+}

@@ -1,16 +1,6 @@
-//! ICorProfilerCallback through ICorProfilerCallback11: the notifications a profiler implements.
+//!  ICorProfilerCallback through ICorProfilerCallback11: the notifications a profiler implements.
 //!
-//! The runtime calls these methods on the profiler object it created through
-//! the profiler's class factory. Each version derives from the previous one,
-//! so a profiler exported as [`ICorProfilerCallback11`] answers
-//! QueryInterface for all eleven. Every method has a default body returning
-//! `S_OK`: implement only the notifications you subscribed to with
-//! `SetEventMask`/`SetEventMask2`.
-//!
-//! Interface pointers passed to callbacks (`IUnknown *`,
-//! `ICorProfilerFunctionControl *`, ...) arrive as `*mut c_void`; wrap them
-//! with [`ComRef`](crate::ComRef) to call them for the duration of the
-//! callback. Arrays arrive as a pointer beside their element count.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]
 
 use core::ffi::c_void;

@@ -1,14 +1,6 @@
-//! The ICorProfiler*Enum interfaces: enumerators over objects, functions, modules, threads and methods.
+//!  The ICorProfiler*Enum interfaces: enumerators over objects, functions, modules, threads and methods.
 //!
-//! The runtime implements them and hands them out from `ICorProfilerInfo*`
-//! methods (`EnumModules`, `EnumJITedFunctions`, `EnumThreads`, ...). All
-//! five have the same shape: `Skip`, `Reset`, `Clone`, `GetCount`, and
-//! `Next`, which fills a caller-allocated array of up to `celt` elements and
-//! writes how many it filled to `*pceltFetched`. `Clone` writes a new
-//! enumerator of the same interface, with its own reference, to `*ppEnum`.
-//!
-//! The default bodies return `E_NOTIMPL`, so that a test double may
-//! implement only what it needs.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]
 
 use core::ffi::c_void;

@@ -1,14 +1,10 @@
-//! The plain C enums of corprof.idl (reasons, kinds, generations, runtime
-//! types, EventPipe types and levels): one value at a time, never combined.
+//!  The plain C enums of corprof.idl (reasons, kinds, generations, runtime
+//!  types, EventPipe types and levels): one value at a time, never combined.
 //!
-//! Each is a `#[repr(transparent)]` newtype over a 32-bit integer (a C enum's
-//! size), with its values as module-level constants under their exact IDL
-//! names, so a value the crate does not know (a newer runtime's) is still
-//! representable and prints as `COR_PRF_GC_REASON(99)`. Enums whose values
-//! are bits meant to be or-ed together live in [`flags`](super::flags).
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::com::newtype::c_enum;
+use crate::ctypes::c_enum;
 
 c_enum! {
     /// Special `ilOffset` values in a [`COR_DEBUG_IL_TO_NATIVE_MAP`](super::COR_DEBUG_IL_TO_NATIVE_MAP)

@@ -1,19 +1,8 @@
-//! The `CORPROF_E_*` codes of the profiling API (facility `0x13`, range
-//! `0x8013_135x`–`0x8013_138x` of the runtime's corerror.xml), with their
-//! documented meanings.
+//!  The `CORPROF_E_*` codes of the profiling API (facility `0x13`, range
+//!  `0x8013_135x`–`0x8013_138x` of the runtime's corerror.xml), with their
+//!  documented meanings.
 //!
-//! Every code here is also known to [`HRESULT`](crate::HRESULT)'s `Debug`,
-//! `Display`, [`name`](crate::HRESULT::name) and
-//! [`meaning`](crate::HRESULT::meaning):
-//!
-//! ```
-//! use corprof::profiling::CORPROF_E_NOT_MANAGED_THREAD;
-//! assert_eq!(format!("{CORPROF_E_NOT_MANAGED_THREAD:?}"), "CORPROF_E_NOT_MANAGED_THREAD");
-//! assert_eq!(CORPROF_E_NOT_MANAGED_THREAD.0 as u32, 0x8013_1355);
-//! ```
-//!
-//! `0x8013_1381` (`CORPROF_E_RUNTIME_SUSPEND_REQUIRED`) is reserved by
-//! corerror.xml for internal use only and is deliberately absent.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_upper_case_globals)]
 
 crate::com::hresult::hresult_codes! {

@@ -1,27 +1,11 @@
-//! The flag-set C enums of corprof.idl: event masks, module flags, static
-//! kinds, GC-root properties and the like, whose values are bits the IDL
-//! means to be or-ed together.
+//!  The flag-set C enums of corprof.idl: event masks, module flags, static
+//!  kinds, GC-root properties and the like, whose values are bits the IDL
+//!  means to be or-ed together.
 //!
-//! Each is a `#[repr(transparent)]` newtype over `u32` with set operations
-//! (`|`, `&`, `-`, [`contains`](COR_PRF_MONITOR::contains), ...) and a
-//! `Debug` that names the bits. The constants are at module level under
-//! their exact IDL names, including the IDL's composite masks
-//! ([`COR_PRF_ALL`], [`COR_PRF_MONITOR_IMMUTABLE`],
-//! [`COR_PRF_ALLOWABLE_AFTER_ATTACH`], ...).
-//!
-//! The info interfaces take and return most masks as a plain `DWORD`, as the
-//! IDL does (`SetEventMask(DWORD dwEvents)`): pass `mask.bits()` and wrap
-//! results with `from_bits_retain`.
-//!
-//! ```
-//! use corprof::profiling::*;
-//! let mask = COR_PRF_MONITOR_GC | COR_PRF_MONITOR_JIT_COMPILATION;
-//! assert!(COR_PRF_ALLOWABLE_AFTER_ATTACH.contains(mask));
-//! assert_eq!(mask.bits(), 0x0000_00A0);
-//! ```
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
-use crate::com::newtype::c_flags;
+use crate::ctypes::c_flags;
 
 c_flags! {
     /// Which callbacks and runtime behaviours a profiler asks for, passed to

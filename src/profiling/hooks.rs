@@ -1,31 +1,8 @@
-//! The function-pointer typedefs of corprof.idl: the enter/leave/tailcall
-//! (ELT) hooks, the function-ID mappers, and the callbacks of stack
-//! snapshots, object-reference walks, heap walks and EventPipe providers.
+//!  The function-pointer typedefs of corprof.idl: the enter/leave/tailcall
+//!  (ELT) hooks, the function-ID mappers, and the callbacks of stack
+//!  snapshots, object-reference walks, heap walks and EventPipe providers.
 //!
-//! Each is an `unsafe extern "system" fn` type with the IDL's parameters.
-//! The IDL declares them `__stdcall` (or `STDMETHODCALLTYPE`), which is what
-//! `"system"` means on 32-bit Windows; everywhere else both are the C
-//! convention.
-//!
-//! # Passing hooks to the info interfaces
-//!
-//! Most of these typedefs are *function types* in the IDL, and the info
-//! methods take a pointer to one (`FunctionEnter *pFuncEnter`); a few are
-//! taken directly (`ObjectReferenceCallback callback`, and `ObjectCallback`,
-//! itself a pointer typedef). All of them are one function pointer on the
-//! wire. The method declarations in this crate take them as
-//! **`Option<Hook>`** (`Option<FunctionEnter>`, `Option<StackSnapshotCallback>`,
-//! ...), whatever the IDL spelling: `None` is the null pointer (which, for
-//! example, disables one of the ELT hooks), `Some(f)` passes `f`.
-//!
-//! # The ELT hooks run in a special context
-//!
-//! The runtime documents that it saves no registers before calling the
-//! `FunctionEnter*`/`FunctionLeave*`/`FunctionTailcall*` hooks, which run on
-//! every call of every managed method. Implement them as assembly stubs
-//! (naked functions) that preserve the registers they use, or that save the
-//! argument and return registers before calling into Rust. They must not
-//! block, allocate managed memory, or call managed code.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_snake_case)]
 
 use core::ffi::c_void;

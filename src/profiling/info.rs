@@ -1,14 +1,6 @@
-//! ICorProfilerInfo through ICorProfilerInfo15: the runtime services a profiler calls.
+//!  ICorProfilerInfo through ICorProfilerInfo15: the runtime services a profiler calls.
 //!
-//! The runtime hands the profiler an object implementing the newest of these
-//! it supports, in `ICorProfilerCallback::Initialize`; query it for the
-//! version you need with [`cast`](ICorProfilerInfo::cast). Every method
-//! returns an `HRESULT`; the trait defaults return `E_NOTIMPL`, so a Rust test
-//! double can implement only what a test needs.
-//!
-//! Interface pointers (`IUnknown **`, `ICorProfilerObjectEnum **`, ...) are
-//! raw `*mut *mut c_void`; each method's doc names the interface written
-//! there, which the caller owns (wrap it with that invoker's `from_raw`).
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]
 
 use core::ffi::c_void;

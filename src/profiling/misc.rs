@@ -1,10 +1,6 @@
-//! IMethodMalloc, ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider.
+//!  IMethodMalloc, ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider.
 //!
-//! Small runtime-implemented interfaces that the profiler receives: an
-//! allocator for IL bodies, the per-method ReJIT controller, and the
-//! collector of early assembly references. The default bodies return
-//! `E_NOTIMPL` (`Alloc` returns null), so that a test double may implement
-//! only what it needs.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]
 
 use core::ffi::c_void;

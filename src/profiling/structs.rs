@@ -1,106 +1,19 @@
-//! The `#[repr(C)]` structs and unions of corprof.idl, the EventPipe handle
-//! typedefs, and three structs of cor.h the profiling API uses
-//! ([`COR_FIELD_OFFSET`], [`ASSEMBLYMETADATA`], [`OSINFO`]).
+//!  The `#[repr(C)]` structs and unions of corprof.idl and the EventPipe handle
+//!  typedefs. The three structs of cor.h the profiling API also uses
+//!  ([`COR_FIELD_OFFSET`], [`ASSEMBLYMETADATA`], [`OSINFO`]) are declared with
+//!  the metadata API, in [`crate::metadata`].
 //!
-//! Field names and types are the IDL's (a field named `type` is spelled
-//! `r#type`). Structs are passed by pointer (`*mut COR_PRF_CODE_INFO`), so
-//! they need no [`AbiParam`](crate::AbiParam) impl; the one exception,
-//! [`COR_PRF_EVENTPIPE_PROVIDER_CONFIG`] (passed by value to
-//! `ICorProfilerInfo12::EventPipeAddProviderToSession`), has one.
-//!
-//! Structs whose all-zero value is a sensible starting point (an empty
-//! buffer to be filled by the runtime, a "none" range) implement `Default`;
-//! for those with pointer fields the default is null pointers and zeros.
+//! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_snake_case)]
 
 use core::ffi::c_void;
 use core::fmt;
 
-use crate::com::newtype::id_types;
-use crate::metadata::tokens::{mdFieldDef, mdMethodDef};
+use crate::ctypes::id_types;
+use crate::metadata::{mdMethodDef, ASSEMBLYMETADATA};
 use crate::profiling::enums::{COR_PRF_CLAUSE_TYPE, COR_PRF_GC_GENERATION};
 use crate::profiling::ids::{FunctionID, ModuleID, ObjectID, ReJITID};
-use crate::{BOOL, DWORD, LPCWSTR, LPWSTR, SIZE_T, UINT_PTR, ULONG, ULONG32, USHORT, WCHAR};
-
-// ---------------------------------------------------------------------------
-// Structs of cor.h that the profiling API uses
-// ---------------------------------------------------------------------------
-
-/// An operating system an assembly targets (`OSINFO`, from cor.h; declared
-/// here because [`ASSEMBLYMETADATA`] points to it). Obsolete: assemblies no
-/// longer record OS information.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct OSINFO {
-    /// The platform ID.
-    pub dwOSPlatformId: DWORD,
-    /// The OS major version.
-    pub dwOSMajorVersion: DWORD,
-    /// The OS minor version.
-    pub dwOSMinorVersion: DWORD,
-}
-
-/// Version, culture and platform of an assembly (`ASSEMBLYMETADATA`, from
-/// cor.h). Declared here because
-/// [`COR_PRF_ASSEMBLY_REFERENCE_INFO`] contains a pointer to one; the
-/// metadata API (`IMetaDataAssemblyImport`/`Emit`) uses this same type.
-///
-/// The three array fields are caller-allocated buffers with an in/out
-/// count: on input the buffer's capacity, on output the number filled in.
-/// The `Default` value (null buffers, zero counts) asks only for the version.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ASSEMBLYMETADATA {
-    /// The major version.
-    pub usMajorVersion: USHORT,
-    /// The minor version.
-    pub usMinorVersion: USHORT,
-    /// The build number.
-    pub usBuildNumber: USHORT,
-    /// The revision number.
-    pub usRevisionNumber: USHORT,
-    /// The culture name (UTF-16), a buffer of `cbLocale` wide characters.
-    pub szLocale: LPWSTR,
-    /// In: capacity of `szLocale` in wide characters; out: characters written.
-    pub cbLocale: ULONG,
-    /// Array of processor IDs (obsolete).
-    pub rProcessor: *mut DWORD,
-    /// In: capacity of `rProcessor`; out: entries filled in.
-    pub ulProcessor: ULONG,
-    /// Array of [`OSINFO`] (obsolete).
-    pub rOS: *mut OSINFO,
-    /// In: capacity of `rOS`; out: entries filled in.
-    pub ulOS: ULONG,
-}
-
-impl Default for ASSEMBLYMETADATA {
-    fn default() -> Self {
-        ASSEMBLYMETADATA {
-            usMajorVersion: 0,
-            usMinorVersion: 0,
-            usBuildNumber: 0,
-            usRevisionNumber: 0,
-            szLocale: core::ptr::null_mut(),
-            cbLocale: 0,
-            rProcessor: core::ptr::null_mut(),
-            ulProcessor: 0,
-            rOS: core::ptr::null_mut(),
-            ulOS: 0,
-        }
-    }
-}
-
-/// The offset of one instance field inside an object, from
-/// `ICorProfilerInfo2::GetClassLayout` (`COR_FIELD_OFFSET`; defined in both
-/// cor.h and corprof.idl, declared once here for both APIs).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct COR_FIELD_OFFSET {
-    /// The field's FieldDef token.
-    pub ridOfField: mdFieldDef,
-    /// Its offset in bytes from the `ObjectID` pointer.
-    pub ulOffset: ULONG,
-}
+use crate::{BOOL, DWORD, LPCWSTR, SIZE_T, UINT_PTR, ULONG, ULONG32, WCHAR};
 
 // ---------------------------------------------------------------------------
 // IL and native code maps
