@@ -13,7 +13,7 @@ use crate::profiling::{
     CORPROF_E_PROFILER_NOT_ATTACHABLE, CORPROF_E_RUNTIME_UNINITIALIZED,
     CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC,
 };
-use crate::{HRESULT, REGDB_E_CLASSNOTREG};
+use crate::{CLASS_E_CLASSNOTAVAILABLE, HRESULT, REGDB_E_CLASSNOTREG};
 
 /// `DS_IPC_E_BAD_ENCODING` (`CORDIAGIPC_E_BAD_ENCODING`): the server could
 /// not decode the header or payload.
@@ -29,6 +29,11 @@ pub const CORDIAGIPC_E_UNKNOWN_ERROR: HRESULT = HRESULT(0x8013_1387_u32 as i32);
 pub const DS_IPC_E_NOTSUPPORTED: HRESULT = HRESULT(0x8013_1515_u32 as i32);
 /// `DS_IPC_E_NOT_YET_AVAILABLE`.
 pub const DS_IPC_E_NOT_YET_AVAILABLE: HRESULT = HRESULT(0x8013_135B_u32 as i32);
+
+/// `HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND)`: what CoreCLR answers when the
+/// profiler library cannot be loaded (measured on 3.1 with a path that does
+/// not exist).
+const ERROR_MOD_NOT_FOUND: HRESULT = HRESULT::from_win32(126);
 
 /// Bytes that do not follow the protocol.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,7 +197,12 @@ pub fn describe_hresult(hr: HRESULT) -> Option<&'static str> {
         CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC => {
             "timed out waiting for a concurrent GC to finish before attaching"
         }
-        REGDB_E_CLASSNOTREG => "the profiler library does not offer this CLSID",
+        REGDB_E_CLASSNOTREG | CLASS_E_CLASSNOTAVAILABLE => {
+            "the profiler library does not offer this CLSID"
+        }
+        ERROR_MOD_NOT_FOUND => {
+            "the runtime could not load the profiler library (no such file, not a library for this platform, or a dependency is missing)"
+        }
         _ => return None,
     })
 }

@@ -29,6 +29,7 @@
 
 mod adapter;
 mod args;
+mod attach;
 mod callback;
 mod enumerators;
 mod info;
@@ -37,6 +38,7 @@ mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
+pub use attach::not_allowed_after_attach;
 pub use callback::Profiler;
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use info::{
