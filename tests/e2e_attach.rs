@@ -25,6 +25,7 @@ use corprof::diagnostics::{
 };
 
 const ATTACH_EVENTS: &str = "0B7A5E92-4C3D-4F1E-8A6B-9D2C1E0F3A48";
+const LIVE_PATCH: &str = "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A";
 const EXIT: i32 = 45;
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -485,4 +486,82 @@ fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
         "{error}"
     );
     assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}
+
+#[test]
+fn live_patch_changes_a_running_loop_and_reverts() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("live_patch");
+    let target = Target::start(&rt, "patch");
+    let pid = target.pid.to_string();
+    // Precondition: Value() is compiled and running (value=41 printed).
+    assert_eq!(target.stdout(), "ready\nvalue=41\n");
+
+    // 100000 needs the long `ldc.i4` form: the body grows from 3 to 6 bytes.
+    let data = "Attach!E2E.Attach.Program::Value 41 100000 2";
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), LIVE_PATCH, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stdout("value=100000");
+    let patched_at = Instant::now();
+    target.wait_stdout("value=100000\nvalue=41\n");
+    let reverted_after = patched_at.elapsed();
+    // Reverted 2 s after the ReJIT request, which came before the first
+    // patched value was printed.
+    assert!(
+        reverted_after > Duration::from_millis(1000) && reverted_after < Duration::from_secs(10),
+        "{reverted_after:?}"
+    );
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(
+        status,
+        &stdout,
+        &stderr,
+        &["ready", "value=41", "value=100000", "value=41", "done"],
+    );
+    for line in [
+        "live_patch: ReJIT requested: Attach!E2E.Attach.Program::Value 41 -> 100000",
+        "live_patch: new IL set: Attach!E2E.Attach.Program::Value loads 100000",
+        "live_patch: reverted: Attach!E2E.Attach.Program::Value",
+    ] {
+        assert!(stderr.contains(line), "no {line:?} in\n{stderr}");
+    }
+}
+
+#[test]
+fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("live_patch");
+    let lib = lib.to_str().unwrap();
+    let target = Target::start(&rt, "patch-bad");
+    let pid = target.pid.to_string();
+
+    for data in [
+        "garbage",
+        "Attach!E2E.Attach.Program::Value 41",
+        "Attach!E2E.Attach.Program::Value 41 x",
+        "Attach!E2E.Attach.Program::Value 41 42 -3",
+    ] {
+        let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+        assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
+        assert!(
+            run.stderr.starts_with("attach: load failed:"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+        target.wait_stderr(&format!("live_patch: bad client data {data:?}"));
+    }
+    // Well-formed, but the constant is not in the method: loaded, reported,
+    // nothing patched.
+    let data = "Attach!E2E.Attach.Program::Value 99 1";
+    let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stderr(
+        "live_patch: nothing patched: no `ldc.i4 99` in Attach!E2E.Attach.Program::Value",
+    );
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+    assert!(!stderr.contains("ReJIT requested"), "{stderr}");
 }
