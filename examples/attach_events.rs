@@ -18,7 +18,8 @@
 //! * at `profiler_attach_complete`, `catch-up: N modules, M functions
 //!   JIT-compiled before attach`, then `already loaded: FILE` for each
 //!   module and `already compiled: NAME` for the functions whose name starts
-//!   with `E2E.`;
+//!   with `E2E.` (and the same from `EnumJITedFunctions2`, as
+//!   `already compiled (EnumJITedFunctions2): NAME`);
 //! * then, as they happen, `gc reason=REASON` and `jit NAME` for functions
 //!   whose name starts with `E2E.`.
 //!
@@ -33,8 +34,9 @@ use std::io::Write as _;
 
 use corprof::facade::{Bools, Profiler, ProfilerInfo, Result};
 use corprof::profiling::{
-    FunctionID, COR_PRF_DISABLE_INLINING, COR_PRF_GC_REASON, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR,
-    COR_PRF_MONITOR_ENTERLEAVE, COR_PRF_MONITOR_GC, COR_PRF_MONITOR_JIT_COMPILATION,
+    FunctionID, COR_PRF_DISABLE_INLINING, COR_PRF_FUNCTION, COR_PRF_GC_REASON,
+    COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR, COR_PRF_MONITOR_ENTERLEAVE, COR_PRF_MONITOR_GC,
+    COR_PRF_MONITOR_JIT_COMPILATION,
 };
 use corprof::HRESULT;
 
@@ -108,16 +110,26 @@ impl Profiler for AttachEvents {
                 log(format_args!("already loaded: {name}"));
             }
         }
-        let mut names: Vec<String> = functions
-            .iter()
-            .filter_map(|f| info.function_name(f.functionId).ok())
-            .map(|name| name.to_string())
-            .filter(|name| name.starts_with(PREFIX))
-            .collect();
-        names.sort();
-        names.dedup();
-        for name in names {
+        let names = |functions: &[COR_PRF_FUNCTION]| {
+            let mut names: Vec<String> = functions
+                .iter()
+                .filter_map(|f| info.function_name(f.functionId).ok())
+                .map(|name| name.to_string())
+                .filter(|name| name.starts_with(PREFIX))
+                .collect();
+            names.sort();
+            names.dedup();
+            names
+        };
+        for name in names(&functions) {
             log(format_args!("already compiled: {name}"));
+        }
+        // Version 4's enumerator also lists ReJIT-compiled versions.
+        let functions2: Vec<_> = info.jited_functions2()?.collect();
+        for name in names(&functions2) {
+            log(format_args!(
+                "already compiled (EnumJITedFunctions2): {name}"
+            ));
         }
         Ok(())
     }

@@ -45,7 +45,6 @@ extern crate std;
 /// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
 pub mod cil;
 mod com;
-/// A client of the runtime's diagnostics IPC channel: list .NET processes, attach profilers (std only).
 #[cfg(feature = "std")]
 pub mod diagnostics;
 #[cfg(doc)]
