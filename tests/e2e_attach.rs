@@ -565,3 +565,27 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
     assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
     assert!(!stderr.contains("ReJIT requested"), "{stderr}");
 }
+
+/// The target on its own: its time limit and its usage errors.
+#[test]
+fn attach_program_alone_times_out_and_checks_its_arguments() {
+    let rt = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("e2e_attach/alone-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    let out = rt.run("Attach", &["--sync-dir", dir, "--seconds", "1"], None);
+    out.assert_exit(3);
+    out.assert_stdout(&["ready", "value=41", "timed out waiting for stop"]);
+    for args in [
+        &[][..],
+        &["--sync-dir"],
+        &["--seconds", "0", "--sync-dir", dir],
+        &["--what"],
+    ] {
+        let out = rt.run("Attach", args, None);
+        out.assert_exit(2);
+        assert!(out.stderr.contains("usage: Attach"), "{}", out.describe());
+    }
+}
