@@ -355,6 +355,11 @@ fn attach_profiler_answers_with_a_fake_server() {
     let error = client(&path).attach_profiler(&request).unwrap_err();
     assert_eq!(error.hresult(), Some(CORPROF_E_PROFILER_ALREADY_ACTIVE));
 
+    // ResumeRuntime: a bare request, an empty OK.
+    let (path, server) = fake::serve(fake::Reply::Bytes(fake::message(Command::OK, &[])));
+    client(&path).resume_runtime().unwrap();
+    assert_eq!(&server.join().unwrap()[14..], &[20, 0, 0x04, 0x01, 0, 0]);
+
     // An unknown command.
     let unknown = DS_IPC_E_UNKNOWN_COMMAND.0.to_le_bytes();
     let (path, _server) = fake::serve(fake::Reply::Bytes(fake::message(Command::ERROR, &unknown)));
