@@ -37,6 +37,7 @@ const ERROR_MOD_NOT_FOUND: HRESULT = HRESULT::from_win32(126);
 
 /// Bytes that do not follow the protocol.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum WireError {
     /// The header does not start with `"DOTNET_IPC_V1\0"`.
     BadMagic([u8; 14]),
@@ -106,6 +107,7 @@ impl std::error::Error for WireError {}
 
 /// Why a diagnostics command failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// No process has this id.
     NoSuchProcess(u32),
