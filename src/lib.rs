@@ -47,6 +47,9 @@ pub mod cil;
 mod codes;
 mod com;
 mod ctypes;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod diagnostics;
 #[cfg(doc)]
 pub mod example_generated;
 #[cfg(feature = "std")]

@@ -29,6 +29,7 @@
 
 mod adapter;
 mod args;
+mod attach;
 mod enumerators;
 mod info;
 mod metadata;
@@ -37,6 +38,7 @@ mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
+pub use attach::not_allowed_after_attach;
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,

@@ -1,0 +1,160 @@
+//! Lists the .NET processes of this user, and attaches a profiler to one of
+//! them while it runs, through the runtime's diagnostics IPC channel
+//! ([`corprof::diagnostics`]).
+//!
+//! ```text
+//! attach list
+//! attach PID PROFILER CLSID [CLIENT-DATA]
+//! ```
+//!
+//! `attach list` prints one line per process: its pid and command line
+//! (from `ProcessInfo` on .NET 5 and later; from the system, `/proc`, for
+//! .NET Core 3.x, whose runtime does not know that command).
+//!
+//! `attach PID PROFILER CLSID [CLIENT-DATA]` asks the runtime of `PID` to
+//! load the profiler library `PROFILER` (made absolute) with class `CLSID`,
+//! and passes `CLIENT-DATA` (UTF-8 text, may be empty) to its
+//! `InitializeForAttach`. It prints the runtime's answer in words and exits
+//! 0 when the profiler was loaded, 1 when the attach failed, 2 on bad usage.
+//! The first word of a failure says which kind it is:
+//!
+//! | message starts with | meaning |
+//! | --- | --- |
+//! | `no such process` | nothing runs with that pid |
+//! | `no runtime listening` | the process has no diagnostics endpoint, or nothing answers on it |
+//! | `profiler already loaded` | the process already has a profiler (one per process) |
+//! | `load failed` | the runtime could not load or initialize the profiler |
+//! | `timed out` | no answer within the limit (`ATTACH_TIMEOUT_MS`, default 10000) |
+//! | `connection closed` | the process exited (or dropped the connection) during the attach |
+//! | `error` | anything else |
+//!
+//! ```sh
+//! cargo build --example attach --example runtime_events
+//! target/debug/examples/attach list
+//! target/debug/examples/attach 4242 target/debug/examples/libruntime_events.so \
+//!     8A3C1F2E-5B4D-4E6F-9A7B-1C2D3E4F5A6B
+//! ```
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use corprof::diagnostics::{
+    discovery, AttachProfiler, DiagnosticsClient, Error, DS_IPC_E_UNKNOWN_COMMAND,
+};
+use corprof::profiling::CORPROF_E_PROFILER_ALREADY_ACTIVE;
+use corprof::GUID;
+
+const USAGE: &str = "usage: attach list\n       attach PID PROFILER CLSID [CLIENT-DATA]";
+
+fn timeout() -> Duration {
+    let millis = std::env::var("ATTACH_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    Duration::from_millis(millis)
+}
+
+/// The command line of a listed process: `ProcessInfo` when the runtime
+/// knows it, the system's record otherwise.
+fn command_line(process: &discovery::DotnetProcess) -> String {
+    let client = DiagnosticsClient::at(&process.endpoint).with_timeout(timeout());
+    match client.process_info() {
+        Ok(info) => info.command_line,
+        Err(Error::Runtime(DS_IPC_E_UNKNOWN_COMMAND)) => discovery::os_command_line(process.pid)
+            .unwrap_or_else(|| "(command line unknown: runtime before .NET 5)".into()),
+        Err(error) => format!("(no answer: {error})"),
+    }
+}
+
+fn list() -> ExitCode {
+    match discovery::list() {
+        Ok(processes) => {
+            for process in processes {
+                println!("{} {}", process.pid, command_line(&process));
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!(
+                "attach: cannot read {}: {error}",
+                discovery::default_dir().display()
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The kind of failure, in the words the table above lists.
+fn kind(error: &Error) -> &'static str {
+    match error {
+        Error::NoSuchProcess(_) => "no such process",
+        Error::NoRuntime { .. } | Error::Connect { .. } => "no runtime listening",
+        Error::Runtime(CORPROF_E_PROFILER_ALREADY_ACTIVE) => "profiler already loaded",
+        Error::Runtime(_) => "load failed",
+        Error::TimedOut { .. } => "timed out",
+        Error::Closed { .. } => "connection closed",
+        _ => "error",
+    }
+}
+
+fn attach(pid: &str, profiler: &str, clsid: &str, client_data: &str) -> ExitCode {
+    let Ok(pid) = pid.parse::<u32>() else {
+        eprintln!("attach: not a process id: {pid:?}\n{USAGE}");
+        return ExitCode::from(2);
+    };
+    let clsid = match GUID::try_parse(clsid) {
+        Ok(clsid) => clsid,
+        Err(error) => {
+            eprintln!(
+                "attach: not a CLSID: {clsid:?} ({})\n{USAGE}",
+                error.as_str()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    // The runtime resolves the path in its own working directory.
+    let path = Path::new(profiler);
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let Some(profiler_path) = absolute.to_str() else {
+        eprintln!("attach: the profiler path is not valid UTF-8");
+        return ExitCode::from(2);
+    };
+    let result = DiagnosticsClient::for_process(pid).and_then(|client| {
+        client
+            .with_timeout(timeout())
+            .attach_profiler(&AttachProfiler {
+                attach_timeout: Duration::from_secs(5),
+                clsid,
+                profiler_path,
+                client_data: client_data.as_bytes(),
+            })
+    });
+    match result {
+        Ok(_) => {
+            println!("attached: profiler {clsid} loaded into process {pid}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            let mut message = format!("{}: {error}", kind(&error));
+            if matches!(error, Error::Runtime(_)) && !absolute.exists() {
+                message.push_str(&format!(" ({profiler_path} does not exist)"));
+            }
+            eprintln!("attach: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [cmd] if cmd == "list" => list(),
+        [pid, profiler, clsid] => attach(pid, profiler, clsid, ""),
+        [pid, profiler, clsid, data] => attach(pid, profiler, clsid, data),
+        _ => {
+            eprintln!("{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}

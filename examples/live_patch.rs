@@ -1,0 +1,486 @@
+//! Live patching: an attach-time profiler that changes one integer constant
+//! of one method in a running process by ReJIT, and changes it back later.
+//!
+//! Its client data (the last argument of the `attach` example) is
+//!
+//! ```text
+//! Assembly!Namespace.Type::Method OLD NEW [SECONDS]
+//! ```
+//!
+//! Once attached it finds `Method` of `Namespace.Type` in the loaded
+//! assembly named `Assembly`, checks that its IL loads the constant `OLD`
+//! (any `ldc.i4` form), and asks the runtime to JIT-compile it again
+//! (`RequestReJIT`); the new IL, which it supplies in
+//! `get_rejit_parameters`, loads `NEW` instead at the first such load
+//! (encoded in the shortest `ldc.i4` form). Calls that start after the
+//! ReJIT run the new code; the process does not restart. With `SECONDS`, it
+//! calls `RequestRevert` that many seconds later, and the original code runs
+//! again.
+//!
+//! ```sh
+//! cargo build --example attach --example live_patch
+//! target/debug/examples/attach PID target/debug/examples/liblive_patch.so \
+//!     7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A 'Attach!E2E.Attach.Program::Value 41 42 2'
+//! ```
+//!
+//! Messages go to the target's stderr, each line starting with
+//! `live_patch: `. Client data that does not parse is refused:
+//! `initialize_for_attach` fails with `E_INVALIDARG` after saying why, so
+//! the runtime unloads the profiler and the attach fails; the target runs on
+//! untouched. A method that is not found, or that has no such constant,
+//! is reported and left alone.
+//!
+//! ReJIT after attach needs `COR_PRF_ENABLE_REJIT`, which CoreCLR allows
+//! after attach since 3.0 (`ProfAPI_RejitOnAttach`, on by default); the
+//! e2e test `tests/e2e_attach.rs` shows it on 3.1. The method must not have
+//! been inlined into its callers (the test's is `NoInlining`): inlined
+//! copies keep the old constant.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use corprof::cil::{Instruction, MethodBody, OpCode, Operand};
+use corprof::facade::{FunctionControl, MetadataImport, Profiler, ProfilerInfo, Result};
+use corprof::metadata::mdMethodDef;
+use corprof::profiling::{
+    FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
+    COR_PRF_HIGH_MONITOR,
+};
+use corprof::{ComRef, E_INVALIDARG, HRESULT};
+
+const USAGE: &str = "expected `Assembly!Namespace.Type::Method OLD NEW [SECONDS]`";
+
+/// The parsed client data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Patch {
+    assembly: String,
+    type_name: String,
+    method: String,
+    old: i32,
+    new: i32,
+    revert_after: Option<Duration>,
+}
+
+impl Patch {
+    fn target(&self) -> String {
+        format!("{}!{}::{}", self.assembly, self.type_name, self.method)
+    }
+}
+
+/// Parses `Assembly!Namespace.Type::Method OLD NEW [SECONDS]`.
+fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
+    let text = std::str::from_utf8(data).map_err(|_| "the client data is not UTF-8".to_string())?;
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let (target, old, new, seconds) = match words.as_slice() {
+        [target, old, new] => (*target, *old, *new, None),
+        [target, old, new, seconds] => (*target, *old, *new, Some(*seconds)),
+        _ => return Err(format!("{} words instead of 3 or 4", words.len())),
+    };
+    let (assembly, rest) = target
+        .split_once('!')
+        .ok_or_else(|| format!("no `!` in {target:?}"))?;
+    let (type_name, method) = rest
+        .rsplit_once("::")
+        .ok_or_else(|| format!("no `::` in {target:?}"))?;
+    if assembly.is_empty() || type_name.is_empty() || method.is_empty() {
+        return Err(format!("an empty name in {target:?}"));
+    }
+    let int = |word: &str| {
+        word.parse::<i32>()
+            .map_err(|_| format!("{word:?} is not a 32-bit integer"))
+    };
+    let revert_after = match seconds {
+        None => None,
+        Some(word) => match word.parse::<f64>() {
+            Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Some(Duration::from_secs_f64(s)),
+            _ => {
+                return Err(format!(
+                    "{word:?} is not a number of seconds (0 < s <= 86400)"
+                ))
+            }
+        },
+    };
+    Ok(Patch {
+        assembly: assembly.into(),
+        type_name: type_name.into(),
+        method: method.into(),
+        old: int(old)?,
+        new: int(new)?,
+        revert_after,
+    })
+}
+
+/// The value an `ldc.i4` instruction (any form) loads.
+fn ldc_i4_value(ins: &Instruction) -> Option<i32> {
+    let op = ins.opcode();
+    if op == OpCode::LDC_I4_M1 {
+        return Some(-1);
+    }
+    let short = [
+        OpCode::LDC_I4_0,
+        OpCode::LDC_I4_1,
+        OpCode::LDC_I4_2,
+        OpCode::LDC_I4_3,
+        OpCode::LDC_I4_4,
+        OpCode::LDC_I4_5,
+        OpCode::LDC_I4_6,
+        OpCode::LDC_I4_7,
+        OpCode::LDC_I4_8,
+    ];
+    if let Some(n) = short.iter().position(|&o| o == op) {
+        return Some(n as i32);
+    }
+    match (op, ins.operand()) {
+        (OpCode::LDC_I4_S, Operand::I8(v)) => Some(i32::from(*v)),
+        (OpCode::LDC_I4, Operand::I32(v)) => Some(*v),
+        _ => None,
+    }
+}
+
+/// The shortest `ldc.i4` form that loads `value`.
+fn ldc_i4(value: i32) -> (OpCode, Operand) {
+    const SHORT: [OpCode; 9] = [
+        OpCode::LDC_I4_0,
+        OpCode::LDC_I4_1,
+        OpCode::LDC_I4_2,
+        OpCode::LDC_I4_3,
+        OpCode::LDC_I4_4,
+        OpCode::LDC_I4_5,
+        OpCode::LDC_I4_6,
+        OpCode::LDC_I4_7,
+        OpCode::LDC_I4_8,
+    ];
+    match value {
+        -1 => (OpCode::LDC_I4_M1, Operand::None),
+        0..=8 => (SHORT[value as usize], Operand::None),
+        _ => match i8::try_from(value) {
+            Ok(v) => (OpCode::LDC_I4_S, Operand::I8(v)),
+            Err(_) => (OpCode::LDC_I4, Operand::I32(value)),
+        },
+    }
+}
+
+/// The patched IL of a body: the first load of `old` loads `new`.
+fn patched(
+    original: &[u8],
+    patch: &Patch,
+    import: &MetadataImport,
+) -> std::result::Result<Vec<u8>, String> {
+    let mut body = MethodBody::decode(original).map_err(|e| format!("decode: {e}"))?;
+    let at = body
+        .find(|ins| ldc_i4_value(ins) == Some(patch.old))
+        .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target()))?;
+    let (opcode, operand) = ldc_i4(patch.new);
+    body.replace(at, opcode, operand)
+        .map_err(|e| format!("replace: {e}"))?;
+    body.update_max_stack(|token| import.stack_sig(token))
+        .map_err(|e| format!("max stack: {e}"))?;
+    let bytes = body.encode().map_err(|e| format!("encode: {e}"))?;
+    MethodBody::decode(&bytes).map_err(|e| format!("re-decode: {e}"))?;
+    Ok(bytes)
+}
+
+fn log(text: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "live_patch: {text}"); // stderr gone: nothing to do
+}
+
+#[derive(Default)]
+struct Shared {
+    patch: OnceLock<Patch>,
+    /// The method once found.
+    method: OnceLock<(ModuleID, mdMethodDef)>,
+    shut_down: AtomicBool,
+}
+
+#[derive(Default)]
+struct LivePatch {
+    shared: Arc<Shared>,
+}
+
+/// Finds the method named by `patch` among the loaded modules.
+fn find(
+    info: &ProfilerInfo,
+    patch: &Patch,
+) -> std::result::Result<(ModuleID, mdMethodDef), String> {
+    let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
+    for module in modules {
+        let Ok(module_info) = info.module_info(module) else {
+            continue;
+        };
+        let Ok(assembly) = info.assembly_info(module_info.assembly) else {
+            continue;
+        };
+        if assembly.name != patch.assembly {
+            continue;
+        }
+        let import = info
+            .module_metadata(module)
+            .map_err(|e| format!("metadata of {}: {e}", patch.assembly))?
+            .ok_or_else(|| format!("{} has no metadata", patch.assembly))?;
+        let class = import
+            .find_type_def(&patch.type_name, None)
+            .map_err(|e| format!("no type {} in {} ({e})", patch.type_name, patch.assembly))?;
+        let mut found = Vec::new();
+        for method in import.methods(class).map_err(|e| format!("methods: {e}"))? {
+            if import
+                .method_props(method)
+                .is_ok_and(|p| p.name == patch.method)
+            {
+                found.push(method);
+            }
+        }
+        return match found.as_slice() {
+            [method] => Ok((module, *method)),
+            [] => Err(format!("no method {}", patch.target())),
+            _ => Err(format!(
+                "{} is overloaded ({} methods)",
+                patch.target(),
+                found.len()
+            )),
+        };
+    }
+    Err(format!("no loaded assembly named {}", patch.assembly))
+}
+
+impl Shared {
+    /// Sleeps up to `wait`, in small steps; `false` when shutdown came first.
+    fn sleep(&self, wait: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < wait {
+            if self.shut_down.load(Ordering::Acquire) {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(10).min(wait - start.elapsed()));
+        }
+        !self.shut_down.load(Ordering::Acquire)
+    }
+
+    /// The profiler's own thread: the runtime wants `RequestReJIT` and
+    /// `RequestRevert` called from such a thread, not from a callback.
+    fn run(&self, info: &ProfilerInfo) {
+        let Some(patch) = self.patch.get() else {
+            return;
+        };
+        let (module, method) = match find(info, patch) {
+            Ok(found) => found,
+            Err(error) => {
+                log(format_args!("nothing patched: {error}"));
+                return;
+            }
+        };
+        // Check the constant is there before asking for a ReJIT.
+        let check = info
+            .il_function_body(module, method)
+            .map_err(|e| format!("GetILFunctionBody: {e}"))
+            .and_then(|il| {
+                let import = info
+                    .module_metadata(module)
+                    .map_err(|e| format!("metadata: {e}"))?
+                    .ok_or("no metadata")?;
+                patched(&il, patch, &import)
+            });
+        if let Err(error) = check {
+            log(format_args!("nothing patched: {error}"));
+            return;
+        }
+        let _ = self.method.set((module, method)); // set once, here only
+        match info.request_rejit(&[(module, method)]) {
+            Ok(()) => log(format_args!(
+                "ReJIT requested: {} {} -> {}",
+                patch.target(),
+                patch.old,
+                patch.new
+            )),
+            Err(error) => {
+                log(format_args!("RequestReJIT failed: {error}"));
+                return;
+            }
+        }
+        let Some(after) = patch.revert_after else {
+            return;
+        };
+        if !self.sleep(after) {
+            return;
+        }
+        match info.request_revert(&[(module, method)]) {
+            Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => {
+                log(format_args!("reverted: {}", patch.target()))
+            }
+            Ok(statuses) => log(format_args!("RequestRevert statuses: {statuses:?}")),
+            Err(error) => log(format_args!("RequestRevert failed: {error}")),
+        }
+    }
+}
+
+impl Profiler for LivePatch {
+    fn initialize(&self, _info: &ProfilerInfo) -> Result<()> {
+        log(format_args!(
+            "live_patch only attaches to running processes; not loading"
+        ));
+        Err(E_INVALIDARG)
+    }
+
+    fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
+        let patch = match parse(client_data) {
+            Ok(patch) => patch,
+            Err(why) => {
+                log(format_args!(
+                    "bad client data {:?}: {why}; {USAGE}",
+                    String::from_utf8_lossy(client_data)
+                ));
+                return Err(E_INVALIDARG);
+            }
+        };
+        info.set_event_mask_for_attach(COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR::empty())?;
+        log(format_args!(
+            "attached: {}",
+            String::from_utf8_lossy(client_data)
+        ));
+        let _ = self.shared.patch.set(patch); // initialize_for_attach runs once
+        Ok(())
+    }
+
+    fn profiler_attach_complete(&self, info: &ProfilerInfo) -> Result<()> {
+        let shared = Arc::clone(&self.shared);
+        let info = info.clone();
+        let spawned = thread::Builder::new()
+            .name("live_patch".into())
+            .spawn(move || shared.run(&info));
+        if let Err(error) = spawned {
+            log(format_args!("cannot start the ReJIT thread: {error}"));
+        }
+        Ok(())
+    }
+
+    fn get_rejit_parameters(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+        control: ComRef<'_, ICorProfilerFunctionControl>,
+    ) -> Result<()> {
+        let (Some(patch), Some(&target)) = (self.shared.patch.get(), self.shared.method.get())
+        else {
+            return Ok(());
+        };
+        if target != (module, method) {
+            return Ok(());
+        }
+        let bytes = info
+            .il_function_body(module, method)
+            .map_err(|e| format!("GetILFunctionBody: {e}"))
+            .and_then(|il| {
+                let import = info
+                    .module_metadata(module)
+                    .map_err(|e| format!("metadata: {e}"))?
+                    .ok_or("no metadata")?;
+                patched(&il, patch, &import)
+            });
+        match bytes {
+            Ok(bytes) => {
+                // SAFETY: the method's own IL with one constant load replaced
+                // by another (same stack effect), re-encoded and decoded
+                // again.
+                match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
+                    Ok(()) => log(format_args!(
+                        "new IL set: {} loads {}",
+                        patch.target(),
+                        patch.new
+                    )),
+                    Err(error) => log(format_args!("SetILFunctionBody failed: {error}")),
+                }
+            }
+            Err(error) => log(format_args!("left unchanged: {error}")),
+        }
+        Ok(())
+    }
+
+    fn rejit_compilation_finished(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+        _rejit: ReJITID,
+        status: HRESULT,
+        _is_safe_to_block: bool,
+    ) -> Result<()> {
+        let name = info
+            .function_name(function)
+            .map_or_else(|_| format!("{function:?}"), |n| n.to_string());
+        log(format_args!("ReJIT compiled {name}: {status:?}"));
+        Ok(())
+    }
+
+    fn rejit_error(
+        &self,
+        _info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+        _function: FunctionID,
+        status: HRESULT,
+    ) -> Result<()> {
+        log(format_args!(
+            "ReJIT error for {method:?} in {module:?}: {status}"
+        ));
+        Ok(())
+    }
+
+    fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
+        self.shared.shut_down.store(true, Ordering::Release);
+        Ok(())
+    }
+}
+
+corprof::profiler!(LivePatch, "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_data_parses() {
+        let patch = parse(b"Attach!E2E.Attach.Program::Value 41 42 2.5").unwrap();
+        assert_eq!(patch.assembly, "Attach");
+        assert_eq!(patch.type_name, "E2E.Attach.Program");
+        assert_eq!(patch.method, "Value");
+        assert_eq!((patch.old, patch.new), (41, 42));
+        assert_eq!(patch.revert_after, Some(Duration::from_millis(2500)));
+        assert_eq!(parse(b"A!T::M -1 100000").unwrap().revert_after, None);
+        for bad in [
+            &b""[..],
+            b"A!T::M 1",
+            b"A!T::M 1 2 3 4",
+            b"AT::M 1 2",
+            b"A!TM 1 2",
+            b"!T::M 1 2",
+            b"A!T:: 1 2",
+            b"A!T::M x 2",
+            b"A!T::M 1 99999999999",
+            b"A!T::M 1 2 -1",
+            b"A!T::M 1 2 NaN",
+            b"A!T::M 1 2 inf",
+            b"\xFF!T::M 1 2",
+        ] {
+            assert!(parse(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn shortest_forms_round_trip() {
+        for value in [-129, -128, -2, -1, 0, 1, 8, 9, 127, 128, i32::MIN, i32::MAX] {
+            let (opcode, operand) = ldc_i4(value);
+            let mut body = MethodBody::new();
+            body.push(opcode, operand).unwrap();
+            body.push(OpCode::RET, Operand::None).unwrap();
+            let decoded = MethodBody::decode(&body.encode().unwrap()).unwrap();
+            assert_eq!(
+                ldc_i4_value(&decoded.instructions()[0]),
+                Some(value),
+                "{value}"
+            );
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! The payload encoding of the diagnostics IPC protocol: fields written one
+//! after the other, little-endian, with no padding.
+//!
+//! | type | bytes |
+//! | --- | --- |
+//! | `uint` | 4 |
+//! | `ulong` | 8 |
+//! | `CLSID`/`GUID` | 16: `u32`, `u16`, `u16`, then 8 bytes as they are |
+//! | `string` | `uint` count of UTF-16 code units *including* a final NUL, then the units; or a count of 0 (a null string) |
+//! | `array<byte>` | `uint` count, then the bytes |
+//!
+//! [`PayloadReader`] never trusts a count: a string or array longer than what
+//! is left of the payload is [`WireError::Truncated`], not an allocation.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::error::WireError;
+use crate::GUID;
+
+/// Builds a payload field by field.
+#[derive(Clone, Debug, Default)]
+pub struct PayloadWriter {
+    bytes: Vec<u8>,
+}
+
+impl PayloadWriter {
+    /// An empty payload.
+    pub fn new() -> PayloadWriter {
+        PayloadWriter::default()
+    }
+
+    /// Appends a `uint`.
+    pub fn u32(&mut self, value: u32) -> &mut Self {
+        self.bytes.extend_from_slice(&value.to_le_bytes());
+        self
+    }
+
+    /// Appends a `ulong`.
+    pub fn u64(&mut self, value: u64) -> &mut Self {
+        self.bytes.extend_from_slice(&value.to_le_bytes());
+        self
+    }
+
+    /// Appends a GUID (`CLSID`).
+    pub fn guid(&mut self, guid: &GUID) -> &mut Self {
+        self.u32(guid.data1);
+        self.bytes.extend_from_slice(&guid.data2.to_le_bytes());
+        self.bytes.extend_from_slice(&guid.data3.to_le_bytes());
+        self.bytes.extend_from_slice(&guid.data4);
+        self
+    }
+
+    /// Appends a `string`: its UTF-16 code units and a NUL, after their
+    /// count. [`WireError::PayloadTooLarge`] when `text` contains a NUL
+    /// (the runtime would read it as the end) or cannot fit in a message.
+    pub fn string(&mut self, text: &str) -> Result<&mut Self, WireError> {
+        if text.contains('\0') {
+            return Err(WireError::NulInString);
+        }
+        let units: Vec<u16> = text.encode_utf16().chain(Some(0)).collect();
+        let count =
+            u32::try_from(units.len()).map_err(|_| WireError::PayloadTooLarge(usize::MAX))?;
+        self.u32(count);
+        for unit in units {
+            self.bytes.extend_from_slice(&unit.to_le_bytes());
+        }
+        Ok(self)
+    }
+
+    /// Appends an `array<byte>`: its length, then the bytes.
+    pub fn byte_array(&mut self, data: &[u8]) -> Result<&mut Self, WireError> {
+        let count =
+            u32::try_from(data.len()).map_err(|_| WireError::PayloadTooLarge(data.len()))?;
+        self.u32(count);
+        self.bytes.extend_from_slice(data);
+        Ok(self)
+    }
+
+    /// The payload so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The finished payload.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+}
+
+/// Reads a payload field by field, checking every length against what is
+/// left.
+#[derive(Clone, Debug)]
+pub struct PayloadReader<'a> {
+    rest: &'a [u8],
+    offset: usize,
+}
+
+impl<'a> PayloadReader<'a> {
+    /// Reads `payload` from its start.
+    pub fn new(payload: &'a [u8]) -> PayloadReader<'a> {
+        PayloadReader {
+            rest: payload,
+            offset: 0,
+        }
+    }
+
+    /// How many bytes are left.
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
+
+    fn take(&mut self, len: usize) -> Result<&'a [u8], WireError> {
+        if len > self.rest.len() {
+            return Err(WireError::Truncated {
+                offset: self.offset,
+                needed: len,
+                available: self.rest.len(),
+            });
+        }
+        let (taken, rest) = self.rest.split_at(len);
+        self.rest = rest;
+        self.offset += len;
+        Ok(taken)
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    /// Reads a `uint`.
+    pub fn u32(&mut self) -> Result<u32, WireError> {
+        self.array().map(u32::from_le_bytes)
+    }
+
+    /// Reads an `int32` (an HRESULT, for example).
+    pub fn i32(&mut self) -> Result<i32, WireError> {
+        self.array().map(i32::from_le_bytes)
+    }
+
+    /// Reads a `ulong`.
+    pub fn u64(&mut self) -> Result<u64, WireError> {
+        self.array().map(u64::from_le_bytes)
+    }
+
+    /// Reads a GUID.
+    pub fn guid(&mut self) -> Result<GUID, WireError> {
+        let data1 = self.u32()?;
+        let data2 = u16::from_le_bytes(self.array()?);
+        let data3 = u16::from_le_bytes(self.array()?);
+        let data4 = self.array()?;
+        Ok(GUID {
+            data1,
+            data2,
+            data3,
+            data4,
+        })
+    }
+
+    /// Reads a `string`: `None` for a count of 0 (a null string).
+    /// [`WireError::Truncated`] when the count exceeds what is left,
+    /// [`WireError::MissingNul`] when the last unit is not NUL,
+    /// [`WireError::InvalidUtf16`] for unpaired surrogates.
+    pub fn string(&mut self) -> Result<Option<String>, WireError> {
+        let at = self.offset;
+        let count = self.u32()? as usize;
+        if count == 0 {
+            return Ok(None);
+        }
+        let bytes = match count.checked_mul(2) {
+            Some(len) if len <= self.rest.len() => self.take(len)?,
+            _ => {
+                return Err(WireError::Truncated {
+                    offset: self.offset,
+                    needed: count.saturating_mul(2),
+                    available: self.rest.len(),
+                })
+            }
+        };
+        let units: Vec<u16> = bytes
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect();
+        let (last, text) = units
+            .split_last()
+            .ok_or(WireError::MissingNul { offset: at })?;
+        if *last != 0 {
+            return Err(WireError::MissingNul { offset: at });
+        }
+        String::from_utf16(text)
+            .map(Some)
+            .map_err(|_| WireError::InvalidUtf16 { offset: at })
+    }
+
+    /// Reads an `array<byte>`.
+    pub fn byte_array(&mut self) -> Result<&'a [u8], WireError> {
+        let count = self.u32()? as usize;
+        self.take(count)
+    }
+
+    /// `Ok` when the whole payload was read, [`WireError::TrailingBytes`]
+    /// otherwise.
+    pub fn finish(&self) -> Result<(), WireError> {
+        if self.rest.is_empty() {
+            Ok(())
+        } else {
+            Err(WireError::TrailingBytes(self.rest.len()))
+        }
+    }
+}

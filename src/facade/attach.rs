@@ -1,0 +1,103 @@
+//! What a profiler attached to a running process may do, and how it
+//! catches up on what happened before it arrived.
+//!
+//! An attached profiler gets
+//! [`initialize_for_attach`](super::Profiler::initialize_for_attach) (with
+//! the attaching tool's client data) instead of `initialize`, then
+//! [`profiler_attach_complete`](super::Profiler::profiler_attach_complete).
+//! In between it may only ask for the events of
+//! [`COR_PRF_ALLOWABLE_AFTER_ATTACH`] and
+//! [`COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH`]; the runtime refuses the rest, and
+//! [`ProfilerInfo::set_event_mask`] returns that refusal as `Err`.
+//! [`ProfilerInfo::set_event_mask_for_attach`] checks first and names the
+//! offending flags.
+//!
+//! Which flags the runtime allows after attach depends on its version:
+//! CoreCLR 3.1's `corprof.idl` allows threads, module, assembly and
+//! app-domain loads, stack snapshots, GC, suspends, class loads,
+//! exceptions, JIT compilation and ReJIT (and, in the high word, in-memory
+//! symbol updates, dynamic function unloads, basic GC, moved objects and
+//! large-object allocations). Later runtimes add
+//! `COR_PRF_DISABLE_INLINING`, `COR_PRF_DISABLE_OPTIMIZATIONS` and
+//! `COR_PRF_HIGH_MONITOR_EVENT_PIPE`, which the constants of this crate
+//! include; 3.1 refuses them. Everything else (enter/leave hooks, object
+//! allocations, code transitions, remoting, ...) is startup-only on every
+//! runtime.
+//!
+//! To catch up, a late profiler enumerates the modules already loaded
+//! ([`ProfilerInfo::modules`]) and the functions already JIT-compiled
+//! ([`ProfilerInfo::jited_functions`], or
+//! [`ProfilerInfo::jited_functions2`], which also lists ReJIT-compiled
+//! versions), best from `profiler_attach_complete`, while the events it
+//! asked for already arrive: the same module may show up in both.
+
+use super::enumerators::FunctionIter;
+use super::info::{ProfilerInfo, Result};
+use crate::profiling::{
+    CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER, COR_PRF_ALLOWABLE_AFTER_ATTACH,
+    COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR,
+};
+use crate::E_NOTIMPL;
+
+/// The flags of a mask that no runtime allows after attach (the complement
+/// of [`COR_PRF_ALLOWABLE_AFTER_ATTACH`] and
+/// [`COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH`]); empty when the mask may be
+/// set. A runtime may refuse more (CoreCLR 3.1 also refuses
+/// `COR_PRF_DISABLE_INLINING`, `COR_PRF_DISABLE_OPTIMIZATIONS` and
+/// `COR_PRF_HIGH_MONITOR_EVENT_PIPE`).
+///
+/// ```
+/// use corprof::facade::not_allowed_after_attach;
+/// use corprof::profiling::*;
+/// let (low, high) = not_allowed_after_attach(
+///     COR_PRF_MONITOR_GC | COR_PRF_MONITOR_ENTERLEAVE,
+///     COR_PRF_HIGH_MONITOR::empty(),
+/// );
+/// assert_eq!(low, COR_PRF_MONITOR_ENTERLEAVE);
+/// assert!(high.is_empty());
+/// ```
+pub fn not_allowed_after_attach(
+    events: COR_PRF_MONITOR,
+    high: COR_PRF_HIGH_MONITOR,
+) -> (COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR) {
+    (
+        COR_PRF_MONITOR(events.0 & !COR_PRF_ALLOWABLE_AFTER_ATTACH.0),
+        COR_PRF_HIGH_MONITOR(high.0 & !COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH.0),
+    )
+}
+
+impl ProfilerInfo {
+    /// [`set_event_mask`](ProfilerInfo::set_event_mask) for an attached
+    /// profiler: `Err(CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER)` without
+    /// asking the runtime when the mask holds flags no runtime allows after
+    /// attach ([`not_allowed_after_attach`]), otherwise the runtime's own
+    /// answer (which may still be a refusal, as 3.1's `E_FAIL` for
+    /// `COR_PRF_DISABLE_INLINING`).
+    pub fn set_event_mask_for_attach(
+        &self,
+        events: COR_PRF_MONITOR,
+        high: COR_PRF_HIGH_MONITOR,
+    ) -> Result<()> {
+        let (low_bad, high_bad) = not_allowed_after_attach(events, high);
+        if !low_bad.is_empty() || !high_bad.is_empty() {
+            return Err(CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER);
+        }
+        self.set_event_mask(events, high)
+    }
+
+    /// The functions JIT-compiled so far, with a ReJIT id for each version
+    /// compiled by ReJIT (`EnumJITedFunctions2`, version 4): what a profiler
+    /// attached late needs to know about code that already runs.
+    pub fn jited_functions2(&self) -> Result<FunctionIter> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let mut out: *mut core::ffi::c_void = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer; on success it holds null or one
+        // ICorProfilerFunctionEnum reference, which `from_raw` takes over.
+        unsafe {
+            v4.EnumJITedFunctions2(&mut out).ok()?;
+            crate::com::interface::invoker::from_raw(out)
+        }
+        .map(FunctionIter::new)
+        .ok_or(crate::E_POINTER)
+    }
+}

@@ -1,0 +1,591 @@
+//! Attaching profilers to a running CoreCLR through the diagnostics IPC
+//! channel: the `attach` example (a program) and the `attach_events` and
+//! `live_patch` examples (profilers) against the `Attach` test program,
+//! which loops until told to stop (see docs/attach.md and docs/e2e.md).
+//!
+//! Each test starts its own target, checks that the target's stdout and
+//! exit code are what they are without any profiler (plus, for the live
+//! patcher, exactly the value changes it asked for), and that every fault
+//! gives the error it should within its time limit.
+
+mod common;
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::dotnet::{self, Runtime};
+use corprof::diagnostics::{
+    discovery, Command as IpcCommand, DiagnosticsClient, Error, DS_IPC_E_UNKNOWN_COMMAND,
+};
+
+const ATTACH_EVENTS: &str = "0B7A5E92-4C3D-4F1E-8A6B-9D2C1E0F3A48";
+const LIVE_PATCH: &str = "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A";
+const EXIT: i32 = 45;
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The `attach` example program, built once per test process.
+fn attach_bin() -> PathBuf {
+    static BUILT: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut cmd = Command::new(cargo);
+            cmd.args(["build", "--quiet", "--example", "attach", "--manifest-path"])
+                .arg(dotnet::repo_root().join("Cargo.toml"))
+                .current_dir(dotnet::repo_root());
+            let out = dotnet::run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
+            if out.code() != Some(0) {
+                return Err(format!("cargo build --example attach: {}", out.stderr));
+            }
+            Ok(dotnet::target_dir().join("debug/examples/attach"))
+        })
+        .clone()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn profiler_lib(name: &str) -> PathBuf {
+    dotnet::build_example(name).unwrap_or_else(|e| panic!("building example {name}: {e}"))
+}
+
+/// Output of one run of `attach`.
+struct AttachRun {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+fn run_attach(args: &[&str], env: &[(&str, &str)]) -> AttachRun {
+    let mut cmd = Command::new(attach_bin());
+    cmd.args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = dotnet::run_with_timeout(cmd, Duration::from_secs(60)).unwrap();
+    assert!(!out.timed_out, "attach {args:?} hung: {}", out.describe());
+    AttachRun {
+        code: out.code(),
+        stdout: out.stdout,
+        stderr: out.stderr,
+        elapsed: out.elapsed,
+    }
+}
+
+/// A running `Attach` program whose output is collected as it comes.
+struct Target {
+    child: Child,
+    pid: u32,
+    dir: PathBuf,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+fn collect(pipe: impl std::io::Read + Send + 'static, into: Arc<Mutex<String>>) {
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            let mut text = into.lock().unwrap();
+            text.push_str(&line);
+            text.push('\n');
+        }
+    });
+}
+
+impl Target {
+    fn start(rt: &Runtime, name: &str) -> Target {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("e2e_attach")
+            .join(format!("{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let dir_arg = dir.to_str().unwrap().to_string();
+        let mut cmd = rt.command("Attach", &["--sync-dir", &dir_arg, "--seconds", "90"], None);
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd.spawn().expect("start Attach");
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        collect(child.stdout.take().unwrap(), Arc::clone(&stdout));
+        collect(child.stderr.take().unwrap(), Arc::clone(&stderr));
+        let target = Target {
+            pid: child.id(),
+            child,
+            dir,
+            stdout,
+            stderr,
+        };
+        target.wait_stdout("value=41");
+        target
+    }
+
+    fn stdout(&self) -> String {
+        self.stdout.lock().unwrap().clone()
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    #[track_caller]
+    fn wait_for(&self, what: &str, text: &Mutex<String>, needle: &str) {
+        let start = Instant::now();
+        while start.elapsed() < WAIT {
+            if text.lock().unwrap().contains(needle) {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        panic!(
+            "no {needle:?} on the target's {what} within {WAIT:?}\nstdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+    }
+
+    #[track_caller]
+    fn wait_stdout(&self, needle: &str) {
+        self.wait_for("stdout", &self.stdout, needle);
+    }
+
+    #[track_caller]
+    fn wait_stderr(&self, needle: &str) {
+        self.wait_for("stderr", &self.stderr, needle);
+    }
+
+    /// Makes the target run an induced GC and call `Late()`, and waits until
+    /// it has.
+    fn gc_and_late(&self) {
+        fs::write(self.dir.join("gc"), b"").unwrap();
+        let start = Instant::now();
+        while !self.dir.join("gc-done").exists() {
+            assert!(start.elapsed() < WAIT, "the target never ran its GC");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Tells the target to stop; returns its exit status and output.
+    fn stop(mut self) -> (ExitStatus, String, String) {
+        fs::write(self.dir.join("stop"), b"").unwrap();
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(start.elapsed() < WAIT, "the target did not stop");
+            thread::sleep(Duration::from_millis(10));
+        };
+        // Let the readers drain the pipes.
+        thread::sleep(Duration::from_millis(100));
+        (status, self.stdout(), self.stderr())
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+#[track_caller]
+fn assert_stopped(status: ExitStatus, stdout: &str, stderr: &str, expected: &[&str]) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines, expected,
+        "stdout differs (status {status})\nstderr:\n{stderr}"
+    );
+    assert_eq!(status.code(), Some(EXIT), "{status}\nstderr:\n{stderr}");
+}
+
+/// Precondition of every test here: the runtime is .NET Core 3.1, whose
+/// diagnostics server knows AttachProfiler but not the Process commands.
+fn runtime_3_1() -> Runtime {
+    let rt = dotnet::runtime();
+    assert!(
+        rt.version.starts_with("3.1."),
+        "these tests pin down CoreCLR 3.1's answers; the runtime is {}",
+        rt.version
+    );
+    rt
+}
+
+#[test]
+fn list_shows_the_target_with_its_command_line() {
+    let rt = runtime_3_1();
+    let target = Target::start(&rt, "list");
+    let pid = target.pid;
+
+    // The library finds its endpoint, named with the start time /proc gives.
+    let endpoint = discovery::endpoint(pid).unwrap();
+    let key = discovery::start_key(pid).unwrap();
+    assert_eq!(
+        endpoint.file_name().unwrap().to_str().unwrap(),
+        format!("dotnet-diagnostic-{pid}-{key}-socket")
+    );
+    // 3.1 does not know ProcessInfo or ResumeRuntime: an Error response.
+    let client = DiagnosticsClient::for_process(pid).unwrap();
+    for result in [
+        client.process_info().map(|_| ()),
+        client.resume_runtime(),
+        client
+            .send(
+                IpcCommand {
+                    set: 0x04,
+                    id: 0x04,
+                },
+                &[],
+            )
+            .map(|_| ()),
+    ] {
+        let error = result.unwrap_err();
+        assert_eq!(error.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{error}");
+    }
+
+    let run = run_attach(&["list"], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with(&format!("{pid} ")))
+        .unwrap_or_else(|| panic!("pid {pid} not listed:\n{}", run.stdout));
+    let expected_args = format!(
+        "Attach.dll --sync-dir {} --seconds 90",
+        target.dir.display()
+    );
+    assert!(line.contains("exec --runtimeconfig"), "{line}");
+    assert!(line.ends_with(&expected_args), "{line}");
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+    // Once the runtime has exited, it is no longer listed.
+    let run = run_attach(&["list"], &[]);
+    assert!(!run
+        .stdout
+        .lines()
+        .any(|l| l.starts_with(&format!("{pid} "))));
+}
+
+#[test]
+fn attached_profiler_sees_what_happens_after_the_attach() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("attach_events");
+    let target = Target::start(&rt, "events");
+    let pid = target.pid.to_string();
+    // Precondition: nothing profiles the target yet.
+    assert!(!target.stderr().contains("attach_events"));
+
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS, "hello"], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout.trim(),
+        format!("attached: profiler {ATTACH_EVENTS} loaded into process {pid}")
+    );
+    target.wait_stderr("catch-up:");
+    let err = target.stderr();
+    assert!(
+        err.contains("initialize_for_attach client_data=\"hello\""),
+        "{err}"
+    );
+    // Flags not allowed after attach: the runtime's refusal is an Err.
+    assert!(
+        err.contains(
+            "refused COR_PRF_MONITOR_ENTERLEAVE: CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("COR_PRF_DISABLE_INLINING after attach: refused: E_FAIL"),
+        "{err}"
+    );
+    assert!(err.contains("event mask set: GC, JIT compilation"), "{err}");
+    // Catching up: what was loaded and compiled before the attach.
+    assert!(err.contains("already loaded: Attach.dll"), "{err}");
+    assert!(
+        err.contains("already loaded: System.Private.CoreLib.dll"),
+        "{err}"
+    );
+    assert!(
+        err.contains("already compiled: E2E.Attach.Program.Value"),
+        "{err}"
+    );
+    assert!(!err.contains("Late"), "Late() must not have run yet: {err}");
+    assert!(
+        !err.contains("gc reason"),
+        "no GC before the trigger: {err}"
+    );
+
+    // After the attach: an induced GC and a method compiled for the first time.
+    target.gc_and_late();
+    target.wait_stderr("jit E2E.Attach.Program.Late status=S_OK");
+    target.wait_stderr("gc reason=induced");
+
+    // One profiler per process: a second attach is refused, in words.
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS], &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: profiler already loaded:"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("0x8013136A"), "{}", run.stderr);
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(
+        status,
+        &stdout,
+        &stderr,
+        &["ready", "value=41", "late=13", "done"],
+    );
+    assert_eq!(
+        stderr.matches("initialize_for_attach").count(),
+        1,
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bad_targets_and_profilers_are_clear_errors() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("attach_events");
+    let lib = lib.to_str().unwrap();
+
+    // No such process (Linux pids stay below 2^22).
+    let run = run_attach(&["4194305", lib, ATTACH_EVENTS], &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: no such process"),
+        "{}",
+        run.stderr
+    );
+
+    // A live process without a runtime: this test.
+    let me = std::process::id().to_string();
+    let run = run_attach(&[&me, lib, ATTACH_EVENTS], &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: no runtime listening"),
+        "{}",
+        run.stderr
+    );
+
+    // Bad usage.
+    let run = run_attach(&["12", lib, "not-a-guid"], &[]);
+    assert_eq!(run.code, Some(2));
+    assert!(run.stderr.contains("not a CLSID"), "{}", run.stderr);
+
+    let target = Target::start(&rt, "faults");
+    let pid = target.pid.to_string();
+
+    // A profiler path that does not exist.
+    let run = run_attach(&[&pid, "/nonexistent/libnope.so", ATTACH_EVENTS], &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: load failed:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("could not load the profiler library"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("0x8007007E"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("/nonexistent/libnope.so does not exist"),
+        "{}",
+        run.stderr
+    );
+
+    // A library that does not offer the CLSID.
+    let wrong = "11111111-2222-3333-4444-555555555555";
+    let run = run_attach(&[&pid, lib, wrong], &[]);
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: load failed:"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("does not offer this CLSID"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("0x80040111"), "{}", run.stderr); // CLASS_E_CLASSNOTAVAILABLE
+
+    // Neither left a profiler behind: a correct attach still succeeds.
+    let run = run_attach(&[&pid, lib, ATTACH_EVENTS], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stderr("catch-up:");
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+}
+
+#[test]
+fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("attach_events");
+    let lib = lib.to_str().unwrap();
+
+    // The profiler takes 8 s; the client waits its own 1 s limit plus the
+    // 5 s attach timeout it passes to the runtime: 6 s.
+    let target = Target::start(&rt, "slow");
+    let pid = target.pid.to_string();
+    let run = run_attach(
+        &[&pid, lib, ATTACH_EVENTS, "sleep-ms=8000"],
+        &[("ATTACH_TIMEOUT_MS", "1000")],
+    );
+    assert_eq!(run.code, Some(1));
+    assert!(
+        run.stderr.starts_with("attach: timed out"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.elapsed < Duration::from_secs(7) + Duration::from_secs(2),
+        "{:?}",
+        run.elapsed
+    );
+    target.wait_stderr("slept 8000 ms");
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+
+    // The target dies while the runtime is loading the profiler.
+    let mut target = Target::start(&rt, "dies");
+    let pid = target.pid;
+    let client = DiagnosticsClient::for_process(pid).unwrap();
+    let attacher = thread::spawn(move || {
+        let started = Instant::now();
+        let result = client.attach_profiler(&corprof::diagnostics::AttachProfiler {
+            attach_timeout: Duration::from_secs(5),
+            clsid: corprof::GUID::parse(ATTACH_EVENTS),
+            profiler_path: &profiler_lib("attach_events").to_string_lossy(),
+            client_data: b"sleep-ms=5000",
+        });
+        (result, started.elapsed())
+    });
+    target.wait_stderr("initialize_for_attach");
+    target.child.kill().unwrap();
+    let status = target.child.wait().unwrap();
+    let (result, elapsed) = attacher.join().unwrap();
+    let error = result.unwrap_err();
+    assert!(matches!(error, Error::Closed { .. }), "{error} ({status})");
+    assert!(
+        error.to_string().contains("did the process exit?"),
+        "{error}"
+    );
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+}
+
+#[test]
+fn live_patch_changes_a_running_loop_and_reverts() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("live_patch");
+    let target = Target::start(&rt, "patch");
+    let pid = target.pid.to_string();
+    // Precondition: Value() is compiled and running (value=41 printed).
+    assert_eq!(target.stdout(), "ready\nvalue=41\n");
+
+    // 100000 needs the long `ldc.i4` form: the body grows from 3 to 6 bytes.
+    let data = "Attach!E2E.Attach.Program::Value 41 100000 3";
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), LIVE_PATCH, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stdout("value=100000");
+    let patched_at = Instant::now();
+    target.wait_stdout("value=100000\nvalue=41\n");
+    let reverted_after = patched_at.elapsed();
+    // Reverted 3 s after the ReJIT request, which came before the first
+    // patched value was printed (allowing for a slow ReJIT on a busy machine).
+    assert!(
+        reverted_after > Duration::from_millis(1000) && reverted_after < Duration::from_secs(10),
+        "{reverted_after:?}"
+    );
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(
+        status,
+        &stdout,
+        &stderr,
+        &["ready", "value=41", "value=100000", "value=41", "done"],
+    );
+    for line in [
+        "live_patch: ReJIT requested: Attach!E2E.Attach.Program::Value 41 -> 100000",
+        "live_patch: new IL set: Attach!E2E.Attach.Program::Value loads 100000",
+        "live_patch: reverted: Attach!E2E.Attach.Program::Value",
+    ] {
+        assert!(stderr.contains(line), "no {line:?} in\n{stderr}");
+    }
+}
+
+#[test]
+fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("live_patch");
+    let lib = lib.to_str().unwrap();
+    let target = Target::start(&rt, "patch-bad");
+    let pid = target.pid.to_string();
+
+    for data in [
+        "garbage",
+        "Attach!E2E.Attach.Program::Value 41",
+        "Attach!E2E.Attach.Program::Value 41 x",
+        "Attach!E2E.Attach.Program::Value 41 42 -3",
+    ] {
+        let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+        assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
+        assert!(
+            run.stderr.starts_with("attach: load failed:"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+        target.wait_stderr(&format!("live_patch: bad client data {data:?}"));
+    }
+    // Well-formed, but the constant is not in the method: loaded, reported,
+    // nothing patched.
+    let data = "Attach!E2E.Attach.Program::Value 99 1";
+    let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stderr(
+        "live_patch: nothing patched: no `ldc.i4 99` in Attach!E2E.Attach.Program::Value",
+    );
+
+    let (status, stdout, stderr) = target.stop();
+    assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+    assert!(!stderr.contains("ReJIT requested"), "{stderr}");
+}
+
+/// The target on its own: its time limit and its usage errors.
+#[test]
+fn attach_program_alone_times_out_and_checks_its_arguments() {
+    let rt = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("e2e_attach/alone-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    let out = rt.run("Attach", &["--sync-dir", dir, "--seconds", "1"], None);
+    out.assert_exit(3);
+    out.assert_stdout(&["ready", "value=41", "timed out waiting for stop"]);
+    for args in [
+        &[][..],
+        &["--sync-dir"],
+        &["--seconds", "0", "--sync-dir", dir],
+        &["--what"],
+    ] {
+        let out = rt.run("Attach", args, None);
+        out.assert_exit(2);
+        assert!(out.stderr.contains("usage: Attach"), "{}", out.describe());
+    }
+}
