@@ -1541,3 +1541,16 @@ fn the_adapter_exposes_its_profiler_and_info() {
         [Call::Initialize { version: 11 }]
     );
 }
+
+#[test]
+fn a_profiler_that_does_not_override_initialize_for_attach_refuses_to_attach() {
+    // A start-up profiler would otherwise "attach" and then listen to nothing.
+    let callback = export_profiler(Quiet);
+    let fake = export::<ICorProfilerInfo11, _>(FakeRuntime::default());
+    let this = Raw(callback.as_raw());
+    let data = [1u8, 2, 3];
+    assert_eq!(
+        this.InitializeForAttach(fake.as_raw(), data.as_ptr() as *mut c_void, 3),
+        CORPROF_E_PROFILER_NOT_ATTACHABLE
+    );
+}

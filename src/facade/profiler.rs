@@ -685,9 +685,15 @@ pub trait Profiler: Send + Sync + 'static {
     /// Called instead of [`initialize`](Profiler::initialize) when the
     /// profiler is attached to a running process, with the data the
     /// attaching tool passed. Returning `Err` makes the runtime unload the
-    /// profiler.
+    /// profiler and answer the attaching tool with that code.
+    ///
+    /// The default refuses with `CORPROF_E_PROFILER_NOT_ATTACHABLE`: a
+    /// profiler written for start-up (whose event mask is set in
+    /// [`initialize`](Profiler::initialize)) would otherwise be reported as
+    /// attached while it listens to nothing. Override it to support attach
+    /// (see `docs/attach.md` for the event-mask flags allowed then).
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
-        Ok(())
+        Err(crate::profiling::CORPROF_E_PROFILER_NOT_ATTACHABLE)
     }
     /// Called when an attach has completed: the profiler may now catch up on
     /// what was loaded before it (for example with
