@@ -25,6 +25,8 @@ use corprof::diagnostics::{
 };
 
 const ATTACH_EVENTS: &str = "0B7A5E92-4C3D-4F1E-8A6B-9D2C1E0F3A48";
+/// The JIT tracer example's CLSID (a start-up profiler).
+const JIT_TRACER: &str = "DF63A541-5A33-4611-8829-F4E495985EE3";
 const LIVE_PATCH: &str = "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A";
 const EXIT: i32 = 45;
 const WAIT: Duration = Duration::from_secs(30);
@@ -423,7 +425,14 @@ fn bad_targets_and_profilers_are_clear_errors() {
     );
     assert!(run.stderr.contains("0x80040111"), "{}", run.stderr); // CLASS_E_CLASSNOTAVAILABLE
 
-    // Neither left a profiler behind: a correct attach still succeeds.
+    // A start-up profiler that does not override `initialize_for_attach`
+    // (the JIT tracer) refuses to attach instead of listening to nothing.
+    let tracer = profiler_lib("jit_tracer");
+    let run = run_attach(&[&pid, tracer.to_str().unwrap(), JIT_TRACER], &[]);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("0x80131368"), "{}", run.stderr); // CORPROF_E_PROFILER_NOT_ATTACHABLE
+
+    // None left a profiler behind: a correct attach still succeeds.
     let run = run_attach(&[&pid, lib, ATTACH_EVENTS], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     target.wait_stderr("catch-up:");
