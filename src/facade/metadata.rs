@@ -7,12 +7,12 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
-use super::strings::read_utf16;
+use super::strings::{write_utf16, Utf16Buf};
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
     mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
-    mdtMethodDef, mdtMethodSpec, mdtSignature, IMetaDataImport, IMetaDataImport2, HCORENUM,
-    PCCOR_SIGNATURE,
+    mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask, IMetaDataImport,
+    IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
 };
 use crate::{E_FAIL, E_INVALIDARG, WCHAR};
 
@@ -77,12 +77,27 @@ impl MetadataImport {
 
     /// A method's properties (`GetMethodProps`).
     pub fn method_props(&self, method: mdMethodDef) -> Result<MethodProps<'_>> {
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        Ok(MethodProps {
+            name: name.to_string_lossy(),
+            ..props
+        })
+    }
+
+    /// `GetMethodProps` with the name read into `name` (the returned
+    /// props' `name` is empty).
+    fn method_props_into(
+        &self,
+        method: mdMethodDef,
+        name: &mut Utf16Buf,
+    ) -> Result<MethodProps<'_>> {
         let mut class = mdTypeDef(0);
         let (mut attributes, mut impl_flags, mut code_rva, mut sig_len) = (0, 0, 0, 0);
         let mut sig: PCCOR_SIGNATURE = core::ptr::null();
-        let name = read_utf16(|cap, needed, buf| {
-            // SAFETY: `read_utf16` passes a buffer of `cap` characters; the
-            // other out-pointers are locals.
+        name.read(|cap, needed, buf| {
+            // SAFETY: `read` passes a buffer of `cap` characters; the other
+            // out-pointers are locals.
             unsafe {
                 self.raw.GetMethodProps(
                     method,
@@ -106,7 +121,7 @@ impl MetadataImport {
             unsafe { core::slice::from_raw_parts(sig, sig_len as usize) }
         };
         Ok(MethodProps {
-            name,
+            name: String::new(),
             declaring_type: class,
             attributes,
             impl_flags,
@@ -116,34 +131,70 @@ impl MetadataImport {
     }
 
     /// A type's full name: namespace and name (`GetTypeDefProps`), prefixed
-    /// by its enclosing types for nested types (`Outer+Inner`).
+    /// by its enclosing types for nested types (`Outer+Inner`, at most 32
+    /// levels up).
     pub fn type_name(&self, typedef: mdTypeDef) -> Result<String> {
-        let mut name = self.type_def_name(typedef)?;
+        let mut name = String::new();
+        self.write_type_name(typedef, &mut name)?;
+        Ok(name)
+    }
+
+    /// Writes [`type_name`](MetadataImport::type_name) to `out` without
+    /// allocating for a type that is not nested (the name is read on the
+    /// stack and converted as it is written). On a failure of the runtime
+    /// nothing is written; a failure of `out` is `E_FAIL`.
+    pub fn write_type_name(&self, typedef: mdTypeDef, out: &mut impl fmt::Write) -> Result<()> {
+        let mut name = Utf16Buf::new();
+        let flags = self.type_def_into(typedef, &mut name)?;
+        self.finish_type_name(typedef, &mut name, flags, out)
+    }
+
+    /// Writes the full name of `typedef`, whose own name and flags have
+    /// been read into `name` and `flags`.
+    fn finish_type_name(
+        &self,
+        typedef: mdTypeDef,
+        name: &mut Utf16Buf,
+        flags: u32,
+        out: &mut impl fmt::Write,
+    ) -> Result<()> {
+        if !is_nested(flags) {
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+        }
+        // Nested (rare): enclosing types first, so collect the chain.
+        let mut full = name.to_string_lossy();
         let mut current = typedef;
         for _ in 0..32 {
             let mut enclosing = mdTypeDef(0);
-            // SAFETY: a valid out-pointer. A type that is not nested answers
-            // a failure code, which ends the walk.
+            // SAFETY: a valid out-pointer. A failure code ends the walk.
             let hr = unsafe { self.raw.GetNestedClassProps(current, &mut enclosing) };
             if hr.is_err() || enclosing.is_nil() {
                 break;
             }
-            let outer = self.type_def_name(enclosing)?;
-            name = alloc::format!("{outer}+{name}");
+            let outer_flags = self.type_def_into(enclosing, name)?;
+            let mut outer = name.to_string_lossy();
+            outer.push('+');
+            outer.push_str(&full);
+            full = outer;
+            if !is_nested(outer_flags) {
+                break;
+            }
             current = enclosing;
         }
-        Ok(name)
+        out.write_str(&full).map_err(|_| E_FAIL)
     }
 
-    fn type_def_name(&self, typedef: mdTypeDef) -> Result<String> {
+    /// `GetTypeDefProps`: the name into `name`, the flags returned.
+    fn type_def_into(&self, typedef: mdTypeDef, name: &mut Utf16Buf) -> Result<u32> {
         let (mut flags, mut extends) = (0, mdToken(0));
-        read_utf16(|cap, needed, buf| {
-            // SAFETY: as in `method_props`.
+        name.read(|cap, needed, buf| {
+            // SAFETY: as in `method_props_into`.
             unsafe {
                 self.raw
                     .GetTypeDefProps(typedef, buf, cap, needed, &mut flags, &mut extends)
             }
-        })
+        })?;
+        Ok(flags)
     }
 
     /// Finds a type by its full name (`FindTypeDefByName`): namespace and
@@ -303,17 +354,53 @@ impl MetadataImport {
 
     /// A method's name and its declaring type's full name.
     pub fn method_name(&self, method: mdMethodDef) -> Result<MethodName> {
-        let props = self.method_props(method)?;
-        let type_name = if props.declaring_type.is_nil() {
-            String::new()
-        } else {
-            self.type_name(props.declaring_type)?
-        };
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        let mut type_name = String::new();
+        if !props.declaring_type.is_nil() {
+            self.write_type_name(props.declaring_type, &mut type_name)?;
+        }
         Ok(MethodName {
             type_name,
-            method_name: props.name,
+            method_name: name.to_string_lossy(),
         })
     }
+
+    /// Writes a method's name as [`MethodName`] displays it
+    /// (`Namespace.Type.Method`, `Outer+Inner.Method`) to `out`, with no
+    /// allocation for names that fit on the stack (256 characters) of types
+    /// that are not nested: the names are read into stack buffers and
+    /// converted to UTF-8 as they are written.
+    ///
+    /// Every runtime call is made before anything is written, so on a
+    /// failure of the runtime nothing is written; a failure of `out` is
+    /// `E_FAIL`.
+    pub fn write_method_name(&self, method: mdMethodDef, out: &mut impl fmt::Write) -> Result<()> {
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        if props.declaring_type.is_nil() {
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+        }
+        let mut type_name = Utf16Buf::new();
+        let flags = self.type_def_into(props.declaring_type, &mut type_name)?;
+        if is_nested(flags) {
+            // Rare: the enclosing types' names are collected before
+            // anything is written.
+            let mut full = String::new();
+            self.finish_type_name(props.declaring_type, &mut type_name, flags, &mut full)?;
+            out.write_str(&full).map_err(|_| E_FAIL)?;
+        } else {
+            write_utf16(out, type_name.units()).map_err(|_| E_FAIL)?;
+        }
+        out.write_char('.').map_err(|_| E_FAIL)?;
+        write_utf16(out, name.units()).map_err(|_| E_FAIL)
+    }
+}
+
+/// Whether `CorTypeAttr` flags say the type is nested (its visibility is
+/// one of `tdNestedPublic` .. `tdNestedFamORAssem`).
+fn is_nested(flags: u32) -> bool {
+    flags & tdVisibilityMask.0 >= tdNestedPublic.0
 }
 
 /// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a

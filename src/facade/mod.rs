@@ -33,6 +33,7 @@ mod callback;
 mod enumerators;
 mod info;
 mod metadata;
+mod name_writer;
 mod strings;
 
 pub use adapter::ProfilerCallback;
