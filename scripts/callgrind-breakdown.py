@@ -33,7 +33,7 @@ PARTS = [
     ("GetMethodProps", r"RegMeta::GetMethodProps\("),
     ("GetTypeDefProps", r"RegMeta::GetTypeDefProps\("),
     ("GetNestedClassProps", r"RegMeta::GetNestedClassProps\("),
-    ("UTF-16 to UTF-8", r"(put_utf16|utf16_to_utf8|push_utf16|from_utf16_lossy|facade::strings::decode|Map<I,F> as core::iter::traits::iterator::Iterator>::fold)"),
+    ("UTF-16 to UTF-8", r"(put_utf16|write_utf16|from_utf16_lossy|facade::strings::decode|Map<I,F> as core::iter::traits::iterator::Iterator>::fold)"),
     ("output writer", r"(LineWriter|BufWriter|fwrite|JitTracer::line|Output::write|write_line)"),
     ("malloc/realloc (calls)", r"^(malloc|realloc|calloc)$"),
     ("write(2) (calls)", r"^(write|__GI___libc_write|__libc_write)$"),
