@@ -8,6 +8,7 @@ use core::fmt;
 
 use super::enumerators::{FunctionIter, ModuleIter};
 use super::metadata::{MetadataImport, MethodName};
+use super::module_cache::SharedModuleCache;
 use super::strings::read_utf16;
 use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport};
 use crate::profiling::*;
@@ -45,6 +46,9 @@ pub struct ProfilerInfo {
     /// every lower version's, so it serves them all.
     raw: ICorProfilerInfo,
     version: u32,
+    /// Metadata importers of modules that cannot unload, for naming
+    /// (shared with clones; see `module_cache.rs`).
+    modules: SharedModuleCache,
 }
 
 /// Where a function belongs: what `GetFunctionInfo` answers.
@@ -142,7 +146,9 @@ macro_rules! negotiate {
                 // SAFETY: `into_raw` hands over the reference QueryInterface
                 // took; the vtable of version N begins with version 1's.
                 let raw = unsafe { ICorProfilerInfo::from_raw(info.into_raw()) };
-                return raw.map(|raw| ProfilerInfo { raw, version: $n }).ok_or(E_POINTER);
+                return raw
+                    .map(|raw| ProfilerInfo { raw, version: $n, modules: Default::default() })
+                    .ok_or(E_POINTER);
             }
         )*
     }};
@@ -262,9 +268,19 @@ impl ProfilerInfo {
 
     /// A function's name and its declaring type's full name, read from
     /// metadata (`Program.Fib`, `Outer+Inner.Method`).
+    ///
+    /// The metadata of modules that cannot unload is kept per module after
+    /// the first use, so naming costs `GetFunctionInfo`, `GetMethodProps`
+    /// and `GetTypeDefProps`; other functions are named through
+    /// `GetTokenAndMetaDataFromFunction`. To format the name without
+    /// allocating, use [`write_function_name`](ProfilerInfo::write_function_name).
     pub fn function_name(&self, function: FunctionID) -> Result<MethodName> {
-        let (import, token) = self.function_metadata(function)?;
+        let (import, token) = self.function_import(function)?;
         import.method_name(token)
+    }
+
+    pub(crate) fn module_cache(&self) -> &super::module_cache::ModuleCache {
+        &self.modules
     }
 
     /// A class's full name, generic instantiations included

@@ -33,6 +33,7 @@ mod callback;
 mod enumerators;
 mod info;
 mod metadata;
+mod module_cache;
 mod name_writer;
 mod strings;
 

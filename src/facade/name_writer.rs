@@ -15,13 +15,14 @@ impl ProfilerInfo {
     ///
     /// Every runtime call is made before anything is written: on a failure
     /// of the runtime nothing has been written and its `HRESULT` is
-    /// returned; a failure of `out` itself is `E_FAIL`.
+    /// returned; a failure of `out` itself is `E_FAIL`. The metadata comes
+    /// from the same per-module cache as `function_name`'s.
     pub fn write_function_name(
         &self,
         function: FunctionID,
         out: &mut impl fmt::Write,
     ) -> Result<()> {
-        let (import, token) = self.function_metadata(function)?;
+        let (import, token) = self.function_import(function)?;
         import.write_method_name(token, out)
     }
 }
