@@ -290,7 +290,9 @@ impl ProfilerInfo {
     ///
     /// Bounded against broken answers: type arguments nest at most 16 deep
     /// and at most 256 classes are named in all (the rest print as `...`);
-    /// a count of type arguments above 65,535 is `E_UNEXPECTED`.
+    /// a count of type arguments above 65,535 is `E_UNEXPECTED`. Module
+    /// metadata comes from the same per-module cache as
+    /// [`function_name`](ProfilerInfo::function_name)'s.
     pub fn class_name(&self, class: ClassID) -> Result<String> {
         let mut budget = CLASS_NAME_BUDGET;
         self.class_name_depth(class, 0, &mut budget)
@@ -344,7 +346,7 @@ impl ProfilerInfo {
             // SAFETY: valid out-pointers.
             unsafe { self.raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
         }
-        let import = self.module_metadata(module)?.ok_or(crate::E_FAIL)?;
+        let import = self.module_import(module)?;
         let mut name = import.type_name(typedef)?;
         if !args.is_empty() {
             if let Some(tick) = name.rfind('`') {

@@ -1,5 +1,6 @@
 //! The per-module cache of metadata importers behind the naming hot path
-//! ([`ProfilerInfo::function_name`], [`ProfilerInfo::write_function_name`]):
+//! ([`ProfilerInfo::function_name`], [`ProfilerInfo::write_function_name`],
+//! [`ProfilerInfo::class_name`]):
 //! one `GetFunctionInfo` and a map lookup per function instead of a
 //! `QueryInterface` and `Release` of the module's importer.
 //!
@@ -79,6 +80,22 @@ impl ProfilerInfo {
             }
         }
         self.function_metadata(function)
+    }
+
+    /// The metadata of `module` for naming (as [`ProfilerInfo::module_metadata`],
+    /// `E_FAIL` when it has none), from the cache when the module is cached
+    /// (or can be).
+    pub(crate) fn module_import(&self, module: ModuleID) -> Result<MetadataImport> {
+        if !module.is_null() {
+            let cached = match self.module_cache().get(module) {
+                Some(entry) => entry,
+                None => self.cache_module(module),
+            };
+            if let Some(import) = cached {
+                return Ok(import);
+            }
+        }
+        self.module_metadata(module)?.ok_or(crate::E_FAIL)
     }
 
     /// Looks `module` up once and remembers the answer.
@@ -253,7 +270,28 @@ mod tests {
             S_OK
         }
     }
-    impl ICorProfilerInfo2_Impl for Info {}
+    impl ICorProfilerInfo2_Impl for Info {
+        #[allow(clippy::too_many_arguments)]
+        fn GetClassIDInfo2(
+            &self,
+            _class: ClassID,
+            module: *mut ModuleID,
+            typedef: *mut mdTypeDef,
+            parent: *mut ClassID,
+            _cap: ULONG,
+            count: *mut ULONG,
+            _args: *mut ClassID,
+        ) -> HRESULT {
+            // SAFETY: valid out-pointers.
+            unsafe {
+                *module = PERMANENT;
+                *typedef = mdTypeDef(0x0200_0002);
+                *parent = ClassID::NULL;
+                *count = 0;
+            }
+            S_OK
+        }
+    }
     impl ICorProfilerInfo3_Impl for Info {
         fn GetModuleInfo2(
             &self,
@@ -298,6 +336,7 @@ mod tests {
                 .unwrap();
             assert_eq!(line, "N.C.Run");
         }
+        assert_eq!(info.class_name(ClassID(1)).unwrap(), "N.C");
         assert_eq!(fake.module_metadata.load(Ordering::SeqCst), 1);
         assert_eq!(fake.token_and_metadata.load(Ordering::SeqCst), 0);
         // A clone shares the cache.
