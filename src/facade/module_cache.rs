@@ -12,10 +12,11 @@
 //! that cannot unload are cached: before caching, `GetModuleInfo2` must
 //! answer flags without `COR_PRF_MODULE_COLLECTIBLE` (modules of
 //! non-collectible assemblies stay loaded until the runtime shuts down).
-//! Collectible modules, and any module whose flags cannot be read, are
-//! remembered as "not cached" and named through
+//! Collectible modules (and every module on a runtime without
+//! `GetModuleInfo2`) are remembered as "not cached" and named through
 //! `GetTokenAndMetaDataFromFunction` every time (a stale "not cached" entry
-//! costs speed, never correctness). In addition, the adapter drops the
+//! costs speed, never correctness); when the flags or the metadata cannot
+//! be read, nothing is remembered and the next call asks again. In addition, the adapter drops the
 //! entry of every module the runtime reports in `ModuleUnloadStarted` (when
 //! the profiler asked for module events), so not even a collectible
 //! module's negative entry outlives it.
@@ -98,28 +99,39 @@ impl ProfilerInfo {
         self.module_metadata(module)?.ok_or(crate::E_FAIL)
     }
 
-    /// Looks `module` up once and remembers the answer.
+    /// Looks `module` up and remembers the answer when it is final: the
+    /// importer of a permanent module, or "not cached" for a collectible
+    /// module (or a runtime without `GetModuleInfo2`). A call that fails
+    /// (for example made where the runtime refuses it, or while the module
+    /// is still loading) records nothing, so a later call tries again.
     fn cache_module(&self, module: ModuleID) -> Option<MetadataImport> {
-        let import = if self.module_is_permanent(module) {
-            self.module_metadata(module).ok().flatten()
-        } else {
-            None
-        };
-        self.module_cache().insert(module, import.clone());
-        import
+        match self.module_is_permanent(module) {
+            Some(true) => {
+                let import = self.module_metadata(module).ok().flatten()?;
+                self.module_cache().insert(module, Some(import.clone()));
+                Some(import)
+            }
+            Some(false) => {
+                self.module_cache().insert(module, None);
+                None
+            }
+            None => None,
+        }
     }
 
-    /// `true` only when `GetModuleInfo2` (version 3) answers the module's
-    /// flags and they do not say collectible.
-    fn module_is_permanent(&self, module: ModuleID) -> bool {
+    /// Whether the module can never unload: `Some(true)` when
+    /// `GetModuleInfo2` (version 3) answers flags without
+    /// `COR_PRF_MODULE_COLLECTIBLE`, `Some(false)` when they have it or the
+    /// runtime has no version 3, `None` when the call fails.
+    fn module_is_permanent(&self, module: ModuleID) -> Option<bool> {
         let Some(v3) = self.v3() else {
-            return false;
+            return Some(false);
         };
         let mut base: *const u8 = core::ptr::null();
         let mut assembly = AssemblyID::NULL;
         let mut flags: u32 = 0;
         let mut path = Utf16Buf::new();
-        let read = path.read(|cap, needed, buf| {
+        path.read(|cap, needed, buf| {
             // SAFETY: `read` passes a buffer of `cap` characters and a valid
             // length pointer; the other out-pointers are locals.
             unsafe {
@@ -133,8 +145,9 @@ impl ProfilerInfo {
                     &mut flags,
                 )
             }
-        });
-        read.is_ok() && flags & COR_PRF_MODULE_COLLECTIBLE.0 == 0
+        })
+        .ok()?;
+        Some(flags & COR_PRF_MODULE_COLLECTIBLE.0 == 0)
     }
 
     /// Forgets what the cache knows of `module`: the adapter calls it on
@@ -158,6 +171,8 @@ mod tests {
 
     const PERMANENT: ModuleID = ModuleID(0x100);
     const COLLECTIBLE: ModuleID = ModuleID(0x200);
+    /// Its `GetModuleInfo2` fails.
+    const UNREADABLE: ModuleID = ModuleID(0x300);
 
     /// Writes `text` and its terminator by the length-then-buffer protocol.
     ///
@@ -237,7 +252,11 @@ mod tests {
             // SAFETY: valid out-pointers.
             unsafe {
                 *c = ClassID(1);
-                *m = if f.0 == 0x10 { PERMANENT } else { COLLECTIBLE };
+                *m = match f.0 {
+                    0x10 => PERMANENT,
+                    0x20 => COLLECTIBLE,
+                    _ => UNREADABLE,
+                };
                 *t = mdToken(0x0600_0001);
             }
             S_OK
@@ -303,6 +322,9 @@ mod tests {
             _assembly: *mut AssemblyID,
             flags: *mut DWORD,
         ) -> HRESULT {
+            if m == UNREADABLE {
+                return crate::E_FAIL;
+            }
             // SAFETY: valid out-pointers.
             unsafe {
                 *flags = if m == COLLECTIBLE {
@@ -366,5 +388,18 @@ mod tests {
             "named the uncached way each time"
         );
         assert_eq!(info.module_cache().len(), 1, "remembered as not cached");
+    }
+
+    #[test]
+    fn a_module_whose_flags_cannot_be_read_is_asked_again_next_time() {
+        let (info, fake) = facade();
+        for _ in 0..2 {
+            assert_eq!(
+                info.function_name(FunctionID(0x30)).unwrap().to_string(),
+                "N.C.Run"
+            );
+        }
+        assert_eq!(info.module_cache().len(), 0, "nothing remembered");
+        assert_eq!(fake.token_and_metadata.load(Ordering::SeqCst), 2);
     }
 }
