@@ -445,6 +445,12 @@ mod tests {
     const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
     const INNER: mdTypeDef = mdTypeDef::from_rid(3);
     const HIT: mdMethodDef = mdMethodDef::from_rid(5);
+    /// A method of INNER.
+    const DEEP: mdMethodDef = mdMethodDef::from_rid(6);
+    /// A method whose declaring type does not exist.
+    const ORPHAN: mdMethodDef = mdMethodDef::from_rid(7);
+    /// A type nested in itself (broken metadata).
+    const LOOP: mdTypeDef = mdTypeDef::from_rid(4);
     const METHOD_COUNT: u32 = 70; // more than one batch of `methods`
     static VOID_SIG: [u8; 3] = [0x00, 0x00, 0x01]; // static void ()
     static MEMBER_REF_SIG: [u8; 4] = [0x20, 0x01, 0x01, 0x0E]; // instance void (string)
@@ -574,13 +580,16 @@ mod tests {
             rva: *mut ULONG,
             impl_flags: *mut DWORD,
         ) -> HRESULT {
-            if mb != HIT {
-                return CLDB_E_RECORD_NOTFOUND;
-            }
-            let units: Vec<u16> = "Hit".encode_utf16().chain([0]).collect();
+            let (declaring, text) = match mb {
+                HIT => (OUTER, "Hit"),
+                DEEP => (INNER, "Deep"),
+                ORPHAN => (mdTypeDef::from_rid(9), "Orphan"),
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
             // SAFETY: the facade passes valid pointers and a buffer of `cap`.
             unsafe {
-                *class = OUTER;
+                *class = declaring;
                 *needed = units.len() as ULONG;
                 let n = units.len().min(cap as usize);
                 core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
@@ -589,6 +598,45 @@ mod tests {
                 *rva = 0x2050;
                 *impl_flags = 0;
             }
+            S_OK
+        }
+
+        fn GetTypeDefProps(
+            &self,
+            td: mdTypeDef,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+            flags: *mut DWORD,
+            extends: *mut mdToken,
+        ) -> HRESULT {
+            // tdPublic (1) for a top-level type, tdNestedPublic (2) nested.
+            let (text, visibility) = match td {
+                OUTER => ("N.Outer", 1),
+                INNER => ("Inner", 2),
+                LOOP => ("Loop", 2),
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+            // SAFETY: the facade passes valid pointers and a buffer of `cap`.
+            unsafe {
+                *needed = units.len() as ULONG;
+                let n = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
+                *flags = visibility;
+                *extends = mdToken(0);
+            }
+            S_OK
+        }
+
+        fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
+            let outer = match nested {
+                INNER => OUTER,
+                LOOP => LOOP,
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: a valid out-pointer.
+            unsafe { *enclosing = outer };
             S_OK
         }
 
@@ -679,6 +727,44 @@ mod tests {
             Err(CLDB_E_RECORD_NOTFOUND),
             "the signature tells overloads apart"
         );
+    }
+
+    #[test]
+    fn names_are_full_nested_types_included_and_written_as_displayed() {
+        use alloc::string::ToString;
+        let import = import(Fake::default());
+        assert_eq!(import.type_name(OUTER).unwrap(), "N.Outer");
+        assert_eq!(import.type_name(INNER).unwrap(), "N.Outer+Inner");
+        for (method, expected) in [(HIT, "N.Outer.Hit"), (DEEP, "N.Outer+Inner.Deep")] {
+            assert_eq!(import.method_name(method).unwrap().to_string(), expected);
+            let mut written = String::from("jit: ");
+            import.write_method_name(method, &mut written).unwrap();
+            assert_eq!(written, alloc::format!("jit: {expected}"));
+        }
+        // A type nested in itself: at most 32 enclosing names, not forever.
+        let looped = import.type_name(LOOP).unwrap();
+        assert_eq!(looped.split('+').count(), 33, "{looped}");
+        // A failure of the runtime writes nothing.
+        let mut written = String::from("jit: ");
+        assert_eq!(
+            import.write_method_name(ORPHAN, &mut written),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+        assert_eq!(written, "jit: ");
+        assert_eq!(import.method_name(ORPHAN), Err(CLDB_E_RECORD_NOTFOUND));
+    }
+
+    #[test]
+    fn a_failing_writer_is_e_fail() {
+        struct Full;
+        impl fmt::Write for Full {
+            fn write_str(&mut self, _: &str) -> fmt::Result {
+                Err(fmt::Error)
+            }
+        }
+        let import = import(Fake::default());
+        assert_eq!(import.write_method_name(HIT, &mut Full), Err(E_FAIL));
+        assert_eq!(import.write_type_name(INNER, &mut Full), Err(E_FAIL));
     }
 
     #[test]
