@@ -17,8 +17,9 @@ use corprof::HRESULT;
 
 #[derive(Default)]
 struct Counts {
-    /// (reason, oldest generation collected) -> collections.
-    gcs: BTreeMap<(String, usize), u32>,
+    /// (reason, oldest generation collected) -> collections. Reasons are
+    /// named at shutdown, so a collection costs no allocation.
+    gcs: BTreeMap<(COR_PRF_GC_REASON, usize), u32>,
     /// Exception type name -> throws.
     exceptions: BTreeMap<String, u32>,
     assemblies: Vec<String>,
@@ -71,7 +72,7 @@ impl Profiler for RuntimeEvents {
         *self
             .counts()
             .gcs
-            .entry((reason_name(reason), oldest))
+            .entry((reason, oldest))
             .or_default() += 1;
         Ok(())
     }
@@ -120,6 +121,7 @@ impl Profiler for RuntimeEvents {
         let counts = self.counts();
         let mut report = String::from("runtime events summary\n");
         for ((reason, generation), n) in &counts.gcs {
+            let reason = reason_name(*reason);
             report += &format!("gc reason={reason} generation={generation} count={n}\n");
         }
         for (name, n) in &counts.exceptions {

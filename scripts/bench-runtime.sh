@@ -324,4 +324,23 @@ for part in order:
     cc, ci = cell(rows[part].get("c"))
     print(f"| {part} | {rc} | {ri} | {cc} | {ci} |")
 PY
+    basics_dir="$E2E_PROGRAMS_DIR/Basics"
+    [ -f "$basics_dir/Basics.dll" ] || die "Basics was not built in $basics_dir"
+    log "runtime_events on Basics under callgrind"
+    code=0
+    (cd "$basics_dir" && env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 CORECLR_ENABLE_PROFILING=1 \
+        "CORECLR_PROFILER=$RUNTIME_EVENTS_CLSID" "CORECLR_PROFILER_PATH=$events_lib" \
+        "RUNTIME_EVENTS_OUTPUT=$events_file" valgrind --tool=callgrind "--callgrind-out-file=$scratch/cg.events" \
+        '--toggle-collect=*VTABLE::*' "$DOTNET_HOST" exec --runtimeconfig Basics.runtimeconfig.json Basics.dll) \
+        >"$scratch/stdout" 2>"$scratch/stderr" || code=$?
+    [ "$code" -eq 42 ] || { cat "$scratch/stderr" >&2; die "Basics under callgrind exited with $code, expected 42"; }
+    grep -qx 'runtime events summary' "$events_file" || die "the runtime-events profiler wrote no summary"
+    echo
+    echo "### The events profiler's callbacks (examples/runtime_events.rs on Basics, valgrind --tool=callgrind)"
+    echo
+    echo "Every callback the runtime made into the profiler in one run, instructions inclusive of the"
+    echo "runtime calls the profiler makes from it:"
+    echo
+    python3 scripts/callgrind-breakdown.py --callbacks "$scratch/cg.events" "$(basename "$events_lib")" \
+        || die "no callback table for runtime_events"
 fi

@@ -10,6 +10,11 @@ Everything is divided by the number of events (methods named), so one line
 reads "instructions per method".
 
 Usage: callgrind-breakdown.py CALLGRIND_FILE LIBRARY_SUBSTRING EVENTS LABEL
+       callgrind-breakdown.py --callbacks CALLGRIND_FILE LIBRARY_SUBSTRING
+
+The second form prints a markdown table of every callback the runtime made
+into the profiler (the exporter's `VTABLE::Name` thunks): calls, inclusive
+instructions in all, and per call.
 
 LIBRARY_SUBSTRING picks the profiler's object (`libjit_tracer.so`); the
 file should come from `valgrind --tool=callgrind --toggle-collect=HANDLER`
@@ -84,14 +89,37 @@ def parse(path, library):
                 edges.append((fn, ob, cfn, cob or ob, pending, cost))
                 pending = None
     own = [e for e in edges if e[1] and library in e[1]]
-    return total, own
+    return total, own, edges
+
+
+def parse_all(path, library):
+    return parse(path, library)
+
+
+def callbacks(path, library):
+    _, _, edges = parse_all(path, library)
+    totals = {}
+    for caller, caller_ob, callee, callee_ob, calls, cost in edges:
+        m = re.search(r"VTABLE::(\w+)$", callee or "")
+        if m and callee_ob and library in callee_ob and not (caller_ob and library in caller_ob):
+            t = totals.setdefault(m.group(1), [0, 0])
+            t[0] += calls
+            t[1] += cost
+    print("| callback | calls | Ir in all | Ir per call |")
+    print("|---|---|---|---|")
+    for name, (calls, cost) in sorted(totals.items(), key=lambda kv: -kv[1][1]):
+        print(f"| {name} | {calls} | {cost} | {cost / max(calls, 1):.0f} |")
+    print(f"| all | {sum(t[0] for t in totals.values())} | {sum(t[1] for t in totals.values())} | |")
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--callbacks":
+        callbacks(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) != 5:
         sys.exit(__doc__)
     path, library, events, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    total, edges = parse(path, library)
+    total, edges, _ = parse(path, library)
     sums = {part: [0, 0] for part, _ in PARTS}
     for caller, _, callee, _, calls, cost in edges:
         for part, pattern in PARTS:
