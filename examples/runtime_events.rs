@@ -69,11 +69,7 @@ impl Profiler for RuntimeEvents {
         // Entries 0..=2 are the generations; 3 (and 4 on newer runtimes) are
         // the large and pinned object heaps, collected along with generation 2.
         let oldest = collected.iter().take(3).rposition(|c| c).unwrap_or(0);
-        *self
-            .counts()
-            .gcs
-            .entry((reason, oldest))
-            .or_default() += 1;
+        *self.counts().gcs.entry((reason, oldest)).or_default() += 1;
         Ok(())
     }
 
