@@ -14,22 +14,25 @@
 //!
 //! Names go to stderr, or to the file named by `JIT_TRACER_OUTPUT`.
 
+use std::fmt::{self, Write as _};
 use std::fs::File;
-use std::io::{self, LineWriter, Write};
-use std::sync::Mutex;
+use std::io::{self, BufWriter, Write};
+use std::sync::{Mutex, MutexGuard};
 
 use corprof::facade::{Profiler, ProfilerInfo, Result};
 use corprof::profiling::{FunctionID, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION};
 
+/// Lines are buffered (64 KiB) and written whole; the buffer is flushed at
+/// shutdown.
 struct JitTracer {
-    out: Mutex<Box<dyn Write + Send>>,
+    out: Mutex<BufWriter<Box<dyn Write + Send>>>,
 }
 
 impl Default for JitTracer {
     fn default() -> Self {
         let out: Box<dyn Write + Send> = match std::env::var_os("JIT_TRACER_OUTPUT") {
             Some(path) => match File::create(&path) {
-                Ok(file) => Box::new(LineWriter::new(file)),
+                Ok(file) => Box::new(file),
                 Err(error) => {
                     eprintln!("jit_tracer: cannot create {path:?} ({error}); writing to stderr");
                     Box::new(io::stderr())
@@ -38,20 +41,66 @@ impl Default for JitTracer {
             None => Box::new(io::stderr()),
         };
         JitTracer {
-            out: Mutex::new(out),
+            out: Mutex::new(BufWriter::with_capacity(1 << 16, out)),
         }
     }
 }
 
+/// One line, built on the stack (on the heap only past 512 bytes) before
+/// the output lock is taken, so threads do not wait on each other's
+/// metadata calls.
+struct Line {
+    inline: [u8; 512],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl Line {
+    fn new() -> Line {
+        Line {
+            inline: [0; 512],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        if self.spill.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+}
+
+impl fmt::Write for Line {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        if self.spill.is_empty() && end <= self.inline.len() {
+            self.inline[self.len..end].copy_from_slice(s.as_bytes());
+            self.len = end;
+        } else {
+            if self.spill.is_empty() {
+                self.spill.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.spill.extend_from_slice(s.as_bytes());
+        }
+        Ok(())
+    }
+}
+
 impl JitTracer {
-    fn line(&self, text: std::fmt::Arguments<'_>) {
-        let mut out = self
-            .out
+    fn out(&self) -> MutexGuard<'_, BufWriter<Box<dyn Write + Send>>> {
+        self.out
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Writes a whole line (its `\n` included) under the lock.
+    fn write_line(&self, line: &Line) {
+        let mut out = self.out();
         // A tracer must never take the program down: write errors are ignored.
-        let _ = out.write_fmt(text);
-        let _ = out.write_all(b"\n");
+        let _ = out.write_all(line.bytes());
     }
 }
 
@@ -61,10 +110,9 @@ impl Profiler for JitTracer {
             COR_PRF_MONITOR_JIT_COMPILATION,
             COR_PRF_HIGH_MONITOR::empty(),
         )?;
-        self.line(format_args!(
-            "initialize: ICorProfilerInfo{}",
-            info.version()
-        ));
+        let mut line = Line::new();
+        let _ = writeln!(line, "initialize: ICorProfilerInfo{}", info.version());
+        self.write_line(&line);
         Ok(())
     }
 
@@ -74,16 +122,21 @@ impl Profiler for JitTracer {
         function: FunctionID,
         _is_safe_to_block: bool,
     ) -> Result<()> {
-        match info.function_name(function) {
-            Ok(name) => self.line(format_args!("jit: {name}")),
-            Err(error) => self.line(format_args!("jit: {function:?} (no name: {error})")),
+        let mut line = Line::new();
+        let _ = line.write_str("jit: ");
+        // On a failure nothing of the name has been written.
+        if let Err(error) = info.write_function_name(function, &mut line) {
+            let _ = write!(line, "{function:?} (no name: {error})");
         }
+        let _ = line.write_char('\n');
+        self.write_line(&line);
         Ok(())
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        self.line(format_args!("shutdown"));
-        let _ = self.out.lock().map(|mut out| out.flush());
+        let mut out = self.out();
+        let _ = out.write_all(b"shutdown\n");
+        let _ = out.flush();
         Ok(())
     }
 }

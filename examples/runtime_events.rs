@@ -17,8 +17,9 @@ use corprof::HRESULT;
 
 #[derive(Default)]
 struct Counts {
-    /// (reason, oldest generation collected) -> collections.
-    gcs: BTreeMap<(String, usize), u32>,
+    /// (reason, oldest generation collected) -> collections. Reasons are
+    /// named at shutdown, so a collection costs no allocation.
+    gcs: BTreeMap<(COR_PRF_GC_REASON, usize), u32>,
     /// Exception type name -> throws.
     exceptions: BTreeMap<String, u32>,
     assemblies: Vec<String>,
@@ -68,11 +69,7 @@ impl Profiler for RuntimeEvents {
         // Entries 0..=2 are the generations; 3 (and 4 on newer runtimes) are
         // the large and pinned object heaps, collected along with generation 2.
         let oldest = collected.iter().take(3).rposition(|c| c).unwrap_or(0);
-        *self
-            .counts()
-            .gcs
-            .entry((reason_name(reason), oldest))
-            .or_default() += 1;
+        *self.counts().gcs.entry((reason, oldest)).or_default() += 1;
         Ok(())
     }
 
@@ -120,6 +117,7 @@ impl Profiler for RuntimeEvents {
         let counts = self.counts();
         let mut report = String::from("runtime events summary\n");
         for ((reason, generation), n) in &counts.gcs {
+            let reason = reason_name(*reason);
             report += &format!("gc reason={reason} generation={generation} count={n}\n");
         }
         for (name, n) in &counts.exceptions {

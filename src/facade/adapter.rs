@@ -240,6 +240,10 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         self.dispatch(|p, info| p.module_load_finished(info, module, status))
     }
     fn ModuleUnloadStarted(&self, module: ModuleID) -> HRESULT {
+        // The module's ID may name another module once it is gone.
+        if let Some(info) = self.info.get() {
+            info.forget_module(module);
+        }
         self.dispatch(|p, info| p.module_unload_started(info, module))
     }
     fn ModuleUnloadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {

@@ -8,6 +8,7 @@ use core::fmt;
 
 use super::enumerators::{FunctionIter, ModuleIter};
 use super::metadata::{MetadataImport, MethodName};
+use super::module_cache::SharedModuleCache;
 use super::strings::read_utf16;
 use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport};
 use crate::profiling::*;
@@ -45,6 +46,9 @@ pub struct ProfilerInfo {
     /// every lower version's, so it serves them all.
     raw: ICorProfilerInfo,
     version: u32,
+    /// Metadata importers of modules that cannot unload, for naming
+    /// (shared with clones; see `module_cache.rs`).
+    modules: SharedModuleCache,
 }
 
 /// Where a function belongs: what `GetFunctionInfo` answers.
@@ -142,7 +146,9 @@ macro_rules! negotiate {
                 // SAFETY: `into_raw` hands over the reference QueryInterface
                 // took; the vtable of version N begins with version 1's.
                 let raw = unsafe { ICorProfilerInfo::from_raw(info.into_raw()) };
-                return raw.map(|raw| ProfilerInfo { raw, version: $n }).ok_or(E_POINTER);
+                return raw
+                    .map(|raw| ProfilerInfo { raw, version: $n, modules: Default::default() })
+                    .ok_or(E_POINTER);
             }
         )*
     }};
@@ -262,9 +268,19 @@ impl ProfilerInfo {
 
     /// A function's name and its declaring type's full name, read from
     /// metadata (`Program.Fib`, `Outer+Inner.Method`).
+    ///
+    /// The metadata of modules that cannot unload is kept per module after
+    /// the first use, so naming costs `GetFunctionInfo`, `GetMethodProps`
+    /// and `GetTypeDefProps`; other functions are named through
+    /// `GetTokenAndMetaDataFromFunction`. To format the name without
+    /// allocating, use [`write_function_name`](ProfilerInfo::write_function_name).
     pub fn function_name(&self, function: FunctionID) -> Result<MethodName> {
-        let (import, token) = self.function_metadata(function)?;
+        let (import, token) = self.function_import(function)?;
         import.method_name(token)
+    }
+
+    pub(crate) fn module_cache(&self) -> &super::module_cache::ModuleCache {
+        &self.modules
     }
 
     /// A class's full name, generic instantiations included
@@ -274,7 +290,9 @@ impl ProfilerInfo {
     ///
     /// Bounded against broken answers: type arguments nest at most 16 deep
     /// and at most 256 classes are named in all (the rest print as `...`);
-    /// a count of type arguments above 65,535 is `E_UNEXPECTED`.
+    /// a count of type arguments above 65,535 is `E_UNEXPECTED`. Module
+    /// metadata comes from the same per-module cache as
+    /// [`function_name`](ProfilerInfo::function_name)'s.
     pub fn class_name(&self, class: ClassID) -> Result<String> {
         let mut budget = CLASS_NAME_BUDGET;
         self.class_name_depth(class, 0, &mut budget)
@@ -328,7 +346,7 @@ impl ProfilerInfo {
             // SAFETY: valid out-pointers.
             unsafe { self.raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
         }
-        let import = self.module_metadata(module)?.ok_or(crate::E_FAIL)?;
+        let import = self.module_import(module)?;
         let mut name = import.type_name(typedef)?;
         if !args.is_empty() {
             if let Some(tick) = name.rfind('`') {

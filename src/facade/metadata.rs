@@ -7,12 +7,12 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
-use super::strings::read_utf16;
+use super::strings::{write_utf16, Utf16Buf};
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
     mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
-    mdtMethodDef, mdtMethodSpec, mdtSignature, IMetaDataImport, IMetaDataImport2, HCORENUM,
-    PCCOR_SIGNATURE,
+    mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask, IMetaDataImport,
+    IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
 };
 use crate::{E_FAIL, E_INVALIDARG, WCHAR};
 
@@ -77,12 +77,27 @@ impl MetadataImport {
 
     /// A method's properties (`GetMethodProps`).
     pub fn method_props(&self, method: mdMethodDef) -> Result<MethodProps<'_>> {
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        Ok(MethodProps {
+            name: name.to_string_lossy(),
+            ..props
+        })
+    }
+
+    /// `GetMethodProps` with the name read into `name` (the returned
+    /// props' `name` is empty).
+    fn method_props_into(
+        &self,
+        method: mdMethodDef,
+        name: &mut Utf16Buf,
+    ) -> Result<MethodProps<'_>> {
         let mut class = mdTypeDef(0);
         let (mut attributes, mut impl_flags, mut code_rva, mut sig_len) = (0, 0, 0, 0);
         let mut sig: PCCOR_SIGNATURE = core::ptr::null();
-        let name = read_utf16(|cap, needed, buf| {
-            // SAFETY: `read_utf16` passes a buffer of `cap` characters; the
-            // other out-pointers are locals.
+        name.read(|cap, needed, buf| {
+            // SAFETY: `read` passes a buffer of `cap` characters; the other
+            // out-pointers are locals.
             unsafe {
                 self.raw.GetMethodProps(
                     method,
@@ -106,7 +121,7 @@ impl MetadataImport {
             unsafe { core::slice::from_raw_parts(sig, sig_len as usize) }
         };
         Ok(MethodProps {
-            name,
+            name: String::new(),
             declaring_type: class,
             attributes,
             impl_flags,
@@ -116,34 +131,70 @@ impl MetadataImport {
     }
 
     /// A type's full name: namespace and name (`GetTypeDefProps`), prefixed
-    /// by its enclosing types for nested types (`Outer+Inner`).
+    /// by its enclosing types for nested types (`Outer+Inner`, at most 32
+    /// levels up).
     pub fn type_name(&self, typedef: mdTypeDef) -> Result<String> {
-        let mut name = self.type_def_name(typedef)?;
+        let mut name = String::new();
+        self.write_type_name(typedef, &mut name)?;
+        Ok(name)
+    }
+
+    /// Writes [`type_name`](MetadataImport::type_name) to `out` without
+    /// allocating for a type that is not nested (the name is read on the
+    /// stack and converted as it is written). On a failure of the runtime
+    /// nothing is written; a failure of `out` is `E_FAIL`.
+    pub fn write_type_name(&self, typedef: mdTypeDef, out: &mut impl fmt::Write) -> Result<()> {
+        let mut name = Utf16Buf::new();
+        let flags = self.type_def_into(typedef, &mut name)?;
+        self.finish_type_name(typedef, &mut name, flags, out)
+    }
+
+    /// Writes the full name of `typedef`, whose own name and flags have
+    /// been read into `name` and `flags`.
+    fn finish_type_name(
+        &self,
+        typedef: mdTypeDef,
+        name: &mut Utf16Buf,
+        flags: u32,
+        out: &mut impl fmt::Write,
+    ) -> Result<()> {
+        if !is_nested(flags) {
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+        }
+        // Nested (rare): enclosing types first, so collect the chain.
+        let mut full = name.to_string_lossy();
         let mut current = typedef;
         for _ in 0..32 {
             let mut enclosing = mdTypeDef(0);
-            // SAFETY: a valid out-pointer. A type that is not nested answers
-            // a failure code, which ends the walk.
+            // SAFETY: a valid out-pointer. A failure code ends the walk.
             let hr = unsafe { self.raw.GetNestedClassProps(current, &mut enclosing) };
             if hr.is_err() || enclosing.is_nil() {
                 break;
             }
-            let outer = self.type_def_name(enclosing)?;
-            name = alloc::format!("{outer}+{name}");
+            let outer_flags = self.type_def_into(enclosing, name)?;
+            let mut outer = name.to_string_lossy();
+            outer.push('+');
+            outer.push_str(&full);
+            full = outer;
+            if !is_nested(outer_flags) {
+                break;
+            }
             current = enclosing;
         }
-        Ok(name)
+        out.write_str(&full).map_err(|_| E_FAIL)
     }
 
-    fn type_def_name(&self, typedef: mdTypeDef) -> Result<String> {
+    /// `GetTypeDefProps`: the name into `name`, the flags returned.
+    fn type_def_into(&self, typedef: mdTypeDef, name: &mut Utf16Buf) -> Result<u32> {
         let (mut flags, mut extends) = (0, mdToken(0));
-        read_utf16(|cap, needed, buf| {
-            // SAFETY: as in `method_props`.
+        name.read(|cap, needed, buf| {
+            // SAFETY: as in `method_props_into`.
             unsafe {
                 self.raw
                     .GetTypeDefProps(typedef, buf, cap, needed, &mut flags, &mut extends)
             }
-        })
+        })?;
+        Ok(flags)
     }
 
     /// Finds a type by its full name (`FindTypeDefByName`): namespace and
@@ -303,17 +354,53 @@ impl MetadataImport {
 
     /// A method's name and its declaring type's full name.
     pub fn method_name(&self, method: mdMethodDef) -> Result<MethodName> {
-        let props = self.method_props(method)?;
-        let type_name = if props.declaring_type.is_nil() {
-            String::new()
-        } else {
-            self.type_name(props.declaring_type)?
-        };
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        let mut type_name = String::new();
+        if !props.declaring_type.is_nil() {
+            self.write_type_name(props.declaring_type, &mut type_name)?;
+        }
         Ok(MethodName {
             type_name,
-            method_name: props.name,
+            method_name: name.to_string_lossy(),
         })
     }
+
+    /// Writes a method's name as [`MethodName`] displays it
+    /// (`Namespace.Type.Method`, `Outer+Inner.Method`) to `out`, with no
+    /// allocation for names that fit on the stack (256 characters) of types
+    /// that are not nested: the names are read into stack buffers and
+    /// converted to UTF-8 as they are written.
+    ///
+    /// Every runtime call is made before anything is written, so on a
+    /// failure of the runtime nothing is written; a failure of `out` is
+    /// `E_FAIL`.
+    pub fn write_method_name(&self, method: mdMethodDef, out: &mut impl fmt::Write) -> Result<()> {
+        let mut name = Utf16Buf::new();
+        let props = self.method_props_into(method, &mut name)?;
+        if props.declaring_type.is_nil() {
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+        }
+        let mut type_name = Utf16Buf::new();
+        let flags = self.type_def_into(props.declaring_type, &mut type_name)?;
+        if is_nested(flags) {
+            // Rare: the enclosing types' names are collected before
+            // anything is written.
+            let mut full = String::new();
+            self.finish_type_name(props.declaring_type, &mut type_name, flags, &mut full)?;
+            out.write_str(&full).map_err(|_| E_FAIL)?;
+        } else {
+            write_utf16(out, type_name.units()).map_err(|_| E_FAIL)?;
+        }
+        out.write_char('.').map_err(|_| E_FAIL)?;
+        write_utf16(out, name.units()).map_err(|_| E_FAIL)
+    }
+}
+
+/// Whether `CorTypeAttr` flags say the type is nested (its visibility is
+/// one of `tdNestedPublic` .. `tdNestedFamORAssem`).
+fn is_nested(flags: u32) -> bool {
+    flags & tdVisibilityMask.0 >= tdNestedPublic.0
 }
 
 /// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
@@ -358,6 +445,12 @@ mod tests {
     const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
     const INNER: mdTypeDef = mdTypeDef::from_rid(3);
     const HIT: mdMethodDef = mdMethodDef::from_rid(5);
+    /// A method of INNER.
+    const DEEP: mdMethodDef = mdMethodDef::from_rid(6);
+    /// A method whose declaring type does not exist.
+    const ORPHAN: mdMethodDef = mdMethodDef::from_rid(7);
+    /// A type nested in itself (broken metadata).
+    const LOOP: mdTypeDef = mdTypeDef::from_rid(4);
     const METHOD_COUNT: u32 = 70; // more than one batch of `methods`
     static VOID_SIG: [u8; 3] = [0x00, 0x00, 0x01]; // static void ()
     static MEMBER_REF_SIG: [u8; 4] = [0x20, 0x01, 0x01, 0x0E]; // instance void (string)
@@ -487,13 +580,16 @@ mod tests {
             rva: *mut ULONG,
             impl_flags: *mut DWORD,
         ) -> HRESULT {
-            if mb != HIT {
-                return CLDB_E_RECORD_NOTFOUND;
-            }
-            let units: Vec<u16> = "Hit".encode_utf16().chain([0]).collect();
+            let (declaring, text) = match mb {
+                HIT => (OUTER, "Hit"),
+                DEEP => (INNER, "Deep"),
+                ORPHAN => (mdTypeDef::from_rid(9), "Orphan"),
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
             // SAFETY: the facade passes valid pointers and a buffer of `cap`.
             unsafe {
-                *class = OUTER;
+                *class = declaring;
                 *needed = units.len() as ULONG;
                 let n = units.len().min(cap as usize);
                 core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
@@ -502,6 +598,45 @@ mod tests {
                 *rva = 0x2050;
                 *impl_flags = 0;
             }
+            S_OK
+        }
+
+        fn GetTypeDefProps(
+            &self,
+            td: mdTypeDef,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+            flags: *mut DWORD,
+            extends: *mut mdToken,
+        ) -> HRESULT {
+            // tdPublic (1) for a top-level type, tdNestedPublic (2) nested.
+            let (text, visibility) = match td {
+                OUTER => ("N.Outer", 1),
+                INNER => ("Inner", 2),
+                LOOP => ("Loop", 2),
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+            // SAFETY: the facade passes valid pointers and a buffer of `cap`.
+            unsafe {
+                *needed = units.len() as ULONG;
+                let n = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
+                *flags = visibility;
+                *extends = mdToken(0);
+            }
+            S_OK
+        }
+
+        fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
+            let outer = match nested {
+                INNER => OUTER,
+                LOOP => LOOP,
+                _ => return CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: a valid out-pointer.
+            unsafe { *enclosing = outer };
             S_OK
         }
 
@@ -592,6 +727,44 @@ mod tests {
             Err(CLDB_E_RECORD_NOTFOUND),
             "the signature tells overloads apart"
         );
+    }
+
+    #[test]
+    fn names_are_full_nested_types_included_and_written_as_displayed() {
+        use alloc::string::ToString;
+        let import = import(Fake::default());
+        assert_eq!(import.type_name(OUTER).unwrap(), "N.Outer");
+        assert_eq!(import.type_name(INNER).unwrap(), "N.Outer+Inner");
+        for (method, expected) in [(HIT, "N.Outer.Hit"), (DEEP, "N.Outer+Inner.Deep")] {
+            assert_eq!(import.method_name(method).unwrap().to_string(), expected);
+            let mut written = String::from("jit: ");
+            import.write_method_name(method, &mut written).unwrap();
+            assert_eq!(written, alloc::format!("jit: {expected}"));
+        }
+        // A type nested in itself: at most 32 enclosing names, not forever.
+        let looped = import.type_name(LOOP).unwrap();
+        assert_eq!(looped.split('+').count(), 33, "{looped}");
+        // A failure of the runtime writes nothing.
+        let mut written = String::from("jit: ");
+        assert_eq!(
+            import.write_method_name(ORPHAN, &mut written),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+        assert_eq!(written, "jit: ");
+        assert_eq!(import.method_name(ORPHAN), Err(CLDB_E_RECORD_NOTFOUND));
+    }
+
+    #[test]
+    fn a_failing_writer_is_e_fail() {
+        struct Full;
+        impl fmt::Write for Full {
+            fn write_str(&mut self, _: &str) -> fmt::Result {
+                Err(fmt::Error)
+            }
+        }
+        let import = import(Fake::default());
+        assert_eq!(import.write_method_name(HIT, &mut Full), Err(E_FAIL));
+        assert_eq!(import.write_type_name(INNER, &mut Full), Err(E_FAIL));
     }
 
     #[test]

@@ -33,6 +33,8 @@ mod attach;
 mod enumerators;
 mod info;
 mod metadata;
+mod module_cache;
+mod name_writer;
 mod profiler;
 mod strings;
 
