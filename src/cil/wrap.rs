@@ -186,7 +186,7 @@ impl<C: WrapContext> Emitter<'_, C> {
             1 => (OpCode::LDARG_1, Operand::None),
             2 => (OpCode::LDARG_2, Operand::None),
             3 => (OpCode::LDARG_3, Operand::None),
-            0..=255 => (OpCode::LDARG_S, Operand::Var(i)),
+            4..=255 => (OpCode::LDARG_S, Operand::Var(i)),
             _ => (OpCode::LDARG, Operand::Var(i)),
         }
     }
@@ -197,7 +197,7 @@ impl<C: WrapContext> Emitter<'_, C> {
             1 => (OpCode::LDLOC_1, Operand::None),
             2 => (OpCode::LDLOC_2, Operand::None),
             3 => (OpCode::LDLOC_3, Operand::None),
-            0..=255 => (OpCode::LDLOC_S, Operand::Var(i)),
+            4..=255 => (OpCode::LDLOC_S, Operand::Var(i)),
             _ => (OpCode::LDLOC, Operand::Var(i)),
         }
     }
@@ -208,14 +208,18 @@ impl<C: WrapContext> Emitter<'_, C> {
             1 => (OpCode::STLOC_1, Operand::None),
             2 => (OpCode::STLOC_2, Operand::None),
             3 => (OpCode::STLOC_3, Operand::None),
-            0..=255 => (OpCode::STLOC_S, Operand::Var(i)),
+            4..=255 => (OpCode::STLOC_S, Operand::Var(i)),
             _ => (OpCode::STLOC, Operand::Var(i)),
         }
     }
 
     /// Appends the code that turns the value on the stack, of type `ty`,
     /// into an object (`box`, nothing, or `pop; ldnull`).
-    fn to_object(&mut self, out: &mut Vec<(OpCode, Operand)>, ty: &TypeSig) -> Result<(), Error> {
+    fn push_as_object(
+        &mut self,
+        out: &mut Vec<(OpCode, Operand)>,
+        ty: &TypeSig,
+    ) -> Result<(), Error> {
         match as_object(ty) {
             AsObject::Reference => {}
             AsObject::Box(t) => {
@@ -261,7 +265,7 @@ impl<C: WrapContext> Emitter<'_, C> {
             }
             _ => {
                 out.push(Self::ldarg(index));
-                self.to_object(out, ty)?;
+                self.push_as_object(out, ty)?;
             }
         }
         Ok(())
@@ -389,7 +393,7 @@ pub fn wrap<C: WrapContext>(
     let mut fin: Code = vec![Emitter::<C>::ldloc(state)];
     if returns {
         fin.push(Emitter::<C>::ldloc(result));
-        em.to_object(&mut fin, &sig.ret)?;
+        em.push_as_object(&mut fin, &sig.ret)?;
         fin.push((OpCode::CALL, Operand::Token(probes.end)));
     } else {
         fin.push((OpCode::CALL, Operand::Token(probes.end_void)));
