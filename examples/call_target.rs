@@ -280,8 +280,8 @@ impl Profiler for CallTargetProfiler {
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
         match self.wrapped_il(info, module, method) {
-            // SAFETY: as in `jit_compilation_started`.
             Ok((il, name)) => {
+                // SAFETY: as in `jit_compilation_started`.
                 match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
                     Ok(()) => log(format_args!("ReJIT wrapped {name}")),
                     Err(e) => log(format_args!(
