@@ -494,3 +494,634 @@ impl MetadataEmit {
         Ok(unsafe { blob(sig, len) }.to_vec())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{
+        IMetaDataAssemblyEmit_Impl, IMetaDataAssemblyImport_Impl, IMetaDataEmit2_Impl,
+        IMetaDataEmit_Impl, IMetaDataImport2_Impl, IMetaDataImport_Impl,
+    };
+    use crate::{IUnknown, Interface, DWORD, E_FAIL, GUID, LPCWSTR, LPWSTR, S_FALSE, ULONG};
+    use alloc::boxed::Box;
+    use alloc::sync::Arc;
+    use std::sync::Mutex;
+
+    /// An AssemblyRef row: name, version, culture, key or token.
+    type AssemblyRow = (String, [u16; 4], String, Box<[u8]>);
+
+    /// A scope's reference tables, shared by every interface of the fake.
+    #[derive(Default)]
+    struct Tables {
+        assembly_refs: Vec<AssemblyRow>,
+        type_refs: Vec<(mdToken, String)>,
+        member_refs: Vec<(mdToken, String, Box<[u8]>)>,
+        method_specs: Vec<(mdToken, Box<[u8]>)>,
+        type_specs: Vec<Box<[u8]>>,
+        user_strings: Vec<Vec<u16>>,
+        signatures: Vec<Box<[u8]>>,
+        /// Calls that defined a row.
+        defines: usize,
+        /// Enumerators opened and closed.
+        opened: usize,
+        closed: usize,
+        /// FindTypeRef answers this instead of searching, when set.
+        find_type_ref_fails: Option<HRESULT>,
+    }
+
+    /// One interface object of the fake scope.
+    #[derive(Clone, Default)]
+    struct Fake(Arc<Mutex<Tables>>);
+
+    static OPEN: u8 = 0;
+
+    /// A NUL-terminated UTF-16 string.
+    ///
+    /// # Safety
+    ///
+    /// `s` points to a NUL-terminated string.
+    unsafe fn read(s: LPCWSTR) -> String {
+        let mut units = Vec::new();
+        // SAFETY: up to the terminator the caller promised.
+        unsafe {
+            let mut p = s;
+            while *p != 0 {
+                units.push(*p);
+                p = p.add(1);
+            }
+        }
+        String::from_utf16_lossy(&units)
+    }
+
+    /// # Safety
+    ///
+    /// `p` points to `n` bytes.
+    unsafe fn bytes(p: *const u8, n: ULONG) -> Box<[u8]> {
+        // SAFETY: forwarded contract.
+        unsafe { core::slice::from_raw_parts(p, n as usize) }.into()
+    }
+
+    impl Fake {
+        fn t(&self) -> std::sync::MutexGuard<'_, Tables> {
+            self.0.lock().unwrap()
+        }
+
+        /// Answers an enumeration of `rows` tokens of `table` in one batch.
+        ///
+        /// # Safety
+        ///
+        /// The pointers are the caller's `Enum*` arguments.
+        unsafe fn answer<T>(
+            &self,
+            handle: *mut HCORENUM,
+            out: *mut T,
+            max: ULONG,
+            count: *mut ULONG,
+            tokens: &[u32],
+        ) -> HRESULT {
+            // SAFETY: the caller's valid pointers; `T` is a u32 token.
+            unsafe {
+                if (*handle).is_null() {
+                    assert!(tokens.len() <= max as usize);
+                    for (i, t) in tokens.iter().enumerate() {
+                        out.cast::<u32>().add(i).write(*t);
+                    }
+                    *handle = core::ptr::addr_of!(OPEN).cast_mut().cast::<c_void>();
+                    *count = tokens.len() as ULONG;
+                    self.t().opened += 1;
+                    if tokens.is_empty() {
+                        S_FALSE
+                    } else {
+                        S_OK
+                    }
+                } else {
+                    *count = 0;
+                    S_FALSE
+                }
+            }
+        }
+    }
+
+    fn rows(table: u32, n: usize) -> Vec<u32> {
+        (1..=n as u32).map(|r| table | r).collect()
+    }
+
+    fn query(fake: &Fake, iid: &GUID) -> Option<IUnknown> {
+        let raw = if *iid == IMetaDataImport::IID || *iid == IMetaDataImport2::IID {
+            crate::export::<IMetaDataImport2, _>(fake.clone()).into_raw()
+        } else if *iid == IMetaDataAssemblyEmit::IID {
+            crate::export::<IMetaDataAssemblyEmit, _>(fake.clone()).into_raw()
+        } else if *iid == IMetaDataAssemblyImport::IID {
+            crate::export::<IMetaDataAssemblyImport, _>(fake.clone()).into_raw()
+        } else {
+            return None;
+        };
+        // SAFETY: an owning pointer to an object implementing `iid`.
+        unsafe { IUnknown::from_raw(raw) }
+    }
+
+    fn scope() -> (MetadataEmit, Fake) {
+        let fake = Fake::default();
+        let emit: IMetaDataEmit2 =
+            crate::com::export::export_with_query_hook(Arc::new(fake.clone()), query);
+        let emit = MetadataEmit::new(emit.cast::<IMetaDataEmit>().unwrap()).unwrap();
+        (emit, fake)
+    }
+
+    impl IMetaDataEmit_Impl for Fake {
+        fn DefineTypeRefByName(
+            &self,
+            scope: mdToken,
+            name: LPCWSTR,
+            out: *mut mdTypeRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: the facade passes a NUL-terminated name.
+            t.type_refs.push((scope, unsafe { read(name) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdTypeRef::from_rid(t.type_refs.len() as u32) };
+            S_OK
+        }
+        fn DefineMemberRef(
+            &self,
+            parent: mdToken,
+            name: LPCWSTR,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMemberRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: a NUL-terminated name and `len` bytes.
+            t.member_refs
+                .push((parent, unsafe { read(name) }, unsafe { bytes(sig, len) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdMemberRef::from_rid(t.member_refs.len() as u32) };
+            S_OK
+        }
+        fn GetTokenFromSig(
+            &self,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdSignature,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.signatures.push(unsafe { bytes(sig, len) });
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdSignature::from_rid(t.signatures.len() as u32) };
+            S_OK
+        }
+        fn GetTokenFromTypeSpec(
+            &self,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdTypeSpec,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.type_specs.push(unsafe { bytes(sig, len) });
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdTypeSpec::from_rid(t.type_specs.len() as u32) };
+            S_OK
+        }
+        fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` units at `s`.
+            let units = unsafe { core::slice::from_raw_parts(s, len as usize) }.to_vec();
+            t.user_strings.push(units);
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdString::from_rid(t.user_strings.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataEmit2_Impl for Fake {
+        fn DefineMethodSpec(
+            &self,
+            parent: mdToken,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMethodSpec,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.method_specs.push((parent, unsafe { bytes(sig, len) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdMethodSpec::from_rid(t.method_specs.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataImport_Impl for Fake {
+        fn CloseEnum(&self, _h: HCORENUM) {
+            self.t().closed += 1;
+        }
+        fn EnumTypeRefs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdTypeRef,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x0100_0000, self.t().type_refs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetTypeRefProps(
+            &self,
+            tr: mdTypeRef,
+            scope: *mut mdToken,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let Some((s, n)) = t.type_refs.get(tr.rid() as usize - 1) else {
+                return CLDB_E_RECORD_NOTFOUND;
+            };
+            let units: Vec<u16> = n.encode_utf16().chain([0]).collect();
+            // SAFETY: valid pointers and a buffer of `cap`.
+            unsafe {
+                *scope = *s;
+                *needed = units.len() as ULONG;
+                let k = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, k);
+            }
+            S_OK
+        }
+        fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+            let t = self.t();
+            if let Some(hr) = t.find_type_ref_fails {
+                return hr;
+            }
+            // SAFETY: a NUL-terminated name.
+            let name = unsafe { read(name) };
+            match t
+                .type_refs
+                .iter()
+                .position(|(s, n)| *s == scope && *n == name)
+            {
+                Some(i) => {
+                    // SAFETY: a valid out-pointer.
+                    unsafe { *out = mdTypeRef::from_rid(i as u32 + 1) };
+                    S_OK
+                }
+                None => CLDB_E_RECORD_NOTFOUND,
+            }
+        }
+        fn FindMemberRef(
+            &self,
+            parent: mdTypeRef,
+            name: LPCWSTR,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMemberRef,
+        ) -> HRESULT {
+            // SAFETY: a NUL-terminated name and `len` bytes.
+            let (name, sig) = unsafe { (read(name), bytes(sig, len)) };
+            let t = self.t();
+            match t
+                .member_refs
+                .iter()
+                .position(|(p, n, s)| p.0 == parent.0 && *n == name && *s == sig)
+            {
+                Some(i) => {
+                    // SAFETY: a valid out-pointer.
+                    unsafe { *out = mdMemberRef::from_rid(i as u32 + 1) };
+                    S_OK
+                }
+                None => CLDB_E_RECORD_NOTFOUND,
+            }
+        }
+        fn EnumTypeSpecs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdTypeSpec,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x1B00_0000, self.t().type_specs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetTypeSpecFromToken(
+            &self,
+            ts: mdTypeSpec,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let b = &t.type_specs[ts.rid() as usize - 1];
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+        fn EnumSignatures(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdSignature,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x1100_0000, self.t().signatures.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetSigFromToken(
+            &self,
+            s: mdSignature,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let Some(b) = t.signatures.get(s.rid() as usize - 1) else {
+                return CLDB_E_RECORD_NOTFOUND;
+            };
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+        fn EnumUserStrings(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdString,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x7000_0000, self.t().user_strings.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetUserString(&self, s: mdString, buf: LPWSTR, cap: ULONG, len: *mut ULONG) -> HRESULT {
+            let t = self.t();
+            let units = &t.user_strings[s.rid() as usize - 1];
+            // SAFETY: a buffer of `cap` units (null when 0); valid out-pointer.
+            unsafe {
+                *len = units.len() as ULONG;
+                let k = units.len().min(cap as usize);
+                if k > 0 {
+                    core::ptr::copy_nonoverlapping(units.as_ptr(), buf, k);
+                }
+            }
+            S_OK
+        }
+    }
+
+    impl IMetaDataImport2_Impl for Fake {
+        fn EnumMethodSpecs(
+            &self,
+            h: *mut HCORENUM,
+            parent: mdToken,
+            out: *mut mdMethodSpec,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens: Vec<u32> = self
+                .t()
+                .method_specs
+                .iter()
+                .enumerate()
+                .filter(|(_, (p, _))| *p == parent)
+                .map(|(i, _)| 0x2B00_0000 | (i as u32 + 1))
+                .collect();
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetMethodSpecProps(
+            &self,
+            spec: mdMethodSpec,
+            parent: *mut mdToken,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let (p, b) = &t.method_specs[spec.rid() as usize - 1];
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *parent = *p;
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+    }
+
+    impl IMetaDataAssemblyEmit_Impl for Fake {
+        fn DefineAssemblyRef(
+            &self,
+            key: *const c_void,
+            key_len: ULONG,
+            name: LPCWSTR,
+            meta: *const ASSEMBLYMETADATA,
+            _hash: *const c_void,
+            _hash_len: ULONG,
+            _flags: DWORD,
+            out: *mut mdAssemblyRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: the facade's valid pointers; the locale has cbLocale units.
+            let row = unsafe {
+                let m = &*meta;
+                let locale = core::slice::from_raw_parts(m.szLocale, m.cbLocale as usize);
+                (
+                    read(name),
+                    [
+                        m.usMajorVersion,
+                        m.usMinorVersion,
+                        m.usBuildNumber,
+                        m.usRevisionNumber,
+                    ],
+                    super::super::strings::decode(locale),
+                    bytes(key.cast::<u8>(), key_len),
+                )
+            };
+            t.assembly_refs.push(row);
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdAssemblyRef::from_rid(t.assembly_refs.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataAssemblyImport_Impl for Fake {
+        fn EnumAssemblyRefs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdAssemblyRef,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x2300_0000, self.t().assembly_refs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetAssemblyRefProps(
+            &self,
+            r: mdAssemblyRef,
+            key: *mut *const c_void,
+            key_len: *mut ULONG,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+            meta: *mut ASSEMBLYMETADATA,
+            _hash: *mut *const c_void,
+            _hash_len: *mut ULONG,
+            flags: *mut DWORD,
+        ) -> HRESULT {
+            let t = self.t();
+            let (n, v, c, k) = &t.assembly_refs[r.rid() as usize - 1];
+            let units: Vec<u16> = n.encode_utf16().chain([0]).collect();
+            let culture: Vec<u16> = c.encode_utf16().chain([0]).collect();
+            // SAFETY: the facade's valid pointers and buffers.
+            unsafe {
+                *key = k.as_ptr().cast();
+                *key_len = k.len() as ULONG;
+                *needed = units.len() as ULONG;
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, units.len().min(cap as usize));
+                let m = &mut *meta;
+                [
+                    m.usMajorVersion,
+                    m.usMinorVersion,
+                    m.usBuildNumber,
+                    m.usRevisionNumber,
+                ] = *v;
+                let room = culture.len().min(m.cbLocale as usize);
+                core::ptr::copy_nonoverlapping(culture.as_ptr(), m.szLocale, room);
+                m.cbLocale = culture.len() as ULONG;
+                *flags = 0;
+            }
+            S_OK
+        }
+    }
+
+    const HELPER: AssemblyReference<'static> = AssemblyReference {
+        name: "CallTargetProbe",
+        version: [1, 2, 3, 4],
+        public_key_or_token: &[0xB7, 0x7A, 0x5C, 0x56, 0x19, 0x34, 0xE0, 0x89],
+        culture: "",
+        flags: 0,
+    };
+
+    #[test]
+    fn every_reference_is_defined_once_and_found_after() {
+        let (emit, fake) = scope();
+        let asm = emit.assembly_ref(&HELPER).unwrap();
+        let probe = emit.type_ref(asm.token(), "CallTarget.Probe").unwrap();
+        let nested = emit.type_ref(probe.token(), "Inner").unwrap();
+        let sig = [0x00, 0x01, 0x01, 0x0E];
+        let member = emit.member_ref(probe.token(), "Begin", &sig).unwrap();
+        let spec = emit
+            .method_spec(member.token(), &[0x0A, 0x01, 0x08])
+            .unwrap();
+        let ts = emit.type_spec(&[0x1E, 0x00]).unwrap();
+        let s = emit.user_string("N.T::M").unwrap();
+        let locals = emit.standalone_sig(&[0x07, 0x01, 0x1C]).unwrap();
+        assert_eq!(fake.t().defines, 8);
+        // Asking again finds every row: no new definitions, same tokens.
+        assert_eq!(emit.assembly_ref(&HELPER), Ok(asm));
+        assert_eq!(emit.type_ref(asm.token(), "CallTarget.Probe"), Ok(probe));
+        assert_eq!(emit.type_ref(probe.token(), "Inner"), Ok(nested));
+        assert_eq!(emit.member_ref(probe.token(), "Begin", &sig), Ok(member));
+        assert_eq!(
+            emit.method_spec(member.token(), &[0x0A, 0x01, 0x08]),
+            Ok(spec)
+        );
+        assert_eq!(emit.type_spec(&[0x1E, 0x00]), Ok(ts));
+        assert_eq!(emit.user_string("N.T::M"), Ok(s));
+        assert_eq!(emit.standalone_sig(&[0x07, 0x01, 0x1C]), Ok(locals));
+        assert_eq!(fake.t().defines, 8, "nothing defined twice");
+        // What was defined is what was asked for.
+        let t = fake.t();
+        assert_eq!(
+            t.assembly_refs[0],
+            (
+                "CallTargetProbe".into(),
+                [1, 2, 3, 4],
+                String::new(),
+                HELPER.public_key_or_token.into()
+            )
+        );
+        assert_eq!(
+            t.type_refs[1],
+            (probe.token(), "Inner".into()),
+            "nested in its TypeRef"
+        );
+        assert_eq!(t.member_refs[0].2[..], sig);
+        assert_eq!(t.opened, t.closed, "every enumerator closed");
+        assert!(t.opened > 0);
+    }
+
+    #[test]
+    fn rows_that_differ_in_any_part_are_new_rows() {
+        let (emit, fake) = scope();
+        let a = emit.assembly_ref(&HELPER).unwrap();
+        let other_version = AssemblyReference {
+            version: [1, 2, 3, 5],
+            ..HELPER
+        };
+        let b = emit.assembly_ref(&other_version).unwrap();
+        assert_ne!(a, b);
+        let same_name_other_case = AssemblyReference {
+            name: "calltargetprobe",
+            ..HELPER
+        };
+        assert_eq!(
+            emit.assembly_ref(&same_name_other_case),
+            Ok(a),
+            "names ignore case"
+        );
+        let p1 = emit.type_ref(a.token(), "T").unwrap();
+        let p2 = emit.type_ref(b.token(), "T").unwrap();
+        assert_ne!(p1, p2, "same name, other scope");
+        let m1 = emit
+            .member_ref(p1.token(), "M", &[0x00, 0x00, 0x01])
+            .unwrap();
+        let m2 = emit
+            .member_ref(p1.token(), "M", &[0x00, 0x00, 0x08])
+            .unwrap();
+        assert_ne!(m1, m2, "same name, other signature");
+        let s1 = emit.method_spec(m1.token(), &[0x0A, 0x01, 0x08]).unwrap();
+        let s2 = emit.method_spec(m2.token(), &[0x0A, 0x01, 0x08]).unwrap();
+        assert_ne!(s1, s2, "same instantiation, other method");
+        let u1 = emit.user_string("abc").unwrap();
+        let u2 = emit.user_string("abd").unwrap();
+        assert_ne!(u1, u2, "same length, other text");
+        assert_eq!(emit.user_string("abc"), Ok(u1));
+        assert_eq!(fake.t().defines, 10);
+    }
+
+    #[test]
+    fn scope_of_an_existing_type_ref_and_errors() {
+        let (emit, fake) = scope();
+        let runtime = mdToken(0x2300_0001);
+        emit.type_ref(runtime, "System.Object").unwrap();
+        assert_eq!(emit.scope_of_type_ref("System.Object"), Ok(runtime));
+        assert_eq!(
+            emit.scope_of_type_ref("System.Nope"),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+        // A lookup that fails for another reason is an error, not a define.
+        fake.t().find_type_ref_fails = Some(E_FAIL);
+        let before = fake.t().defines;
+        assert_eq!(emit.type_ref(runtime, "System.Exception"), Err(E_FAIL));
+        assert_eq!(fake.t().defines, before);
+        // Names with NUL are refused before any call.
+        assert_eq!(
+            emit.user_string("a\0b"),
+            Ok(emit.user_string("a\0b").unwrap())
+        );
+        assert_eq!(emit.member_ref(runtime, "a\0", &[]), Err(E_INVALIDARG));
+    }
+}
