@@ -9,8 +9,10 @@
 //!   be listed in `DOTNET_STARTUP_HOOKS`, which makes the host load it
 //!   before `Main`; otherwise nothing is instrumented (the wrapped code
 //!   could not bind to it) and the profiler says why.
-//! * `CORPROF_CALLTARGET_REJIT=1`: wrap by ReJIT instead of at first JIT,
-//!   from a thread, once the target's module is known;
+//! * `CORPROF_CALLTARGET_REJIT=1`: wrap by ReJIT instead of at first JIT.
+//!   The wrapped IL (and every metadata reference it needs) is prepared in
+//!   `ModuleLoadFinished`, the documented time for metadata changes; a
+//!   thread then requests the ReJIT;
 //!   `CORPROF_CALLTARGET_SYNC_DIR=DIR` then waits for `DIR/ready-1`
 //!   before the ReJIT (creating `DIR/go-2` after it) and for `DIR/ready-2`
 //!   before reverting (creating `DIR/go-3`).
@@ -30,8 +32,9 @@ use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,
     COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
+    COR_PRF_MONITOR_MODULE_LOADS,
 };
-use corprof::ComRef;
+use corprof::{ComRef, HRESULT};
 
 fn log(text: std::fmt::Arguments<'_>) {
     eprintln!("calltarget: {text}");
@@ -86,6 +89,8 @@ struct State {
     wrapped: HashSet<(ModuleID, mdMethodDef)>,
     /// Targets found in some module.
     found: HashSet<String>,
+    /// ReJIT mode: the wrapped IL of each target, made at module load.
+    prepared: HashMap<(ModuleID, mdMethodDef), (Vec<u8>, String)>,
 }
 
 #[derive(Default)]
@@ -115,13 +120,10 @@ impl CallTargetProfiler {
         if let Some(known) = lock(&self.state).modules.get(&module) {
             return known.clone();
         }
-        let assembly = info
-            .module_info(module)
-            .and_then(|m| info.assembly_info(m.assembly))
-            .map(|a| a.name)
-            .unwrap_or_default();
-        let mut found = Vec::new();
         let import = info.module_metadata(module).ok().flatten();
+        let assembly = import.as_ref().and_then(|i| i.assembly_name().ok());
+        let assembly = assembly.unwrap_or_default();
+        let mut found = Vec::new();
         for target in config.targets.iter().filter(|t| t.assembly == assembly) {
             match import.as_ref().map(|i| target.find(i)) {
                 Some(Ok(methods)) => {
@@ -167,11 +169,7 @@ impl CallTargetProfiler {
             .name("calltarget-rejit".into())
             .spawn(move || {
                 let methods = || -> Vec<(ModuleID, mdMethodDef)> {
-                    let s = lock(&state);
-                    s.modules
-                        .iter()
-                        .flat_map(|(m, ts)| ts.iter().map(move |t| (*m, *t)))
-                        .collect()
+                    lock(&state).prepared.keys().copied().collect()
                 };
                 let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
                 let go = |n: &str| {
@@ -229,7 +227,7 @@ impl Profiler for CallTargetProfiler {
         };
         let mut events = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_DISABLE_INLINING;
         if config.rejit {
-            events |= COR_PRF_ENABLE_REJIT;
+            events |= COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_MODULE_LOADS;
         }
         info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
         let targets: Vec<String> = config.targets.iter().map(|t| t.to_string()).collect();
@@ -272,24 +270,46 @@ impl Profiler for CallTargetProfiler {
         Ok(())
     }
 
-    fn get_rejit_parameters(
+    fn module_load_finished(
         &self,
         info: &ProfilerInfo,
+        module: ModuleID,
+        _: HRESULT,
+    ) -> Result<()> {
+        // ReJIT mode only: metadata changes belong here, before ReJIT time.
+        if !self.config.as_ref().is_some_and(|c| c.rejit) {
+            return Ok(());
+        }
+        for method in self.targets_of(info, module) {
+            match self.wrapped_il(info, module, method) {
+                Ok((il, name)) => {
+                    log(format_args!("prepared {name} for ReJIT"));
+                    lock(&self.state)
+                        .prepared
+                        .insert((module, method), (il, name));
+                }
+                Err(why) => log(format_args!("left unchanged: {why}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn get_rejit_parameters(
+        &self,
+        _info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        match self.wrapped_il(info, module, method) {
-            Ok((il, name)) => {
-                // SAFETY: as in `jit_compilation_started`.
-                match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
-                    Ok(()) => log(format_args!("ReJIT wrapped {name}")),
-                    Err(e) => log(format_args!(
-                        "ReJIT SetILFunctionBody failed for {name}: {e}"
-                    )),
-                }
-            }
-            Err(why) => log(format_args!("ReJIT left unchanged: {why}")),
+        let Some((il, name)) = lock(&self.state).prepared.get(&(module, method)).cloned() else {
+            return Ok(());
+        };
+        // SAFETY: as in `jit_compilation_started`; made at module load.
+        match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
+            Ok(()) => log(format_args!("ReJIT wrapped {name}")),
+            Err(e) => log(format_args!(
+                "ReJIT SetILFunctionBody failed for {name}: {e}"
+            )),
         }
         Ok(())
     }

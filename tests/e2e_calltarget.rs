@@ -399,11 +399,17 @@ fn rejit_wraps_add_while_the_program_runs_and_revert_unwraps_it() {
         3
     );
     let order = [
+        at("calltarget: prepared E2E.CallTarget.Program::Add for ReJIT\n"),
         at("calltarget: RequestReJIT of 1 methods succeeded"),
         at("calltarget: ReJIT wrapped E2E.CallTarget.Program::Add\n"),
         at("calltarget: RequestRevert succeeded"),
     ];
-    assert!(order[0] > phase1 && order[2] > phase2 && order[2] < phase3);
+    assert!(
+        order[0] < phase1 && order[1] > phase1 && order.windows(2).all(|w| w[0] < w[1]),
+        "prepared at module load, ReJIT after phase 1\n{}",
+        run.describe()
+    );
+    assert!(order[3] > phase2 && order[3] < phase3, "{}", run.describe());
     assert!(
         !stderr.contains("calltarget: wrapped "),
         "no wrapping at first JIT in ReJIT mode\n{}",

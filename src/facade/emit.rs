@@ -145,6 +145,36 @@ unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
     }
 }
 
+impl MetadataImport {
+    /// The simple name of the assembly whose manifest this scope holds
+    /// (`GetAssemblyFromScope`, `GetAssemblyProps`): known as soon as the
+    /// module's metadata is, unlike `GetAssemblyInfo`, which needs the module
+    /// attached to its assembly.
+    pub fn assembly_name(&self) -> Result<String> {
+        let assembly_import = self.raw().cast::<IMetaDataAssemblyImport>()?;
+        let mut assembly = crate::metadata::mdAssembly(0);
+        // SAFETY: a valid out-pointer.
+        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }.ok()?;
+        let mut flags = 0;
+        read_utf16(|cap, needed, buf| {
+            // SAFETY: `buf` has `cap` characters; the optional outputs are null.
+            unsafe {
+                assembly_import.GetAssemblyProps(
+                    assembly,
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                    buf,
+                    cap,
+                    needed,
+                    core::ptr::null_mut(),
+                    &mut flags,
+                )
+            }
+        })
+    }
+}
+
 impl MetadataEmit {
     /// Wraps a module's `IMetaDataEmit`; fails (`E_NOINTERFACE`) unless the
     /// same scope also answers `IMetaDataImport`, `IMetaDataAssemblyEmit`
