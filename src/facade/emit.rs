@@ -24,6 +24,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use super::info::{ProfilerInfo, Result};
 use super::metadata::MetadataImport;
@@ -39,6 +40,34 @@ use crate::{E_INVALIDARG, E_UNEXPECTED, HRESULT, S_OK, WCHAR};
 
 /// The most rows a metadata table can hold: a token's row number has 24 bits.
 const MAX_ROWS: usize = 0x00FF_FFFF;
+
+/// Held across each "ask, then define" pair, so that two threads adding the
+/// same reference cannot both find it missing and define it twice. One lock
+/// for every scope: the pairs are short and rare (once per reference).
+static DEFINING: AtomicBool = AtomicBool::new(false);
+
+/// Holds [`DEFINING`] until dropped.
+struct Defining;
+
+impl Defining {
+    fn lock() -> Defining {
+        while DEFINING
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            core::hint::spin_loop();
+            #[cfg(feature = "std")]
+            std::thread::yield_now();
+        }
+        Defining
+    }
+}
+
+impl Drop for Defining {
+    fn drop(&mut self) {
+        DEFINING.store(false, Ordering::Release);
+    }
+}
 
 /// What identifies a referenced assembly: the fields of an AssemblyRef row
 /// (ECMA-335 II.22.5).
@@ -202,6 +231,7 @@ impl MetadataEmit {
     /// (compared ignoring ASCII case, as the binder does), version, culture
     /// and key, or a new one (`DefineAssemblyRef`).
     pub fn assembly_ref(&self, assembly: &AssemblyReference<'_>) -> Result<mdAssemblyRef> {
+        let _defining = Defining::lock();
         let refs = enumerate(self.import.raw(), |h, out, max, n| {
             // SAFETY: the enumerate contract: valid handle, buffer of `max`.
             unsafe { self.assembly_import.EnumAssemblyRefs(h, out, max, n) }
@@ -303,6 +333,7 @@ impl MetadataEmit {
     /// `scope`: an AssemblyRef, a ModuleRef, or the enclosing TypeRef of a
     /// nested type (`FindTypeRef`, else `DefineTypeRefByName`).
     pub fn type_ref(&self, scope: mdToken, name: &str) -> Result<mdTypeRef> {
+        let _defining = Defining::lock();
         let name = wide(name)?;
         let mut out = mdTypeRef(0);
         // SAFETY: a NUL-terminated name and a valid out-pointer.
@@ -357,6 +388,7 @@ impl MetadataEmit {
     /// `FindMemberRef`, else `DefineMemberRef`. Build the blob with
     /// [`MethodSig`](crate::cil::MethodSig) and encode it.
     pub fn member_ref(&self, parent: mdToken, name: &str, signature: &[u8]) -> Result<mdMemberRef> {
+        let _defining = Defining::lock();
         let name = wide(name)?;
         let len = len_u32(signature.len())?;
         let mut out = mdMemberRef(0);
@@ -392,6 +424,7 @@ impl MetadataEmit {
     /// [`MethodSpecSig`](crate::cil::MethodSpecSig) blob): an existing one
     /// (`EnumMethodSpecs` of the parent), else `DefineMethodSpec`.
     pub fn method_spec(&self, parent: mdToken, instantiation: &[u8]) -> Result<mdMethodSpec> {
+        let _defining = Defining::lock();
         let import2 = self.import.raw().cast::<IMetaDataImport2>()?;
         let specs = enumerate(self.import.raw(), |h, out, max, n| {
             // SAFETY: the enumerate contract.
@@ -427,6 +460,7 @@ impl MetadataEmit {
     /// `List<!0>`): an existing one (`EnumTypeSpecs`), else
     /// `GetTokenFromTypeSpec`.
     pub fn type_spec(&self, signature: &[u8]) -> Result<mdTypeSpec> {
+        let _defining = Defining::lock();
         let import = self.import.raw();
         let specs = enumerate(import, |h, out, max, n| {
             // SAFETY: the enumerate contract.
@@ -454,6 +488,7 @@ impl MetadataEmit {
     /// The user-string token (`ldstr` operand) of `text`: an existing one
     /// (`EnumUserStrings`), else `DefineUserString`.
     pub fn user_string(&self, text: &str) -> Result<mdString> {
+        let _defining = Defining::lock();
         let import = self.import.raw();
         let units: Vec<WCHAR> = text.encode_utf16().collect();
         let strings = enumerate(import, |h, out, max, n| {
@@ -490,6 +525,7 @@ impl MetadataEmit {
     /// signature for a method header, or a `calli` site): an existing one
     /// (`EnumSignatures`), else `GetTokenFromSig`.
     pub fn standalone_sig(&self, signature: &[u8]) -> Result<mdSignature> {
+        let _defining = Defining::lock();
         let import = self.import.raw();
         let sigs = enumerate(import, |h, out, max, n| {
             // SAFETY: the enumerate contract.
@@ -557,6 +593,9 @@ mod tests {
         closed: usize,
         /// FindTypeRef answers this instead of searching, when set.
         find_type_ref_fails: Option<HRESULT>,
+        /// FindTypeRef takes this long to answer (outside the tables' lock),
+        /// so that concurrent callers overlap.
+        find_delay_ms: u64,
     }
 
     /// One interface object of the fake scope.
@@ -786,17 +825,22 @@ mod tests {
             S_OK
         }
         fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
-            let t = self.t();
-            if let Some(hr) = t.find_type_ref_fails {
-                return hr;
-            }
             // SAFETY: a NUL-terminated name.
             let name = unsafe { read(name) };
-            match t
-                .type_refs
-                .iter()
-                .position(|(s, n)| *s == scope && *n == name)
-            {
+            let (found, delay) = {
+                let t = self.t();
+                if let Some(hr) = t.find_type_ref_fails {
+                    return hr;
+                }
+                let found = t
+                    .type_refs
+                    .iter()
+                    .position(|(s, n)| *s == scope && *n == name);
+                (found, t.find_delay_ms)
+            };
+            // Answer late: a caller that then defines races with the others.
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+            match found {
                 Some(i) => {
                     // SAFETY: a valid out-pointer.
                     unsafe { *out = mdTypeRef::from_rid(i as u32 + 1) };
@@ -1153,5 +1197,26 @@ mod tests {
             Ok(emit.user_string("a\0b").unwrap())
         );
         assert_eq!(emit.member_ref(runtime, "a\0", &[]), Err(E_INVALIDARG));
+    }
+
+    #[test]
+    fn threads_adding_the_same_reference_define_it_once() {
+        let (emit, fake) = scope();
+        fake.t().find_delay_ms = 20;
+        let start = std::sync::Barrier::new(8);
+        let tokens: Vec<mdTypeRef> = std::thread::scope(|threads| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    threads.spawn(|| {
+                        start.wait();
+                        emit.type_ref(mdToken(0x2300_0001), "T").unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(tokens.iter().all(|&t| t == tokens[0]), "{tokens:?}");
+        assert_eq!(fake.t().defines, 1);
+        assert_eq!(fake.t().type_refs.len(), 1);
     }
 }
