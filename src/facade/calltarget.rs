@@ -417,3 +417,63 @@ impl MethodTarget {
         Ok(found)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn targets_parse_and_print_back() {
+        let t = MethodTarget::parse(" App!N.S.Type::Run ").unwrap();
+        assert_eq!(
+            t,
+            MethodTarget {
+                assembly: "App".into(),
+                type_name: "N.S.Type".into(),
+                method: "Run".into()
+            }
+        );
+        assert_eq!(t.to_string(), "App!N.S.Type::Run");
+        let nested = MethodTarget::parse("App!N.Outer+Inner::.ctor").unwrap();
+        assert_eq!(nested.type_name, "N.Outer+Inner");
+        assert_eq!(nested.method, ".ctor");
+        let list = MethodTarget::parse_list("A!T::M;; B!U::N ;").unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].assembly, "B");
+    }
+
+    #[test]
+    fn bad_targets_say_what_is_wrong() {
+        for (text, why) in [
+            ("App.N.T::M", "no `!`"),
+            ("App!N.T.M", "no `::`"),
+            ("!N.T::M", "an empty or malformed part"),
+            ("App!::M", "an empty or malformed part"),
+            ("App!N.T::", "an empty or malformed part"),
+            ("App!N!T::M", "an empty or malformed part"),
+        ] {
+            let err = MethodTarget::parse(text).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+            assert!(err.contains("expected Assembly!Namespace.Type::Method"));
+        }
+        assert_eq!(MethodTarget::parse_list(" ; ").unwrap_err(), "no targets");
+        assert!(
+            MethodTarget::parse_list("A!T::M;bad").is_err(),
+            "one bad item fails the list"
+        );
+    }
+
+    #[test]
+    fn wrap_errors_display_what_failed() {
+        let hr = crate::E_FAIL;
+        assert_eq!(
+            WrapError::Metadata("DefineMemberRef(probe)", hr).to_string(),
+            alloc::format!("DefineMemberRef(probe) failed ({hr})")
+        );
+        assert_eq!(
+            WrapError::Unsupported("constructor").to_string(),
+            "unsupported: constructor"
+        );
+    }
+}
