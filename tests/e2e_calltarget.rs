@@ -32,6 +32,11 @@ const OUTPUT: &[&str] = &[
     "thrower=4",
     "caught System.ArgumentOutOfRangeException x",
     "describe=nothing,<(1,2)>",
+    "pair=1-2",
+    "caught System.InvalidOperationException: outer after inner",
+    "mirror=(2,1)",
+    "name=True,n3",
+    "maybe=some 5,none",
 ];
 
 /// Every method of the program that covers a case of the wrapper.
@@ -47,6 +52,11 @@ const ALL_TARGETS: &[&str] = &[
     "Program::Guarded",  // try/catch/finally + filter inside
     "Program::Thrower",  // returns on one path, throws on the other
     "Program::Describe", // reference-type argument and return, null
+    "Pair`1::Show",      // value-type this of a generic struct
+    "Program::Rethrows", // exception caught inside, another thrown out
+    "Program::Mirror",   // struct argument and struct result
+    "Program::TryName",  // out parameter of a reference type
+    "Program::Maybe",    // Nullable<int> argument
 ];
 
 fn spec(targets: &[&str]) -> String {
@@ -160,22 +170,15 @@ fn the_helper_alone_changes_nothing() {
     assert!(probe_lines(&run).is_empty(), "{}", run.describe());
 }
 
-/// The probe lines of one call, in order.
+/// The probe lines of one call, in order: `outcome` is `THIS||EVENT`,
+/// `@` in `EVENT` standing for the method's name.
 fn call(name: &str, args: &str, outcome: &str) -> Vec<String> {
+    let (this, event) = outcome.split_once("||").expect("THIS||EVENT");
+    let full = format!("E2E.CallTarget.{name}");
     vec![
-        format!("calltarget begin E2E.CallTarget.{name}({args})"),
-        format!(
-            "calltarget this E2E.CallTarget.{name} {}",
-            outcome.split('|').next().unwrap()
-        ),
-        format!(
-            "calltarget {}",
-            outcome
-                .split('|')
-                .nth(1)
-                .unwrap()
-                .replace("@", &format!("E2E.CallTarget.{name}"))
-        ),
+        format!("calltarget begin {full}({args})"),
+        format!("calltarget this {full} {this}"),
+        format!("calltarget {}", event.replace('@', &full)),
     ]
 }
 
@@ -196,36 +199,37 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         );
     }
     assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
-    // Fib(5) makes 15 calls; the others 17: Add, Greet, Fail, Sum once,
-    // Echo, Get, Divide, Thrower, Describe twice, Guarded three times.
-    assert_eq!(assert_balanced(&run), 15 + 17, "{}", run.describe());
+    // Fib(5) makes 15 calls; the others 23: Add, Greet, Fail, Sum, Show,
+    // Rethrows, Mirror, TryName once, Echo, Get, Divide, Thrower, Describe,
+    // Maybe twice, Guarded three times.
+    assert_eq!(assert_balanced(&run), 15 + 23, "{}", run.describe());
 
     // The calls that are not recursive, each as begin / this / end-or-exception.
     let mut expected: Vec<String> = Vec::new();
     for (name, args, outcome) in [
-        ("Program::Add", "2, 3", "null|end @ -> 5"),
-        ("Greeter::Greet", "world", "Greeter(corprof)|end @ -> void"),
+        ("Program::Add", "2, 3", "null||end @ -> 5"),
+        ("Greeter::Greet", "world", "Greeter(corprof)||end @ -> void"),
         (
             "Program::Fail",
             "boom",
-            "null|exception @ System.InvalidOperationException",
+            "null||exception @ System.InvalidOperationException",
         ),
-        ("Point::Sum", "3", "(1,2)|end @ -> 6"),
-        ("Program::Echo", "7", "null|end @ -> 7"),
-        ("Program::Echo", "seven", "null|end @ -> seven"),
+        ("Point::Sum", "3", "(1,2)||end @ -> 6"),
+        ("Program::Echo", "7", "null||end @ -> 7"),
+        ("Program::Echo", "seven", "null||end @ -> seven"),
         (
             "Holder`1::Get",
             "",
-            "E2E.CallTarget.Holder`1[System.Int32]|end @ -> 42",
+            "E2E.CallTarget.Holder`1[System.Int32]||end @ -> 42",
         ),
         (
             "Holder`1::Get",
             "",
-            "E2E.CallTarget.Holder`1[System.String]|end @ -> forty-two",
+            "E2E.CallTarget.Holder`1[System.String]||end @ -> forty-two",
         ),
         // ref/out: the values the references point to at entry.
-        ("Program::Divide", "7, 2, 0, 0", "null|end @ -> True"),
-        ("Program::Divide", "1, 0, 1, 3", "null|end @ -> False"),
+        ("Program::Divide", "7, 2, 0, 0", "null||end @ -> True"),
+        ("Program::Divide", "1, 0, 1, 3", "null||end @ -> False"),
     ] {
         expected.extend(call(name, args, outcome));
     }
@@ -247,17 +251,29 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
     let mut expected: Vec<String> = Vec::new();
     for (name, args, outcome) in [
         // An exception thrown, caught and filtered inside is not the probe's.
-        ("Program::Guarded", "5", "null|end @ -> 1020"),
-        ("Program::Guarded", "0", "null|end @ -> 999"),
-        ("Program::Guarded", "-1", "null|end @ -> -2"),
-        ("Program::Thrower", "4", "null|end @ -> 4"),
+        ("Program::Guarded", "5", "null||end @ -> 1020"),
+        ("Program::Guarded", "0", "null||end @ -> 999"),
+        ("Program::Guarded", "-1", "null||end @ -> -2"),
+        ("Program::Thrower", "4", "null||end @ -> 4"),
         (
             "Program::Thrower",
             "-1",
-            "null|exception @ System.ArgumentOutOfRangeException",
+            "null||exception @ System.ArgumentOutOfRangeException",
         ),
-        ("Program::Describe", "null", "null|end @ -> nothing"),
-        ("Program::Describe", "(1,2)", "null|end @ -> <(1,2)>"),
+        ("Program::Describe", "null", "null||end @ -> nothing"),
+        ("Program::Describe", "(1,2)", "null||end @ -> <(1,2)>"),
+        ("Pair`1::Show", "-", "(1|2)||end @ -> 1-2"),
+        (
+            "Program::Rethrows",
+            "",
+            "null||exception @ System.InvalidOperationException",
+        ),
+        ("Program::Mirror", "(1,2)", "null||end @ -> (2,1)"),
+        // The out string is null at entry.
+        ("Program::TryName", "3, null", "null||end @ -> True"),
+        // A boxed Nullable<int> is the int or null.
+        ("Program::Maybe", "5", "null||end @ -> some 5"),
+        ("Program::Maybe", "null", "null||end @ -> none"),
     ] {
         expected.extend(call(name, args, outcome));
     }

@@ -61,6 +61,31 @@ namespace E2E.CallTarget
         }
     }
 
+    // An instance method of a generic value type: `this` is boxed through a
+    // TypeSpec of Pair<!0>.
+    public struct Pair<T>
+    {
+        public T A;
+        public T B;
+
+        public Pair(T a, T b)
+        {
+            A = a;
+            B = b;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public string Show(string sep)
+        {
+            return A + sep + B;
+        }
+
+        public override string ToString()
+        {
+            return "(" + A + "|" + B + ")";
+        }
+    }
+
     // A method of a generic type.
     public class Holder<T>
     {
@@ -169,6 +194,42 @@ namespace E2E.CallTarget
             return o == null ? "nothing" : "<" + o + ">";
         }
 
+        // An exception caught inside and another one thrown out.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Rethrows()
+        {
+            try
+            {
+                throw new IOException("inner");
+            }
+            catch (IOException e)
+            {
+                throw new InvalidOperationException("outer after " + e.Message);
+            }
+        }
+
+        // A struct argument and a struct result.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Point Mirror(Point p)
+        {
+            return new Point(p.Y, p.X);
+        }
+
+        // An `out` parameter of a reference type.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static bool TryName(int n, out string name)
+        {
+            name = "n" + n;
+            return n > 0;
+        }
+
+        // A Nullable<int> argument (a generic value type from the core library).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static string Maybe(int? x)
+        {
+            return x.HasValue ? "some " + x.Value : "none";
+        }
+
         static int Run()
         {
             Console.WriteLine("add=" + Add(2, 3));
@@ -204,6 +265,20 @@ namespace E2E.CallTarget
                 Console.WriteLine("caught " + e.GetType().FullName + " " + e.ParamName);
             }
             Console.WriteLine("describe=" + Describe(null) + "," + Describe(p));
+            Console.WriteLine("pair=" + new Pair<int>(1, 2).Show("-"));
+            try
+            {
+                Rethrows();
+            }
+            catch (InvalidOperationException e)
+            {
+                Console.WriteLine("caught " + e.GetType().FullName + ": " + e.Message);
+            }
+            Console.WriteLine("mirror=" + Mirror(p));
+            string name;
+            bool named = TryName(3, out name);
+            Console.WriteLine("name=" + named + "," + name);
+            Console.WriteLine("maybe=" + Maybe(5) + "," + Maybe(null));
             return ExitCode;
         }
 
