@@ -37,6 +37,7 @@ const OUTPUT: &[&str] = &[
     "mirror=(2,1)",
     "name=True,n3",
     "maybe=some 5,none",
+    "tail=103",
 ];
 
 /// Every method of the program that covers a case of the wrapper.
@@ -429,6 +430,79 @@ fn rejit_wraps_add_while_the_program_runs_and_revert_unwraps_it() {
     assert!(
         !stderr.contains("calltarget: wrapped "),
         "no wrapping at first JIT in ReJIT mode\n{}",
+        run.describe()
+    );
+}
+
+/// `TailCaller`'s body as mcs wrote it (tiny header, 11 bytes of code) and
+/// as patched: `ldarg.0; ldarg.1; nop; tail. call Add; ret`.
+const TAIL_CALLER: [u8; 6] = [0x02, 0x1F, 0x64, 0x03, 0x58, 0x28];
+const TAIL_CALLER_PATCHED: [u8; 6] = [0x02, 0x03, 0x00, 0xFE, 0x14, 0x28];
+
+/// A runtime whose `CallTarget` is a copy with `TailCaller` patched to make
+/// a `tail.` call (no C# compiler writes one).
+fn with_tail_call(runtime: &Runtime) -> Runtime {
+    let dir = sync_dir("tail").join("CallTarget");
+    fs::create_dir_all(&dir).unwrap();
+    for file in ["CallTarget.dll", "CallTarget.runtimeconfig.json"] {
+        fs::copy(
+            runtime.programs_dir.join("CallTarget").join(file),
+            dir.join(file),
+        )
+        .unwrap();
+    }
+    let dll = dir.join("CallTarget.dll");
+    let mut bytes = fs::read(&dll).unwrap();
+    let at: Vec<usize> = bytes
+        .windows(TAIL_CALLER.len())
+        .enumerate()
+        .filter(|(_, w)| *w == TAIL_CALLER)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(at.len(), 1, "TailCaller's code is in the dll exactly once");
+    // The tiny header before it: 11 bytes of code.
+    assert_eq!(bytes[at[0] - 1], (11 << 2) | 2);
+    bytes[at[0]..at[0] + TAIL_CALLER.len()].copy_from_slice(&TAIL_CALLER_PATCHED);
+    fs::write(&dll, bytes).unwrap();
+    Runtime {
+        programs_dir: dir.parent().unwrap().to_path_buf(),
+        ..runtime.clone()
+    }
+}
+
+#[test]
+fn a_tail_call_is_wrapped_without_its_prefix() {
+    let runtime = dotnet::runtime();
+    let patched = with_tail_call(&runtime);
+    let tail_output: Vec<&str> = OUTPUT
+        .iter()
+        .map(|l| if *l == "tail=103" { "tail=3" } else { l })
+        .collect();
+    // Precondition: the patched copy runs and makes the tail call.
+    let plain = patched.run("CallTarget", &[], None);
+    plain.assert_exit(EXIT).assert_stdout(&tail_output);
+    let profiler = call_target(&runtime, &spec(&["Program::TailCaller", "Program::Plus"]));
+    let run = patched.run("CallTarget", &[], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT).assert_stdout(&tail_output);
+    assert_has(
+        &run,
+        "calltarget: wrapped E2E.CallTarget.Program::TailCaller\n",
+    );
+    let lines = probe_lines(&run);
+    let at = lines
+        .iter()
+        .position(|l| l.contains("TailCaller"))
+        .expect("TailCaller's probes ran");
+    assert_eq!(
+        lines[at..],
+        [
+            "calltarget begin E2E.CallTarget.Program::TailCaller(1, 2)",
+            "calltarget begin E2E.CallTarget.Program::Plus(1, 2)",
+            "calltarget end E2E.CallTarget.Program::Plus -> 3",
+            "calltarget end E2E.CallTarget.Program::TailCaller -> 3",
+        ],
+        "{}",
         run.describe()
     );
 }

@@ -230,6 +230,23 @@ namespace E2E.CallTarget
             return x.HasValue ? "some " + x.Value : "none";
         }
 
+        // tests/e2e_calltarget.rs patches a copy of this body from
+        //   ldarg.0; ldc.i4.s 100; ldarg.1; add; call Plus; ret
+        // into
+        //   ldarg.0; ldarg.1; nop; tail. call Plus; ret
+        // (mcs never writes `tail.`), so the patched copy prints "tail=3".
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int TailCaller(int x, int y)
+        {
+            return Plus(x, 100 + y);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Plus(int a, int b)
+        {
+            return a + b;
+        }
+
         static int Run()
         {
             Console.WriteLine("add=" + Add(2, 3));
@@ -279,6 +296,7 @@ namespace E2E.CallTarget
             bool named = TryName(3, out name);
             Console.WriteLine("name=" + named + "," + name);
             Console.WriteLine("maybe=" + Maybe(5) + "," + Maybe(null));
+            Console.WriteLine("tail=" + TailCaller(1, 2));
             return ExitCode;
         }
 
