@@ -358,3 +358,48 @@ fn unsupported_methods_are_refused_and_left_untouched() {
         assert_eq!(body, before, "{why}: body untouched");
     }
 }
+
+#[test]
+fn by_ref_like_values_reach_the_probes_as_null() {
+    /// Says `ValueType(0x02000009)` (a `ref struct`) cannot be boxed.
+    struct RefStruct(Cx);
+    impl WrapContext for RefStruct {
+        fn type_token(&mut self, ty: &TypeSig) -> Option<Token> {
+            self.0.type_token(ty)
+        }
+        fn local_sig_token(&mut self, l: &LocalVarSig) -> Option<Token> {
+            self.0.local_sig_token(l)
+        }
+        fn stack_sig(&mut self, t: Token) -> Option<StackSig> {
+            self.0.stack_sig(t)
+        }
+        fn can_box(&mut self, ty: &TypeSig) -> bool {
+            *ty != TypeSig::ValueType(Token(0x0200_0009))
+        }
+    }
+    // static S F(S s) { ldarg.0 ret }
+    let span = TypeSig::ValueType(Token(0x0200_0009));
+    let sig = MethodSig::static_method(span.clone(), vec![span]);
+    let mut body = MethodBody::decode(&[0x0A, 0x02, 0x2A]).unwrap();
+    let mut cx = RefStruct(Cx::default());
+    wrap(
+        &mut body,
+        &sig,
+        &ThisArg::Static,
+        &no_locals(),
+        &PROBES,
+        &mut cx,
+    )
+    .unwrap();
+    let listing = body.to_string();
+    assert!(
+        listing.contains("IL_000c: dup\nIL_000d: ldc.i4.0\nIL_000e: ldnull\nIL_000f: stelem.ref\n"),
+        "{listing}"
+    );
+    // End gets the result loaded, dropped and replaced by null.
+    assert!(
+        listing.contains("ldloc.1\nIL_0027: pop\nIL_0028: ldnull\nIL_0029: call 0x0A000011\n"),
+        "{listing}"
+    );
+    assert!(!listing.contains("box"), "{listing}");
+}

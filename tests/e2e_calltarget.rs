@@ -38,26 +38,29 @@ const OUTPUT: &[&str] = &[
     "name=True,n3",
     "maybe=some 5,none",
     "tail=103",
+    "span=3,3",
 ];
 
 /// Every method of the program that covers a case of the wrapper.
 const ALL_TARGETS: &[&str] = &[
-    "Program::Add",      // static, value-type return
-    "Greeter::Greet",    // instance void, reference-type this
-    "Program::Fail",     // void, body ends in throw
-    "Point::Sum",        // value-type this
-    "Program::Echo",     // generic method
-    "Holder`1::Get",     // method of a generic type
-    "Program::Divide",   // ref and out parameters
-    "Program::Fib",      // recursion
-    "Program::Guarded",  // try/catch/finally + filter inside
-    "Program::Thrower",  // returns on one path, throws on the other
-    "Program::Describe", // reference-type argument and return, null
-    "Pair`1::Show",      // value-type this of a generic struct
-    "Program::Rethrows", // exception caught inside, another thrown out
-    "Program::Mirror",   // struct argument and struct result
-    "Program::TryName",  // out parameter of a reference type
-    "Program::Maybe",    // Nullable<int> argument
+    "Program::Add",        // static, value-type return
+    "Greeter::Greet",      // instance void, reference-type this
+    "Program::Fail",       // void, body ends in throw
+    "Point::Sum",          // value-type this
+    "Program::Echo",       // generic method
+    "Holder`1::Get",       // method of a generic type
+    "Program::Divide",     // ref and out parameters
+    "Program::Fib",        // recursion
+    "Program::Guarded",    // try/catch/finally + filter inside
+    "Program::Thrower",    // returns on one path, throws on the other
+    "Program::Describe",   // reference-type argument and return, null
+    "Pair`1::Show",        // value-type this of a generic struct
+    "Program::Rethrows",   // exception caught inside, another thrown out
+    "Program::Mirror",     // struct argument and struct result
+    "Program::TryName",    // out parameter of a reference type
+    "Program::Maybe",      // Nullable<int> argument
+    "Program::SpanLength", // by-ref-like argument: passed as null
+    "Program::Tail",       // by-ref-like result: passed as null
 ];
 
 fn spec(targets: &[&str]) -> String {
@@ -200,10 +203,10 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         );
     }
     assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
-    // Fib(5) makes 15 calls; the others 23: Add, Greet, Fail, Sum, Show,
-    // Rethrows, Mirror, TryName once, Echo, Get, Divide, Thrower, Describe,
-    // Maybe twice, Guarded three times.
-    assert_eq!(assert_balanced(&run), 15 + 23, "{}", run.describe());
+    // Fib(5) makes 15 calls; the others 25: Add, Greet, Fail, Sum, Show,
+    // Rethrows, Mirror, TryName, SpanLength, Tail once, Echo, Get, Divide,
+    // Thrower, Describe, Maybe twice, Guarded three times.
+    assert_eq!(assert_balanced(&run), 15 + 25, "{}", run.describe());
 
     // The calls that are not recursive, each as begin / this / end-or-exception.
     let mut expected: Vec<String> = Vec::new();
@@ -275,6 +278,9 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         // A boxed Nullable<int> is the int or null.
         ("Program::Maybe", "5", "null||end @ -> some 5"),
         ("Program::Maybe", "null", "null||end @ -> none"),
+        // Span<int> cannot be boxed: the probes get null.
+        ("Program::SpanLength", "null", "null||end @ -> 3"),
+        ("Program::Tail", "System.Int32[]", "null||end @ -> null"),
     ] {
         expected.extend(call(name, args, outcome));
     }

@@ -114,6 +114,15 @@ pub trait WrapContext {
     /// The stack effect of a call site of the original body (like
     /// `MetadataImport::stack_sig`).
     fn stack_sig(&mut self, token: Token) -> Option<StackSig>;
+
+    /// Whether a value of `ty` (a value type) may be boxed: `false` for
+    /// by-ref-like types (`Span<T>`, `ref struct`s), which the wrapper
+    /// then passes to the probes as `null` (the runtime refuses to box
+    /// them: `InvalidProgramException`). The default says yes.
+    fn can_box(&mut self, ty: &TypeSig) -> bool {
+        let _ = ty;
+        true
+    }
 }
 
 /// How a value reaches an `object` parameter of a probe.
@@ -153,6 +162,14 @@ struct Emitter<'a, C: WrapContext> {
 }
 
 impl<C: WrapContext> Emitter<'_, C> {
+    /// [`as_object`], with the context's say on boxing.
+    fn classify(&mut self, ty: &TypeSig) -> AsObject {
+        match as_object(ty) {
+            AsObject::Box(t) if !self.cx.can_box(&t) => AsObject::Null,
+            other => other,
+        }
+    }
+
     fn token_of(&mut self, ty: &TypeSig) -> Result<Token, Error> {
         match ty.unmodified() {
             TypeSig::ValueType(t) | TypeSig::Class(t) => Ok(*t),
@@ -220,7 +237,7 @@ impl<C: WrapContext> Emitter<'_, C> {
         out: &mut Vec<(OpCode, Operand)>,
         ty: &TypeSig,
     ) -> Result<(), Error> {
-        match as_object(ty) {
+        match self.classify(ty) {
             AsObject::Reference => {}
             AsObject::Box(t) => {
                 let tok = self.token_of(&t)?;
@@ -246,7 +263,7 @@ impl<C: WrapContext> Emitter<'_, C> {
         match ty {
             TypeSig::ByRef(inner) => {
                 let inner = inner.unmodified();
-                match as_object(inner) {
+                match self.classify(inner) {
                     AsObject::Null => out.push((OpCode::LDNULL, Operand::None)),
                     AsObject::Reference => {
                         out.push(Self::ldarg(index));
@@ -263,10 +280,13 @@ impl<C: WrapContext> Emitter<'_, C> {
             TypeSig::Ptr(_) | TypeSig::FnPtr(_) | TypeSig::TypedByRef => {
                 out.push((OpCode::LDNULL, Operand::None))
             }
-            _ => {
-                out.push(Self::ldarg(index));
-                self.push_as_object(out, ty)?;
-            }
+            _ => match self.classify(ty) {
+                AsObject::Null => out.push((OpCode::LDNULL, Operand::None)),
+                _ => {
+                    out.push(Self::ldarg(index));
+                    self.push_as_object(out, ty)?;
+                }
+            },
         }
         Ok(())
     }
@@ -303,8 +323,9 @@ impl<C: WrapContext> Emitter<'_, C> {
 /// Fails with [`ErrorKind::Unsupported`] (and leaves `body` as it was) for:
 /// vararg and unmanaged calling conventions, `EXPLICITTHIS`, by-ref and
 /// `TypedReference` returns, `jmp`, an empty body, and more than 65533
-/// locals. Pointer and `TypedReference` arguments are passed to `Begin` as
-/// `null`.
+/// locals. Pointer, `TypedReference` and by-ref-like arguments (see
+/// [`WrapContext::can_box`]) are passed to `Begin` as `null`, and such
+/// results to `End`.
 pub fn wrap<C: WrapContext>(
     body: &mut MethodBody,
     sig: &MethodSig,
@@ -413,6 +434,7 @@ pub fn wrap<C: WrapContext>(
     match this {
         ThisArg::Static => pro.push((OpCode::LDNULL, Operand::None)),
         ThisArg::Reference => pro.push(Emitter::<C>::ldarg(0)),
+        ThisArg::Value(ty) if !em.cx.can_box(ty) => pro.push((OpCode::LDNULL, Operand::None)),
         ThisArg::Value(ty) => {
             let tok = em.token_of(ty)?;
             pro.push(Emitter::<C>::ldarg(0));

@@ -21,7 +21,10 @@ use super::metadata::MetadataImport;
 use crate::cil::sig::{LocalVarSig, MethodSig, TypeSig};
 use crate::cil::wrap::{wrap, Probes, ThisArg, WrapContext};
 use crate::cil::{MethodBody, StackSig, Token};
-use crate::metadata::{mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport2};
+use crate::metadata::{
+    mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
+};
+use crate::Interface;
 use crate::HRESULT;
 
 /// The helper assembly and the type holding the probes.
@@ -126,6 +129,83 @@ impl WrapContext for EmitContext<'_> {
     fn stack_sig(&mut self, token: Token) -> Option<StackSig> {
         self.emit.import().stack_sig(token)
     }
+
+    fn can_box(&mut self, ty: &TypeSig) -> bool {
+        match ty.unmodified() {
+            TypeSig::ValueType(t)
+            | TypeSig::GenericInst {
+                value_type: true,
+                ty: t,
+                ..
+            } => !is_by_ref_like(self.emit.import(), mdToken(t.0)),
+            _ => true,
+        }
+    }
+}
+
+/// The by-ref-like types of the core library, for TypeRefs the runtime's
+/// metadata cannot resolve to their definition.
+const BY_REF_LIKE: &[&str] = &[
+    "System.Span`1",
+    "System.ReadOnlySpan`1",
+    "System.TypedReference",
+    "System.ArgIterator",
+    "System.RuntimeArgumentHandle",
+    "System.ByReference`1",
+];
+
+/// `IsByRefLikeAttribute`, which compilers put on every `ref struct`.
+const IS_BY_REF_LIKE: &str = "System.Runtime.CompilerServices.IsByRefLikeAttribute";
+
+/// Whether the TypeDef or TypeRef `token` names a by-ref-like type: a
+/// TypeDef with `IsByRefLikeAttribute`, a TypeRef that resolves to one, or
+/// (when it does not resolve) one of [`BY_REF_LIKE`].
+fn is_by_ref_like(import: &MetadataImport, token: mdToken) -> bool {
+    let has_attribute = |import: &IMetaDataImport, typedef: mdToken| {
+        let Ok(name) = wide(IS_BY_REF_LIKE) else {
+            return false;
+        };
+        let (mut data, mut len) = (core::ptr::null(), 0);
+        // SAFETY: a NUL-terminated name and valid out-pointers.
+        let hr =
+            unsafe { import.GetCustomAttributeByName(typedef, name.as_ptr(), &mut data, &mut len) };
+        hr == crate::S_OK
+    };
+    match token.0 >> 24 {
+        0x02 => has_attribute(import.raw(), token),
+        0x01 => {
+            let mut scope: *mut core::ffi::c_void = core::ptr::null_mut();
+            let mut typedef = mdTypeDef(0);
+            // SAFETY: a valid IID and out-pointers; on success `scope` is
+            // one reference to an IMetaDataImport, taken over below.
+            let hr = unsafe {
+                import.raw().ResolveTypeRef(
+                    crate::metadata::mdTypeRef(token.0),
+                    &IMetaDataImport::IID,
+                    &mut scope,
+                    &mut typedef,
+                )
+            };
+            // SAFETY: null or one owned IMetaDataImport reference.
+            let other =
+                unsafe { crate::com::interface::invoker::from_raw::<IMetaDataImport>(scope) };
+            match other {
+                Some(other) if hr.is_ok() => has_attribute(&other, typedef.token()),
+                _ => base_type_name(import, token)
+                    .map(|name| BY_REF_LIKE.contains(&name.as_str()))
+                    .unwrap_or(false),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// `s` as a NUL-terminated UTF-16 string.
+fn wide(s: &str) -> Result<Vec<u16>, ()> {
+    if s.contains('\0') {
+        return Err(());
+    }
+    Ok(s.encode_utf16().chain([0]).collect())
 }
 
 /// `System.ValueType` and `System.Enum` derive value types (except

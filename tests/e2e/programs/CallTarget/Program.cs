@@ -247,6 +247,20 @@ namespace E2E.CallTarget
             return a + b;
         }
 
+        // A by-ref-like (ref struct) argument and result: they cannot be
+        // boxed, so the probes see null.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int SpanLength(Span<int> s)
+        {
+            return s.Length;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Span<int> Tail(int[] a)
+        {
+            return new Span<int>(a, 1, a.Length - 1);
+        }
+
         static int Run()
         {
             Console.WriteLine("add=" + Add(2, 3));
@@ -297,6 +311,7 @@ namespace E2E.CallTarget
             Console.WriteLine("name=" + named + "," + name);
             Console.WriteLine("maybe=" + Maybe(5) + "," + Maybe(null));
             Console.WriteLine("tail=" + TailCaller(1, 2));
+            Console.WriteLine("span=" + SpanLength(new Span<int>(new int[3])) + "," + Tail(new int[] { 1, 2, 3, 4 }).Length);
             return ExitCode;
         }
 
