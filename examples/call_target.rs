@@ -91,6 +91,8 @@ struct State {
     found: HashSet<String>,
     /// ReJIT mode: the wrapped IL of each target, made at module load.
     prepared: HashMap<(ModuleID, mdMethodDef), (Vec<u8>, String)>,
+    /// Set at shutdown: the ReJIT thread makes no more calls.
+    shut_down: bool,
 }
 
 #[derive(Default)]
@@ -168,8 +170,10 @@ impl CallTargetProfiler {
         let _ = std::thread::Builder::new()
             .name("calltarget-rejit".into())
             .spawn(move || {
-                let methods = || -> Vec<(ModuleID, mdMethodDef)> {
-                    lock(&state).prepared.keys().copied().collect()
+                // None once the runtime has shut down.
+                let methods = || -> Option<Vec<(ModuleID, mdMethodDef)>> {
+                    let s = lock(&state);
+                    (!s.shut_down).then(|| s.prepared.keys().copied().collect())
                 };
                 let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
                 let go = |n: &str| {
@@ -182,13 +186,16 @@ impl CallTargetProfiler {
                 }
                 // Without a handshake: ReJIT once the targets' module is known.
                 let start = Instant::now();
-                while methods().is_empty() && start.elapsed() < Duration::from_secs(30) {
+                while methods().is_some_and(|m| m.is_empty())
+                    && start.elapsed() < Duration::from_secs(30)
+                {
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                match info.request_rejit(&methods()) {
+                let Some(targets) = methods() else { return };
+                match info.request_rejit(&targets) {
                     Ok(()) => log(format_args!(
                         "RequestReJIT of {} methods succeeded",
-                        methods().len()
+                        targets.len()
                     )),
                     Err(e) => log(format_args!("RequestReJIT failed: {e}")),
                 }
@@ -196,7 +203,8 @@ impl CallTargetProfiler {
                 if dir.is_none() || !ready("ready-2") {
                     return;
                 }
-                match info.request_revert(&methods()) {
+                let Some(targets) = methods() else { return };
+                match info.request_revert(&targets) {
                     Ok(st) if st.iter().all(|s| s.is_ok()) => {
                         log(format_args!("RequestRevert succeeded"))
                     }
@@ -315,7 +323,8 @@ impl Profiler for CallTargetProfiler {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        let state = lock(&self.state);
+        let mut state = lock(&self.state);
+        state.shut_down = true;
         for t in self.config.iter().flat_map(|c| &c.targets) {
             if !state.found.contains(&t.to_string()) {
                 log(format_args!(

@@ -34,6 +34,45 @@
 //! Pure `core` + `alloc`: the metadata the wrapper needs (type tokens for
 //! `box`, the token of the extended local signature, call-site stack
 //! effects) comes from a [`WrapContext`] the caller implements.
+//! `corprof::facade::CallTarget` is the implementation over a module's
+//! metadata.
+//!
+//! ```
+//! use corprof::cil::sig::{LocalVarSig, MethodSig, TypeSig};
+//! use corprof::cil::wrap::{wrap, Probes, ThisArg, WrapContext};
+//! use corprof::cil::{MethodBody, StackSig, Token};
+//!
+//! struct Cx;
+//! impl WrapContext for Cx {
+//!     fn type_token(&mut self, _: &TypeSig) -> Option<Token> {
+//!         Some(Token(0x1B00_0001)) // a TypeSpec the caller defined
+//!     }
+//!     fn local_sig_token(&mut self, _: &LocalVarSig) -> Option<Token> {
+//!         Some(Token(0x1100_0001))
+//!     }
+//!     fn stack_sig(&mut self, _: Token) -> Option<StackSig> {
+//!         None // the body below calls nothing
+//!     }
+//! }
+//! let probes = Probes {
+//!     begin: Token(0x0A00_0001),
+//!     end: Token(0x0A00_0002),
+//!     end_void: Token(0x0A00_0003),
+//!     on_exception: Token(0x0A00_0004),
+//!     exception: Token(0x0100_0005),
+//!     method_name: Token(0x7000_0001),
+//! };
+//! // static int F() => 41;
+//! let mut body = MethodBody::decode(&[0x0E, 0x1F, 41, 0x2A])?;
+//! let sig = MethodSig::static_method(TypeSig::I4, vec![]);
+//! let locals = LocalVarSig { locals: vec![] };
+//! wrap(&mut body, &sig, &ThisArg::Static, &locals, &probes, &mut Cx)?;
+//! assert_eq!(body.clauses().len(), 2); // the catch, then the finally
+//! assert_eq!(body.header().local_var_sig, Some(Token(0x1100_0001)));
+//! let il = body.encode()?; // for SetILFunctionBody
+//! # assert!(MethodBody::decode(&il).is_ok());
+//! # Ok::<(), corprof::cil::Error>(())
+//! ```
 
 use alloc::vec;
 use alloc::vec::Vec;
