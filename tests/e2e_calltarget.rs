@@ -39,6 +39,7 @@ const OUTPUT: &[&str] = &[
     "maybe=some 5,none",
     "tail=103",
     "span=3,3",
+    "make=Holder(8),Holder(eight)",
 ];
 
 /// Every method of the program that covers a case of the wrapper.
@@ -61,6 +62,7 @@ const ALL_TARGETS: &[&str] = &[
     "Program::Maybe",      // Nullable<int> argument
     "Program::SpanLength", // by-ref-like argument: passed as null
     "Program::Tail",       // by-ref-like result: passed as null
+    "Holder`1::Make",      // static method of a generic type
 ];
 
 fn spec(targets: &[&str]) -> String {
@@ -203,10 +205,10 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         );
     }
     assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
-    // Fib(5) makes 15 calls; the others 25: Add, Greet, Fail, Sum, Show,
+    // Fib(5) makes 15 calls; the others 27: Add, Greet, Fail, Sum, Show,
     // Rethrows, Mirror, TryName, SpanLength, Tail once, Echo, Get, Divide,
-    // Thrower, Describe, Maybe twice, Guarded three times.
-    assert_eq!(assert_balanced(&run), 15 + 25, "{}", run.describe());
+    // Thrower, Describe, Maybe, Make twice, Guarded three times.
+    assert_eq!(assert_balanced(&run), 15 + 27, "{}", run.describe());
 
     // The calls that are not recursive, each as begin / this / end-or-exception.
     let mut expected: Vec<String> = Vec::new();
@@ -221,16 +223,8 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         ("Point::Sum", "3", "(1,2)||end @ -> 6"),
         ("Program::Echo", "7", "null||end @ -> 7"),
         ("Program::Echo", "seven", "null||end @ -> seven"),
-        (
-            "Holder`1::Get",
-            "",
-            "E2E.CallTarget.Holder`1[System.Int32]||end @ -> 42",
-        ),
-        (
-            "Holder`1::Get",
-            "",
-            "E2E.CallTarget.Holder`1[System.String]||end @ -> forty-two",
-        ),
+        ("Holder`1::Get", "", "Holder(42)||end @ -> 42"),
+        ("Holder`1::Get", "", "Holder(forty-two)||end @ -> forty-two"),
         // ref/out: the values the references point to at entry.
         ("Program::Divide", "7, 2, 0, 0", "null||end @ -> True"),
         ("Program::Divide", "1, 0, 1, 3", "null||end @ -> False"),
@@ -281,6 +275,8 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
         // Span<int> cannot be boxed: the probes get null.
         ("Program::SpanLength", "null", "null||end @ -> 3"),
         ("Program::Tail", "System.Int32[]", "null||end @ -> null"),
+        ("Holder`1::Make", "8", "null||end @ -> Holder(8)"),
+        ("Holder`1::Make", "eight", "null||end @ -> Holder(eight)"),
     ] {
         expected.extend(call(name, args, outcome));
     }

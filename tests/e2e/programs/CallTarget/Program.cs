@@ -101,6 +101,19 @@ namespace E2E.CallTarget
         {
             return value;
         }
+
+        // A static method of a generic type: `box !0` in shared code takes
+        // the type from the generic context argument.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static Holder<T> Make(T value)
+        {
+            return new Holder<T>(value);
+        }
+
+        public override string ToString()
+        {
+            return "Holder(" + value + ")";
+        }
     }
 
     public static class Program
@@ -312,6 +325,7 @@ namespace E2E.CallTarget
             Console.WriteLine("maybe=" + Maybe(5) + "," + Maybe(null));
             Console.WriteLine("tail=" + TailCaller(1, 2));
             Console.WriteLine("span=" + SpanLength(new Span<int>(new int[3])) + "," + Tail(new int[] { 1, 2, 3, 4 }).Length);
+            Console.WriteLine("make=" + Holder<int>.Make(8) + "," + Holder<string>.Make("eight"));
             return ExitCode;
         }
 
