@@ -346,8 +346,8 @@ impl<C: WrapContext> Emitter<'_, C> {
 /// `locals` is the method's local signature as it is (empty when the
 /// header names none): the wrapper appends an `object` (the probe state)
 /// and, for a non-void method, a local of the return type, asks `cx` for
-/// the token of the result and stores it in the header. Max stack is
-/// recomputed (call sites of the original body through
+/// the token of the result and stores it in the header, with `InitLocals`
+/// set. Max stack is recomputed (call sites of the original body through
 /// [`WrapContext::stack_sig`]).
 ///
 /// Handles static and instance methods (value-type `this` is boxed),
@@ -361,8 +361,9 @@ impl<C: WrapContext> Emitter<'_, C> {
 ///
 /// Fails with [`ErrorKind::Unsupported`] (and leaves `body` as it was) for:
 /// vararg and unmanaged calling conventions, `EXPLICITTHIS`, by-ref and
-/// `TypedReference` returns, `jmp`, an empty body, and more than 65533
-/// locals. Pointer, `TypedReference` and by-ref-like arguments (see
+/// `TypedReference` returns, `jmp`, an empty body, and when `cx` answers
+/// `None`; with [`ErrorKind::Unencodable`] when the locals would pass
+/// 65535; with the codec's errors for IL that does not analyse. Pointer, `TypedReference` and by-ref-like arguments (see
 /// [`WrapContext::can_box`]) are passed to `Begin` as `null`, and such
 /// results to `End`.
 pub fn wrap<C: WrapContext>(
