@@ -17,6 +17,9 @@
 //!   before the ReJIT (creating `DIR/go-2` after it) and for `DIR/ready-2`
 //!   before reverting (creating `DIR/go-3`).
 //!
+//! * `CORPROF_CALLTARGET_VERBOSE=1`: print each wrapped method's probe
+//!   tokens and new IL.
+//!
 //! Messages go to stderr as `calltarget: ...`; the helper writes the probe
 //! events (`calltarget begin ...`).
 
@@ -25,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use corprof::cil::MethodBody;
 use corprof::facade::{
     AssemblyReference, CallTarget, FunctionControl, MethodTarget, Profiler, ProfilerInfo, Result,
 };
@@ -50,6 +54,8 @@ struct Config {
     helper_name: String,
     rejit: bool,
     sync_dir: Option<PathBuf>,
+    /// `CORPROF_CALLTARGET_VERBOSE=1`: the probe tokens and new IL listing.
+    verbose: bool,
 }
 
 fn config() -> std::result::Result<Config, String> {
@@ -78,6 +84,7 @@ fn config() -> std::result::Result<Config, String> {
         helper_name: helper_name.to_string(),
         rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
         sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
+        verbose: var("CORPROF_CALLTARGET_VERBOSE").as_deref() == Some("1"),
     })
 }
 
@@ -159,9 +166,20 @@ impl CallTargetProfiler {
             .import()
             .method_name(method)
             .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
-        ct.wrap_method(&emit, method, &il)
-            .map(|w| (w.il, w.name))
-            .map_err(|e| format!("{name}: {e}"))
+        let w = ct
+            .wrap_method(&emit, method, &il)
+            .map_err(|e| format!("{name}: {e}"))?;
+        if self.config.as_ref().is_some_and(|c| c.verbose) {
+            let listing = MethodBody::decode(&w.il).map(|b| b.to_string());
+            let listing = listing.unwrap_or_else(|e| e.to_string());
+            log(format_args!(
+                "{}: {:?}\n{}",
+                w.name,
+                w.probes,
+                listing.trim_end()
+            ));
+        }
+        Ok((w.il, w.name))
     }
 
     fn start_rejit_thread(&self, info: &ProfilerInfo) {

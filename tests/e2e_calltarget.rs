@@ -284,6 +284,43 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
 }
 
 #[test]
+fn every_method_of_a_module_uses_the_same_references() {
+    // The references are looked up before they are defined: wrapping 19
+    // methods adds one AssemblyRef, one TypeRef and four MemberRefs, so
+    // every wrapped body names the same tokens.
+    let runtime = dotnet::runtime();
+    let profiler =
+        call_target(&runtime, &spec(ALL_TARGETS)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    let probes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
+        .map(|p| p.split(", method_name").next().unwrap())
+        .collect();
+    assert_eq!(probes.len(), ALL_TARGETS.len(), "{}", run.describe());
+    assert!(
+        probes.iter().all(|p| *p == probes[0]),
+        "{probes:#?}\n{}",
+        run.describe()
+    );
+    // MemberRefs, and a TypeRef for System.Exception.
+    assert!(probes[0].starts_with("begin: Token(0x0A"), "{}", probes[0]);
+    assert!(probes[0].contains("exception: Token(0x01"), "{}", probes[0]);
+    // The method names are user strings of their own.
+    let names: std::collections::HashSet<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once("method_name: ").map(|(_, n)| n))
+        .collect();
+    assert_eq!(names.len(), ALL_TARGETS.len(), "{}", run.describe());
+    // The listing shows the shape: Begin first, the new clauses last.
+    assert_has(&run, "IL_0000: ldstr 0x70");
+    assert_has(&run, " finally handler ");
+}
+
+#[test]
 fn without_the_probe_lines_of_show_this_the_format_is_exactly_the_documented_one() {
     let runtime = dotnet::runtime();
     let profiler = call_target(&runtime, &spec(&["Program::Add", "Program::Fail"]));

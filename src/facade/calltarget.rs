@@ -79,6 +79,9 @@ pub struct Wrapped {
     pub il: Vec<u8>,
     /// `Namespace.Type::Method`, as `Begin` receives it.
     pub name: String,
+    /// The module's tokens the new IL uses for the probes (the same for
+    /// every method of a module: the references are found, not redefined).
+    pub probes: Probes,
 }
 
 /// Answers the wrapper's metadata questions with a module's emit scope.
@@ -347,6 +350,7 @@ impl CallTarget<'_> {
         Ok(Wrapped {
             il: body.encode()?,
             name,
+            probes,
         })
     }
 
