@@ -321,6 +321,55 @@ fn every_method_of_a_module_uses_the_same_references() {
 }
 
 #[test]
+fn methods_first_compiled_on_eight_threads_at_once_share_the_references() {
+    // Eight threads released together each JIT-compile their own target:
+    // the wrappers add the same references concurrently, and still every
+    // body names the same tokens (one ask-then-define at a time).
+    let runtime = dotnet::runtime();
+    let targets: Vec<String> = (0..8).map(|i| format!("Program::W{i}")).collect();
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let profiler =
+        call_target(&runtime, &spec(&targets)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTarget", &["--threads"], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT)
+        .assert_stdout(&["threads=0,2,4,6,8,10,12,14"]);
+    assert_eq!(assert_balanced_per_method(&run), 8, "{}", run.describe());
+    let probes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
+        .map(|p| p.split(", method_name").next().unwrap())
+        .collect();
+    assert_eq!(probes.len(), 8, "{}", run.describe());
+    assert!(probes.iter().all(|p| *p == probes[0]), "{probes:#?}");
+}
+
+/// For calls on several threads (lines interleave): each method's lines
+/// are begin then end, once; returns the number of begins.
+#[track_caller]
+fn assert_balanced_per_method(run: &RunOutput) -> usize {
+    let lines = probe_lines(run);
+    let begins: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("calltarget begin "))
+        .collect();
+    for b in &begins {
+        let name = b.split('(').next().unwrap();
+        let ends = lines
+            .iter()
+            .filter(|l| {
+                l.strip_prefix("calltarget end ")
+                    .or_else(|| l.strip_prefix("calltarget exception "))
+                    .is_some_and(|r| r.split(' ').next() == Some(name))
+            })
+            .count();
+        assert_eq!(ends, 1, "{name}\n{}", run.describe());
+    }
+    begins.len()
+}
+
+#[test]
 fn without_the_probe_lines_of_show_this_the_format_is_exactly_the_documented_one() {
     let runtime = dotnet::runtime();
     let profiler = call_target(&runtime, &spec(&["Program::Add", "Program::Fail"]));

@@ -7,6 +7,8 @@
 // phases of `Add(2, 3)` calls; after phase P it prints "phase P done" on
 // stderr, creates DIR/ready-P and waits (up to --timeout-ms, default 30000)
 // for DIR/go-(P+1).
+// `CallTarget --threads` calls eight methods W0..W7 for the first time from
+// eight threads at once and prints "threads=0,2,4,6,8,10,12,14".
 // Exit codes: 44 = finished normally, 2 = bad arguments, 3 = timed out.
 using System;
 using System.IO;
@@ -329,6 +331,35 @@ namespace E2E.CallTarget
             return ExitCode;
         }
 
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W0(int x) { return x + 0; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W1(int x) { return x + 1; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W2(int x) { return x + 2; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W3(int x) { return x + 3; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W4(int x) { return x + 4; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W5(int x) { return x + 5; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W6(int x) { return x + 6; }
+        [MethodImpl(MethodImplOptions.NoInlining)] public static int W7(int x) { return x + 7; }
+
+        // `--threads`: eight threads released together, each calling (and so
+        // JIT-compiling) its own W method first; prints "threads=0,2,...,14".
+        static int Threads()
+        {
+            Func<int, int>[] ws = { W0, W1, W2, W3, W4, W5, W6, W7 };
+            var results = new int[ws.Length];
+            var threads = new Thread[ws.Length];
+            var start = new Barrier(ws.Length);
+            for (int i = 0; i < ws.Length; i++)
+            {
+                int k = i;
+                threads[k] = new Thread(() => { start.SignalAndWait(); results[k] = ws[k](k); });
+                threads[k].Start();
+            }
+            foreach (var t in threads)
+                t.Join();
+            Console.WriteLine("threads=" + string.Join(",", results));
+            return ExitCode;
+        }
+
         static int Rejit(string dir, int timeoutMs)
         {
             for (int phase = 1; phase <= 3; phase++)
@@ -361,6 +392,8 @@ namespace E2E.CallTarget
         {
             if (args.Length == 0)
                 return Run();
+            if (args.Length == 1 && args[0] == "--threads")
+                return Threads();
             string dir = null;
             int timeoutMs = 30000;
             bool rejit = false;
