@@ -367,3 +367,105 @@ fn real_bodies_grown_in_the_middle_keep_their_targets() {
     // than 127 - 130 bytes and must widen.
     assert!(widened >= 2, "only {widened} branches widened");
 }
+
+/// Every real body wraps (`corprof::cil::wrap`), except the vararg one,
+/// which is refused: the original instructions stay in order (each `ret`
+/// now a `leave` or `stloc; leave`, each `tail.` a `nop`), the compiler's
+/// exception clauses come first, two new ones last, and the result
+/// re-decodes to the same listing with a max stack that covers the
+/// original's.
+#[test]
+fn real_bodies_wrap() {
+    use corprof::cil::{wrap, Probes, ThisArg, WrapContext};
+    use corprof::cil::{ClauseKind, ErrorKind};
+    use corprof::cil::{LocalVarSig, TypeSig};
+
+    struct Cx<'a>(&'a Fixture);
+    impl WrapContext for Cx<'_> {
+        fn type_token(&mut self, _: &TypeSig) -> Option<Token> {
+            Some(Token(0x1B00_00FF))
+        }
+        fn local_sig_token(&mut self, _: &LocalVarSig) -> Option<Token> {
+            Some(Token(0x1100_00FF))
+        }
+        fn stack_sig(&mut self, t: Token) -> Option<StackSig> {
+            let t = self.0.specs.get(&t).copied().unwrap_or(t);
+            let sig = self.0.sigs.get(&t)?;
+            MethodSig::decode(sig).ok().map(|s| s.stack_sig())
+        }
+    }
+    let probes = Probes {
+        begin: Token(0x0A00_0F01),
+        end: Token(0x0A00_0F02),
+        end_void: Token(0x0A00_0F03),
+        on_exception: Token(0x0A00_0F04),
+        exception: Token(0x0100_0F05),
+        method_name: Token(0x7000_0F06),
+    };
+    for (which, f) in fixtures() {
+        let mut wrapped = 0;
+        for (name, _, bytes, sig) in &f.bodies {
+            let sig = MethodSig::decode(sig).unwrap();
+            let mut body = MethodBody::decode(bytes).unwrap();
+            let original = body.clone();
+            let locals = match body.header().local_var_sig {
+                Some(t) => {
+                    let blob = &f.blobs.iter().find(|(_, tok, _)| *tok == t).unwrap().2;
+                    LocalVarSig::decode(blob).unwrap()
+                }
+                None => LocalVarSig { locals: vec![] },
+            };
+            let this = if !sig.has_this() {
+                ThisArg::Static
+            } else if name.starts_with("Point::") {
+                ThisArg::Value(TypeSig::ValueType(Token(0x0200_0004)))
+            } else {
+                ThisArg::Reference
+            };
+            let result = wrap(&mut body, &sig, &this, &locals, &probes, &mut Cx(&f));
+            if name.ends_with("::VarArgs") {
+                assert_eq!(
+                    result.unwrap_err().kind(),
+                    &ErrorKind::Unsupported("vararg method")
+                );
+                assert_eq!(body, original);
+                continue;
+            }
+            result.unwrap_or_else(|e| panic!("{which} {name}: {e}"));
+            wrapped += 1;
+            let bytes = body.encode().unwrap();
+            let again = MethodBody::decode(&bytes).unwrap();
+            assert_eq!(again.to_string(), body.to_string(), "{which} {name}");
+            assert!(again.header().max_stack >= original.header().max_stack.min(3));
+            // The original instructions, in order, as a subsequence.
+            let mut it = again.instructions().iter();
+            for ins in original.instructions() {
+                let want = match ins.opcode() {
+                    OpCode::RET => OpCode::LEAVE,
+                    OpCode::TAIL => OpCode::NOP,
+                    op => op,
+                };
+                assert!(
+                    it.any(|i| i.opcode() == want
+                        && (want == OpCode::LEAVE
+                            || i.operand() == ins.operand()
+                            || matches!(ins.operand(), Operand::Branch(_) | Operand::Switch(_)))),
+                    "{which} {name}: {} missing",
+                    ins.opcode().name()
+                );
+            }
+            let n = original.clauses().len();
+            assert_eq!(again.clauses().len(), n + 2, "{which} {name}");
+            for (old, new) in original.clauses().iter().zip(again.clauses()) {
+                // Filter labels are renumbered by the re-decode: compare kinds.
+                match (old.kind, new.kind) {
+                    (ClauseKind::Catch(a), ClauseKind::Catch(b)) => assert_eq!(a, b),
+                    (a, b) => assert_eq!(a.flags(), b.flags(), "{which} {name}: old clauses first"),
+                }
+            }
+            assert_eq!(again.clauses()[n].kind, ClauseKind::Catch(probes.exception));
+            assert_eq!(again.clauses()[n + 1].kind, ClauseKind::Finally);
+        }
+        assert!(wrapped >= 40, "{which}: {wrapped}");
+    }
+}

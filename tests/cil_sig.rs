@@ -289,3 +289,123 @@ fn formatting_is_bounded_by_real_sizes_not_claimed_counts() {
     let t = TypeSig::decode(&[0x14, 0x08, 0x03, 0x00, 0x00]).unwrap();
     assert_eq!(t.format(&names), "int[,,]");
 }
+
+// ---------------------------------------------------------------------------
+// Building signatures: builders give the bytes mcs wrote (tests/fixtures/cil,
+// `Sample.debug.txt`).
+
+/// A hex string of the fixture as bytes.
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn builders_match_compiler_blobs() {
+    use corprof::cil::Token;
+    use corprof::cil::{LocalVarSig, MethodSig, MethodSpecSig, TypeSig};
+    // Program::Throws(string): `body ... 0001010e`.
+    assert_eq!(
+        MethodSig::static_void_string().encode().unwrap(),
+        hex("0001010e")
+    );
+    // ref WriteLine(int) 0x0A00001A: `00010108`.
+    assert_eq!(
+        MethodSig::static_method(TypeSig::Void, vec![TypeSig::I4])
+            .encode()
+            .unwrap(),
+        hex("00010108")
+    );
+    // ref Format(string, object, object) 0x0A00002E: `00030e0e1c1c`.
+    assert_eq!(
+        MethodSig::static_method(
+            TypeSig::String,
+            vec![TypeSig::String, TypeSig::Object, TypeSig::Object]
+        )
+        .encode()
+        .unwrap(),
+        hex("00030e0e1c1c")
+    );
+    // Program::Boxing(object) returns object: `00011c1c`; the helper shape
+    // object (object[]) is 00 01 1C 1D 1C.
+    assert_eq!(
+        MethodSig::static_method(TypeSig::Object, vec![TypeSig::Object])
+            .encode()
+            .unwrap(),
+        hex("00011c1c")
+    );
+    assert_eq!(
+        MethodSig::static_object_object_array().encode().unwrap(),
+        hex("00011c1d1c")
+    );
+    // ref GetValueOrDefault 0x0A000020: instance !0 (): `20001300`.
+    assert_eq!(
+        MethodSig::instance_method(TypeSig::Var(0), vec![])
+            .encode()
+            .unwrap(),
+        hex("20001300")
+    );
+    // Program::Max<T>(T, T): `1001021e001e001e00`.
+    assert_eq!(
+        MethodSig::static_method(TypeSig::MVar(0), vec![TypeSig::MVar(0), TypeSig::MVar(0)])
+            .with_generic_params(1)
+            .encode()
+            .unwrap(),
+        hex("1001021e001e001e00")
+    );
+    // typespec 0x1B000001: Dictionary`2<string, int> = GENERICINST CLASS
+    // TypeRef 4: `151211020e08`.
+    let dict = TypeSig::generic_class(Token(0x0100_0004), vec![TypeSig::String, TypeSig::I4]);
+    assert_eq!(dict.encode().unwrap(), hex("151211020e08"));
+    // spec 0x2B000001: <class TypeRef 2>: `0a011209`.
+    assert_eq!(
+        MethodSpecSig::new(vec![TypeSig::Class(Token(0x0100_0002))])
+            .encode()
+            .unwrap(),
+        hex("0a011209")
+    );
+    // standalone 0x11000002: locals (Dictionary<string,int>, int).
+    let locals = LocalVarSig {
+        locals: vec![dict, TypeSig::I4],
+    };
+    assert_eq!(locals.encode().unwrap(), hex("0702151211020e0808"));
+}
+
+#[test]
+fn append_locals_decodes_extends_and_re_encodes() {
+    use corprof::cil::{LocalVarSig, TypeSig};
+    // standalone 0x11000005 (`07021c02`: object, bool) + object, int.
+    let (blob, first) =
+        LocalVarSig::append(&hex("07021c02"), &[TypeSig::Object, TypeSig::I4]).unwrap();
+    assert_eq!(first, 2);
+    assert_eq!(blob, hex("07041c021c08"));
+    // Every standalone local signature of the fixture extends the same way.
+    let fixture = include_str!("fixtures/cil/Sample.debug.txt");
+    let mut seen = 0;
+    for line in fixture
+        .lines()
+        .filter(|l| l.starts_with("sig\tstandalone\t"))
+    {
+        let blob = hex(line.rsplit('\t').next().unwrap());
+        if blob[0] != 0x07 {
+            continue; // a calli signature
+        }
+        let before = LocalVarSig::decode(&blob).unwrap();
+        let (extended, first) = LocalVarSig::append(&blob, &[TypeSig::Object]).unwrap();
+        let after = LocalVarSig::decode(&extended).unwrap();
+        assert_eq!(usize::from(first), before.locals.len());
+        assert_eq!(after.locals[..before.locals.len()], before.locals[..]);
+        assert_eq!(after.locals.last(), Some(&TypeSig::Object));
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} local signatures in the fixture");
+    // No locals yet: an empty blob.
+    assert_eq!(
+        LocalVarSig::append(&[], &[TypeSig::Object]).unwrap(),
+        (hex("07011c"), 0)
+    );
+    // A malformed blob is an error, not a panic.
+    assert!(LocalVarSig::append(&[0x06, 0x01], &[TypeSig::Object]).is_err());
+}

@@ -37,6 +37,9 @@ pub enum ErrorKind {
     InvalidStack(&'static str),
     /// The call-site resolver knew nothing about this token.
     UnresolvedToken(Token),
+    /// The operation does not handle this method; the text says why (see
+    /// [`wrap`](fn@super::wrap)).
+    Unsupported(&'static str),
 }
 
 /// An error of the CIL codec: what went wrong ([`ErrorKind`]) and where.
@@ -88,6 +91,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unencodable(s) => write!(f, "cannot encode: {s}"),
             ErrorKind::InvalidStack(s) => write!(f, "stack analysis failed: {s}"),
             ErrorKind::UnresolvedToken(t) => write!(f, "no call-site information for token {t}"),
+            ErrorKind::Unsupported(s) => write!(f, "unsupported: {s}"),
         }
     }
 }

@@ -22,7 +22,9 @@
 //!   stack-effect analysis over the control flow.
 //! * [`OpCode`][OC] and [`OpCodeInfo`][OCI] hold the complete ECMA-335
 //!   opcode table.
-//! * [`sig`][S] decodes and encodes signature blobs.
+//! * [`sig`][S] decodes, builds and encodes signature blobs.
+//! * [`wrap`][W] surrounds a method body with calls to probe methods
+//!   (begin, end, exception), CallTarget-style.
 //!
 //! [MS]: crate::cil::MethodSig
 //! [I]: crate::cil::Instruction
@@ -30,6 +32,7 @@
 //! [OC]: crate::cil::OpCode
 //! [OCI]: crate::cil::OpCodeInfo
 //! [S]: crate::cil::TypeSig
+//! [W]: crate::cil::wrap
 //! [MS_stack]: crate::cil::MethodSig::stack_sig
 //! [MB_decode]: crate::cil::MethodBody::decode
 //! [MB_encode]: crate::cil::MethodBody::encode
@@ -86,6 +89,7 @@ mod instruction;
 mod opcode;
 mod sig;
 mod stack;
+mod wrap;
 
 pub use body::MethodBody;
 pub use eh::{ClauseKind, ExceptionClause};
@@ -99,3 +103,4 @@ pub use sig::{
     FieldSig, LocalVarSig, MethodSig, MethodSpecSig, PropertySig, TypeSig, MAX_SIG_DEPTH,
 };
 pub use stack::StackSig;
+pub use wrap::{wrap, Probes, ThisArg, WrapContext};

@@ -1016,3 +1016,147 @@ impl MethodSpecSig {
         Ok(out)
     }
 }
+
+// ---------------------------------------------------------------------------
+// Building signatures
+
+impl TypeSig {
+    /// `SZARRAY elem`: `elem[]`.
+    pub fn sz_array(elem: TypeSig) -> TypeSig {
+        TypeSig::SzArray(Box::new(elem))
+    }
+
+    /// `BYREF ty`: `ref ty` (also `out ty`).
+    pub fn by_ref(ty: TypeSig) -> TypeSig {
+        TypeSig::ByRef(Box::new(ty))
+    }
+
+    /// A generic class instantiation, `ty<args>` (`GENERICINST CLASS ty
+    /// count args`).
+    pub fn generic_class(ty: Token, args: Vec<TypeSig>) -> TypeSig {
+        TypeSig::GenericInst {
+            value_type: false,
+            ty,
+            args,
+        }
+    }
+
+    /// A generic value-type instantiation, `ty<args>` (`GENERICINST
+    /// VALUETYPE ty count args`).
+    pub fn generic_value_type(ty: Token, args: Vec<TypeSig>) -> TypeSig {
+        TypeSig::GenericInst {
+            value_type: true,
+            ty,
+            args,
+        }
+    }
+
+    /// Whether a value of this type is an object reference, so that it
+    /// needs no `box` to be passed as `object`: `string`, `object`, a class,
+    /// an array or a generic class instantiation. `false` for value types,
+    /// generic parameters (`VAR`/`MVAR`, which may be either), pointers,
+    /// by-refs and `TypedReference`. Custom modifiers are looked through.
+    pub fn is_reference_type(&self) -> bool {
+        matches!(
+            self.unmodified(),
+            TypeSig::String
+                | TypeSig::Object
+                | TypeSig::Class(_)
+                | TypeSig::SzArray(_)
+                | TypeSig::Array(..)
+                | TypeSig::GenericInst {
+                    value_type: false,
+                    ..
+                }
+        )
+    }
+}
+
+impl MethodSig {
+    /// A static method's signature (`DEFAULT` calling convention):
+    /// `MethodSig::static_method(TypeSig::Void, vec![TypeSig::String])` is
+    /// `static void (string)`, bytes `00 01 01 0E`.
+    pub fn static_method(ret: TypeSig, params: Vec<TypeSig>) -> MethodSig {
+        MethodSig {
+            calling_convention: cc::DEFAULT,
+            generic_params: 0,
+            ret,
+            params,
+            sentinel: None,
+        }
+    }
+
+    /// An instance method's signature (`HASTHIS`): `instance ret (params)`.
+    pub fn instance_method(ret: TypeSig, params: Vec<TypeSig>) -> MethodSig {
+        MethodSig {
+            calling_convention: cc::HASTHIS,
+            ..MethodSig::static_method(ret, params)
+        }
+    }
+
+    /// Makes this a generic method's signature with `count` type
+    /// parameters (`GENERIC` flag and count); `count == 0` removes both.
+    pub fn with_generic_params(mut self, count: u32) -> MethodSig {
+        if count == 0 {
+            self.calling_convention &= !cc::GENERIC;
+        } else {
+            self.calling_convention |= cc::GENERIC;
+        }
+        self.generic_params = count;
+        self
+    }
+
+    /// `static void (string)`: bytes `00 01 01 0E`.
+    pub fn static_void_string() -> MethodSig {
+        MethodSig::static_method(TypeSig::Void, alloc::vec![TypeSig::String])
+    }
+
+    /// `static object (object[])`: bytes `00 01 1C 1D 1C`.
+    pub fn static_object_object_array() -> MethodSig {
+        MethodSig::static_method(
+            TypeSig::Object,
+            alloc::vec![TypeSig::sz_array(TypeSig::Object)],
+        )
+    }
+}
+
+impl MethodSpecSig {
+    /// The instantiation `<args>` of a generic method.
+    pub fn new(args: Vec<TypeSig>) -> MethodSpecSig {
+        MethodSpecSig { args }
+    }
+}
+
+impl LocalVarSig {
+    /// Appends `locals` and returns the index of the first one (the number
+    /// of locals before). Fails when the total would not fit the 16-bit
+    /// local index of `ldloc`/`stloc` (at most 65535 locals; ECMA-335
+    /// III.3.43).
+    pub fn push_locals(&mut self, locals: impl IntoIterator<Item = TypeSig>) -> Result<u16, Error> {
+        let first = u16::try_from(self.locals.len())
+            .map_err(|_| Error::new(0, ErrorKind::Unencodable("more than 65535 locals")))?;
+        self.locals.extend(locals);
+        if self.locals.len() > 0xFFFF {
+            self.locals.truncate(usize::from(first));
+            return Err(Error::new(
+                0,
+                ErrorKind::Unencodable("more than 65535 locals"),
+            ));
+        }
+        Ok(first)
+    }
+
+    /// Decodes an existing local signature (empty `existing`: a method with
+    /// no locals), appends `locals` and encodes the result; returns the new
+    /// blob and the index of the first appended local. Give the blob to
+    /// `IMetaDataEmit::GetTokenFromSig` and the token to the method header.
+    pub fn append(existing: &[u8], locals: &[TypeSig]) -> Result<(Vec<u8>, u16), Error> {
+        let mut sig = if existing.is_empty() {
+            LocalVarSig { locals: Vec::new() }
+        } else {
+            LocalVarSig::decode(existing)?
+        };
+        let first = sig.push_locals(locals.iter().cloned())?;
+        Ok((sig.encode()?, first))
+    }
+}

@@ -10,7 +10,7 @@ use super::enumerators::{FunctionIter, ModuleIter};
 use super::metadata::{MetadataImport, MethodName};
 use super::module_cache::SharedModuleCache;
 use super::strings::read_utf16;
-use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, IMetaDataImport};
+use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, ofRead, CorOpenFlags, IMetaDataImport};
 use crate::profiling::*;
 use crate::{ComRef, IUnknown, Interface, E_NOTIMPL, E_POINTER, HRESULT};
 
@@ -430,33 +430,34 @@ impl ProfilerInfo {
     /// `Ok(None)` when the module has none (resource modules: the runtime
     /// answers `S_FALSE` and no interface).
     pub fn module_metadata(&self, module: ModuleID) -> Result<Option<MetadataImport>> {
-        // SAFETY: `ofRead` (0) opens read-only metadata as IMetaDataImport.
+        // SAFETY: `ofRead` opens read-only metadata as IMetaDataImport.
         Ok(
-            unsafe { self.module_metadata_as::<IMetaDataImport>(module, 0) }?
+            unsafe { self.module_metadata_as::<IMetaDataImport>(module, ofRead) }?
                 .map(MetadataImport::new),
         )
     }
 
     /// A module's metadata as any metadata interface `I` (for example
-    /// `IMetaDataEmit` with `ofWrite` = 1, to add references before IL
-    /// rewriting). `Ok(None)` on `S_FALSE` with no interface.
+    /// `IMetaDataEmit` with `ofWrite`, to add references before IL
+    /// rewriting; [`ProfilerInfo::module_metadata_emit`] wraps that case).
+    /// `Ok(None)` on `S_FALSE` with no interface.
     ///
     /// # Safety
     ///
-    /// `open_flags` must be a valid `CorOpenFlags` value for the runtime,
+    /// `open_flags` must be flags the runtime accepts (`ofRead`, `ofWrite`),
     /// and `I` a metadata interface (the runtime answers other IIDs with an
     /// error, not a crash, but writing metadata has rules of its own).
     pub unsafe fn module_metadata_as<I: Interface>(
         &self,
         module: ModuleID,
-        open_flags: u32,
+        open_flags: CorOpenFlags,
     ) -> Result<Option<I>> {
         let mut out: *mut c_void = core::ptr::null_mut();
         // SAFETY: a valid IID and out-pointer; on success `out` is null or
         // one reference to an `I`, which `from_raw` takes over.
         unsafe {
             self.raw
-                .GetModuleMetaData(module, open_flags, &I::IID, &mut out)
+                .GetModuleMetaData(module, open_flags.bits(), &I::IID, &mut out)
                 .ok()?;
             Ok(crate::com::interface::invoker::from_raw::<I>(out))
         }

@@ -30,6 +30,8 @@
 mod adapter;
 mod args;
 mod attach;
+mod calltarget;
+mod emit;
 mod enumerators;
 mod info;
 mod metadata;
@@ -41,6 +43,8 @@ mod strings;
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use attach::not_allowed_after_attach;
+pub use calltarget::{CallTarget, MethodTarget, WrapError, Wrapped};
+pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,

@@ -1,0 +1,372 @@
+//! CallTarget-style instrumentation: wraps methods so that they call the
+//! `Begin`/`End`/`OnException` probes of a managed helper assembly the
+//! application never referenced (see docs/instrumentation.md, which walks
+//! through this example).
+//!
+//! * `CORPROF_CALLTARGET`: `;`-separated `Assembly!Namespace.Type::Method`
+//!   (every overload of each).
+//! * `CORPROF_CALLTARGET_HELPER`: the helper assembly's path. It must also
+//!   be listed in `DOTNET_STARTUP_HOOKS`, which makes the host load it
+//!   before `Main`; otherwise nothing is instrumented (the wrapped code
+//!   could not bind to it) and the profiler says why.
+//! * `CORPROF_CALLTARGET_REJIT=1`: wrap by ReJIT instead of at first JIT.
+//!   The wrapped IL (and every metadata reference it needs) is prepared in
+//!   `ModuleLoadFinished`, the documented time for metadata changes; a
+//!   thread then requests the ReJIT;
+//!   `CORPROF_CALLTARGET_SYNC_DIR=DIR` then waits for `DIR/ready-1`
+//!   before the ReJIT (creating `DIR/go-2` after it) and for `DIR/ready-2`
+//!   before reverting (creating `DIR/go-3`).
+//! * `CORPROF_CALLTARGET_VERBOSE=1`: print each wrapped method's probe
+//!   tokens and new IL.
+//!
+//! Messages go to stderr as `calltarget: ...`; the helper writes the probe
+//! events (`calltarget begin ...`).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use corprof::cil::MethodBody;
+use corprof::facade::{
+    AssemblyReference, CallTarget, FunctionControl, MethodTarget, Profiler, ProfilerInfo, Result,
+};
+use corprof::metadata::mdMethodDef;
+use corprof::profiling::{
+    FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,
+    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
+    COR_PRF_MONITOR_MODULE_LOADS,
+};
+use corprof::{ComRef, HRESULT};
+
+fn log(text: std::fmt::Arguments<'_>) {
+    eprintln!("calltarget: {text}");
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// What the environment asks for, checked.
+struct Config {
+    targets: Vec<MethodTarget>,
+    helper_name: String,
+    rejit: bool,
+    sync_dir: Option<PathBuf>,
+    /// `CORPROF_CALLTARGET_VERBOSE=1`: the probe tokens and new IL listing.
+    verbose: bool,
+}
+
+fn config() -> std::result::Result<Config, String> {
+    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    let targets = MethodTarget::parse_list(&var("CORPROF_CALLTARGET").unwrap_or_default())
+        .map_err(|e| format!("CORPROF_CALLTARGET: {e}"))?;
+    let helper = PathBuf::from(
+        var("CORPROF_CALLTARGET_HELPER").ok_or("CORPROF_CALLTARGET_HELPER is not set")?,
+    );
+    if !helper.is_file() {
+        return Err(format!("helper {} not found", helper.display()));
+    }
+    let hooks = var("DOTNET_STARTUP_HOOKS").unwrap_or_default();
+    if !std::env::split_paths(&hooks).any(|p| p == helper) {
+        return Err(format!(
+            "helper {} is not in DOTNET_STARTUP_HOOKS, so the runtime would not find it",
+            helper.display()
+        ));
+    }
+    let helper_name = helper
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .ok_or("helper name is not UTF-8")?;
+    Ok(Config {
+        targets,
+        helper_name: helper_name.to_string(),
+        rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
+        sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
+        verbose: var("CORPROF_CALLTARGET_VERBOSE").as_deref() == Some("1"),
+    })
+}
+
+#[derive(Default)]
+struct State {
+    /// Every module seen, with its target methods.
+    modules: HashMap<ModuleID, Vec<mdMethodDef>>,
+    /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
+    wrapped: HashSet<(ModuleID, mdMethodDef)>,
+    /// Targets found in some module.
+    found: HashSet<String>,
+    /// ReJIT mode: the wrapped IL of each target, made at module load.
+    prepared: HashMap<(ModuleID, mdMethodDef), (Vec<u8>, String)>,
+    /// Set at shutdown: the ReJIT thread makes no more calls.
+    shut_down: bool,
+}
+
+#[derive(Default)]
+struct CallTargetProfiler {
+    config: Option<Config>,
+    state: Arc<Mutex<State>>,
+}
+
+impl CallTargetProfiler {
+    fn call_target(&self) -> Option<CallTarget<'_>> {
+        let config = self.config.as_ref()?;
+        Some(CallTarget {
+            assembly: AssemblyReference {
+                name: &config.helper_name,
+                version: [0; 4],
+                public_key_or_token: &[],
+                culture: "",
+                flags: 0,
+            },
+            probe_type: "CallTarget.Probe",
+        })
+    }
+
+    /// The target methods of `module`, looked up once.
+    fn targets_of(&self, info: &ProfilerInfo, module: ModuleID) -> Vec<mdMethodDef> {
+        let Some(config) = &self.config else {
+            return Vec::new();
+        };
+        if let Some(known) = lock(&self.state).modules.get(&module) {
+            return known.clone();
+        }
+        let import = info.module_metadata(module).ok().flatten();
+        let assembly = import.as_ref().and_then(|i| i.assembly_name().ok());
+        let assembly = assembly.unwrap_or_default();
+        let mut found = Vec::new();
+        for target in config.targets.iter().filter(|t| t.assembly == assembly) {
+            match import.as_ref().map(|i| target.find(i)) {
+                Some(Ok(methods)) => {
+                    found.extend(methods);
+                    lock(&self.state).found.insert(target.to_string());
+                }
+                Some(Err(why)) => log(format_args!("unknown target {target}: {why}")),
+                None => log(format_args!("unknown target {target}: no metadata")),
+            }
+        }
+        lock(&self.state).modules.insert(module, found.clone());
+        found
+    }
+
+    /// The wrapped IL of a method, or why not.
+    fn wrapped_il(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+    ) -> std::result::Result<(Vec<u8>, String), String> {
+        let ct = self.call_target().ok_or("not configured")?;
+        let emit = info
+            .module_metadata_emit(module)
+            .map_err(|e| format!("metadata: {e}"))?
+            .ok_or("no metadata")?;
+        let il = info
+            .il_function_body(module, method)
+            .map_err(|e| format!("GetILFunctionBody: {e}"))?;
+        let name = emit
+            .import()
+            .method_name(method)
+            .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
+        let w = ct
+            .wrap_method(&emit, method, &il)
+            .map_err(|e| format!("{name}: {e}"))?;
+        if self.config.as_ref().is_some_and(|c| c.verbose) {
+            let listing = MethodBody::decode(&w.il).map(|b| b.to_string());
+            let listing = listing.unwrap_or_else(|e| e.to_string());
+            log(format_args!(
+                "{}: {:?}\n{}",
+                w.name,
+                w.probes,
+                listing.trim_end()
+            ));
+        }
+        Ok((w.il, w.name))
+    }
+
+    fn start_rejit_thread(&self, info: &ProfilerInfo) {
+        let (info, state) = (info.clone(), Arc::clone(&self.state));
+        let dir = self.config.as_ref().and_then(|c| c.sync_dir.clone());
+        let _ = std::thread::Builder::new()
+            .name("calltarget-rejit".into())
+            .spawn(move || {
+                // None once the runtime has shut down.
+                let methods = || -> Option<Vec<(ModuleID, mdMethodDef)>> {
+                    let s = lock(&state);
+                    (!s.shut_down).then(|| s.prepared.keys().copied().collect())
+                };
+                let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
+                let go = |n: &str| {
+                    if let Some(d) = &dir {
+                        let _ = std::fs::File::create(d.join(n));
+                    }
+                };
+                if !ready("ready-1") {
+                    return;
+                }
+                // Without a handshake: ReJIT once the targets' module is known.
+                let start = Instant::now();
+                while methods().is_some_and(|m| m.is_empty())
+                    && start.elapsed() < Duration::from_secs(30)
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                let Some(targets) = methods() else { return };
+                match info.request_rejit(&targets) {
+                    Ok(()) => log(format_args!(
+                        "RequestReJIT of {} methods succeeded",
+                        targets.len()
+                    )),
+                    Err(e) => log(format_args!("RequestReJIT failed: {e}")),
+                }
+                go("go-2");
+                if dir.is_none() || !ready("ready-2") {
+                    return;
+                }
+                let Some(targets) = methods() else { return };
+                match info.request_revert(&targets) {
+                    Ok(st) if st.iter().all(|s| s.is_ok()) => {
+                        log(format_args!("RequestRevert succeeded"))
+                    }
+                    Ok(st) => log(format_args!("RequestRevert failed: {st:?}")),
+                    Err(e) => log(format_args!("RequestRevert failed: {e}")),
+                }
+                go("go-3");
+            });
+    }
+}
+
+fn wait_for(path: &Path) -> bool {
+    let start = Instant::now();
+    while !path.exists() {
+        if start.elapsed() > Duration::from_secs(60) {
+            log(format_args!("gave up waiting for {}", path.display()));
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    true
+}
+
+impl Profiler for CallTargetProfiler {
+    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        let Some(config) = &self.config else {
+            return Ok(());
+        };
+        let mut events = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_DISABLE_INLINING;
+        if config.rejit {
+            events |= COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_MODULE_LOADS;
+        }
+        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        let targets: Vec<String> = config.targets.iter().map(|t| t.to_string()).collect();
+        let mode = if config.rejit {
+            "by ReJIT"
+        } else {
+            "at first JIT"
+        };
+        log(format_args!("wrapping {} {mode}", targets.join(", ")));
+        if config.rejit {
+            self.start_rejit_thread(info);
+        }
+        Ok(())
+    }
+
+    fn jit_compilation_started(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+        _safe: bool,
+    ) -> Result<()> {
+        let Ok(f) = info.function_info(function) else {
+            return Ok(());
+        };
+        let is_target = self.targets_of(info, f.module).contains(&f.token);
+        let rejit = self.config.as_ref().is_some_and(|c| c.rejit);
+        if !is_target || rejit || !lock(&self.state).wrapped.insert((f.module, f.token)) {
+            return Ok(());
+        }
+        match self.wrapped_il(info, f.module, f.token) {
+            // SAFETY: the method's own IL wrapped by `corprof::cil::wrap`
+            // (re-encoded with a recomputed max stack), whose new tokens were
+            // all just defined in this module's metadata.
+            Ok((il, name)) => match unsafe { info.set_il_function_body(f.module, f.token, &il) } {
+                Ok(()) => log(format_args!("wrapped {name}")),
+                Err(e) => log(format_args!("SetILFunctionBody failed for {name}: {e}")),
+            },
+            Err(why) => log(format_args!("left unchanged: {why}")),
+        }
+        Ok(())
+    }
+
+    fn module_load_finished(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        _: HRESULT,
+    ) -> Result<()> {
+        // ReJIT mode only: metadata changes belong here, before ReJIT time.
+        if !self.config.as_ref().is_some_and(|c| c.rejit) {
+            return Ok(());
+        }
+        for method in self.targets_of(info, module) {
+            match self.wrapped_il(info, module, method) {
+                Ok((il, name)) => {
+                    log(format_args!("prepared {name} for ReJIT"));
+                    lock(&self.state)
+                        .prepared
+                        .insert((module, method), (il, name));
+                }
+                Err(why) => log(format_args!("left unchanged: {why}")),
+            }
+        }
+        Ok(())
+    }
+
+    fn get_rejit_parameters(
+        &self,
+        _info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+        control: ComRef<'_, ICorProfilerFunctionControl>,
+    ) -> Result<()> {
+        let Some((il, name)) = lock(&self.state).prepared.get(&(module, method)).cloned() else {
+            return Ok(());
+        };
+        // SAFETY: as in `jit_compilation_started`; made at module load.
+        match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
+            Ok(()) => log(format_args!("ReJIT wrapped {name}")),
+            Err(e) => log(format_args!(
+                "ReJIT SetILFunctionBody failed for {name}: {e}"
+            )),
+        }
+        Ok(())
+    }
+
+    fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
+        let mut state = lock(&self.state);
+        state.shut_down = true;
+        for t in self.config.iter().flat_map(|c| &c.targets) {
+            if !state.found.contains(&t.to_string()) {
+                log(format_args!(
+                    "target {t} was never found: its assembly did not load or define it"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn new_profiler() -> CallTargetProfiler {
+    let config = config()
+        .map_err(|why| log(format_args!("not instrumenting: {why}")))
+        .ok();
+    CallTargetProfiler {
+        config,
+        state: Arc::default(),
+    }
+}
+
+corprof::profiler!(
+    CallTargetProfiler,
+    "8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364",
+    new_profiler
+);

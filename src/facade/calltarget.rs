@@ -1,0 +1,563 @@
+//! [`CallTarget`]: wrap a method of a module so that it calls the probes of
+//! a managed helper assembly the module never referenced (see
+//! [`crate::cil::wrap`] for the IL shape and docs/instrumentation.md for
+//! the whole path).
+//!
+//! For each method: the helper's AssemblyRef, the probe type's TypeRef, the
+//! four probe MemberRefs, a TypeRef to `System.Exception` (in the scope the
+//! module already uses for `System.Object`), the method-name user string,
+//! TypeSpecs for every type to box and the extended local signature are
+//! added to the module's metadata through [`MetadataEmit`] (idempotently),
+//! then the body is wrapped and encoded.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::emit::{AssemblyReference, MetadataEmit};
+use super::metadata::MetadataImport;
+use crate::cil::{wrap, Probes, ThisArg, WrapContext};
+use crate::cil::{LocalVarSig, MethodSig, TypeSig};
+use crate::cil::{MethodBody, StackSig, Token};
+use crate::metadata::{
+    mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
+};
+use crate::Interface;
+use crate::HRESULT;
+
+/// The helper assembly and the type holding the probes.
+///
+/// The probe type must declare, as `public static`:
+/// `object Begin(string, object, object[])`, `void End(object, object)`,
+/// `void EndVoid(object)` and `void OnException(System.Exception, object)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallTarget<'a> {
+    /// The helper assembly, as the module will reference it.
+    pub assembly: AssemblyReference<'a>,
+    /// The probe type's full name (`CallTarget.Probe`).
+    pub probe_type: &'a str,
+}
+
+/// Why a method was not wrapped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WrapError {
+    /// A metadata call failed: what was asked, and the runtime's answer.
+    Metadata(&'static str, HRESULT),
+    /// The IL or signature could not be decoded, wrapped or encoded
+    /// (including [`ErrorKind::Unsupported`](crate::cil::ErrorKind::Unsupported)).
+    Cil(crate::cil::Error),
+    /// A method the wrapper refuses; the text says why.
+    Unsupported(&'static str),
+}
+
+impl fmt::Display for WrapError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WrapError::Metadata(what, hr) => write!(f, "{what} failed ({hr})"),
+            WrapError::Cil(e) => write!(f, "{e}"),
+            WrapError::Unsupported(why) => write!(f, "unsupported: {why}"),
+        }
+    }
+}
+
+impl From<crate::cil::Error> for WrapError {
+    fn from(e: crate::cil::Error) -> Self {
+        WrapError::Cil(e)
+    }
+}
+
+fn md(what: &'static str) -> impl FnOnce(HRESULT) -> WrapError {
+    move |hr| WrapError::Metadata(what, hr)
+}
+
+/// A wrapped method: its new IL and the name given to the probes.
+#[derive(Clone, Debug)]
+pub struct Wrapped {
+    /// The new IL body (header, code, exception sections).
+    pub il: Vec<u8>,
+    /// `Namespace.Type::Method`, as `Begin` receives it.
+    pub name: String,
+    /// The module's tokens the new IL uses for the probes (the same for
+    /// every method of a module: the references are found, not redefined).
+    pub probes: Probes,
+}
+
+/// Answers the wrapper's metadata questions with a module's emit scope.
+struct EmitContext<'a> {
+    emit: &'a MetadataEmit,
+    failure: Option<WrapError>,
+}
+
+impl EmitContext<'_> {
+    fn note<T>(&mut self, r: core::result::Result<T, WrapError>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failure.get_or_insert(e);
+                None
+            }
+        }
+    }
+}
+
+impl WrapContext for EmitContext<'_> {
+    fn type_token(&mut self, ty: &TypeSig) -> Option<Token> {
+        let r = ty
+            .encode()
+            .map_err(WrapError::Cil)
+            .and_then(|blob| {
+                self.emit
+                    .type_spec(&blob)
+                    .map_err(md("GetTokenFromTypeSpec"))
+            })
+            .map(|t| Token(t.0));
+        self.note(r)
+    }
+
+    fn local_sig_token(&mut self, locals: &LocalVarSig) -> Option<Token> {
+        let r = locals
+            .encode()
+            .map_err(WrapError::Cil)
+            .and_then(|blob| {
+                self.emit
+                    .standalone_sig(&blob)
+                    .map_err(md("GetTokenFromSig"))
+            })
+            .map(|t| Token(t.0));
+        self.note(r)
+    }
+
+    fn stack_sig(&mut self, token: Token) -> Option<StackSig> {
+        self.emit.import().stack_sig(token)
+    }
+
+    fn can_box(&mut self, ty: &TypeSig) -> bool {
+        match ty.unmodified() {
+            TypeSig::ValueType(t)
+            | TypeSig::GenericInst {
+                value_type: true,
+                ty: t,
+                ..
+            } => !is_by_ref_like(self.emit.import(), mdToken(t.0)),
+            _ => true,
+        }
+    }
+}
+
+/// The by-ref-like types of the core library, for TypeRefs the runtime's
+/// metadata cannot resolve to their definition.
+const BY_REF_LIKE: &[&str] = &[
+    "System.Span`1",
+    "System.ReadOnlySpan`1",
+    "System.TypedReference",
+    "System.ArgIterator",
+    "System.RuntimeArgumentHandle",
+    "System.ByReference`1",
+];
+
+/// `IsByRefLikeAttribute`, which compilers put on every `ref struct`.
+const IS_BY_REF_LIKE: &str = "System.Runtime.CompilerServices.IsByRefLikeAttribute";
+
+/// Whether the TypeDef or TypeRef `token` names a by-ref-like type: a
+/// TypeDef with `IsByRefLikeAttribute`, a TypeRef that resolves to one, or
+/// (when it does not resolve) one of [`BY_REF_LIKE`].
+fn is_by_ref_like(import: &MetadataImport, token: mdToken) -> bool {
+    let has_attribute = |import: &IMetaDataImport, typedef: mdToken| {
+        let Ok(name) = wide(IS_BY_REF_LIKE) else {
+            return false;
+        };
+        let (mut data, mut len) = (core::ptr::null(), 0);
+        // SAFETY: a NUL-terminated name and valid out-pointers.
+        let hr =
+            unsafe { import.GetCustomAttributeByName(typedef, name.as_ptr(), &mut data, &mut len) };
+        hr == crate::S_OK
+    };
+    match token.0 >> 24 {
+        0x02 => has_attribute(import.raw(), token),
+        0x01 => {
+            let mut scope: *mut core::ffi::c_void = core::ptr::null_mut();
+            let mut typedef = mdTypeDef(0);
+            // SAFETY: a valid IID and out-pointers; on success `scope` is
+            // one reference to an IMetaDataImport, taken over below.
+            let hr = unsafe {
+                import.raw().ResolveTypeRef(
+                    crate::metadata::mdTypeRef(token.0),
+                    &IMetaDataImport::IID,
+                    &mut scope,
+                    &mut typedef,
+                )
+            };
+            // SAFETY: null or one owned IMetaDataImport reference.
+            let other =
+                unsafe { crate::com::interface::invoker::from_raw::<IMetaDataImport>(scope) };
+            match other {
+                Some(other) if hr.is_ok() => has_attribute(&other, typedef.token()),
+                _ => base_type_name(import, token)
+                    .map(|name| BY_REF_LIKE.contains(&name.as_str()))
+                    .unwrap_or(false),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// `s` as a NUL-terminated UTF-16 string.
+fn wide(s: &str) -> Result<Vec<u16>, ()> {
+    if s.contains('\0') {
+        return Err(());
+    }
+    Ok(s.encode_utf16().chain([0]).collect())
+}
+
+/// `System.ValueType` and `System.Enum` derive value types (except
+/// `System.Enum` itself, which is a class).
+fn is_value_type(import: &MetadataImport, typedef: mdTypeDef) -> Result<bool, WrapError> {
+    let mut flags = 0;
+    let mut extends = mdToken(0);
+    let mut needed = 0;
+    // SAFETY: a zero-capacity (null) name buffer is allowed; valid out-pointers.
+    unsafe {
+        import.raw().GetTypeDefProps(
+            typedef,
+            core::ptr::null_mut(),
+            0,
+            &mut needed,
+            &mut flags,
+            &mut extends,
+        )
+    }
+    .ok()
+    .map_err(md("GetTypeDefProps"))?;
+    if extends.is_nil() {
+        return Ok(false);
+    }
+    let base = base_type_name(import, extends)?;
+    let own = import.type_name(typedef).map_err(md("GetTypeDefProps"))?;
+    Ok((base == "System.ValueType" || base == "System.Enum") && own != "System.Enum")
+}
+
+/// The full name of a TypeRef or TypeDef (a TypeSpec base is a generic
+/// class instantiation: never a value type's base).
+fn base_type_name(import: &MetadataImport, token: mdToken) -> Result<String, WrapError> {
+    let table = token.0 >> 24;
+    if table == 0x02 {
+        return import
+            .type_name(mdTypeDef(token.0))
+            .map_err(md("GetTypeDefProps"));
+    }
+    if table != 0x01 {
+        return Ok(String::new());
+    }
+    let mut scope = mdToken(0);
+    let mut buf = [0u16; 256];
+    let mut needed = 0;
+    // SAFETY: `buf` has 256 characters; valid out-pointers.
+    unsafe {
+        import.raw().GetTypeRefProps(
+            crate::metadata::mdTypeRef(token.0),
+            &mut scope,
+            buf.as_mut_ptr(),
+            buf.len() as u32,
+            &mut needed,
+        )
+    }
+    .ok()
+    .map_err(md("GetTypeRefProps"))?;
+    let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
+    Ok(String::from_utf16_lossy(&buf[..end]))
+}
+
+/// The number of generic parameters of a type or method (`EnumGenericParams`).
+fn generic_param_count(import: &MetadataImport, owner: mdToken) -> Result<u32, WrapError> {
+    let import2 = import
+        .raw()
+        .cast::<IMetaDataImport2>()
+        .map_err(md("QueryInterface(IMetaDataImport2)"))?;
+    let mut handle = core::ptr::null_mut();
+    let mut params = [crate::metadata::mdGenericParam(0); 64];
+    let mut fetched = 0;
+    // SAFETY: `params` has room for 64 tokens; the handle is closed below.
+    let hr = unsafe {
+        import2.EnumGenericParams(&mut handle, owner, params.as_mut_ptr(), 64, &mut fetched)
+    };
+    if !handle.is_null() {
+        // SAFETY: the handle was opened by the call above; closed once.
+        unsafe { import.raw().CloseEnum(handle) };
+    }
+    hr.ok().map_err(md("EnumGenericParams"))?;
+    Ok(fetched.min(64))
+}
+
+impl CallTarget<'_> {
+    /// Wraps `method` (whose current IL is `il`) of the module `emit` opens.
+    ///
+    /// Refuses constructors (`this` is not an object before the base
+    /// constructor runs) and whatever [`wrap`] refuses, leaving the module's
+    /// IL to the caller (nothing is installed here; metadata references may
+    /// have been added, which is harmless).
+    pub fn wrap_method(
+        &self,
+        emit: &MetadataEmit,
+        method: mdMethodDef,
+        il: &[u8],
+    ) -> Result<Wrapped, WrapError> {
+        let import = emit.import();
+        let props = import.method_props(method).map_err(md("GetMethodProps"))?;
+        if props.name == ".ctor" || props.name == ".cctor" {
+            return Err(WrapError::Unsupported("constructor"));
+        }
+        let sig = MethodSig::decode(props.signature)?;
+        let class = props.declaring_type;
+        let type_name = import.type_name(class).map_err(md("GetTypeDefProps"))?;
+        let name = format!("{type_name}::{}", props.name);
+        let this = if !sig.has_this() {
+            ThisArg::Static
+        } else if is_value_type(import, class)? {
+            let class_token = Token(class.0);
+            let n = generic_param_count(import, class.token())?;
+            if n == 0 {
+                ThisArg::Value(TypeSig::ValueType(class_token))
+            } else {
+                ThisArg::Value(TypeSig::generic_value_type(
+                    class_token,
+                    (0..n).map(TypeSig::Var).collect(),
+                ))
+            }
+        } else {
+            ThisArg::Reference
+        };
+        let mut body = MethodBody::decode(il)?;
+        let locals = match body.header().local_var_sig {
+            Some(t) => LocalVarSig::decode(
+                &emit
+                    .signature_blob(mdSignature(t.0))
+                    .map_err(md("GetSigFromToken"))?,
+            )?,
+            None => LocalVarSig { locals: vec![] },
+        };
+        let probes = self.probes(emit, &name)?;
+        let mut cx = EmitContext {
+            emit,
+            failure: None,
+        };
+        let wrapped = wrap(&mut body, &sig, &this, &locals, &probes, &mut cx);
+        if let Some(failure) = cx.failure {
+            return Err(failure);
+        }
+        wrapped?;
+        Ok(Wrapped {
+            il: body.encode()?,
+            name,
+            probes,
+        })
+    }
+
+    /// Adds (or finds) every reference the wrapped body uses.
+    fn probes(&self, emit: &MetadataEmit, name: &str) -> Result<Probes, WrapError> {
+        let assembly = emit
+            .assembly_ref(&self.assembly)
+            .map_err(md("DefineAssemblyRef"))?;
+        let probe = emit
+            .type_ref(assembly.token(), self.probe_type)
+            .map_err(md("DefineTypeRefByName(probe type)"))?;
+        let corlib = emit
+            .scope_of_type_ref("System.Object")
+            .map_err(md("finding the module's TypeRef to System.Object"))?;
+        let exception = emit
+            .type_ref(corlib, "System.Exception")
+            .map_err(md("DefineTypeRefByName(System.Exception)"))?;
+        let object = TypeSig::Object;
+        let sigs: [(&str, MethodSig); 4] = [
+            (
+                "Begin",
+                MethodSig::static_method(
+                    TypeSig::Object,
+                    vec![
+                        TypeSig::String,
+                        TypeSig::Object,
+                        TypeSig::sz_array(TypeSig::Object),
+                    ],
+                ),
+            ),
+            (
+                "End",
+                MethodSig::static_method(TypeSig::Void, vec![object.clone(), object.clone()]),
+            ),
+            (
+                "EndVoid",
+                MethodSig::static_method(TypeSig::Void, vec![object.clone()]),
+            ),
+            (
+                "OnException",
+                MethodSig::static_method(
+                    TypeSig::Void,
+                    vec![TypeSig::Class(Token(exception.0)), object],
+                ),
+            ),
+        ];
+        let mut tokens = [Token(0); 4];
+        for (slot, (member, sig)) in tokens.iter_mut().zip(sigs) {
+            let blob = sig.encode()?;
+            *slot = Token(
+                emit.member_ref(probe.token(), member, &blob)
+                    .map_err(md("DefineMemberRef(probe)"))?
+                    .0,
+            );
+        }
+        let method_name = emit.user_string(name).map_err(md("DefineUserString"))?;
+        Ok(Probes {
+            begin: tokens[0],
+            end: tokens[1],
+            end_void: tokens[2],
+            on_exception: tokens[3],
+            exception: Token(exception.0),
+            method_name: Token(method_name.0),
+        })
+    }
+}
+
+/// One target of instrumentation: `Assembly!Namespace.Type::Method` (every
+/// overload of `Method`). Nested types join their names with `+`
+/// (`Assembly!N.Outer+Inner::M`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MethodTarget {
+    /// The assembly's simple name.
+    pub assembly: String,
+    /// The type's full name.
+    pub type_name: String,
+    /// The method's name.
+    pub method: String,
+}
+
+impl fmt::Display for MethodTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}!{}::{}", self.assembly, self.type_name, self.method)
+    }
+}
+
+impl MethodTarget {
+    /// Parses one `Assembly!Namespace.Type::Method`.
+    pub fn parse(text: &str) -> Result<MethodTarget, String> {
+        let text = text.trim();
+        let bad = |why: &str| {
+            format!("bad target {text:?}: {why} (expected Assembly!Namespace.Type::Method)")
+        };
+        let (assembly, rest) = text.split_once('!').ok_or_else(|| bad("no `!`"))?;
+        let (type_name, method) = rest.rsplit_once("::").ok_or_else(|| bad("no `::`"))?;
+        let ok = |s: &str| !s.is_empty() && !s.contains(['!', ':', ';', '\0']);
+        if !ok(assembly) || !ok(type_name) || !ok(method) {
+            return Err(bad("an empty or malformed part"));
+        }
+        Ok(MethodTarget {
+            assembly: assembly.into(),
+            type_name: type_name.into(),
+            method: method.into(),
+        })
+    }
+
+    /// Parses a `;`-separated list (empty items are skipped; an empty list
+    /// is an error).
+    pub fn parse_list(text: &str) -> Result<Vec<MethodTarget>, String> {
+        let targets = text
+            .split(';')
+            .filter(|s| !s.trim().is_empty())
+            .map(MethodTarget::parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        if targets.is_empty() {
+            return Err(String::from("no targets"));
+        }
+        Ok(targets)
+    }
+
+    /// The MethodDefs of every overload of this target in a module's
+    /// metadata; `Err` says what is missing.
+    pub fn find(&self, import: &MetadataImport) -> Result<Vec<mdMethodDef>, String> {
+        let mut typedef = None;
+        for part in self.type_name.split('+') {
+            typedef = Some(
+                import
+                    .find_type_def(part, typedef)
+                    .map_err(|hr| format!("no type {} ({hr})", self.type_name))?,
+            );
+        }
+        let typedef = typedef.ok_or_else(|| format!("no type {}", self.type_name))?;
+        let methods = import
+            .methods(typedef)
+            .map_err(|hr| format!("cannot list the methods of {} ({hr})", self.type_name))?;
+        let mut found = Vec::new();
+        for m in methods {
+            let props = import
+                .method_props(m)
+                .map_err(|hr| format!("GetMethodProps failed ({hr})"))?;
+            if props.name == self.method {
+                found.push(m);
+            }
+        }
+        if found.is_empty() {
+            return Err(format!("no method {} in {}", self.method, self.type_name));
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn targets_parse_and_print_back() {
+        let t = MethodTarget::parse(" App!N.S.Type::Run ").unwrap();
+        assert_eq!(
+            t,
+            MethodTarget {
+                assembly: "App".into(),
+                type_name: "N.S.Type".into(),
+                method: "Run".into()
+            }
+        );
+        assert_eq!(t.to_string(), "App!N.S.Type::Run");
+        let nested = MethodTarget::parse("App!N.Outer+Inner::.ctor").unwrap();
+        assert_eq!(nested.type_name, "N.Outer+Inner");
+        assert_eq!(nested.method, ".ctor");
+        let list = MethodTarget::parse_list("A!T::M;; B!U::N ;").unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[1].assembly, "B");
+    }
+
+    #[test]
+    fn bad_targets_say_what_is_wrong() {
+        for (text, why) in [
+            ("App.N.T::M", "no `!`"),
+            ("App!N.T.M", "no `::`"),
+            ("!N.T::M", "an empty or malformed part"),
+            ("App!::M", "an empty or malformed part"),
+            ("App!N.T::", "an empty or malformed part"),
+            ("App!N!T::M", "an empty or malformed part"),
+        ] {
+            let err = MethodTarget::parse(text).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+            assert!(err.contains("expected Assembly!Namespace.Type::Method"));
+        }
+        assert_eq!(MethodTarget::parse_list(" ; ").unwrap_err(), "no targets");
+        assert!(
+            MethodTarget::parse_list("A!T::M;bad").is_err(),
+            "one bad item fails the list"
+        );
+    }
+
+    #[test]
+    fn wrap_errors_display_what_failed() {
+        let hr = crate::E_FAIL;
+        assert_eq!(
+            WrapError::Metadata("DefineMemberRef(probe)", hr).to_string(),
+            alloc::format!("DefineMemberRef(probe) failed ({hr})")
+        );
+        assert_eq!(
+            WrapError::Unsupported("constructor").to_string(),
+            "unsupported: constructor"
+        );
+    }
+}

@@ -1,0 +1,1222 @@
+//! [`MetadataEmit`]: adding references to a module's metadata
+//! (`IMetaDataEmit`), idempotently, so that rewritten IL can call code the
+//! module never referenced.
+//!
+//! Every `define`-style method asks the import side first and defines only
+//! what is missing, so calling it again (at each JIT, from several threads,
+//! at ReJIT) gives the same token and never a duplicate row.
+//!
+//! # When the runtime accepts metadata changes
+//!
+//! Open a module's metadata for writing with
+//! [`ProfilerInfo::module_metadata_emit`] once the module has loaded
+//! (`ModuleLoadFinished` onward); a module without metadata (a resource
+//! module) answers `S_FALSE` and no interface, which is `Ok(None)`.
+//! Measured on CoreCLR 3.1 (`tests/e2e_calltarget.rs`): references added in
+//! `JITCompilationStarted` and used by the IL installed there work, and so
+//! do references added in `ModuleLoadFinished` and used by IL installed in
+//! ReJIT's `GetReJITParameters`. Microsoft's ReJIT guidance reserves
+//! metadata changes for ReJIT to `ModuleLoadFinished`, so prepare ReJIT IL
+//! there (the `call_target` example does). This facade defines references
+//! only, never new types, methods or fields (those must exist before the
+//! module's types load). See docs/instrumentation.md.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use super::info::{ProfilerInfo, Result};
+use super::metadata::MetadataImport;
+use super::strings::read_utf16;
+use crate::metadata::{
+    mdAssemblyRef, mdMemberRef, mdMethodSpec, mdSignature, mdString, mdToken, mdTypeRef,
+    mdTypeSpec, ofRead, ofWrite, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit,
+    IMetaDataEmit2, IMetaDataImport, IMetaDataImport2, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND,
+    HCORENUM, PCCOR_SIGNATURE,
+};
+use crate::profiling::ModuleID;
+use crate::{E_INVALIDARG, E_UNEXPECTED, HRESULT, S_OK, WCHAR};
+
+/// The most rows a metadata table can hold: a token's row number has 24 bits.
+const MAX_ROWS: usize = 0x00FF_FFFF;
+
+/// Held across each "ask, then define" pair, so that two threads adding the
+/// same reference cannot both find it missing and define it twice. One lock
+/// for every scope: the pairs are short and rare (once per reference).
+static DEFINING: AtomicBool = AtomicBool::new(false);
+
+/// Holds [`DEFINING`] until dropped.
+struct Defining;
+
+impl Defining {
+    fn lock() -> Defining {
+        while DEFINING
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            core::hint::spin_loop();
+            #[cfg(feature = "std")]
+            std::thread::yield_now();
+        }
+        Defining
+    }
+}
+
+impl Drop for Defining {
+    fn drop(&mut self) {
+        DEFINING.store(false, Ordering::Release);
+    }
+}
+
+/// What identifies a referenced assembly: the fields of an AssemblyRef row
+/// (ECMA-335 II.22.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssemblyReference<'a> {
+    /// The simple name (`CallTargetProbe`), no extension.
+    pub name: &'a str,
+    /// Major, minor, build, revision.
+    pub version: [u16; 4],
+    /// The public key token (8 bytes), the full public key (then set
+    /// `afPublicKey` = 1 in `flags`), or empty for an unsigned assembly.
+    pub public_key_or_token: &'a [u8],
+    /// The culture (`""` for neutral).
+    pub culture: &'a str,
+    /// `CorAssemblyFlags` (0, or `afPublicKey` = 0x1 with a full key).
+    pub flags: u32,
+}
+
+/// A module's metadata opened for writing, with its import side for the
+/// "ask first" half of every method.
+#[derive(Clone, Debug)]
+pub struct MetadataEmit {
+    emit: IMetaDataEmit,
+    import: MetadataImport,
+    assembly_emit: IMetaDataAssemblyEmit,
+    assembly_import: IMetaDataAssemblyImport,
+}
+
+impl ProfilerInfo {
+    /// A module's metadata for writing (`GetModuleMetaData` with `ofRead |
+    /// ofWrite`, as `IMetaDataEmit`). `Ok(None)` when the module has no
+    /// metadata. See [`MetadataEmit`] for when changes are allowed.
+    pub fn module_metadata_emit(&self, module: ModuleID) -> Result<Option<MetadataEmit>> {
+        // SAFETY: `ofWrite` is a valid CorOpenFlags value for
+        // GetModuleMetaData and IMetaDataEmit a metadata interface.
+        let emit = unsafe { self.module_metadata_as::<IMetaDataEmit>(module, ofRead | ofWrite) }?;
+        emit.map(MetadataEmit::new).transpose()
+    }
+}
+
+/// Reads every token of a metadata enumeration (`Enum*` methods), closing
+/// the enumerator; `E_UNEXPECTED` past 2^24 tokens (no table is longer).
+fn enumerate<T: Copy + Default>(
+    import: &IMetaDataImport,
+    mut next: impl FnMut(*mut HCORENUM, *mut T, u32, *mut u32) -> HRESULT,
+) -> Result<Vec<T>> {
+    const BATCH: usize = 64;
+    struct Close<'a>(&'a IMetaDataImport, HCORENUM);
+    impl Drop for Close<'_> {
+        fn drop(&mut self) {
+            if !self.1.is_null() {
+                // SAFETY: a handle the same scope's `Enum*` opened, closed once.
+                unsafe { self.0.CloseEnum(self.1) };
+            }
+        }
+    }
+    let mut handle = Close(import, core::ptr::null_mut());
+    let mut out = Vec::new();
+    let mut batch = [T::default(); BATCH];
+    loop {
+        let mut fetched: u32 = 0;
+        let hr = next(
+            &mut handle.1,
+            batch.as_mut_ptr(),
+            BATCH as u32,
+            &mut fetched,
+        );
+        hr.ok()?;
+        let fetched = (fetched as usize).min(BATCH);
+        out.extend_from_slice(&batch[..fetched]);
+        if out.len() > MAX_ROWS {
+            return Err(E_UNEXPECTED);
+        }
+        if hr != S_OK || fetched == 0 {
+            return Ok(out);
+        }
+    }
+}
+
+/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
+/// NUL of its own.
+fn wide(name: &str) -> Result<Vec<WCHAR>> {
+    if name.contains('\0') {
+        return Err(E_INVALIDARG);
+    }
+    Ok(name.encode_utf16().chain([0]).collect())
+}
+
+fn len_u32(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| E_INVALIDARG)
+}
+
+/// A blob the runtime answered, as a slice.
+///
+/// # Safety
+///
+/// `ptr` is null or points to `len` bytes that live as long as `'a`.
+unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
+    if ptr.is_null() {
+        &[]
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { core::slice::from_raw_parts(ptr, len as usize) }
+    }
+}
+
+impl MetadataImport {
+    /// The simple name of the assembly whose manifest this scope holds
+    /// (`GetAssemblyFromScope`, `GetAssemblyProps`): known as soon as the
+    /// module's metadata is, unlike `GetAssemblyInfo`, which needs the module
+    /// attached to its assembly.
+    pub fn assembly_name(&self) -> Result<String> {
+        let assembly_import = self.raw().cast::<IMetaDataAssemblyImport>()?;
+        let mut assembly = crate::metadata::mdAssembly(0);
+        // SAFETY: a valid out-pointer.
+        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }.ok()?;
+        let mut flags = 0;
+        read_utf16(|cap, needed, buf| {
+            // SAFETY: `buf` has `cap` characters; the optional outputs are null.
+            unsafe {
+                assembly_import.GetAssemblyProps(
+                    assembly,
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                    buf,
+                    cap,
+                    needed,
+                    core::ptr::null_mut(),
+                    &mut flags,
+                )
+            }
+        })
+    }
+}
+
+impl MetadataEmit {
+    /// Wraps a module's `IMetaDataEmit`; fails (`E_NOINTERFACE`) unless the
+    /// same scope also answers `IMetaDataImport`, `IMetaDataAssemblyEmit`
+    /// and `IMetaDataAssemblyImport` (the runtime's scopes answer all).
+    pub fn new(emit: IMetaDataEmit) -> Result<MetadataEmit> {
+        Ok(MetadataEmit {
+            import: MetadataImport::new(emit.cast::<IMetaDataImport>()?),
+            assembly_emit: emit.cast::<IMetaDataAssemblyEmit>()?,
+            assembly_import: emit.cast::<IMetaDataAssemblyImport>()?,
+            emit,
+        })
+    }
+
+    /// The raw `IMetaDataEmit`.
+    pub fn raw(&self) -> &IMetaDataEmit {
+        &self.emit
+    }
+
+    /// The same scope's import side (it sees what was defined).
+    pub fn import(&self) -> &MetadataImport {
+        &self.import
+    }
+
+    /// The AssemblyRef for `assembly`: an existing one with the same name
+    /// (compared ignoring ASCII case, as the binder does), version, culture
+    /// and key, or a new one (`DefineAssemblyRef`).
+    pub fn assembly_ref(&self, assembly: &AssemblyReference<'_>) -> Result<mdAssemblyRef> {
+        let _defining = Defining::lock();
+        let refs = enumerate(self.import.raw(), |h, out, max, n| {
+            // SAFETY: the enumerate contract: valid handle, buffer of `max`.
+            unsafe { self.assembly_import.EnumAssemblyRefs(h, out, max, n) }
+        })?;
+        for r in refs {
+            let (name, version, culture, key) = self.assembly_ref_props(r)?;
+            if name.eq_ignore_ascii_case(assembly.name)
+                && version == assembly.version
+                && culture == assembly.culture
+                && key == assembly.public_key_or_token
+            {
+                return Ok(r);
+            }
+        }
+        let name = wide(assembly.name)?;
+        let mut culture = wide(assembly.culture)?;
+        let meta = ASSEMBLYMETADATA {
+            usMajorVersion: assembly.version[0],
+            usMinorVersion: assembly.version[1],
+            usBuildNumber: assembly.version[2],
+            usRevisionNumber: assembly.version[3],
+            szLocale: culture.as_mut_ptr(),
+            cbLocale: len_u32(culture.len())?,
+            rProcessor: core::ptr::null_mut(),
+            ulProcessor: 0,
+            rOS: core::ptr::null_mut(),
+            ulOS: 0,
+        };
+        let key = assembly.public_key_or_token;
+        let mut out = mdAssemblyRef(0);
+        // SAFETY: every pointer is valid for the call; no hash value.
+        unsafe {
+            self.assembly_emit.DefineAssemblyRef(
+                key.as_ptr().cast::<c_void>(),
+                len_u32(key.len())?,
+                name.as_ptr(),
+                &meta,
+                core::ptr::null(),
+                0,
+                assembly.flags,
+                &mut out,
+            )
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// Name, version, culture and key or token of an AssemblyRef.
+    fn assembly_ref_props(&self, r: mdAssemblyRef) -> Result<(String, [u16; 4], String, &[u8])> {
+        let mut key: *const c_void = core::ptr::null();
+        let mut key_len = 0;
+        let mut locale = [0 as WCHAR; 64];
+        let mut meta = ASSEMBLYMETADATA {
+            usMajorVersion: 0,
+            usMinorVersion: 0,
+            usBuildNumber: 0,
+            usRevisionNumber: 0,
+            szLocale: locale.as_mut_ptr(),
+            cbLocale: locale.len() as u32,
+            rProcessor: core::ptr::null_mut(),
+            ulProcessor: 0,
+            rOS: core::ptr::null_mut(),
+            ulOS: 0,
+        };
+        let mut flags = 0;
+        let name = read_utf16(|cap, needed, buf| {
+            meta.cbLocale = locale.len() as u32;
+            // SAFETY: valid out-pointers; `buf` has `cap` characters and
+            // `szLocale` `cbLocale`; no hash asked for.
+            unsafe {
+                self.assembly_import.GetAssemblyRefProps(
+                    r,
+                    &mut key,
+                    &mut key_len,
+                    buf,
+                    cap,
+                    needed,
+                    &mut meta,
+                    core::ptr::null_mut(),
+                    core::ptr::null_mut(),
+                    &mut flags,
+                )
+            }
+        })?;
+        let culture_len = (meta.cbLocale as usize).min(locale.len());
+        let culture = super::strings::decode(&locale[..culture_len]);
+        let version = [
+            meta.usMajorVersion,
+            meta.usMinorVersion,
+            meta.usBuildNumber,
+            meta.usRevisionNumber,
+        ];
+        // SAFETY: the key lives in the scope's blob heap, as long as `self`.
+        let key = unsafe { blob(key.cast::<u8>(), key_len) };
+        Ok((name, version, culture, key))
+    }
+
+    /// The TypeRef of `name` (namespace and name joined with `.`) in
+    /// `scope`: an AssemblyRef, a ModuleRef, or the enclosing TypeRef of a
+    /// nested type (`FindTypeRef`, else `DefineTypeRefByName`).
+    pub fn type_ref(&self, scope: mdToken, name: &str) -> Result<mdTypeRef> {
+        let _defining = Defining::lock();
+        let name = wide(name)?;
+        let mut out = mdTypeRef(0);
+        // SAFETY: a NUL-terminated name and a valid out-pointer.
+        let hr = unsafe {
+            self.import
+                .raw()
+                .FindTypeRef(scope, name.as_ptr(), &mut out)
+        };
+        if hr == S_OK {
+            return Ok(out);
+        }
+        if hr != CLDB_E_RECORD_NOTFOUND {
+            return Err(hr);
+        }
+        // SAFETY: as above.
+        unsafe {
+            self.emit
+                .DefineTypeRefByName(scope, name.as_ptr(), &mut out)
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The resolution scope of the module's existing TypeRef named `name`
+    /// (`System.Object`): how to reach the core library the module already
+    /// references (`System.Runtime`, `mscorlib`, `netstandard`, ...)
+    /// without naming it. `CLDB_E_RECORD_NOTFOUND` when there is none.
+    pub fn scope_of_type_ref(&self, name: &str) -> Result<mdToken> {
+        let refs = enumerate(self.import.raw(), |h, out, max, n| {
+            // SAFETY: the enumerate contract.
+            unsafe { self.import.raw().EnumTypeRefs(h, out, max, n) }
+        })?;
+        for r in refs {
+            let mut scope = mdToken(0);
+            let found = read_utf16(|cap, needed, buf| {
+                // SAFETY: `buf` has `cap` characters; valid out-pointers.
+                unsafe {
+                    self.import
+                        .raw()
+                        .GetTypeRefProps(r, &mut scope, buf, cap, needed)
+                }
+            })?;
+            if found == name {
+                return Ok(scope);
+            }
+        }
+        Err(CLDB_E_RECORD_NOTFOUND)
+    }
+
+    /// The MemberRef of `name` with signature blob `signature` in `parent`
+    /// (a TypeRef, TypeDef, TypeSpec, ModuleRef or MethodDef):
+    /// `FindMemberRef`, else `DefineMemberRef`. Build the blob with
+    /// [`MethodSig`](crate::cil::MethodSig) and encode it.
+    pub fn member_ref(&self, parent: mdToken, name: &str, signature: &[u8]) -> Result<mdMemberRef> {
+        let _defining = Defining::lock();
+        let name = wide(name)?;
+        let len = len_u32(signature.len())?;
+        let mut out = mdMemberRef(0);
+        // SAFETY: a NUL-terminated name, `len` bytes at `signature`, a
+        // valid out-pointer. FindMemberRef takes the parent as mdTypeRef in
+        // the header's declaration, but accepts every MemberRefParent.
+        let hr = unsafe {
+            self.import.raw().FindMemberRef(
+                mdTypeRef(parent.0),
+                name.as_ptr(),
+                signature.as_ptr(),
+                len,
+                &mut out,
+            )
+        };
+        if hr == S_OK {
+            return Ok(out);
+        }
+        if hr != CLDB_E_RECORD_NOTFOUND {
+            return Err(hr);
+        }
+        // SAFETY: as above.
+        unsafe {
+            self.emit
+                .DefineMemberRef(parent, name.as_ptr(), signature.as_ptr(), len, &mut out)
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The MethodSpec instantiating generic method `parent` (MethodDef or
+    /// MemberRef) with `instantiation` (a
+    /// [`MethodSpecSig`](crate::cil::MethodSpecSig) blob): an existing one
+    /// (`EnumMethodSpecs` of the parent), else `DefineMethodSpec`.
+    pub fn method_spec(&self, parent: mdToken, instantiation: &[u8]) -> Result<mdMethodSpec> {
+        let _defining = Defining::lock();
+        let import2 = self.import.raw().cast::<IMetaDataImport2>()?;
+        let specs = enumerate(self.import.raw(), |h, out, max, n| {
+            // SAFETY: the enumerate contract.
+            unsafe { import2.EnumMethodSpecs(h, parent, out, max, n) }
+        })?;
+        for s in specs {
+            let mut p = mdToken(0);
+            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }.ok()?;
+            // SAFETY: the blob lives in the scope's heap during this call.
+            if p == parent && unsafe { blob(sig, len) } == instantiation {
+                return Ok(s);
+            }
+        }
+        let emit2 = self.emit.cast::<IMetaDataEmit2>()?;
+        let mut out = mdMethodSpec(0);
+        // SAFETY: `instantiation` has the given length; a valid out-pointer.
+        unsafe {
+            emit2.DefineMethodSpec(
+                parent,
+                instantiation.as_ptr(),
+                len_u32(instantiation.len())?,
+                &mut out,
+            )
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The TypeSpec of a type signature blob (a
+    /// [`TypeSig`](crate::cil::TypeSig) encoded: `int32`, `!!0`,
+    /// `List<!0>`): an existing one (`EnumTypeSpecs`), else
+    /// `GetTokenFromTypeSpec`.
+    pub fn type_spec(&self, signature: &[u8]) -> Result<mdTypeSpec> {
+        let _defining = Defining::lock();
+        let import = self.import.raw();
+        let specs = enumerate(import, |h, out, max, n| {
+            // SAFETY: the enumerate contract.
+            unsafe { import.EnumTypeSpecs(h, out, max, n) }
+        })?;
+        for s in specs {
+            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe { import.GetTypeSpecFromToken(s, &mut sig, &mut len) }.ok()?;
+            // SAFETY: the blob lives in the scope's heap during this call.
+            if unsafe { blob(sig, len) } == signature {
+                return Ok(s);
+            }
+        }
+        let mut out = mdTypeSpec(0);
+        // SAFETY: `signature` has the given length; a valid out-pointer.
+        unsafe {
+            self.emit
+                .GetTokenFromTypeSpec(signature.as_ptr(), len_u32(signature.len())?, &mut out)
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The user-string token (`ldstr` operand) of `text`: an existing one
+    /// (`EnumUserStrings`), else `DefineUserString`.
+    pub fn user_string(&self, text: &str) -> Result<mdString> {
+        let _defining = Defining::lock();
+        let import = self.import.raw();
+        let units: Vec<WCHAR> = text.encode_utf16().collect();
+        let strings = enumerate(import, |h, out, max, n| {
+            // SAFETY: the enumerate contract.
+            unsafe { import.EnumUserStrings(h, out, max, n) }
+        })?;
+        for s in strings {
+            let mut len = 0u32;
+            // A zero-capacity probe gives the length (no terminator counted).
+            // SAFETY: a null buffer of capacity 0 is allowed; valid out-pointer.
+            unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }.ok()?;
+            if len as usize != units.len() {
+                continue;
+            }
+            let mut buf: Vec<WCHAR> = alloc::vec![0; units.len()];
+            // SAFETY: `buf` has room for `len` characters.
+            unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }.ok()?;
+            if buf == units {
+                return Ok(s);
+            }
+        }
+        let mut out = mdString(0);
+        // SAFETY: `units` has the given length (the call takes a length, no
+        // terminator); a valid out-pointer.
+        unsafe {
+            self.emit
+                .DefineUserString(units.as_ptr(), len_u32(units.len())?, &mut out)
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The StandAloneSig token of a signature blob (a local variable
+    /// signature for a method header, or a `calli` site): an existing one
+    /// (`EnumSignatures`), else `GetTokenFromSig`.
+    pub fn standalone_sig(&self, signature: &[u8]) -> Result<mdSignature> {
+        let _defining = Defining::lock();
+        let import = self.import.raw();
+        let sigs = enumerate(import, |h, out, max, n| {
+            // SAFETY: the enumerate contract.
+            unsafe { import.EnumSignatures(h, out, max, n) }
+        })?;
+        for s in sigs {
+            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe { import.GetSigFromToken(s, &mut sig, &mut len) }.ok()?;
+            // SAFETY: the blob lives in the scope's heap during this call.
+            if unsafe { blob(sig, len) } == signature {
+                return Ok(s);
+            }
+        }
+        let mut out = mdSignature(0);
+        // SAFETY: `signature` has the given length; a valid out-pointer.
+        unsafe {
+            self.emit
+                .GetTokenFromSig(signature.as_ptr(), len_u32(signature.len())?, &mut out)
+        }
+        .ok()?;
+        Ok(out)
+    }
+
+    /// The signature blob of a StandAloneSig (`GetSigFromToken`), for
+    /// example a method's local variable signature, copied.
+    pub fn signature_blob(&self, token: mdSignature) -> Result<Vec<u8>> {
+        let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+        // SAFETY: valid out-pointers.
+        unsafe { self.import.raw().GetSigFromToken(token, &mut sig, &mut len) }.ok()?;
+        // SAFETY: the blob lives in the scope's heap during this call.
+        Ok(unsafe { blob(sig, len) }.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metadata::{
+        IMetaDataAssemblyEmit_Impl, IMetaDataAssemblyImport_Impl, IMetaDataEmit2_Impl,
+        IMetaDataEmit_Impl, IMetaDataImport2_Impl, IMetaDataImport_Impl,
+    };
+    use crate::{IUnknown, Interface, DWORD, E_FAIL, GUID, LPCWSTR, LPWSTR, S_FALSE, ULONG};
+    use alloc::boxed::Box;
+    use alloc::sync::Arc;
+    use std::sync::Mutex;
+
+    /// An AssemblyRef row: name, version, culture, key or token.
+    type AssemblyRow = (String, [u16; 4], String, Box<[u8]>);
+
+    /// A scope's reference tables, shared by every interface of the fake.
+    #[derive(Default)]
+    struct Tables {
+        assembly_refs: Vec<AssemblyRow>,
+        type_refs: Vec<(mdToken, String)>,
+        member_refs: Vec<(mdToken, String, Box<[u8]>)>,
+        method_specs: Vec<(mdToken, Box<[u8]>)>,
+        type_specs: Vec<Box<[u8]>>,
+        user_strings: Vec<Vec<u16>>,
+        signatures: Vec<Box<[u8]>>,
+        /// Calls that defined a row.
+        defines: usize,
+        /// Enumerators opened and closed.
+        opened: usize,
+        closed: usize,
+        /// FindTypeRef answers this instead of searching, when set.
+        find_type_ref_fails: Option<HRESULT>,
+        /// FindTypeRef takes this long to answer (outside the tables' lock),
+        /// so that concurrent callers overlap.
+        find_delay_ms: u64,
+    }
+
+    /// One interface object of the fake scope.
+    #[derive(Clone, Default)]
+    struct Fake(Arc<Mutex<Tables>>);
+
+    static OPEN: u8 = 0;
+
+    /// A NUL-terminated UTF-16 string.
+    ///
+    /// # Safety
+    ///
+    /// `s` points to a NUL-terminated string.
+    unsafe fn read(s: LPCWSTR) -> String {
+        let mut units = Vec::new();
+        // SAFETY: up to the terminator the caller promised.
+        unsafe {
+            let mut p = s;
+            while *p != 0 {
+                units.push(*p);
+                p = p.add(1);
+            }
+        }
+        String::from_utf16_lossy(&units)
+    }
+
+    /// # Safety
+    ///
+    /// `p` points to `n` bytes.
+    unsafe fn bytes(p: *const u8, n: ULONG) -> Box<[u8]> {
+        // SAFETY: forwarded contract.
+        unsafe { core::slice::from_raw_parts(p, n as usize) }.into()
+    }
+
+    impl Fake {
+        fn t(&self) -> std::sync::MutexGuard<'_, Tables> {
+            self.0.lock().unwrap()
+        }
+
+        /// Answers an enumeration of `rows` tokens of `table` in one batch.
+        ///
+        /// # Safety
+        ///
+        /// The pointers are the caller's `Enum*` arguments.
+        unsafe fn answer<T>(
+            &self,
+            handle: *mut HCORENUM,
+            out: *mut T,
+            max: ULONG,
+            count: *mut ULONG,
+            tokens: &[u32],
+        ) -> HRESULT {
+            // SAFETY: the caller's valid pointers; `T` is a u32 token.
+            unsafe {
+                if (*handle).is_null() {
+                    assert!(tokens.len() <= max as usize);
+                    for (i, t) in tokens.iter().enumerate() {
+                        out.cast::<u32>().add(i).write(*t);
+                    }
+                    *handle = core::ptr::addr_of!(OPEN).cast_mut().cast::<c_void>();
+                    *count = tokens.len() as ULONG;
+                    self.t().opened += 1;
+                    if tokens.is_empty() {
+                        S_FALSE
+                    } else {
+                        S_OK
+                    }
+                } else {
+                    *count = 0;
+                    S_FALSE
+                }
+            }
+        }
+    }
+
+    fn rows(table: u32, n: usize) -> Vec<u32> {
+        (1..=n as u32).map(|r| table | r).collect()
+    }
+
+    fn query(fake: &Fake, iid: &GUID) -> Option<IUnknown> {
+        let raw = if *iid == IMetaDataImport::IID || *iid == IMetaDataImport2::IID {
+            crate::export::<IMetaDataImport2, _>(fake.clone()).into_raw()
+        } else if *iid == IMetaDataAssemblyEmit::IID {
+            crate::export::<IMetaDataAssemblyEmit, _>(fake.clone()).into_raw()
+        } else if *iid == IMetaDataAssemblyImport::IID {
+            crate::export::<IMetaDataAssemblyImport, _>(fake.clone()).into_raw()
+        } else {
+            return None;
+        };
+        // SAFETY: an owning pointer to an object implementing `iid`.
+        unsafe { IUnknown::from_raw(raw) }
+    }
+
+    fn scope() -> (MetadataEmit, Fake) {
+        let fake = Fake::default();
+        let emit: IMetaDataEmit2 =
+            crate::com::export::export_with_query_hook(Arc::new(fake.clone()), query);
+        let emit = MetadataEmit::new(emit.cast::<IMetaDataEmit>().unwrap()).unwrap();
+        (emit, fake)
+    }
+
+    impl IMetaDataEmit_Impl for Fake {
+        fn DefineTypeRefByName(
+            &self,
+            scope: mdToken,
+            name: LPCWSTR,
+            out: *mut mdTypeRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: the facade passes a NUL-terminated name.
+            t.type_refs.push((scope, unsafe { read(name) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdTypeRef::from_rid(t.type_refs.len() as u32) };
+            S_OK
+        }
+        fn DefineMemberRef(
+            &self,
+            parent: mdToken,
+            name: LPCWSTR,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMemberRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: a NUL-terminated name and `len` bytes.
+            t.member_refs
+                .push((parent, unsafe { read(name) }, unsafe { bytes(sig, len) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdMemberRef::from_rid(t.member_refs.len() as u32) };
+            S_OK
+        }
+        fn GetTokenFromSig(
+            &self,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdSignature,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.signatures.push(unsafe { bytes(sig, len) });
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdSignature::from_rid(t.signatures.len() as u32) };
+            S_OK
+        }
+        fn GetTokenFromTypeSpec(
+            &self,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdTypeSpec,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.type_specs.push(unsafe { bytes(sig, len) });
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdTypeSpec::from_rid(t.type_specs.len() as u32) };
+            S_OK
+        }
+        fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` units at `s`.
+            let units = unsafe { core::slice::from_raw_parts(s, len as usize) }.to_vec();
+            t.user_strings.push(units);
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdString::from_rid(t.user_strings.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataEmit2_Impl for Fake {
+        fn DefineMethodSpec(
+            &self,
+            parent: mdToken,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMethodSpec,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: `len` bytes.
+            t.method_specs.push((parent, unsafe { bytes(sig, len) }));
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdMethodSpec::from_rid(t.method_specs.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataImport_Impl for Fake {
+        fn CloseEnum(&self, _h: HCORENUM) {
+            self.t().closed += 1;
+        }
+        fn EnumTypeRefs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdTypeRef,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x0100_0000, self.t().type_refs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetTypeRefProps(
+            &self,
+            tr: mdTypeRef,
+            scope: *mut mdToken,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let Some((s, n)) = t.type_refs.get(tr.rid() as usize - 1) else {
+                return CLDB_E_RECORD_NOTFOUND;
+            };
+            let units: Vec<u16> = n.encode_utf16().chain([0]).collect();
+            // SAFETY: valid pointers and a buffer of `cap`.
+            unsafe {
+                *scope = *s;
+                *needed = units.len() as ULONG;
+                let k = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, k);
+            }
+            S_OK
+        }
+        fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+            // SAFETY: a NUL-terminated name.
+            let name = unsafe { read(name) };
+            let (found, delay) = {
+                let t = self.t();
+                if let Some(hr) = t.find_type_ref_fails {
+                    return hr;
+                }
+                let found = t
+                    .type_refs
+                    .iter()
+                    .position(|(s, n)| *s == scope && *n == name);
+                (found, t.find_delay_ms)
+            };
+            // Answer late: a caller that then defines races with the others.
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+            match found {
+                Some(i) => {
+                    // SAFETY: a valid out-pointer.
+                    unsafe { *out = mdTypeRef::from_rid(i as u32 + 1) };
+                    S_OK
+                }
+                None => CLDB_E_RECORD_NOTFOUND,
+            }
+        }
+        fn FindMemberRef(
+            &self,
+            parent: mdTypeRef,
+            name: LPCWSTR,
+            sig: PCCOR_SIGNATURE,
+            len: ULONG,
+            out: *mut mdMemberRef,
+        ) -> HRESULT {
+            // SAFETY: a NUL-terminated name and `len` bytes.
+            let (name, sig) = unsafe { (read(name), bytes(sig, len)) };
+            let t = self.t();
+            match t
+                .member_refs
+                .iter()
+                .position(|(p, n, s)| p.0 == parent.0 && *n == name && *s == sig)
+            {
+                Some(i) => {
+                    // SAFETY: a valid out-pointer.
+                    unsafe { *out = mdMemberRef::from_rid(i as u32 + 1) };
+                    S_OK
+                }
+                None => CLDB_E_RECORD_NOTFOUND,
+            }
+        }
+        fn EnumTypeSpecs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdTypeSpec,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x1B00_0000, self.t().type_specs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetTypeSpecFromToken(
+            &self,
+            ts: mdTypeSpec,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let b = &t.type_specs[ts.rid() as usize - 1];
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+        fn EnumSignatures(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdSignature,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x1100_0000, self.t().signatures.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetSigFromToken(
+            &self,
+            s: mdSignature,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let Some(b) = t.signatures.get(s.rid() as usize - 1) else {
+                return CLDB_E_RECORD_NOTFOUND;
+            };
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+        fn EnumUserStrings(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdString,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x7000_0000, self.t().user_strings.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetUserString(&self, s: mdString, buf: LPWSTR, cap: ULONG, len: *mut ULONG) -> HRESULT {
+            let t = self.t();
+            let units = &t.user_strings[s.rid() as usize - 1];
+            // SAFETY: a buffer of `cap` units (null when 0); valid out-pointer.
+            unsafe {
+                *len = units.len() as ULONG;
+                let k = units.len().min(cap as usize);
+                if k > 0 {
+                    core::ptr::copy_nonoverlapping(units.as_ptr(), buf, k);
+                }
+            }
+            S_OK
+        }
+    }
+
+    impl IMetaDataImport2_Impl for Fake {
+        fn EnumMethodSpecs(
+            &self,
+            h: *mut HCORENUM,
+            parent: mdToken,
+            out: *mut mdMethodSpec,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens: Vec<u32> = self
+                .t()
+                .method_specs
+                .iter()
+                .enumerate()
+                .filter(|(_, (p, _))| *p == parent)
+                .map(|(i, _)| 0x2B00_0000 | (i as u32 + 1))
+                .collect();
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetMethodSpecProps(
+            &self,
+            spec: mdMethodSpec,
+            parent: *mut mdToken,
+            sig: *mut PCCOR_SIGNATURE,
+            len: *mut ULONG,
+        ) -> HRESULT {
+            let t = self.t();
+            let (p, b) = &t.method_specs[spec.rid() as usize - 1];
+            // SAFETY: valid out-pointers; the box outlives the test's use.
+            unsafe {
+                *parent = *p;
+                *sig = b.as_ptr();
+                *len = b.len() as ULONG;
+            }
+            S_OK
+        }
+    }
+
+    impl IMetaDataAssemblyEmit_Impl for Fake {
+        fn DefineAssemblyRef(
+            &self,
+            key: *const c_void,
+            key_len: ULONG,
+            name: LPCWSTR,
+            meta: *const ASSEMBLYMETADATA,
+            _hash: *const c_void,
+            _hash_len: ULONG,
+            _flags: DWORD,
+            out: *mut mdAssemblyRef,
+        ) -> HRESULT {
+            let mut t = self.t();
+            // SAFETY: the facade's valid pointers; the locale has cbLocale units.
+            let row = unsafe {
+                let m = &*meta;
+                let locale = core::slice::from_raw_parts(m.szLocale, m.cbLocale as usize);
+                (
+                    read(name),
+                    [
+                        m.usMajorVersion,
+                        m.usMinorVersion,
+                        m.usBuildNumber,
+                        m.usRevisionNumber,
+                    ],
+                    super::super::strings::decode(locale),
+                    bytes(key.cast::<u8>(), key_len),
+                )
+            };
+            t.assembly_refs.push(row);
+            t.defines += 1;
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = mdAssemblyRef::from_rid(t.assembly_refs.len() as u32) };
+            S_OK
+        }
+    }
+
+    impl IMetaDataAssemblyImport_Impl for Fake {
+        fn EnumAssemblyRefs(
+            &self,
+            h: *mut HCORENUM,
+            out: *mut mdAssemblyRef,
+            max: ULONG,
+            n: *mut ULONG,
+        ) -> HRESULT {
+            let tokens = rows(0x2300_0000, self.t().assembly_refs.len());
+            // SAFETY: the caller's pointers.
+            unsafe { self.answer(h, out, max, n, &tokens) }
+        }
+        fn GetAssemblyRefProps(
+            &self,
+            r: mdAssemblyRef,
+            key: *mut *const c_void,
+            key_len: *mut ULONG,
+            name: LPWSTR,
+            cap: ULONG,
+            needed: *mut ULONG,
+            meta: *mut ASSEMBLYMETADATA,
+            _hash: *mut *const c_void,
+            _hash_len: *mut ULONG,
+            flags: *mut DWORD,
+        ) -> HRESULT {
+            let t = self.t();
+            let (n, v, c, k) = &t.assembly_refs[r.rid() as usize - 1];
+            let units: Vec<u16> = n.encode_utf16().chain([0]).collect();
+            let culture: Vec<u16> = c.encode_utf16().chain([0]).collect();
+            // SAFETY: the facade's valid pointers and buffers.
+            unsafe {
+                *key = k.as_ptr().cast();
+                *key_len = k.len() as ULONG;
+                *needed = units.len() as ULONG;
+                core::ptr::copy_nonoverlapping(units.as_ptr(), name, units.len().min(cap as usize));
+                let m = &mut *meta;
+                [
+                    m.usMajorVersion,
+                    m.usMinorVersion,
+                    m.usBuildNumber,
+                    m.usRevisionNumber,
+                ] = *v;
+                let room = culture.len().min(m.cbLocale as usize);
+                core::ptr::copy_nonoverlapping(culture.as_ptr(), m.szLocale, room);
+                m.cbLocale = culture.len() as ULONG;
+                *flags = 0;
+            }
+            S_OK
+        }
+    }
+
+    const HELPER: AssemblyReference<'static> = AssemblyReference {
+        name: "CallTargetProbe",
+        version: [1, 2, 3, 4],
+        public_key_or_token: &[0xB7, 0x7A, 0x5C, 0x56, 0x19, 0x34, 0xE0, 0x89],
+        culture: "",
+        flags: 0,
+    };
+
+    #[test]
+    fn every_reference_is_defined_once_and_found_after() {
+        let (emit, fake) = scope();
+        let asm = emit.assembly_ref(&HELPER).unwrap();
+        let probe = emit.type_ref(asm.token(), "CallTarget.Probe").unwrap();
+        let nested = emit.type_ref(probe.token(), "Inner").unwrap();
+        let sig = [0x00, 0x01, 0x01, 0x0E];
+        let member = emit.member_ref(probe.token(), "Begin", &sig).unwrap();
+        let spec = emit
+            .method_spec(member.token(), &[0x0A, 0x01, 0x08])
+            .unwrap();
+        let ts = emit.type_spec(&[0x1E, 0x00]).unwrap();
+        let s = emit.user_string("N.T::M").unwrap();
+        let locals = emit.standalone_sig(&[0x07, 0x01, 0x1C]).unwrap();
+        assert_eq!(fake.t().defines, 8);
+        // Asking again finds every row: no new definitions, same tokens.
+        assert_eq!(emit.assembly_ref(&HELPER), Ok(asm));
+        assert_eq!(emit.type_ref(asm.token(), "CallTarget.Probe"), Ok(probe));
+        assert_eq!(emit.type_ref(probe.token(), "Inner"), Ok(nested));
+        assert_eq!(emit.member_ref(probe.token(), "Begin", &sig), Ok(member));
+        assert_eq!(
+            emit.method_spec(member.token(), &[0x0A, 0x01, 0x08]),
+            Ok(spec)
+        );
+        assert_eq!(emit.type_spec(&[0x1E, 0x00]), Ok(ts));
+        assert_eq!(emit.user_string("N.T::M"), Ok(s));
+        assert_eq!(emit.standalone_sig(&[0x07, 0x01, 0x1C]), Ok(locals));
+        assert_eq!(fake.t().defines, 8, "nothing defined twice");
+        // What was defined is what was asked for.
+        let t = fake.t();
+        assert_eq!(
+            t.assembly_refs[0],
+            (
+                "CallTargetProbe".into(),
+                [1, 2, 3, 4],
+                String::new(),
+                HELPER.public_key_or_token.into()
+            )
+        );
+        assert_eq!(
+            t.type_refs[1],
+            (probe.token(), "Inner".into()),
+            "nested in its TypeRef"
+        );
+        assert_eq!(t.member_refs[0].2[..], sig);
+        assert_eq!(t.opened, t.closed, "every enumerator closed");
+        assert!(t.opened > 0);
+    }
+
+    #[test]
+    fn rows_that_differ_in_any_part_are_new_rows() {
+        let (emit, fake) = scope();
+        let a = emit.assembly_ref(&HELPER).unwrap();
+        let other_version = AssemblyReference {
+            version: [1, 2, 3, 5],
+            ..HELPER
+        };
+        let b = emit.assembly_ref(&other_version).unwrap();
+        assert_ne!(a, b);
+        let same_name_other_case = AssemblyReference {
+            name: "calltargetprobe",
+            ..HELPER
+        };
+        assert_eq!(
+            emit.assembly_ref(&same_name_other_case),
+            Ok(a),
+            "names ignore case"
+        );
+        let p1 = emit.type_ref(a.token(), "T").unwrap();
+        let p2 = emit.type_ref(b.token(), "T").unwrap();
+        assert_ne!(p1, p2, "same name, other scope");
+        let m1 = emit
+            .member_ref(p1.token(), "M", &[0x00, 0x00, 0x01])
+            .unwrap();
+        let m2 = emit
+            .member_ref(p1.token(), "M", &[0x00, 0x00, 0x08])
+            .unwrap();
+        assert_ne!(m1, m2, "same name, other signature");
+        let s1 = emit.method_spec(m1.token(), &[0x0A, 0x01, 0x08]).unwrap();
+        let s2 = emit.method_spec(m2.token(), &[0x0A, 0x01, 0x08]).unwrap();
+        assert_ne!(s1, s2, "same instantiation, other method");
+        let u1 = emit.user_string("abc").unwrap();
+        let u2 = emit.user_string("abd").unwrap();
+        assert_ne!(u1, u2, "same length, other text");
+        assert_eq!(emit.user_string("abc"), Ok(u1));
+        assert_eq!(fake.t().defines, 10);
+    }
+
+    #[test]
+    fn scope_of_an_existing_type_ref_and_errors() {
+        let (emit, fake) = scope();
+        let runtime = mdToken(0x2300_0001);
+        emit.type_ref(runtime, "System.Object").unwrap();
+        assert_eq!(emit.scope_of_type_ref("System.Object"), Ok(runtime));
+        assert_eq!(
+            emit.scope_of_type_ref("System.Nope"),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+        // A lookup that fails for another reason is an error, not a define.
+        fake.t().find_type_ref_fails = Some(E_FAIL);
+        let before = fake.t().defines;
+        assert_eq!(emit.type_ref(runtime, "System.Exception"), Err(E_FAIL));
+        assert_eq!(fake.t().defines, before);
+        // Names with NUL are refused before any call.
+        assert_eq!(
+            emit.user_string("a\0b"),
+            Ok(emit.user_string("a\0b").unwrap())
+        );
+        assert_eq!(emit.member_ref(runtime, "a\0", &[]), Err(E_INVALIDARG));
+    }
+
+    #[test]
+    fn threads_adding_the_same_reference_define_it_once() {
+        let (emit, fake) = scope();
+        fake.t().find_delay_ms = 20;
+        let start = std::sync::Barrier::new(8);
+        let tokens: Vec<mdTypeRef> = std::thread::scope(|threads| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    threads.spawn(|| {
+                        start.wait();
+                        emit.type_ref(mdToken(0x2300_0001), "T").unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(tokens.iter().all(|&t| t == tokens[0]), "{tokens:?}");
+        assert_eq!(fake.t().defines, 1);
+        assert_eq!(fake.t().type_refs.len(), 1);
+    }
+}

@@ -1,0 +1,596 @@
+//! CallTarget-style wrapping in a running CoreCLR: the `call_target`
+//! example wraps methods of the `CallTarget` program so that they call the
+//! `CallTargetProbe` helper, which the program never referenced and which
+//! the host loads through `DOTNET_STARTUP_HOOKS` (docs/instrumentation.md).
+//!
+//! Each test checks that the program's own stdout and exit code are those
+//! of an unprofiled run (written out below), that every `begin` line is
+//! closed by exactly one `end` or `exception` line (properly nested: the
+//! probes run on one thread here), and the values the probes saw.
+
+mod common;
+
+use common::dotnet::{self, Profiler, RunOutput, Runtime};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const CALL_TARGET: &str = "8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364";
+const EXIT: i32 = 44;
+
+/// What `CallTarget` prints without a profiler (tests/e2e/programs/CallTarget).
+const OUTPUT: &[&str] = &[
+    "add=5",
+    "hello world from corprof",
+    "caught System.InvalidOperationException: boom",
+    "sum=6",
+    "echo=7,seven",
+    "get=42,forty-two",
+    "divide=True,3,1",
+    "divide=False,0,2",
+    "fib=5",
+    "guarded=1020,999,-2",
+    "thrower=4",
+    "caught System.ArgumentOutOfRangeException x",
+    "describe=nothing,<(1,2)>",
+    "pair=1-2",
+    "caught System.InvalidOperationException: outer after inner",
+    "mirror=(2,1)",
+    "name=True,n3",
+    "maybe=some 5,none",
+    "tail=103",
+    "span=3,3",
+    "make=Holder(8),Holder(eight)",
+];
+
+/// Every method of the program that covers a case of the wrapper.
+const ALL_TARGETS: &[&str] = &[
+    "Program::Add",        // static, value-type return
+    "Greeter::Greet",      // instance void, reference-type this
+    "Program::Fail",       // void, body ends in throw
+    "Point::Sum",          // value-type this
+    "Program::Echo",       // generic method
+    "Holder`1::Get",       // method of a generic type
+    "Program::Divide",     // ref and out parameters
+    "Program::Fib",        // recursion
+    "Program::Guarded",    // try/catch/finally + filter inside
+    "Program::Thrower",    // returns on one path, throws on the other
+    "Program::Describe",   // reference-type argument and return, null
+    "Pair`1::Show",        // value-type this of a generic struct
+    "Program::Rethrows",   // exception caught inside, another thrown out
+    "Program::Mirror",     // struct argument and struct result
+    "Program::TryName",    // out parameter of a reference type
+    "Program::Maybe",      // Nullable<int> argument
+    "Program::SpanLength", // by-ref-like argument: passed as null
+    "Program::Tail",       // by-ref-like result: passed as null
+    "Holder`1::Make",      // static method of a generic type
+];
+
+fn spec(targets: &[&str]) -> String {
+    targets
+        .iter()
+        .map(|t| format!("CallTarget!E2E.CallTarget.{t}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+fn helper(runtime: &Runtime) -> PathBuf {
+    let path = runtime
+        .programs_dir
+        .join("CallTargetProbe")
+        .join("CallTargetProbe.dll");
+    assert!(path.is_file(), "no helper at {}", path.display());
+    path
+}
+
+/// The profiler with the helper configured and loaded as a startup hook.
+fn call_target(runtime: &Runtime, targets: &str) -> Profiler {
+    let library = dotnet::build_example("call_target")
+        .unwrap_or_else(|error| panic!("building example call_target: {error}"));
+    let helper = helper(runtime);
+    let helper = helper.to_str().expect("a UTF-8 path");
+    Profiler::new(library, CALL_TARGET)
+        .with_env("COMPlus_TieredCompilation", "0")
+        .with_env("CORPROF_CALLTARGET", targets)
+        .with_env("CORPROF_CALLTARGET_HELPER", helper)
+        .with_env("DOTNET_STARTUP_HOOKS", helper)
+}
+
+/// The probe lines (`calltarget begin|end|exception|this ...`) in order.
+fn probe_lines(run: &RunOutput) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter(|l| {
+            ["begin ", "end ", "exception ", "this "]
+                .iter()
+                .any(|k| l.starts_with(&format!("calltarget {k}")))
+        })
+        .collect()
+}
+
+/// Every `begin M(...)` is closed by exactly one `end M -> ...` or
+/// `exception M ...`, innermost first; returns the number of begins.
+#[track_caller]
+fn assert_balanced(run: &RunOutput) -> usize {
+    let mut open: Vec<&str> = Vec::new();
+    let mut begins = 0;
+    for line in probe_lines(run) {
+        if let Some(rest) = line.strip_prefix("calltarget begin ") {
+            let name = rest.split('(').next().unwrap();
+            open.push(name);
+            begins += 1;
+        } else if let Some(rest) = line
+            .strip_prefix("calltarget end ")
+            .or_else(|| line.strip_prefix("calltarget exception "))
+        {
+            let name = rest.split(' ').next().unwrap();
+            assert_eq!(
+                open.pop(),
+                Some(name),
+                "{line:?} closes no open begin\n{}",
+                run.describe()
+            );
+        }
+    }
+    assert!(open.is_empty(), "unclosed: {open:?}\n{}", run.describe());
+    begins
+}
+
+#[track_caller]
+fn assert_unchanged(run: &RunOutput) {
+    assert!(!run.crashed(), "the process crashed\n{}", run.describe());
+    run.assert_exit(EXIT).assert_stdout(OUTPUT);
+}
+
+#[track_caller]
+fn assert_has(run: &RunOutput, needle: &str) {
+    assert!(
+        run.stderr.contains(needle),
+        "stderr lacks {needle:?}\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn without_a_profiler_the_program_prints_the_expected_lines() {
+    let runtime = dotnet::runtime();
+    let run = runtime.run("CallTarget", &[], None);
+    assert_unchanged(&run);
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+}
+
+#[test]
+fn the_helper_alone_changes_nothing() {
+    // Loaded as a startup hook without the profiler, the helper does
+    // nothing: the program cannot reach it.
+    let runtime = dotnet::runtime();
+    let helper = helper(&runtime);
+    let quiet = Profiler::new(dotnet::build_example("call_target").unwrap(), CALL_TARGET)
+        .with_env("DOTNET_STARTUP_HOOKS", helper.to_str().unwrap());
+    // No CORPROF_CALLTARGET: the profiler says why it does nothing.
+    let run = runtime.run("CallTarget", &[], Some(&quiet));
+    assert_unchanged(&run);
+    assert_has(
+        &run,
+        "calltarget: not instrumenting: CORPROF_CALLTARGET: no targets",
+    );
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+}
+
+/// The probe lines of one call, in order: `outcome` is `THIS||EVENT`,
+/// `@` in `EVENT` standing for the method's name.
+fn call(name: &str, args: &str, outcome: &str) -> Vec<String> {
+    let (this, event) = outcome.split_once("||").expect("THIS||EVENT");
+    let full = format!("E2E.CallTarget.{name}");
+    vec![
+        format!("calltarget begin {full}({args})"),
+        format!("calltarget this {full} {this}"),
+        format!("calltarget {}", event.replace('@', &full)),
+    ]
+}
+
+#[test]
+fn wraps_every_case_at_first_jit_without_changing_the_program() {
+    let runtime = dotnet::runtime();
+    let profiler =
+        call_target(&runtime, &spec(ALL_TARGETS)).with_env("CORPROF_CALLTARGET_SHOW_THIS", "1");
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    for target in ALL_TARGETS {
+        let line = format!("calltarget: wrapped E2E.CallTarget.{target}\n");
+        assert_eq!(
+            run.stderr.matches(&line).count(),
+            1,
+            "{target} wrapped once\n{}",
+            run.describe()
+        );
+    }
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    // Fib(5) makes 15 calls; the others 27: Add, Greet, Fail, Sum, Show,
+    // Rethrows, Mirror, TryName, SpanLength, Tail once, Echo, Get, Divide,
+    // Thrower, Describe, Maybe, Make twice, Guarded three times.
+    assert_eq!(assert_balanced(&run), 15 + 27, "{}", run.describe());
+
+    // The calls that are not recursive, each as begin / this / end-or-exception.
+    let mut expected: Vec<String> = Vec::new();
+    for (name, args, outcome) in [
+        ("Program::Add", "2, 3", "null||end @ -> 5"),
+        ("Greeter::Greet", "world", "Greeter(corprof)||end @ -> void"),
+        (
+            "Program::Fail",
+            "boom",
+            "null||exception @ System.InvalidOperationException",
+        ),
+        ("Point::Sum", "3", "(1,2)||end @ -> 6"),
+        ("Program::Echo", "7", "null||end @ -> 7"),
+        ("Program::Echo", "seven", "null||end @ -> seven"),
+        ("Holder`1::Get", "", "Holder(42)||end @ -> 42"),
+        ("Holder`1::Get", "", "Holder(forty-two)||end @ -> forty-two"),
+        // ref/out: the values the references point to at entry.
+        ("Program::Divide", "7, 2, 0, 0", "null||end @ -> True"),
+        ("Program::Divide", "1, 0, 1, 3", "null||end @ -> False"),
+    ] {
+        expected.extend(call(name, args, outcome));
+    }
+    let lines = probe_lines(&run);
+    let fib_start = lines
+        .iter()
+        .position(|l| l.contains("Program::Fib"))
+        .expect("Fib was called");
+    assert_eq!(lines[..fib_start], expected[..], "{}", run.describe());
+    // Fib: 15 begins and 15 ends, outermost last.
+    let fib: Vec<&&str> = lines.iter().filter(|l| l.contains("::Fib")).collect();
+    assert_eq!(fib.len(), 15 * 3, "{}", run.describe());
+    assert_eq!(*fib[0], "calltarget begin E2E.CallTarget.Program::Fib(5)");
+    assert_eq!(
+        **fib.last().unwrap(),
+        "calltarget end E2E.CallTarget.Program::Fib -> 5"
+    );
+    let after_fib: Vec<&str> = lines[fib_start + fib.len()..].to_vec();
+    let mut expected: Vec<String> = Vec::new();
+    for (name, args, outcome) in [
+        // An exception thrown, caught and filtered inside is not the probe's.
+        ("Program::Guarded", "5", "null||end @ -> 1020"),
+        ("Program::Guarded", "0", "null||end @ -> 999"),
+        ("Program::Guarded", "-1", "null||end @ -> -2"),
+        ("Program::Thrower", "4", "null||end @ -> 4"),
+        (
+            "Program::Thrower",
+            "-1",
+            "null||exception @ System.ArgumentOutOfRangeException",
+        ),
+        ("Program::Describe", "null", "null||end @ -> nothing"),
+        ("Program::Describe", "(1,2)", "null||end @ -> <(1,2)>"),
+        ("Pair`1::Show", "-", "(1|2)||end @ -> 1-2"),
+        (
+            "Program::Rethrows",
+            "",
+            "null||exception @ System.InvalidOperationException",
+        ),
+        ("Program::Mirror", "(1,2)", "null||end @ -> (2,1)"),
+        // The out string is null at entry.
+        ("Program::TryName", "3, null", "null||end @ -> True"),
+        // A boxed Nullable<int> is the int or null.
+        ("Program::Maybe", "5", "null||end @ -> some 5"),
+        ("Program::Maybe", "null", "null||end @ -> none"),
+        // Span<int> cannot be boxed: the probes get null.
+        ("Program::SpanLength", "null", "null||end @ -> 3"),
+        ("Program::Tail", "System.Int32[]", "null||end @ -> null"),
+        ("Holder`1::Make", "8", "null||end @ -> Holder(8)"),
+        ("Holder`1::Make", "eight", "null||end @ -> Holder(eight)"),
+    ] {
+        expected.extend(call(name, args, outcome));
+    }
+    assert_eq!(after_fib, expected, "{}", run.describe());
+}
+
+#[test]
+fn every_method_of_a_module_uses_the_same_references() {
+    // The references are looked up before they are defined: wrapping 19
+    // methods adds one AssemblyRef, one TypeRef and four MemberRefs, so
+    // every wrapped body names the same tokens.
+    let runtime = dotnet::runtime();
+    let profiler =
+        call_target(&runtime, &spec(ALL_TARGETS)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    let probes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
+        .map(|p| p.split(", method_name").next().unwrap())
+        .collect();
+    assert_eq!(probes.len(), ALL_TARGETS.len(), "{}", run.describe());
+    assert!(
+        probes.iter().all(|p| *p == probes[0]),
+        "{probes:#?}\n{}",
+        run.describe()
+    );
+    // MemberRefs, and a TypeRef for System.Exception.
+    assert!(probes[0].starts_with("begin: Token(0x0A"), "{}", probes[0]);
+    assert!(probes[0].contains("exception: Token(0x01"), "{}", probes[0]);
+    // The method names are user strings of their own.
+    let names: std::collections::HashSet<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once("method_name: ").map(|(_, n)| n))
+        .collect();
+    assert_eq!(names.len(), ALL_TARGETS.len(), "{}", run.describe());
+    // The listing shows the shape: Begin first, the new clauses last.
+    assert_has(&run, "IL_0000: ldstr 0x70");
+    assert_has(&run, " finally handler ");
+}
+
+#[test]
+fn methods_first_compiled_on_eight_threads_at_once_share_the_references() {
+    // Eight threads released together each JIT-compile their own target:
+    // the wrappers add the same references concurrently, and still every
+    // body names the same tokens (one ask-then-define at a time).
+    let runtime = dotnet::runtime();
+    let targets: Vec<String> = (0..8).map(|i| format!("Program::W{i}")).collect();
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let profiler =
+        call_target(&runtime, &spec(&targets)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTarget", &["--threads"], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT)
+        .assert_stdout(&["threads=0,2,4,6,8,10,12,14"]);
+    assert_eq!(assert_balanced_per_method(&run), 8, "{}", run.describe());
+    let probes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
+        .map(|p| p.split(", method_name").next().unwrap())
+        .collect();
+    assert_eq!(probes.len(), 8, "{}", run.describe());
+    assert!(probes.iter().all(|p| *p == probes[0]), "{probes:#?}");
+}
+
+/// For calls on several threads (lines interleave): each method's lines
+/// are begin then end, once; returns the number of begins.
+#[track_caller]
+fn assert_balanced_per_method(run: &RunOutput) -> usize {
+    let lines = probe_lines(run);
+    let begins: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("calltarget begin "))
+        .collect();
+    for b in &begins {
+        let name = b.split('(').next().unwrap();
+        let ends = lines
+            .iter()
+            .filter(|l| {
+                l.strip_prefix("calltarget end ")
+                    .or_else(|| l.strip_prefix("calltarget exception "))
+                    .is_some_and(|r| r.split(' ').next() == Some(name))
+            })
+            .count();
+        assert_eq!(ends, 1, "{name}\n{}", run.describe());
+    }
+    begins.len()
+}
+
+#[test]
+fn without_the_probe_lines_of_show_this_the_format_is_exactly_the_documented_one() {
+    let runtime = dotnet::runtime();
+    let profiler = call_target(&runtime, &spec(&["Program::Add", "Program::Fail"]));
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    assert_eq!(
+        probe_lines(&run),
+        [
+            "calltarget begin E2E.CallTarget.Program::Add(2, 3)",
+            "calltarget end E2E.CallTarget.Program::Add -> 5",
+            "calltarget begin E2E.CallTarget.Program::Fail(boom)",
+            "calltarget exception E2E.CallTarget.Program::Fail System.InvalidOperationException",
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn unknown_targets_and_constructors_are_reported_and_left_alone() {
+    let runtime = dotnet::runtime();
+    let profiler = call_target(
+        &runtime,
+        &format!(
+            "{};CallTarget!E2E.CallTarget.Program::Nope;CallTarget!E2E.CallTarget.Nowhere::Add;\
+             CallTarget!E2E.CallTarget.Greeter::.ctor;Missing!A.B::C",
+            spec(&["Program::Add"])
+        ),
+    );
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    assert_has(
+        &run,
+        "calltarget: unknown target CallTarget!E2E.CallTarget.Program::Nope: no method Nope in E2E.CallTarget.Program\n",
+    );
+    assert_has(
+        &run,
+        "calltarget: unknown target CallTarget!E2E.CallTarget.Nowhere::Add: no type E2E.CallTarget.Nowhere",
+    );
+    assert_has(
+        &run,
+        "calltarget: left unchanged: E2E.CallTarget.Greeter..ctor: unsupported: constructor\n",
+    );
+    assert_has(
+        &run,
+        "calltarget: target Missing!A.B::C was never found: its assembly did not load or define it\n",
+    );
+    // The valid target is still wrapped.
+    assert_has(&run, "calltarget end E2E.CallTarget.Program::Add -> 5\n");
+    assert_eq!(assert_balanced(&run), 1);
+}
+
+#[test]
+fn bad_configuration_leaves_the_program_unprofiled_and_says_why() {
+    let runtime = dotnet::runtime();
+    let good = spec(&["Program::Add"]);
+    let missing = runtime.programs_dir.join("CallTargetProbe/Nope.dll");
+    let missing = missing.to_str().unwrap();
+    let cases: Vec<(Profiler, &str)> = vec![
+        (
+            call_target(&runtime, "CallTarget:E2E.CallTarget.Program::Add"),
+            "calltarget: not instrumenting: CORPROF_CALLTARGET: bad target \"CallTarget:E2E.CallTarget.Program::Add\": no `!`",
+        ),
+        (
+            call_target(&runtime, &good).with_env("CORPROF_CALLTARGET_HELPER", missing),
+            "calltarget: not instrumenting: helper ",
+        ),
+        (
+            call_target(&runtime, &good).with_env("DOTNET_STARTUP_HOOKS", ""),
+            "is not in DOTNET_STARTUP_HOOKS, so the runtime would not find it",
+        ),
+    ];
+    for (profiler, message) in cases {
+        let run = runtime.run("CallTarget", &[], Some(&profiler));
+        assert_unchanged(&run);
+        assert_has(&run, message);
+        assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+    }
+}
+
+fn sync_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_calltarget")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create the sync dir");
+    dir
+}
+
+#[test]
+fn rejit_wraps_add_while_the_program_runs_and_revert_unwraps_it() {
+    let runtime = dotnet::runtime();
+    let dir = sync_dir("rejit");
+    let dir_text = dir.to_str().unwrap();
+    let profiler = call_target(&runtime, &spec(&["Program::Add"]))
+        .with_env("CORPROF_CALLTARGET_REJIT", "1")
+        .with_env("CORPROF_CALLTARGET_SYNC_DIR", dir_text);
+    let run = runtime.run(
+        "CallTarget",
+        &["--rejit", "--sync-dir", dir_text, "--timeout-ms", "30000"],
+        Some(&profiler),
+    );
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT).assert_stdout(&[
+        "rejit: phase 1 sum=15",
+        "rejit: phase 2 sum=15",
+        "rejit: phase 3 sum=15",
+        "done",
+    ]);
+    let stderr = &run.stderr;
+    let at = |needle: &str| {
+        stderr
+            .find(needle)
+            .unwrap_or_else(|| panic!("stderr lacks {needle:?}\n{}", run.describe()))
+    };
+    let phase1 = at("phase 1 done\n");
+    let phase2 = at("phase 2 done\n");
+    let phase3 = at("phase 3 done\n");
+    // Phase 1: not wrapped; phase 2: wrapped (3 calls); phase 3: reverted.
+    let begins = |from: usize, to: usize| {
+        stderr[from..to]
+            .matches("calltarget begin E2E.CallTarget.Program::Add(2, 3)\n")
+            .count()
+    };
+    assert_eq!(begins(0, phase1), 0, "{}", run.describe());
+    assert_eq!(begins(phase1, phase2), 3, "{}", run.describe());
+    assert_eq!(begins(phase2, phase3), 0, "{}", run.describe());
+    assert_eq!(
+        stderr[phase1..phase2]
+            .matches("calltarget end E2E.CallTarget.Program::Add -> 5\n")
+            .count(),
+        3
+    );
+    let order = [
+        at("calltarget: prepared E2E.CallTarget.Program::Add for ReJIT\n"),
+        at("calltarget: RequestReJIT of 1 methods succeeded"),
+        at("calltarget: ReJIT wrapped E2E.CallTarget.Program::Add\n"),
+        at("calltarget: RequestRevert succeeded"),
+    ];
+    assert!(
+        order[0] < phase1 && order[1] > phase1 && order.windows(2).all(|w| w[0] < w[1]),
+        "prepared at module load, ReJIT after phase 1\n{}",
+        run.describe()
+    );
+    assert!(order[3] > phase2 && order[3] < phase3, "{}", run.describe());
+    assert!(
+        !stderr.contains("calltarget: wrapped "),
+        "no wrapping at first JIT in ReJIT mode\n{}",
+        run.describe()
+    );
+}
+
+/// `TailCaller`'s body as mcs wrote it (tiny header, 11 bytes of code) and
+/// as patched: `ldarg.0; ldarg.1; nop; tail. call Add; ret`.
+const TAIL_CALLER: [u8; 6] = [0x02, 0x1F, 0x64, 0x03, 0x58, 0x28];
+const TAIL_CALLER_PATCHED: [u8; 6] = [0x02, 0x03, 0x00, 0xFE, 0x14, 0x28];
+
+/// A runtime whose `CallTarget` is a copy with `TailCaller` patched to make
+/// a `tail.` call (no C# compiler writes one).
+fn with_tail_call(runtime: &Runtime) -> Runtime {
+    let dir = sync_dir("tail").join("CallTarget");
+    fs::create_dir_all(&dir).unwrap();
+    for file in ["CallTarget.dll", "CallTarget.runtimeconfig.json"] {
+        fs::copy(
+            runtime.programs_dir.join("CallTarget").join(file),
+            dir.join(file),
+        )
+        .unwrap();
+    }
+    let dll = dir.join("CallTarget.dll");
+    let mut bytes = fs::read(&dll).unwrap();
+    let at: Vec<usize> = bytes
+        .windows(TAIL_CALLER.len())
+        .enumerate()
+        .filter(|(_, w)| *w == TAIL_CALLER)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(at.len(), 1, "TailCaller's code is in the dll exactly once");
+    // The tiny header before it: 11 bytes of code.
+    assert_eq!(bytes[at[0] - 1], (11 << 2) | 2);
+    bytes[at[0]..at[0] + TAIL_CALLER.len()].copy_from_slice(&TAIL_CALLER_PATCHED);
+    fs::write(&dll, bytes).unwrap();
+    Runtime {
+        programs_dir: dir.parent().unwrap().to_path_buf(),
+        ..runtime.clone()
+    }
+}
+
+#[test]
+fn a_tail_call_is_wrapped_without_its_prefix() {
+    let runtime = dotnet::runtime();
+    let patched = with_tail_call(&runtime);
+    let tail_output: Vec<&str> = OUTPUT
+        .iter()
+        .map(|l| if *l == "tail=103" { "tail=3" } else { l })
+        .collect();
+    // Precondition: the patched copy runs and makes the tail call.
+    let plain = patched.run("CallTarget", &[], None);
+    plain.assert_exit(EXIT).assert_stdout(&tail_output);
+    let profiler = call_target(&runtime, &spec(&["Program::TailCaller", "Program::Plus"]));
+    let run = patched.run("CallTarget", &[], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT).assert_stdout(&tail_output);
+    assert_has(
+        &run,
+        "calltarget: wrapped E2E.CallTarget.Program::TailCaller\n",
+    );
+    let lines = probe_lines(&run);
+    let at = lines
+        .iter()
+        .position(|l| l.contains("TailCaller"))
+        .expect("TailCaller's probes ran");
+    assert_eq!(
+        lines[at..],
+        [
+            "calltarget begin E2E.CallTarget.Program::TailCaller(1, 2)",
+            "calltarget begin E2E.CallTarget.Program::Plus(1, 2)",
+            "calltarget end E2E.CallTarget.Program::Plus -> 3",
+            "calltarget end E2E.CallTarget.Program::TailCaller -> 3",
+        ],
+        "{}",
+        run.describe()
+    );
+}
