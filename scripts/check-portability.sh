@@ -10,6 +10,14 @@
 #   msrv  the library, the examples and the no_std crate built with exactly
 #         the `rust-version` declared in Cargo.toml, with the committed
 #         Cargo.lock (--locked).
+#   targets  `cargo check` of the library and the examples for every platform
+#         the README names: Windows x64 and x86 (MSVC; `extern "system"` is
+#         stdcall on x86), Linux aarch64 and x86_64-musl (as a dynamic
+#         library, `-crt-static`, which a cdylib profiler needs), macOS
+#         aarch64; and of every test for Windows x64 and x86 (the
+#         real-runtime harness is `cfg(unix)`, everything else portable).
+#         Type-checked only: nothing is linked or run on these targets.
+#   miri32  the COM core's Miri tests on a 32-bit target (i686 Linux).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,11 +44,46 @@ check_msrv() {
     cargo "+$msrv" build --manifest-path tests/no_std_crate/Cargo.toml --target-dir "$dir/no_std_crate"
 }
 
+need_target() {
+    rustup target list --installed | grep -qx "$1" \
+        || rustup target add "$1" >/dev/null \
+        || die "could not install the Rust target $1 (rustup target add $1)"
+}
+
+check_targets() {
+    local t dir=target/cross
+    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin; do
+        part "cargo check --lib --examples --target $t"
+        need_target "$t"
+        cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
+    done
+    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
+        part "cargo check --tests --target $t"
+        cargo check --locked --tests --target "$t" --target-dir "$dir"
+    done
+    t=x86_64-unknown-linux-musl
+    part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
+    need_target "$t"
+    RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
+        cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
+}
+
+check_miri32() {
+    local t=i686-unknown-linux-gnu
+    part "Miri on $t: the COM core (com_core, guid_hresult, com_server)"
+    cargo +nightly miri setup --target "$t" >/dev/null 2>&1 \
+        || die "cargo +nightly miri setup --target $t failed"
+    MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
+        cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server
+}
+
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(msrv)
+[ ${#parts[@]} -gt 0 ] || parts=(msrv targets miri32)
 for p in "${parts[@]}"; do
     case "$p" in
         msrv) check_msrv ;;
+        targets) check_targets ;;
+        miri32) check_miri32 ;;
         *) die "unknown part $p" ;;
     esac
 done

@@ -2,6 +2,9 @@
 //! that the profiled program's output and exit code stay unchanged.
 //! See docs/e2e.md for provisioning.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::dotnet::{self, Profiler};

@@ -5,6 +5,9 @@
 //! (`common::expected::REWRITE`), line by line: only the lines fed by the
 //! rewritten methods may change, and exactly as intended.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput};
