@@ -18,6 +18,8 @@
 #         real-runtime harness is `cfg(unix)`, everything else portable).
 #         Type-checked only: nothing is linked or run on these targets.
 #   miri32  the COM core's Miri tests on a 32-bit target (i686 Linux).
+#   ui    the compile-fail tests (tests/ui.rs) with the Rust version pinned in
+#         ui-tests/TOOLCHAIN, whose messages ui-tests/*.stderr record.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -77,13 +79,22 @@ check_miri32() {
         cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server
 }
 
+check_ui() {
+    local pinned
+    pinned="$(tr -d '[:space:]' < ui-tests/TOOLCHAIN)"
+    part "ui tests (compile-fail messages) with the pinned Rust $pinned"
+    need_toolchain "$pinned"
+    CORPROF_UI_PINNED=1 cargo "+$pinned" test --locked --test ui --target-dir target/ui-pinned
+}
+
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(msrv targets miri32)
+[ ${#parts[@]} -gt 0 ] || parts=(msrv targets miri32 ui)
 for p in "${parts[@]}"; do
     case "$p" in
         msrv) check_msrv ;;
         targets) check_targets ;;
         miri32) check_miri32 ;;
+        ui) check_ui ;;
         *) die "unknown part $p" ;;
     esac
 done
