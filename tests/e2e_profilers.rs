@@ -242,11 +242,22 @@ fn a_wrong_clsid_is_refused_and_the_program_runs_without_profiler() {
         dotnet::build_example("jit_tracer").unwrap(),
         "00000000-1111-2222-3333-444444444444",
     )
-    .with_env("JIT_TRACER_OUTPUT", trace_file.to_str().unwrap());
+    .with_env("JIT_TRACER_OUTPUT", trace_file.to_str().unwrap())
+    .with_env("CORPROF_DEBUG", "1");
     let run = runtime.run("Basics", &[], Some(&profiler));
     run.assert_exit(42).assert_stdout(BASICS);
     assert!(
         !trace_file.exists(),
         "DllGetClassObject refused the CLSID, so no profiler was created"
+    );
+    // CORPROF_DEBUG=1 says why, on the runtime's stderr.
+    assert!(
+        run.stderr.contains(&format!(
+            "corprof: DllGetClassObject was asked for CLSID \
+             {{00000000-1111-2222-3333-444444444444}}, but this library serves {{{JIT_TRACER}}}; \
+             answering CLASS_E_CLASSNOTAVAILABLE (check CORECLR_PROFILER)"
+        )),
+        "{}",
+        run.describe()
     );
 }
