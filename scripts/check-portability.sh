@@ -25,6 +25,8 @@ cd "$(dirname "$0")/.."
 
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 part() { printf '\n--> %s\n' "$*"; }
+start=$SECONDS
+took() { printf -- '--> %s: %ds\n' "$1" $((SECONDS - start)); start=$SECONDS; }
 
 msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 [ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
@@ -40,10 +42,10 @@ check_msrv() {
     part "MSRV: Rust $msrv builds the library, the examples and the no_std crate"
     need_toolchain "$msrv"
     local dir=target/msrv
-    cargo "+$msrv" build --locked --lib --target-dir "$dir"
-    cargo "+$msrv" build --locked --lib --no-default-features --target-dir "$dir"
-    cargo "+$msrv" build --locked --examples --target-dir "$dir"
+    cargo "+$msrv" build --locked --lib --examples --target-dir "$dir"
+    # The no_std crate builds corprof without default features.
     cargo "+$msrv" build --manifest-path tests/no_std_crate/Cargo.toml --target-dir "$dir/no_std_crate"
+    took "msrv"
 }
 
 need_target() {
@@ -54,20 +56,22 @@ need_target() {
 
 check_targets() {
     local t dir=target/cross
-    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin; do
+    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
+        part "cargo check --lib --examples --tests --target $t"
+        need_target "$t"
+        cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
+    done
+    for t in aarch64-unknown-linux-gnu aarch64-apple-darwin; do
         part "cargo check --lib --examples --target $t"
         need_target "$t"
         cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
-    done
-    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
-        part "cargo check --tests --target $t"
-        cargo check --locked --tests --target "$t" --target-dir "$dir"
     done
     t=x86_64-unknown-linux-musl
     part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
     need_target "$t"
     RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
         cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
+    took "targets"
 }
 
 check_miri32() {
@@ -77,6 +81,7 @@ check_miri32() {
         || die "cargo +nightly miri setup --target $t failed"
     MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
         cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server
+    took "miri32"
 }
 
 check_ui() {
@@ -84,7 +89,14 @@ check_ui() {
     pinned="$(tr -d '[:space:]' < ui-tests/TOOLCHAIN)"
     part "ui tests (compile-fail messages) with the pinned Rust $pinned"
     need_toolchain "$pinned"
-    CORPROF_UI_PINNED=1 cargo "+$pinned" test --locked --test ui --target-dir target/ui-pinned
+    # The default target dir when the default toolchain is the pinned one
+    # (nothing to rebuild), a separate one otherwise.
+    local dir=target
+    if [ "$(cargo --version | cut -d' ' -f2)" != "$pinned" ]; then
+        dir=target/ui-pinned
+    fi
+    CORPROF_UI_PINNED=1 cargo "+$pinned" test --locked --test ui --target-dir "$dir"
+    took "ui"
 }
 
 parts=("$@")
