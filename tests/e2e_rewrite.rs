@@ -193,6 +193,9 @@ fn guarded_behaves_exactly_as_without_the_profiler() {
 
 #[test]
 fn tiered_compilation_and_inlining_left_on_give_the_same_output() {
+    // (No method of this run is hot enough for tier 1; that a rewritten
+    // method keeps its new IL when tier 1 compiles it again is
+    // `with_tiering_on_a_hot_method_is_jit_compiled_again`.)
     let runtime = dotnet::runtime();
     let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
