@@ -76,11 +76,11 @@ check_targets() {
 
 check_miri32() {
     local t=i686-unknown-linux-gnu
-    part "Miri on $t: the COM core (com_core, guid_hresult, com_server)"
+    part "Miri on $t: the COM core (com_core, guid_hresult, com_server, stress)"
     cargo +nightly miri setup --target "$t" >/dev/null 2>&1 \
         || die "cargo +nightly miri setup --target $t failed"
     MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
-        cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server
+        cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server --test stress
     took "miri32"
 }
 
