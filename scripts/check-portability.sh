@@ -66,6 +66,19 @@ check_targets() {
         need_target "$t"
         cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
     done
+    # On 32-bit Windows `extern "system"` is stdcall, which COM's STDAPI
+    # exports need: check the exporter's assembly (the linker is `true`: no
+    # MSVC here, so nothing is linked, and the DLL's export table is not
+    # checked).
+    t=i686-pc-windows-msvc
+    part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
+    cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
+    local asm
+    asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
+    grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
+    awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
+        || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
+
     t=x86_64-unknown-linux-musl
     part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
     need_target "$t"
