@@ -31,7 +31,7 @@
 //! CORECLR_ENABLE_PROFILING=1 \
 //! CORECLR_PROFILER={6C1F8E0B-2D4A-4B7C-9E35-A1D0F47B8C26} \
 //! CORECLR_PROFILER_PATH=$PWD/target/debug/examples/libil_rewriter.so \
-//! DOTNET_TieredCompilation=0 \
+//! COMPlus_TieredCompilation=0 DOTNET_TieredCompilation=0 \
 //! dotnet Rewrite.dll
 //! ```
 //!

@@ -28,8 +28,9 @@
 #
 # Environment: RUNS (default 7, at least 1); LARGE_RUNS (default 11);
 # LARGE_CLASSES, LARGE_PER_CLASS; CALLGRIND (default 1); CORPROF_DOTNET as
-# for scripts/provision-dotnet.sh; DOTNET_TieredCompilation etc. pass through
-# to every run alike. The examples are built in release mode.
+# for scripts/provision-dotnet.sh; runtime settings such as
+# COMPlus_TieredCompilation (.NET Core 3.1 ignores the DOTNET_ prefix) pass
+# through to every run alike. The examples are built in release mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -151,7 +152,7 @@ echo "## Profiler overhead on a real runtime (JitHeavy, .NET $DOTNET_RUNTIME_VER
 echo
 echo "$runs timed runs per configuration, interleaved (a b c a b c ...) after one warm-up run each;"
 echo "wall time of the whole process (runtime start-up, JIT of every method, shutdown). Release builds of the examples."
-echo "Tiered compilation: ${DOTNET_TieredCompilation:-${COMPlus_TieredCompilation:-runtime default (on)}}."
+echo "Tiered compilation: ${COMPlus_TieredCompilation:+COMPlus_TieredCompilation=$COMPlus_TieredCompilation}${COMPlus_TieredCompilation:-runtime default (on; 3.1 reads only COMPlus_TieredCompilation)}."
 echo
 echo "| configuration | median s | min s | max s | median / (a) |"
 echo "|---|---|---|---|---|"

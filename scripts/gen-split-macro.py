@@ -9,10 +9,13 @@ every method matched so far: n methods cost O(n^2), which dominates the build
 of a few-hundred-method interface. Here a chunk arm matches 16 (or 4, or 1)
 methods written out one after another, each as `attrs fn Name (params) ->
 Ident tail` (tail: `;` or `{ body }`), with no optional captures between
-them, so matching costs O(n) in all, in n/16 + 6 recursion levels. Methods of
-other shapes (no return type, or a return type that is not a single
-identifier, such as `*mut c_void`) are matched one at a time by four exact
-arms.
+them, so matching costs O(n) in all, in n/16 + 6 recursion levels. The last
+method of a chunk spells its tail out (`;` or `{ body }`, one arm each);
+every other method's `tail` is followed by the next `fn` or attribute, so a
+return type that merely starts with an identifier (`corprof::HRESULT`,
+`Option<u32>`) never matches a chunk. Methods of other shapes (no return
+type, or a return type that is not a single identifier, such as
+`*mut c_void` or a path) are matched one at a time by four exact arms.
 
 Run `python3 scripts/gen-split-macro.py > src/com/split.rs`; a test checks
 that the committed file is what this script produces.
@@ -27,6 +30,22 @@ def simple(i: int) -> str:
 
 def simple_out(i: int) -> str:
     return f"[$(#[$a{i}])*] $m{i} $p{i} [$r{i}] [$tail{i}]"
+
+
+# The last method of a chunk: its tail spelled out.
+LAST = [
+    # (tail pattern, normalised tail)
+    (";", "[;]"),
+    ("{{ $($b{i}:tt)* }}", "[{{ $($b{i})* }}]"),
+]
+
+
+def last(i: int, tail: str) -> str:
+    return f"$(#[$a{i}:meta])* fn $m{i}:ident $p{i}:tt -> $r{i}:ident " + tail.format(i=i)
+
+
+def last_out(i: int, tail: str) -> str:
+    return f"[$(#[$a{i}])*] $m{i} $p{i} [$r{i}] " + tail.format(i=i)
 
 
 GENERAL = [
@@ -59,9 +78,11 @@ def main() -> None:
         "        $crate::__com_split! { [$($header)*] [$($done)*] $($rest)* }",
         "    };",
     ]
-    for k in CHUNKS:
-        pattern = "\n        ".join(simple(i) for i in range(k))
-        normal = "\n            ".join(simple_out(i) for i in range(k))
+    for k, (tail, tail_out) in ((k, t) for k in CHUNKS for t in LAST):
+        pattern = "\n        ".join([simple(i) for i in range(k - 1)] + [last(k - 1, tail)])
+        normal = "\n            ".join(
+            [simple_out(i) for i in range(k - 1)] + [last_out(k - 1, tail_out)]
+        )
         out += [
             "    (",
             "        [$($header:tt)*] [$($done:tt)*]",

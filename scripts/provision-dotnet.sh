@@ -11,7 +11,8 @@
 #                                  PATH lists one, else provisioned.
 # 2. Picks a C# compiler: in sdk mode the SDK's own Roslyn (csc.dll), else
 #    Mono's mcs (Debian package mono-mcs, installed with apt-get when missing
-#    and running as root).
+#    and running as root). How to compile lives in scripts/csharp-lib.sh,
+#    shared with scripts/compile-csharp.sh (a user's own C# file).
 # 3. Compiles every directory under tests/e2e/programs/ into
 #    .cache/e2e-programs/<Name>/<Name>.dll (+ <Name>.runtimeconfig.json for
 #    programs), against the chosen runtime's own assemblies (-nostdlib), only
@@ -129,53 +130,14 @@ if [ "$MODE" = provisioned ] && [ "$RUNTIME_VERSION" != "$DOTNETCORE2_VERSION" ]
     die "the provisioned host runs Microsoft.NETCore.App $RUNTIME_VERSION, expected $DOTNETCORE2_VERSION"
 fi
 
-case "$RUNTIME_VERSION" in
-    1.* | 2.* | 3.*) TFM="netcoreapp${RUNTIME_VERSION%.*}" ;;
-    *) TFM="net$(echo "$RUNTIME_VERSION" | cut -d. -f1-2)" ;;
-esac
-
 # ------------------------------------------------------------ the compiler
 
-COMPILER=()
-COMPILER_ID=
-if [ "$MODE" = sdk ]; then
-    sdk_line="$("$DOTNET_HOST" --list-sdks | sort -V | tail -n 1)"
-    sdk_version="${sdk_line%% *}"
-    sdk_base="${sdk_line#*[}"
-    sdk_base="${sdk_base%]}"
-    csc="$sdk_base/$sdk_version/Roslyn/bincore/csc.dll"
-    if [ -f "$csc" ]; then
-        COMPILER=("$DOTNET_HOST" exec "$csc" -nologo)
-        COMPILER_ID="roslyn $sdk_version"
-    fi
-fi
-if [ ${#COMPILER[@]} -eq 0 ]; then
-    if ! command -v mcs >/dev/null 2>&1; then
-        if [ "$(id -u)" -ne 0 ]; then
-            die "the C# compiler mcs is missing and this is not root: run 'sudo apt-get install -y mono-mcs' and retry"
-        fi
-        command -v apt-get >/dev/null 2>&1 || die "the C# compiler mcs is missing and there is no apt-get to install mono-mcs with"
-        say "installing mono-mcs with apt-get"
-        logged env DEBIAN_FRONTEND=noninteractive apt-get update -q || die "apt-get update failed (see $LOG)"
-        logged env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends mono-mcs ||
-            die "apt-get install mono-mcs failed (see $LOG)"
-        command -v mcs >/dev/null 2>&1 || die "mono-mcs was installed but mcs is still not on PATH"
-    fi
-    COMPILER=("$(command -v mcs)")
-    COMPILER_ID="$(mcs --version 2>&1 | head -n 1)"
-fi
+# shellcheck source=scripts/csharp-lib.sh
+. "$ROOT/scripts/csharp-lib.sh"
+csharp_pick_compiler "$MODE" "$DOTNET_HOST"
+COMPILER_ID="$CSHARP_COMPILER_ID"
 
 # ------------------------------------------------------------ the programs
-
-# Assemblies of the runtime every program is compiled against. mcs needs the
-# assembly that defines System.Object (System.Private.CoreLib) passed
-# explicitly; the others are the runtime's facades and implementations of the
-# public surface the programs use. Unused ones leave no reference behind.
-DEFAULT_REFS=(
-    System.Private.CoreLib System.Runtime System.Runtime.Extensions System.Console
-    System.IO.FileSystem System.Collections System.Linq System.Threading
-    System.Threading.Thread System.Runtime.Loader System.Reflection
-)
 
 # Reads KEY from a program's build.txt (empty when absent).
 build_setting() {
@@ -225,11 +187,8 @@ for name in "${ALL[@]}"; do
     shopt -u nullglob
     [ ${#sources[@]} -gt 0 ] || die "$dir has no .cs files"
 
-    refs=()
-    for r in "${DEFAULT_REFS[@]}" "${extra_refs[@]}"; do
-        [ -f "$RUNTIME_DIR/$r.dll" ] || die "$name: the runtime has no $r.dll in $RUNTIME_DIR"
-        refs+=("-r:$RUNTIME_DIR/$r.dll")
-    done
+    refs_text="$(csharp_refs "$RUNTIME_DIR" "${extra_refs[@]}")" || die "$name: a runtime assembly is missing"
+    mapfile -t refs <<<"$refs_text"
 
     # Everything the output depends on goes into the stamp.
     stamp="$(
@@ -248,7 +207,7 @@ for name in "${ALL[@]}"; do
             for l in "${libs[@]}"; do
                 echo "lib=$l ${STAMPS[$l]:-missing}"
             done
-            cat "${BASH_SOURCE[0]}"
+            cat "${BASH_SOURCE[0]}" "$ROOT/scripts/csharp-lib.sh"
         } | sha256sum | cut -d' ' -f1
     )" || die "$name: cannot read its sources"
     STAMPS[$name]="$stamp"
@@ -267,8 +226,7 @@ for name in "${ALL[@]}"; do
         inputs+=("$tmp/Generated.cs")
     fi
     if [ "$kind" = library ]; then target=library; else target=exe; fi
-    if ! "${COMPILER[@]}" -nostdlib -noconfig "-target:$target" "-out:$tmp/$name.dll" "${refs[@]}" "${inputs[@]}" \
-        >"$tmp/compile.log" 2>&1; then
+    if ! csharp_compile "$target" "$tmp/$name.dll" "$tmp/compile.log" "${refs[@]}" -- "${inputs[@]}"; then
         cat "$tmp/compile.log" >>"$LOG"
         grep -E 'error' "$tmp/compile.log" | head -n 20 >&2 || true
         die "$name: C# compilation failed (see $LOG)"
@@ -280,17 +238,7 @@ for name in "${ALL[@]}"; do
         cp "$OUT_DIR/$l/$l.dll" "$tmp/"
     done
     if [ "$kind" = exe ]; then
-        cat >"$tmp/$name.runtimeconfig.json" <<EOF
-{
-  "runtimeOptions": {
-    "tfm": "$TFM",
-    "framework": {
-      "name": "Microsoft.NETCore.App",
-      "version": "$RUNTIME_VERSION"
-    }
-  }
-}
-EOF
+        csharp_runtimeconfig "$tmp/$name.runtimeconfig.json" "$RUNTIME_VERSION"
     fi
     echo "$stamp" >"$tmp/.stamp"
     rm -rf "$final.old.$$"

@@ -130,3 +130,48 @@ fn the_factory_creates_objects_and_refuses_aggregation() {
     }
     assert_eq!(DROPPED.load(Ordering::SeqCst), dropped_before + 2);
 }
+
+/// Set in the child process: the value of `CORPROF_DEBUG` it was given.
+const CHILD: &str = "CORPROF_COM_SERVER_CHILD";
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri cannot start the child process")]
+fn corprof_debug_1_reports_an_unserved_clsid_on_stderr() {
+    const NAME: &str = "corprof_debug_1_reports_an_unserved_clsid_on_stderr";
+    if std::env::var_os(CHILD).is_some() {
+        let other = GUID::parse("00000000-1111-2222-3333-444444444444");
+        let mut out: *mut c_void = core::ptr::null_mut();
+        // SAFETY: valid pointers, as the runtime passes them.
+        let hr = unsafe { DllGetClassObject(&other, &IClassFactory::IID, &mut out) };
+        assert_eq!(hr, CLASS_E_CLASSNOTAVAILABLE);
+        // And a served CLSID is never reported.
+        // SAFETY: as above.
+        let hr = unsafe { DllGetClassObject(&CORPROF_CLSID, &IClassFactory::IID, &mut out) };
+        assert_eq!(hr, S_OK);
+        // SAFETY: `out` holds the factory's reference, released here.
+        drop(unsafe { IUnknown::from_raw(out) });
+        return;
+    }
+    let run = |debug: Option<&str>| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .env_remove("CORPROF_DEBUG");
+        if let Some(value) = debug {
+            cmd.env("CORPROF_DEBUG", value);
+        }
+        let output = cmd.output().expect("run the test binary again");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let line =
+        "corprof: DllGetClassObject was asked for CLSID {00000000-1111-2222-3333-444444444444}, \
+                but this library serves {A1B2C3D4-E5F6-4789-8ABC-DEF012345678}; answering \
+                CLASS_E_CLASSNOTAVAILABLE (check CORECLR_PROFILER)";
+    let stderr = run(Some("1"));
+    assert_eq!(stderr.matches(line).count(), 1, "{stderr}");
+    for quiet in [None, Some("0")] {
+        let stderr = run(quiet);
+        assert!(!stderr.contains("corprof:"), "{quiet:?}: {stderr}");
+    }
+}

@@ -468,6 +468,10 @@ type FnNotificationOnly = unsafe extern "system" fn(*mut c_void, *mut BOOL) -> H
 
 #[test]
 fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
+    // IDs that use the upper half of a 64-bit word (truncated on 32-bit
+    // targets, where IDs are 32 bits wide).
+    const BIG_FUNCTION_ID: usize = 0x7FFE_1234_5678_u64 as usize;
+    const BIG_MODULE_ID: usize = 0x5EED_0000_0077_u64 as usize;
     let events = Arc::new(Mutex::new(Vec::new()));
     let profiler = corprof::export::<ICorProfilerCallback11, _>(MyProfiler {
         events: events.clone(),
@@ -491,7 +495,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
             "FunctionUnloadStarted"
         );
         assert_eq!(
-            raw!(this, 23, FnFunctionBool)(this, FunctionID(0x7FFE_1234_5678), TRUE),
+            raw!(this, 23, FnFunctionBool)(this, FunctionID(BIG_FUNCTION_ID), TRUE),
             S_OK,
             "JITCompilationStarted (override)"
         );
@@ -605,7 +609,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
 
         // Version 7: the second override.
         assert_eq!(
-            raw!(this, 91, FnModule)(this, ModuleID(0x5EED_0000_0077)),
+            raw!(this, 91, FnModule)(this, ModuleID(BIG_MODULE_ID)),
             S_FALSE,
             "ModuleInMemorySymbolsUpdated (override)"
         );
@@ -672,8 +676,8 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
     assert_eq!(
         *events.lock().unwrap(),
         vec![
-            Event::Jit(FunctionID(0x7FFE_1234_5678), TRUE),
-            Event::Symbols(ModuleID(0x5EED_0000_0077)),
+            Event::Jit(FunctionID(BIG_FUNCTION_ID), TRUE),
+            Event::Symbols(ModuleID(BIG_MODULE_ID)),
             Event::NotificationOnly,
         ]
     );

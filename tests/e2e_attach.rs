@@ -8,6 +8,9 @@
 //! patcher, exactly the value changes it asked for), and that every fault
 //! gives the error it should within its time limit.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use std::fs;

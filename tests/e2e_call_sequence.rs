@@ -5,6 +5,9 @@
 //! formatted with `Display`). These results are what `docs/safety.md`
 //! cites. See docs/e2e.md for provisioning.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use std::collections::BTreeMap;

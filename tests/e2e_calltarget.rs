@@ -8,6 +8,9 @@
 //! closed by exactly one `end` or `exception` line (properly nested: the
 //! probes run on one thread here), and the values the probes saw.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput, Runtime};

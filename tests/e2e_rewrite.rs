@@ -5,6 +5,9 @@
 //! (`common::expected::REWRITE`), line by line: only the lines fed by the
 //! rewritten methods may change, and exactly as intended.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput};
@@ -142,7 +145,7 @@ fn without_a_profiler_rewrite_prints_the_expected_lines() {
 #[test]
 fn rewrites_answer_work_and_guarded_at_first_jit() {
     let runtime = dotnet::runtime();
-    let profiler = il_rewriter().with_env("DOTNET_TieredCompilation", "0");
+    let profiler = il_rewriter().with_runtime_setting("TieredCompilation", "0");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
     assert_clean(&run);
     assert_lines(&run, &rewritten_output());
@@ -166,7 +169,7 @@ fn guarded_behaves_exactly_as_without_the_profiler() {
     let plain = runtime.run("Rewrite", &[], None);
     plain.assert_exit(EXIT);
     let profiler = il_rewriter()
-        .with_env("DOTNET_TieredCompilation", "0")
+        .with_runtime_setting("TieredCompilation", "0")
         .with_env("IL_REWRITER_VERBOSE", "1");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
     assert_clean(&run);
@@ -190,6 +193,9 @@ fn guarded_behaves_exactly_as_without_the_profiler() {
 
 #[test]
 fn tiered_compilation_and_inlining_left_on_give_the_same_output() {
+    // (No method of this run is hot enough for tier 1; that a rewritten
+    // method keeps its new IL when tier 1 compiles it again is
+    // `with_tiering_on_a_hot_method_is_jit_compiled_again`.)
     let runtime = dotnet::runtime();
     let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
@@ -255,11 +261,22 @@ fn assert_rejit_run(run: &RunOutput, dir: &Path) {
     );
 }
 
+/// How often `Answer` was JIT-compiled (not ReJIT-compiled) in ReJIT mode.
+fn answer_jit_count(run: &RunOutput) -> usize {
+    run.stderr
+        .lines()
+        .filter(|l| *l == "il_rewriter: Answer JIT-compiled as it is (ReJIT mode)")
+        .count()
+}
+
 #[test]
 fn rejit_makes_answer_42_in_phase_2_and_revert_41_in_phase_3() {
-    let profiler = il_rewriter().with_env("DOTNET_TieredCompilation", "0");
+    let profiler = il_rewriter().with_runtime_setting("TieredCompilation", "0");
     let (run, dir) = rejit_run("rejit", profiler);
     assert_rejit_run(&run, &dir);
+    // The precondition: tiering was off, so the hot `Answer` was
+    // JIT-compiled once (the ReJIT compilations are separate callbacks).
+    assert_eq!(answer_jit_count(&run), 1, "{}", run.describe());
 }
 
 #[test]
@@ -267,6 +284,10 @@ fn rejit_and_revert_with_tiered_compilation_and_inlining_left_on() {
     let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
     let (run, dir) = rejit_run("rejit-tiered", profiler);
     assert_rejit_run(&run, &dir);
+    // No tier-1 compilation is expected here: the ReJIT request follows
+    // phase 1 at once, and the ReJIT version replaces the tier-0 code. That
+    // tiering is on by default in these runs is what
+    // `with_tiering_on_a_hot_method_is_jit_compiled_again` shows.
 }
 
 #[test]
@@ -277,7 +298,7 @@ fn in_rejit_mode_answer_is_left_for_rejit_and_a_missing_handshake_is_harmless() 
     let runtime = dotnet::runtime();
     let dir = sync_dir("no-handshake");
     let profiler = il_rewriter()
-        .with_env("DOTNET_TieredCompilation", "0")
+        .with_runtime_setting("TieredCompilation", "0")
         .with_env("IL_REWRITER_SYNC_DIR", dir.to_str().unwrap())
         .with_env("IL_REWRITER_TIMEOUT_MS", "100");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
@@ -289,4 +310,92 @@ fn in_rejit_mode_answer_is_left_for_rejit_and_a_missing_handshake_is_harmless() 
         "il_rewriter: Answer JIT-compiled as it is (ReJIT mode)",
     );
     assert!(!dir.join("go-2").exists(), "{}", run.describe());
+}
+
+// ---------------------------------------------------------------------------
+// Tiered compilation: the setting the tests above depend on takes effect.
+// ---------------------------------------------------------------------------
+
+/// Runs `Rewrite --rejit` without a sync dir, so the profiler is in its
+/// rewrite-at-first-JIT mode while the program calls `Answer` (NoInlining)
+/// 1000 times in each of 3 phases, pausing 300 ms (still calling) between
+/// them: hot and long enough for a tier-1 recompilation when tiering is on.
+/// Returns the run and how often `Answer` was JIT-compiled again.
+fn hot_answer_run(profiler: Profiler) -> (RunOutput, usize) {
+    let runtime = dotnet::runtime();
+    let run = runtime.run(
+        "Rewrite",
+        &["--rejit", "--phases", "3", "--pause-ms", "300"],
+        Some(&profiler),
+    );
+    assert_clean(&run);
+    // Rewritten at its first JIT, and a tier-1 compilation keeps the new IL.
+    run.assert_stdout(&[
+        "rejit: phase 1 answer=42",
+        "rejit: phase 2 answer=42",
+        "rejit: phase 3 answer=42",
+        "done",
+    ]);
+    assert_stderr_has(
+        &run,
+        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;",
+    );
+    // Only `Answer` is a rewrite target that this mode calls.
+    let again = run
+        .stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("il_rewriter: ")
+                && l.ends_with("JIT-compiled again: it keeps the IL installed before")
+        })
+        .count();
+    (run, again)
+}
+
+#[test]
+fn with_tiering_off_a_hot_method_is_jit_compiled_exactly_once() {
+    let profiler = il_rewriter().with_runtime_setting("TieredCompilation", "0");
+    let (run, again) = hot_answer_run(profiler);
+    assert_eq!(
+        again,
+        0,
+        "COMPlus_TieredCompilation=0 took effect\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn with_tiering_on_a_hot_method_is_jit_compiled_again() {
+    // The control for the test above: the same run is long enough for tier 1.
+    let (run, again) = hot_answer_run(il_rewriter());
+    assert!(
+        again >= 1,
+        "Answer was recompiled at tier 1\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn the_dotnet_prefix_alone_is_ignored_by_net_core_3() {
+    // .NET Core 3.1 reads runtime settings only with the `COMPlus_` prefix;
+    // `DOTNET_` is read from .NET 5 on.
+    let runtime = dotnet::runtime();
+    let profiler = il_rewriter().with_env("DOTNET_TieredCompilation", "0");
+    let (run, again) = hot_answer_run(profiler);
+    if runtime.version.starts_with("3.") {
+        assert!(
+            again >= 1,
+            "tiering stayed on under {}\n{}",
+            runtime.version,
+            run.describe()
+        );
+    } else {
+        assert_eq!(
+            again,
+            0,
+            "tiering off under {}\n{}",
+            runtime.version,
+            run.describe()
+        );
+    }
 }

@@ -2,6 +2,9 @@
 //! a profiler: each program's exact output and exit code, and the harness's
 //! timeout, crash and environment handling. See docs/e2e.md.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput, Runtime};

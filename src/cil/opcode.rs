@@ -249,8 +249,10 @@ macro_rules! opcodes {
             )*
         }
 
-        /// The opcode table, in opcode order.
-        static OPCODES: &[OpCodeInfo] = &[
+        /// The opcode table, in opcode order. A `const` (so `build_index` can
+        /// read it at compile time on Rust 1.81, where const fns may not read
+        /// statics); `OPCODES` is its one runtime copy.
+        const OPCODE_TABLE: &[OpCodeInfo] = &[
             $(
                 OpCodeInfo {
                     code: OpCode($code),
@@ -265,11 +267,14 @@ macro_rules! opcodes {
     };
 }
 
+/// The opcode table at run time: one copy, referenced by the lookups.
+static OPCODES: &[OpCodeInfo] = OPCODE_TABLE;
+
 const fn build_index(two_byte: bool) -> [u16; 256] {
     let mut idx = [NONE; 256];
     let mut i = 0;
-    while i < OPCODES.len() {
-        let v = OPCODES[i].code.0;
+    while i < OPCODE_TABLE.len() {
+        let v = OPCODE_TABLE[i].code.0;
         if (v > 0xFF) == two_byte {
             idx[(v & 0xFF) as usize] = i as u16;
         }

@@ -82,7 +82,8 @@ pub type REFCLSID = *const crate::com::guid::GUID;
     message = "`{Self}` cannot be passed across a COM vtable",
     label = "not a COM ABI type",
     note = "COM methods take integers, floats, raw pointers, `extern \"system\"` function pointers, HRESULT and #[repr(C)]/#[repr(transparent)] types that implement `corprof::AbiParam`",
-    note = "pass strings and buffers as a raw pointer plus a length (`*const u16, u32`), and GUIDs by pointer (`*const GUID`)"
+    note = "pass strings and buffers as a raw pointer plus a length (`*const u16, u32`), and GUIDs by pointer (`*const GUID`)",
+    note = "for a reference write the raw pointer (`&mut T` -> `*mut T`, `&T` -> `*const T`); for `bool` write `BOOL` (an i32, `TRUE` or `FALSE`)"
 )]
 pub unsafe trait AbiParam: Copy + 'static {}
 

@@ -55,13 +55,14 @@ pub enum GuidParseError {
 }
 
 impl GuidParseError {
-    /// A one-sentence description, usable in `const` panics.
+    /// A one-sentence description, the text of both [`Display`](fmt::Display)
+    /// and the panic of [`GUID::parse`].
     pub const fn as_str(self) -> &'static str {
         match self {
-            Self::Length => "a GUID string has 36 characters (38 with braces), like \"00000000-0000-0000-C000-000000000046\"",
-            Self::Braces => "a GUID string is either fully braced (`{...}`) or not braced at all",
-            Self::Hyphen => "a GUID string has hyphens at positions 8, 13, 18 and 23, like \"00000000-0000-0000-C000-000000000046\"",
-            Self::Digit => "a GUID string may contain only hexadecimal digits between its hyphens",
+            Self::Length => "malformed GUID: a GUID string has 36 characters (38 with braces), like \"00000000-0000-0000-C000-000000000046\"",
+            Self::Braces => "malformed GUID: a GUID string is either fully braced (`{...}`) or not braced at all",
+            Self::Hyphen => "malformed GUID: hyphens belong at positions 8, 13, 18 and 23, like \"00000000-0000-0000-C000-000000000046\"",
+            Self::Digit => "malformed GUID: only hexadecimal digits may stand between the hyphens",
         }
     }
 }
@@ -145,15 +146,22 @@ impl GUID {
     }
 
     /// Parses the registry form like [`GUID::try_parse`], panicking on a
-    /// malformed string. Used in a `const` (as [`com_interface!`](crate::com_interface)
-    /// and [`guid!`](crate::guid) do), the panic is a compile-time error.
+    /// malformed string.
+    ///
+    /// Meant for constants: in a `const` (as [`com_interface!`](crate::com_interface),
+    /// [`com_class!`](crate::com_class) and [`guid!`](crate::guid) use it) the
+    /// panic is a compile-time error whose text is the [`GuidParseError`]'s.
+    /// At run time, on a string from outside the program, use
+    /// [`GUID::try_parse`] (or `str::parse`) instead, which returns the error.
+    ///
+    /// # Panics
+    ///
+    /// When `s` is not a GUID in registry form, with the message of
+    /// [`GuidParseError::as_str`].
     pub const fn parse(s: &str) -> GUID {
         match GUID::try_parse(s) {
             Ok(g) => g,
-            Err(GuidParseError::Length) => panic!("malformed GUID: a GUID string has 36 characters (38 with braces), like \"00000000-0000-0000-C000-000000000046\""),
-            Err(GuidParseError::Braces) => panic!("malformed GUID: a GUID string is either fully braced (`{{...}}`) or not braced at all"),
-            Err(GuidParseError::Hyphen) => panic!("malformed GUID: hyphens belong at positions 8, 13, 18 and 23, like \"00000000-0000-0000-C000-000000000046\""),
-            Err(GuidParseError::Digit) => panic!("malformed GUID: only hexadecimal digits may stand between the hyphens"),
+            Err(e) => panic!("{}", e.as_str()),
         }
     }
 }

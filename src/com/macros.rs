@@ -115,6 +115,7 @@ macro_rules! com_interface {
                 $($methods)*
             }
         )*
+        $crate::__com_unique_iids! { [$([$name $iid])*] }
     };
     // Anything else is a syntax error: find the interface at fault and say why.
     ($($tokens:tt)*) => {
@@ -140,18 +141,138 @@ macro_rules! __com_interface_diagnose {
         $crate::__com_methods_check! { $($methods)* }
         $crate::__com_interface_diagnose! { $($rest)* }
     };
-    // Attributes missing or out of order.
-    ($(#[doc = $doc:expr])* #[$attr:ident $($args:tt)*] $($rest:tt)*) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: unexpected `#[", ::core::stringify!($attr), "]`: after its doc comments, each interface has ",
-            "exactly `#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
-            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order"
-        ));
+    // Attributes missing, unknown or out of order: collect their names.
+    (# $($rest:tt)*) => {
+        $crate::__com_attrs_diagnose! { [] # $($rest)* }
     };
     ($($other:tt)*) => {
         ::core::compile_error!(
             "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         );
+    };
+}
+
+/// Names the interface whose attributes are wrong and what is wrong with
+/// them, then goes on with the next interface (error path only). Not public
+/// API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_attrs_diagnose {
+    (@report $name:ident [vtable implement]) => {
+        $crate::__com_attrs_diagnose! { @missing $name "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]` attribute (its interface ID)" }
+    };
+    (@report $name:ident [iid implement]) => {
+        $crate::__com_attrs_diagnose! { @missing $name "`#[vtable(Name_Vtbl)]` attribute (the name of its vtable struct)" }
+    };
+    (@report $name:ident [iid vtable]) => {
+        $crate::__com_attrs_diagnose! { @missing $name "`#[implement(Name_Impl)]` attribute (the name of its trait; `#[implement(Name_Impl: Parent_Impl)]` unless the parent is IUnknown)" }
+    };
+    (@report $name:ident [iid vtable implement]) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: malformed interface `", ::core::stringify!($name),
+            "`: expected `pub interface ", ::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+        ));
+    };
+    (@report $name:ident [$($seen:ident)*]) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: interface `", ::core::stringify!($name), "` has the attributes",
+            $(" `#[", ::core::stringify!($seen), "]`",)*
+            "; after its doc comments, each interface has exactly ",
+            "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
+            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order"
+        ));
+    };
+    (@missing $name:ident $what:literal) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: interface `", ::core::stringify!($name), "` has no ", $what,
+            "; after its doc comments, each interface has `#[iid(\"...\")]`, ",
+            "`#[vtable(Name_Vtbl)]` and `#[implement(Name_Impl)]`, in this order"
+        ));
+    };
+    // Skip the rest of the faulty interface, then diagnose the others.
+    (@next : $($parent:ident)::+ { $($methods:tt)* } $($rest:tt)*) => {
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
+    (@next $($rest:tt)*) => {};
+    // Doc comments are skipped; every other attribute's name is collected.
+    ([$($seen:ident)*] #[doc $($args:tt)*] $($rest:tt)*) => {
+        $crate::__com_attrs_diagnose! { [$($seen)*] $($rest)* }
+    };
+    ([$($seen:ident)*] #[$attr:ident $($args:tt)*] $($rest:tt)*) => {
+        $crate::__com_attrs_diagnose! { [$($seen)* $attr] $($rest)* }
+    };
+    // The attributes are over: find the interface's name.
+    ($seen:tt interface $name:ident $($rest:tt)*) => {
+        $crate::__com_attrs_diagnose! { @report $name $seen }
+        $crate::__com_attrs_diagnose! { @next $($rest)* }
+    };
+    ($seen:tt $skip:tt $($rest:tt)*) => {
+        $crate::__com_attrs_diagnose! { $seen $($rest)* }
+    };
+    ($seen:tt) => {
+        ::core::compile_error!(
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+        );
+    };
+}
+
+/// Explains the first malformed method of a normalised method list: `this`
+/// written out, or a parameter that is not `name: Type` (error path only).
+/// Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_method_diagnose {
+    ($name:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: malformed interface `", ::core::stringify!($name), "`"
+        ));
+    };
+    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) $($rest:tt)*) => {
+        $crate::__com_method_diagnose! { @self $name $method }
+    };
+    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) $($rest:tt)*) => {
+        $crate::__com_method_diagnose! { @self $name $method }
+    };
+    ($name:ident [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) $ret:tt $tail:tt $($rest:tt)*) => {
+        $crate::__com_method_diagnose! { $name $($rest)* }
+    };
+    ($name:ident [$($attrs:tt)*] $method:ident $params:tt $($rest:tt)*) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: `", ::core::stringify!($name), "::", ::core::stringify!($method),
+            "`: each parameter is `name: Type`, separated by commas"
+        ));
+    };
+    (@self $name:ident $method:ident) => {
+        ::core::compile_error!(::core::concat!(
+            "com_interface!: `", ::core::stringify!($name), "::", ::core::stringify!($method),
+            "`: `this` is implicit: leave out `&self` and declare only the other parameters ",
+            "(`fn ", ::core::stringify!($method), "(arg: Type, ...) -> Ret;`); the `",
+            ::core::stringify!($name), "_Impl` trait method gets `&self` by itself"
+        ));
+    };
+}
+
+/// Rejects two interfaces with the same IID in one `com_interface!`
+/// invocation: `cast` and `QueryInterface` would hand out the wrong vtable.
+/// Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_unique_iids {
+    ([$([$name:ident $iid:expr])*]) => {
+        $crate::__com_unique_iids! { @each [$([$name $iid])*] [$($iid),*] }
+    };
+    (@each [$([$name:ident $iid:expr])*] $all:tt) => {
+        $(
+            const _: () = ::core::assert!(
+                $crate::__private::count_iid(&$all, $iid) == 1,
+                "{}",
+                ::core::concat!(
+                    "com_interface!: another interface of this invocation has the IID of `",
+                    ::core::stringify!($name), "` (", $iid, "); `cast` and QueryInterface would ",
+                    "hand out the wrong vtable: give each interface its own IID"
+                )
+            );
+        )*
     };
 }
 
@@ -195,6 +316,8 @@ macro_rules! __com_interface {
         )*]
     ) => {
         $(#[doc = $doc])*
+        #[doc = ""]
+        #[doc = ::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
         #[derive(Clone)]
         $vis struct $name($($parent)+);
@@ -301,6 +424,23 @@ macro_rules! __com_interface {
         $crate::__com_checks! {
             $name $vtbl [$($([$pty])*)*] [$([$($ret)?])*]
         }
+
+        const _: () = ::core::assert!(
+            !$crate::__private::chain_has_iid::<$($parent)+>($iid),
+            "{}",
+            ::core::concat!(
+                "com_interface!: `", ::core::stringify!($name), "` has the IID (", $iid,
+                ") of an interface it inherits from; QueryInterface would hand out the wrong ",
+                "vtable: give it its own IID"
+            )
+        );
+    };
+    // A method the arm above cannot read: say which, and why.
+    (
+        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt vis $vis:tt
+        name [$name:ident] parent $parent:tt methods [$($methods:tt)*]
+    ) => {
+        $crate::__com_method_diagnose! { $name $($methods)* }
     };
 }
 
@@ -321,6 +461,8 @@ macro_rules! __com_root_interface {
         }
     ) => {
         $(#[doc = $doc])*
+        #[doc = ""]
+        #[doc = ::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
         $vis struct $name(::core::ptr::NonNull<::core::ffi::c_void>);
 

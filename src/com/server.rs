@@ -53,8 +53,9 @@ impl IClassFactory_Impl for ClassFactory {
 }
 
 /// The body of an exported `DllGetClassObject`: checks the CLSID
-/// (`CLASS_E_CLASSNOTAVAILABLE` on a mismatch) and answers `riid` with a
-/// [`ClassFactory`] for `create`.
+/// (`CLASS_E_CLASSNOTAVAILABLE` on a mismatch, which, with the `std`
+/// feature, is said on stderr when the environment variable `CORPROF_DEBUG`
+/// is `1`) and answers `riid` with a [`ClassFactory`] for `create`.
 ///
 /// # Safety
 ///
@@ -76,7 +77,10 @@ pub unsafe fn dll_get_class_object(
         return E_POINTER;
     }
     // SAFETY: non-null and pointing at a GUID (caller's contract).
-    if unsafe { *rclsid } != *clsid {
+    let requested = unsafe { *rclsid };
+    if requested != *clsid {
+        #[cfg(feature = "std")]
+        report_unserved_clsid(&requested, clsid);
         return CLASS_E_CLASSNOTAVAILABLE;
     }
     let factory: IClassFactory = export(ClassFactory::new(create));
@@ -85,13 +89,28 @@ pub unsafe fn dll_get_class_object(
     unsafe { factory.QueryInterface(riid, ppv) }
 }
 
+/// With `CORPROF_DEBUG=1`, says on stderr that `DllGetClassObject` was
+/// asked for a class this library does not serve: the usual reason a
+/// profiler "does not load" (a `CORECLR_PROFILER` that differs from the
+/// CLSID given to `com_class!`/`profiler!`).
+#[cfg(feature = "std")]
+fn report_unserved_clsid(requested: &GUID, served: &GUID) {
+    if std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1") {
+        std::eprintln!(
+            "corprof: DllGetClassObject was asked for CLSID {requested:#}, but this library serves \
+             {served:#}; answering CLASS_E_CLASSNOTAVAILABLE (check CORECLR_PROFILER)"
+        );
+    }
+}
+
 /// Exports `DllGetClassObject` and `DllCanUnloadNow` from a `cdylib`, serving
 /// one COM class.
 ///
 /// `$clsid` is the class ID in registry form, checked at compile time;
 /// `$create` is a `fn() -> IUnknown` (a non-capturing closure works) that
 /// creates and exports one new object. `DllGetClassObject` refuses any other
-/// CLSID with `CLASS_E_CLASSNOTAVAILABLE`; the factory's `CreateInstance`
+/// CLSID with `CLASS_E_CLASSNOTAVAILABLE` (and says so on stderr when
+/// `CORPROF_DEBUG=1`); the factory's `CreateInstance`
 /// refuses aggregation with `CLASS_E_NOAGGREGATION` and answers the requested
 /// IID through the new object's `QueryInterface`. `DllCanUnloadNow` always
 /// answers `S_FALSE`: the library stays loaded, which is what the .NET

@@ -33,7 +33,7 @@ macro_rules! __com_split {
         $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:ident $tail12:tt
         $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:ident $tail13:tt
         $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:ident $tail14:tt
-        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:ident $tail15:tt
+        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:ident ;
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -53,7 +53,7 @@ macro_rules! __com_split {
             [$(#[$a12])*] $m12 $p12 [$r12] [$tail12]
             [$(#[$a13])*] $m13 $p13 [$r13] [$tail13]
             [$(#[$a14])*] $m14 $p14 [$r14] [$tail14]
-            [$(#[$a15])*] $m15 $p15 [$r15] [$tail15]
+            [$(#[$a15])*] $m15 $p15 [$r15] [;]
             ] $($rest)*
         }
     };
@@ -63,6 +63,18 @@ macro_rules! __com_split {
         $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
         $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
         $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident $tail3:tt
+        $(#[$a4:meta])* fn $m4:ident $p4:tt -> $r4:ident $tail4:tt
+        $(#[$a5:meta])* fn $m5:ident $p5:tt -> $r5:ident $tail5:tt
+        $(#[$a6:meta])* fn $m6:ident $p6:tt -> $r6:ident $tail6:tt
+        $(#[$a7:meta])* fn $m7:ident $p7:tt -> $r7:ident $tail7:tt
+        $(#[$a8:meta])* fn $m8:ident $p8:tt -> $r8:ident $tail8:tt
+        $(#[$a9:meta])* fn $m9:ident $p9:tt -> $r9:ident $tail9:tt
+        $(#[$a10:meta])* fn $m10:ident $p10:tt -> $r10:ident $tail10:tt
+        $(#[$a11:meta])* fn $m11:ident $p11:tt -> $r11:ident $tail11:tt
+        $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:ident $tail12:tt
+        $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:ident $tail13:tt
+        $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:ident $tail14:tt
+        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:ident { $($b15:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -71,17 +83,74 @@ macro_rules! __com_split {
             [$(#[$a1])*] $m1 $p1 [$r1] [$tail1]
             [$(#[$a2])*] $m2 $p2 [$r2] [$tail2]
             [$(#[$a3])*] $m3 $p3 [$r3] [$tail3]
+            [$(#[$a4])*] $m4 $p4 [$r4] [$tail4]
+            [$(#[$a5])*] $m5 $p5 [$r5] [$tail5]
+            [$(#[$a6])*] $m6 $p6 [$r6] [$tail6]
+            [$(#[$a7])*] $m7 $p7 [$r7] [$tail7]
+            [$(#[$a8])*] $m8 $p8 [$r8] [$tail8]
+            [$(#[$a9])*] $m9 $p9 [$r9] [$tail9]
+            [$(#[$a10])*] $m10 $p10 [$r10] [$tail10]
+            [$(#[$a11])*] $m11 $p11 [$r11] [$tail11]
+            [$(#[$a12])*] $m12 $p12 [$r12] [$tail12]
+            [$(#[$a13])*] $m13 $p13 [$r13] [$tail13]
+            [$(#[$a14])*] $m14 $p14 [$r14] [$tail14]
+            [$(#[$a15])*] $m15 $p15 [$r15] [{ $($b15)* }]
             ] $($rest)*
         }
     };
     (
         [$($header:tt)*] [$($done:tt)*]
         $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident ;
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
             [$($header)*] [$($done)*
             [$(#[$a0])*] $m0 $p0 [$r0] [$tail0]
+            [$(#[$a1])*] $m1 $p1 [$r1] [$tail1]
+            [$(#[$a2])*] $m2 $p2 [$r2] [$tail2]
+            [$(#[$a3])*] $m3 $p3 [$r3] [;]
+            ] $($rest)*
+        }
+    };
+    (
+        [$($header:tt)*] [$($done:tt)*]
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident { $($b3:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__com_split! {
+            [$($header)*] [$($done)*
+            [$(#[$a0])*] $m0 $p0 [$r0] [$tail0]
+            [$(#[$a1])*] $m1 $p1 [$r1] [$tail1]
+            [$(#[$a2])*] $m2 $p2 [$r2] [$tail2]
+            [$(#[$a3])*] $m3 $p3 [$r3] [{ $($b3)* }]
+            ] $($rest)*
+        }
+    };
+    (
+        [$($header:tt)*] [$($done:tt)*]
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident ;
+        $($rest:tt)*
+    ) => {
+        $crate::__com_split! {
+            [$($header)*] [$($done)*
+            [$(#[$a0])*] $m0 $p0 [$r0] [;]
+            ] $($rest)*
+        }
+    };
+    (
+        [$($header:tt)*] [$($done:tt)*]
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident { $($b0:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__com_split! {
+            [$($header)*] [$($done)*
+            [$(#[$a0])*] $m0 $p0 [$r0] [{ $($b0)* }]
             ] $($rest)*
         }
     };

@@ -85,7 +85,7 @@ pub(crate) struct Profiler {
     /// Its CLSID, with or without braces.
     pub(crate) clsid: String,
     /// More environment variables for the run (e.g. settings the profiler
-    /// reads, or `DOTNET_TieredCompilation=0`).
+    /// reads, or `COMPlus_TieredCompilation=0`: see `with_runtime_setting`).
     pub(crate) extra_env: Vec<(String, String)>,
 }
 
@@ -102,6 +102,14 @@ impl Profiler {
     pub(crate) fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.extra_env.push((key.into(), value.into()));
         self
+    }
+
+    /// Sets a runtime configuration knob (`TieredCompilation`, `ReadyToRun`,
+    /// ...) under both prefixes: `COMPlus_` is the only one .NET Core 3.1
+    /// reads, `DOTNET_` the one .NET 5 and later prefer.
+    pub(crate) fn with_runtime_setting(self, name: &str, value: &str) -> Self {
+        self.with_env(format!("COMPlus_{name}"), value)
+            .with_env(format!("DOTNET_{name}"), value)
     }
 
     /// The CLSID in the `{...}` form CoreCLR expects.

@@ -1,5 +1,9 @@
 //! Helpers shared by the integration tests (`mod common;`).
 
+// The real-runtime harness drives processes with Unix APIs (process groups,
+// signals) and the provisioned runtime is a Unix one; the end-to-end test
+// crates that use it are `#![cfg(unix)]` too. Everything else is portable.
+#[cfg(unix)]
 pub(crate) mod dotnet;
 pub(crate) mod expected;
 pub(crate) mod vtable;

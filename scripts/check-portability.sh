@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Portability checks, run by scripts/test.sh (one step there). Each part
+# installs the toolchain or target it needs with rustup and fails when it
+# cannot; nothing is skipped.
+#
+#   bash scripts/check-portability.sh          # every part
+#   bash scripts/check-portability.sh msrv     # only the named parts
+#
+# Parts:
+#   msrv  the library, the examples and the no_std crate built with exactly
+#         the `rust-version` declared in Cargo.toml, with the committed
+#         Cargo.lock (--locked).
+#   targets  `cargo check` of the library and the examples for every platform
+#         the README names: Windows x64 and x86 (MSVC; `extern "system"` is
+#         stdcall on x86), Linux aarch64 and x86_64-musl (as a dynamic
+#         library, `-crt-static`, which a cdylib profiler needs), macOS
+#         aarch64; and of every test for Windows x64 and x86 (the
+#         real-runtime harness is `cfg(unix)`, everything else portable).
+#         Type-checked only: nothing is linked or run on these targets.
+#   miri32  the COM core's Miri tests on a 32-bit target (i686 Linux).
+#   ui    the compile-fail tests (tests/ui.rs) with the Rust version pinned in
+#         ui-tests/TOOLCHAIN, whose messages ui-tests/*.stderr record.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+part() { printf '\n--> %s\n' "$*"; }
+start=$SECONDS
+took() { printf -- '--> %s: %ds\n' "$1" $((SECONDS - start)); start=$SECONDS; }
+
+msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
+[ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
+
+# Installs a toolchain (minimal profile) unless rustup already has it.
+need_toolchain() {
+    rustup run "$1" rustc --version >/dev/null 2>&1 \
+        || rustup toolchain install "$1" --profile minimal >/dev/null \
+        || die "could not install Rust $1 (rustup toolchain install $1 --profile minimal)"
+}
+
+check_msrv() {
+    part "MSRV: Rust $msrv builds the library, the examples and the no_std crate"
+    need_toolchain "$msrv"
+    local dir=target/msrv
+    cargo "+$msrv" build --locked --lib --examples --target-dir "$dir"
+    # The no_std crate builds corprof without default features.
+    cargo "+$msrv" build --manifest-path tests/no_std_crate/Cargo.toml --target-dir "$dir/no_std_crate"
+    took "msrv"
+}
+
+need_target() {
+    rustup target list --installed | grep -qx "$1" \
+        || rustup target add "$1" >/dev/null \
+        || die "could not install the Rust target $1 (rustup target add $1)"
+}
+
+check_targets() {
+    local t dir=target/cross
+    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
+        part "cargo check --lib --examples --tests --target $t"
+        need_target "$t"
+        cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
+    done
+    for t in aarch64-unknown-linux-gnu aarch64-apple-darwin; do
+        part "cargo check --lib --examples --target $t"
+        need_target "$t"
+        cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
+    done
+    # On 32-bit Windows `extern "system"` is stdcall, which COM's STDAPI
+    # exports need: check the exporter's assembly (the linker is `true`: no
+    # MSVC here, so nothing is linked, and the DLL's export table is not
+    # checked).
+    t=i686-pc-windows-msvc
+    part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
+    cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
+    local asm
+    asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
+    grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
+    awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
+        || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
+
+    t=x86_64-unknown-linux-musl
+    part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
+    need_target "$t"
+    RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
+        cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
+    took "targets"
+}
+
+check_miri32() {
+    local t=i686-unknown-linux-gnu
+    part "Miri on $t: the COM core (com_core, guid_hresult, com_server, stress)"
+    cargo +nightly miri setup --target "$t" >/dev/null 2>&1 \
+        || die "cargo +nightly miri setup --target $t failed"
+    MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
+        cargo +nightly miri test --locked --target "$t" --test com_core --test guid_hresult --test com_server --test stress
+    took "miri32"
+}
+
+check_ui() {
+    local pinned
+    pinned="$(tr -d '[:space:]' < ui-tests/TOOLCHAIN)"
+    part "ui tests (compile-fail messages) with the pinned Rust $pinned"
+    need_toolchain "$pinned"
+    # The default target dir when the default toolchain is the pinned one
+    # (nothing to rebuild), a separate one otherwise.
+    local dir=target
+    if [ "$(cargo --version | cut -d' ' -f2)" != "$pinned" ]; then
+        dir=target/ui-pinned
+    fi
+    CORPROF_UI_PINNED=1 cargo "+$pinned" test --locked --test ui --target-dir "$dir"
+    took "ui"
+}
+
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(msrv targets miri32 ui)
+for p in "${parts[@]}"; do
+    case "$p" in
+        msrv) check_msrv ;;
+        targets) check_targets ;;
+        miri32) check_miri32 ;;
+        ui) check_ui ;;
+        *) die "unknown part $p" ;;
+    esac
+done

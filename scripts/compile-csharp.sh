@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Compiles your own C# program with the provisioned compiler against the
+# provisioned .NET runtime, and writes its runtimeconfig.json, so that it can
+# be run (and profiled) the way the end-to-end tests run theirs.
+#
+#   bash scripts/compile-csharp.sh [--library] [--ref NAME]... FILE.cs... OUTDIR
+#
+# The output is OUTDIR/NAME.dll (NAME: the first file's name without .cs)
+# and, for a program, OUTDIR/NAME.runtimeconfig.json. --library builds a
+# class library instead (no runtimeconfig); --ref System.Net.Http adds an
+# assembly of the runtime to the default set (scripts/csharp-lib.sh). It runs
+# scripts/provision-dotnet.sh first (idempotent; the first run installs the
+# runtime and the compiler) and prints how to run the result. Exits non-zero
+# with the compiler's errors on stderr when compilation fails.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+die() {
+    echo "compile-csharp: error: $*" >&2
+    exit 1
+}
+say() {
+    echo "compile-csharp: $*" >&2
+}
+logged() {
+    "$@" >&2
+}
+usage() {
+    die "usage: compile-csharp.sh [--library] [--ref NAME]... FILE.cs... OUTDIR"
+}
+
+target=exe
+extra=()
+args=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --library) target=library ;;
+        --ref)
+            [ $# -ge 2 ] || usage
+            extra+=("${2%.dll}")
+            shift
+            ;;
+        -*) usage ;;
+        *) args+=("$1") ;;
+    esac
+    shift
+done
+[ ${#args[@]} -ge 2 ] || usage
+out_dir="${args[-1]}"
+unset 'args[-1]'
+sources=()
+for f in "${args[@]}"; do
+    [ -f "$f" ] || die "no such file: $f"
+    case "$f" in *.cs) ;; *) die "not a .cs file: $f" ;; esac
+    sources+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")")
+done
+name="$(basename "${sources[0]}" .cs)"
+
+env_text="$(bash "$ROOT/scripts/provision-dotnet.sh")" || die "provisioning failed (scripts/provision-dotnet.sh)"
+value() { sed -n "s/^$1=//p" <<<"$env_text"; }
+mode="$(value CORPROF_DOTNET_MODE)"
+host="$(value DOTNET_HOST)"
+version="$(value DOTNET_RUNTIME_VERSION)"
+runtime_dir="$(value DOTNET_RUNTIME_DIR)"
+[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] || die "provisioning printed no usable runtime"
+
+# shellcheck source=scripts/csharp-lib.sh
+. "$ROOT/scripts/csharp-lib.sh"
+csharp_pick_compiler "$mode" "$host"
+refs_text="$(csharp_refs "$runtime_dir" "${extra[@]}")" || die "a runtime assembly is missing"
+mapfile -t refs <<<"$refs_text"
+
+mkdir -p "$out_dir"
+out_dir="$(cd "$out_dir" && pwd)"
+log="$out_dir/$name.compile.log"
+if ! csharp_compile "$target" "$out_dir/$name.dll" "$log" "${refs[@]}" -- "${sources[@]}"; then
+    grep -E 'error' "$log" >&2 || cat "$log" >&2
+    die "C# compilation failed ($CSHARP_COMPILER_ID; full output in $log)"
+fi
+rm -f "$log"
+if [ "$target" = exe ]; then
+    csharp_runtimeconfig "$out_dir/$name.runtimeconfig.json" "$version"
+    say "built $out_dir/$name.dll for .NET $version; run it with:"
+    say "  DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 $host $out_dir/$name.dll"
+else
+    say "built the library $out_dir/$name.dll for .NET $version"
+fi

@@ -1,0 +1,116 @@
+//! Syntax `com_interface!` accepts: return types written as paths or
+//! generic types anywhere in a method list (a path used to be cut at `::`),
+//! mixed with the single-identifier returns the fast chunk arms read, and
+//! each slot still lands at its declared place.
+#![allow(missing_docs)]
+
+use corprof::{com_interface, export, Interface, HRESULT, S_FALSE, S_OK};
+
+com_interface! {
+    /// 18 methods: more than one 16-method chunk, with path returns at the
+    /// start, in the middle, at the end of a chunk and after it.
+    #[iid("0A1B2C3D-0000-4000-8000-0000000000A1")]
+    #[vtable(IPaths_Vtbl)]
+    #[implement(IPaths_Impl)]
+    pub interface IPaths: IUnknown {
+        fn P0() -> corprof::HRESULT;
+        fn P1() -> u32;
+        fn P2() -> u32;
+        fn P3() -> core::ffi::c_uint;
+        fn P4() -> u32;
+        fn P5() -> ::core::primitive::u32 { 5 }
+        fn P6() -> u32;
+        fn P7() -> u32;
+        fn P8() -> u32;
+        fn P9() -> u32;
+        fn P10() -> u32;
+        fn P11() -> u32;
+        fn P12() -> u32;
+        fn P13() -> u32;
+        fn P14() -> u32;
+        fn P15() -> core::primitive::u32;
+        fn P16() -> u32 { 16 }
+        fn P17(x: core::ffi::c_uint) -> corprof::HRESULT { if x == 17 { S_OK } else { S_FALSE } }
+    }
+}
+
+struct Paths;
+
+impl IPaths_Impl for Paths {
+    fn P0(&self) -> HRESULT {
+        S_FALSE
+    }
+    fn P1(&self) -> u32 {
+        1
+    }
+    fn P2(&self) -> u32 {
+        2
+    }
+    fn P3(&self) -> core::ffi::c_uint {
+        3
+    }
+    fn P4(&self) -> u32 {
+        4
+    }
+    fn P6(&self) -> u32 {
+        6
+    }
+    fn P7(&self) -> u32 {
+        7
+    }
+    fn P8(&self) -> u32 {
+        8
+    }
+    fn P9(&self) -> u32 {
+        9
+    }
+    fn P10(&self) -> u32 {
+        10
+    }
+    fn P11(&self) -> u32 {
+        11
+    }
+    fn P12(&self) -> u32 {
+        12
+    }
+    fn P13(&self) -> u32 {
+        13
+    }
+    fn P14(&self) -> u32 {
+        14
+    }
+    fn P15(&self) -> u32 {
+        15
+    }
+}
+
+#[test]
+fn path_return_types_are_accepted_and_every_slot_is_in_place() {
+    assert_eq!(IPaths::SLOTS, 3 + 18);
+    let paths: IPaths = export(Paths);
+    // SAFETY: a live exported object; the methods take no pointers.
+    unsafe {
+        assert_eq!(paths.P0(), S_FALSE);
+        let got = [
+            paths.P1(),
+            paths.P2(),
+            paths.P3(),
+            paths.P4(),
+            paths.P5(),
+            paths.P6(),
+            paths.P7(),
+            paths.P8(),
+            paths.P9(),
+            paths.P10(),
+            paths.P11(),
+            paths.P12(),
+            paths.P13(),
+            paths.P14(),
+            paths.P15(),
+            paths.P16(),
+        ];
+        assert_eq!(got, core::array::from_fn(|i| i as u32 + 1));
+        assert_eq!(paths.P17(17), S_OK);
+        assert_eq!(paths.P17(0), S_FALSE);
+    }
+}

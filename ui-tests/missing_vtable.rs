@@ -1,0 +1,12 @@
+// The `#[vtable]` attribute is missing.
+use corprof::{com_interface, HRESULT};
+
+com_interface! {
+    #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
+    #[implement(IFoo_Impl)]
+    pub interface IFoo: IUnknown {
+        fn Foo() -> HRESULT;
+    }
+}
+
+fn main() {}
