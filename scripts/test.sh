@@ -36,6 +36,9 @@ step "no_std build (a #![no_std] crate using corprof without std)"
 cargo build --lib --no-default-features
 cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no_std_crate
 
+step "macro hygiene (a Rust 2015 crate whose name \`core\` is another crate expands every macro)"
+cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir target/edition2015_crate
+
 step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/check-portability.sh)"
 bash scripts/check-portability.sh
 

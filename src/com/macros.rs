@@ -146,7 +146,7 @@ macro_rules! __com_interface_diagnose {
         $crate::__com_attrs_diagnose! { [] # $($rest)* }
     };
     ($($other:tt)*) => {
-        ::core::compile_error!(
+        $crate::__private::core::compile_error!(
             "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         );
     };
@@ -168,23 +168,23 @@ macro_rules! __com_attrs_diagnose {
         $crate::__com_attrs_diagnose! { @missing $name "`#[implement(Name_Impl)]` attribute (the name of its trait; `#[implement(Name_Impl: Parent_Impl)]` unless the parent is IUnknown)" }
     };
     (@report $name:ident [iid vtable implement]) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: malformed interface `", ::core::stringify!($name),
-            "`: expected `pub interface ", ::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
+            "`: expected `pub interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         ));
     };
     (@report $name:ident [$($seen:ident)*]) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: interface `", ::core::stringify!($name), "` has the attributes",
-            $(" `#[", ::core::stringify!($seen), "]`",)*
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` has the attributes",
+            $(" `#[", $crate::__private::core::stringify!($seen), "]`",)*
             "; after its doc comments, each interface has exactly ",
             "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
             "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order"
         ));
     };
     (@missing $name:ident $what:literal) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: interface `", ::core::stringify!($name), "` has no ", $what,
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` has no ", $what,
             "; after its doc comments, each interface has `#[iid(\"...\")]`, ",
             "`#[vtable(Name_Vtbl)]` and `#[implement(Name_Impl)]`, in this order"
         ));
@@ -210,7 +210,7 @@ macro_rules! __com_attrs_diagnose {
         $crate::__com_attrs_diagnose! { $seen $($rest)* }
     };
     ($seen:tt) => {
-        ::core::compile_error!(
+        $crate::__private::core::compile_error!(
             "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         );
     };
@@ -223,8 +223,8 @@ macro_rules! __com_attrs_diagnose {
 #[macro_export]
 macro_rules! __com_method_diagnose {
     ($name:ident) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: malformed interface `", ::core::stringify!($name), "`"
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name), "`"
         ));
     };
     ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) $($rest:tt)*) => {
@@ -237,17 +237,17 @@ macro_rules! __com_method_diagnose {
         $crate::__com_method_diagnose! { $name $($rest)* }
     };
     ($name:ident [$($attrs:tt)*] $method:ident $params:tt $($rest:tt)*) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: `", ::core::stringify!($name), "::", ::core::stringify!($method),
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($method),
             "`: each parameter is `name: Type`, separated by commas"
         ));
     };
     (@self $name:ident $method:ident) => {
-        ::core::compile_error!(::core::concat!(
-            "com_interface!: `", ::core::stringify!($name), "::", ::core::stringify!($method),
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($method),
             "`: `this` is implicit: leave out `&self` and declare only the other parameters ",
-            "(`fn ", ::core::stringify!($method), "(arg: Type, ...) -> Ret;`); the `",
-            ::core::stringify!($name), "_Impl` trait method gets `&self` by itself"
+            "(`fn ", $crate::__private::core::stringify!($method), "(arg: Type, ...) -> Ret;`); the `",
+            $crate::__private::core::stringify!($name), "_Impl` trait method gets `&self` by itself"
         ));
     };
 }
@@ -263,12 +263,12 @@ macro_rules! __com_unique_iids {
     };
     (@each [$([$name:ident $iid:expr])*] $all:tt) => {
         $(
-            const _: () = ::core::assert!(
+            const _: () = $crate::__private::core::assert!(
                 $crate::__private::count_iid(&$all, $iid) == 1,
                 "{}",
-                ::core::concat!(
+                $crate::__private::core::concat!(
                     "com_interface!: another interface of this invocation has the IID of `",
-                    ::core::stringify!($name), "` (", $iid, "); `cast` and QueryInterface would ",
+                    $crate::__private::core::stringify!($name), "` (", $iid, "); `cast` and QueryInterface would ",
                     "hand out the wrong vtable: give each interface its own IID"
                 )
             );
@@ -317,13 +317,13 @@ macro_rules! __com_interface {
     ) => {
         $(#[doc = $doc])*
         #[doc = ""]
-        #[doc = ::core::concat!("IID: `", $iid, "`")]
+        #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
         #[derive(Clone)]
         $vis struct $name($($parent)+);
 
-        #[doc = ::core::concat!(
-            "The virtual function table of [`", ::core::stringify!($name),
+        #[doc = $crate::__private::core::concat!(
+            "The virtual function table of [`", $crate::__private::core::stringify!($name),
             "`]: the parent's table, then one slot per method, in declaration order."
         )]
         #[repr(C)]
@@ -335,18 +335,18 @@ macro_rules! __com_interface {
             $(
                 $(#[$mattr])*
                 pub $method: unsafe extern "system" fn(
-                    this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                    this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                 ) $(-> $ret)?,
             )*
         }
 
-        #[doc = ::core::concat!(
-            "Implement this trait to export a Rust type as [`", ::core::stringify!($name),
+        #[doc = $crate::__private::core::concat!(
+            "Implement this trait to export a Rust type as [`", $crate::__private::core::stringify!($name),
             "`] with [`corprof::export`](", "https://docs.rs/corprof/latest/corprof/fn.export.html", "). ",
             "Methods with a default body may be left out."
         )]
         #[allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments)]
-        $vis trait $impl_: $($pimpl +)? ::core::marker::Send + ::core::marker::Sync + 'static {
+        $vis trait $impl_: $($pimpl +)? $crate::__private::core::marker::Send + $crate::__private::core::marker::Sync + 'static {
             $(
                 $crate::__com_trait_method! {
                     [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$($body)*]
@@ -360,7 +360,7 @@ macro_rules! __com_interface {
 
         $crate::__com_invoker_common!($vis $name);
 
-        impl ::core::ops::Deref for $name {
+        impl $crate::__private::core::ops::Deref for $name {
             type Target = $($parent)+;
             #[inline]
             fn deref(&self) -> &Self::Target {
@@ -368,7 +368,7 @@ macro_rules! __com_interface {
             }
         }
 
-        impl ::core::convert::From<$name> for $($parent)+ {
+        impl $crate::__private::core::convert::From<$name> for $($parent)+ {
             #[inline]
             fn from(value: $name) -> Self {
                 value.0
@@ -380,9 +380,9 @@ macro_rules! __com_interface {
         // parent's vtable first; the slot count is checked below.
         unsafe impl $crate::Interface for $name {
             const IID: $crate::GUID = $crate::GUID::parse($iid);
-            const NAME: &'static str = ::core::stringify!($name);
+            const NAME: &'static str = $crate::__private::core::stringify!($name);
             const SLOTS: usize = <$($parent)+ as $crate::Interface>::SLOTS
-                + [$(::core::stringify!($method)),*].len();
+                + [$($crate::__private::core::stringify!($method)),*].len();
             type Vtable = $vtbl;
             type Parent = $($parent)+;
         }
@@ -400,16 +400,16 @@ macro_rules! __com_interface {
                 $(
                     #[allow(non_snake_case, clippy::too_many_arguments)]
                     unsafe extern "system" fn $method<__U: $impl_>(
-                        this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                        this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                     ) $(-> $ret)? {
                         // SAFETY: this thunk is installed only in vtables built
                         // for `__U`, so a non-null `this` is a block exported
                         // for `__U`, kept alive by the caller's reference.
                         match unsafe { $crate::__private::object::<__U>(this) } {
-                            ::core::option::Option::Some(object) => $crate::__private::guard(
+                            $crate::__private::core::option::Option::Some(object) => $crate::__private::guard(
                                 move || <__U as $impl_>::$method(object $(, $param)*)
                             ),
-                            ::core::option::Option::None => $crate::__private::null_this(),
+                            $crate::__private::core::option::Option::None => $crate::__private::null_this(),
                         }
                     }
                 )*
@@ -425,11 +425,11 @@ macro_rules! __com_interface {
             $name $vtbl [$($([$pty])*)*] [$([$($ret)?])*]
         }
 
-        const _: () = ::core::assert!(
+        const _: () = $crate::__private::core::assert!(
             !$crate::__private::chain_has_iid::<$($parent)+>($iid),
             "{}",
-            ::core::concat!(
-                "com_interface!: `", ::core::stringify!($name), "` has the IID (", $iid,
+            $crate::__private::core::concat!(
+                "com_interface!: `", $crate::__private::core::stringify!($name), "` has the IID (", $iid,
                 ") of an interface it inherits from; QueryInterface would hand out the wrong ",
                 "vtable: give it its own IID"
             )
@@ -462,11 +462,11 @@ macro_rules! __com_root_interface {
     ) => {
         $(#[doc = $doc])*
         #[doc = ""]
-        #[doc = ::core::concat!("IID: `", $iid, "`")]
+        #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
-        $vis struct $name(::core::ptr::NonNull<::core::ffi::c_void>);
+        $vis struct $name($crate::__private::core::ptr::NonNull<$crate::__private::core::ffi::c_void>);
 
-        #[doc = ::core::concat!("The virtual function table of [`", ::core::stringify!($name), "`].")]
+        #[doc = $crate::__private::core::concat!("The virtual function table of [`", $crate::__private::core::stringify!($name), "`].")]
         #[repr(C)]
         #[derive(Clone, Copy)]
         #[allow(non_snake_case, non_camel_case_types)]
@@ -474,7 +474,7 @@ macro_rules! __com_root_interface {
             $(
                 $(#[$mattr])*
                 pub $method: unsafe extern "system" fn(
-                    this: *mut ::core::ffi::c_void $(, $param: $pty)*
+                    this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                 ) $(-> $ret)?,
             )*
         }
@@ -485,7 +485,7 @@ macro_rules! __com_root_interface {
 
         $crate::__com_invoker_common!($vis $name);
 
-        impl ::core::clone::Clone for $name {
+        impl $crate::__private::core::clone::Clone for $name {
             /// Takes another reference (`AddRef`).
             #[inline]
             fn clone(&self) -> Self {
@@ -496,7 +496,7 @@ macro_rules! __com_root_interface {
             }
         }
 
-        impl ::core::ops::Drop for $name {
+        impl $crate::__private::core::ops::Drop for $name {
             /// Gives the reference back (`Release`).
             #[inline]
             fn drop(&mut self) {
@@ -509,16 +509,16 @@ macro_rules! __com_root_interface {
         // AddRef/Release (the only safe operations) are thread-safe by the
         // COM rules; every other method is `unsafe` with the threading
         // requirement in its contract.
-        unsafe impl ::core::marker::Send for $name {}
+        unsafe impl $crate::__private::core::marker::Send for $name {}
         // SAFETY: as above.
-        unsafe impl ::core::marker::Sync for $name {}
+        unsafe impl $crate::__private::core::marker::Sync for $name {}
 
         // SAFETY: #[repr(transparent)] over a non-null COM pointer; the root
         // vtable has no parent; the slot count is checked below.
         unsafe impl $crate::Interface for $name {
             const IID: $crate::GUID = $crate::GUID::parse($iid);
-            const NAME: &'static str = ::core::stringify!($name);
-            const SLOTS: usize = [$(::core::stringify!($method)),*].len();
+            const NAME: &'static str = $crate::__private::core::stringify!($name);
+            const SLOTS: usize = [$($crate::__private::core::stringify!($method)),*].len();
             type Vtable = $vtbl;
             type Parent = Self;
             #[inline]
@@ -593,7 +593,7 @@ macro_rules! __com_invoker_common {
             /// A non-null `ptr` must point to a live object implementing this
             /// interface, and the caller must own the reference it transfers.
             #[inline]
-            $vis unsafe fn from_raw(ptr: *mut ::core::ffi::c_void) -> ::core::option::Option<Self> {
+            $vis unsafe fn from_raw(ptr: *mut $crate::__private::core::ffi::c_void) -> $crate::__private::core::option::Option<Self> {
                 // SAFETY: forwarded contract.
                 unsafe { $crate::__private::from_raw::<Self>(ptr) }
             }
@@ -602,27 +602,27 @@ macro_rules! __com_invoker_common {
             /// it (for example to write it into a caller's `void**`).
             #[inline]
             #[must_use = "the returned pointer owns a reference that must be released"]
-            $vis fn into_raw(self) -> *mut ::core::ffi::c_void {
+            $vis fn into_raw(self) -> *mut $crate::__private::core::ffi::c_void {
                 $crate::__private::into_raw(self)
             }
 
             /// The COM pointer, still owned by this invoker.
             #[inline]
-            $vis fn as_raw(&self) -> *mut ::core::ffi::c_void {
+            $vis fn as_raw(&self) -> *mut $crate::__private::core::ffi::c_void {
                 $crate::__private::as_raw(self)
             }
 
             /// Asks the object for another of its interfaces
             /// (`QueryInterface`); the result owns its own reference.
             #[inline]
-            $vis fn cast<J: $crate::Interface>(&self) -> ::core::result::Result<J, $crate::HRESULT> {
+            $vis fn cast<J: $crate::Interface>(&self) -> $crate::__private::core::result::Result<J, $crate::HRESULT> {
                 $crate::__private::cast::<Self, J>(self)
             }
         }
 
-        impl ::core::fmt::Debug for $name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                ::core::write!(f, "{}({:p})", ::core::stringify!($name), self.as_raw())
+        impl $crate::__private::core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut $crate::__private::core::fmt::Formatter<'_>) -> $crate::__private::core::fmt::Result {
+                $crate::__private::core::write!(f, "{}({:p})", $crate::__private::core::stringify!($name), self.as_raw())
             }
         }
     };
@@ -638,10 +638,10 @@ macro_rules! __com_checks {
             // The IID parses (a malformed one fails here, at compile time).
             let _ = <$name as $crate::Interface>::IID;
             // Exactly one pointer per slot: no padding, nothing missing.
-            ::core::assert!(
-                ::core::mem::size_of::<$vtbl>()
-                    == <$name as $crate::Interface>::SLOTS * ::core::mem::size_of::<usize>(),
-                ::core::concat!("the vtable of ", ::core::stringify!($name), " is not one pointer per slot")
+            $crate::__private::core::assert!(
+                $crate::__private::core::mem::size_of::<$vtbl>()
+                    == <$name as $crate::Interface>::SLOTS * $crate::__private::core::mem::size_of::<usize>(),
+                $crate::__private::core::concat!("the vtable of ", $crate::__private::core::stringify!($name), " is not one pointer per slot")
             );
             $($crate::__private::assert_abi_param::<$pty>();)*
             $($crate::__private::assert_abi_return::<($($ret)?)>();)*

@@ -140,7 +140,7 @@ macro_rules! com_class {
         pub unsafe extern "system" fn DllGetClassObject(
             rclsid: *const $crate::GUID,
             riid: *const $crate::GUID,
-            ppv: *mut *mut ::core::ffi::c_void,
+            ppv: *mut *mut $crate::__private::core::ffi::c_void,
         ) -> $crate::HRESULT {
             const CREATE: $crate::CreateObject = $create;
             // SAFETY: forwarded from the caller, who follows COM's contract.

@@ -189,7 +189,7 @@ macro_rules! __com_split {
     // No arm matched: point at the first bad token, and say what is expected.
     ([$($header:tt)*] [$($done:tt)*] $($rest:tt)*) => {
         $crate::__com_methods_check! { $($rest)* }
-        ::core::compile_error!(
+        $crate::__private::core::compile_error!(
             "com_interface!: each method is `fn Name(arg: Type, ...) -> Ret;`, or ends with a `{ default body }` instead of `;`"
         );
     };

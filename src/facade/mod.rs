@@ -82,7 +82,7 @@ pub fn export_profiler<P: Profiler>(profiler: P) -> IUnknown {
 #[macro_export]
 macro_rules! profiler {
     ($ty:ty, $clsid:expr $(,)?) => {
-        $crate::profiler!($ty, $clsid, <$ty as ::core::default::Default>::default);
+        $crate::profiler!($ty, $clsid, <$ty as $crate::__private::core::default::Default>::default);
     };
     ($ty:ty, $clsid:expr, $constructor:expr $(,)?) => {
         $crate::com_class!($clsid, || {
