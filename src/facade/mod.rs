@@ -31,18 +31,23 @@ mod adapter;
 mod args;
 mod callback;
 mod enumerators;
+mod hooks;
 mod info;
 mod metadata;
+mod names;
+mod stack;
 mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use callback::Profiler;
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
+pub use hooks::{Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
+pub use stack::StackFrame;
 
 use crate::profiling::ICorProfilerCallback11;
 use crate::IUnknown;

@@ -4,6 +4,7 @@
 //! applies as is; everything is also re-exported at this module's root.
 
 pub mod callback;
+mod elt;
 pub mod enumerators;
 pub mod enums;
 pub mod errors;
@@ -15,6 +16,7 @@ pub mod misc;
 pub mod structs;
 
 pub use callback::*;
+pub use elt::*;
 pub use enumerators::*;
 pub use enums::*;
 pub use errors::*;
