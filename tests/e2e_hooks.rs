@@ -69,6 +69,11 @@ fn baseline() -> &'static str {
         let out = dotnet::runtime().run("CallTree", &[], None);
         out.assert_exit(45);
         assert!(out.stdout.contains("fib(15)=610"), "{}", out.describe());
+        assert!(
+            out.stdout.contains("pair=7,0.25 half=2.5"),
+            "{}",
+            out.describe()
+        );
         out.stdout
     })
 }
@@ -218,6 +223,8 @@ fn assert_exact_counts(run: &Run) {
     );
     assert_eq!(run.path(&["Program.Main", "Holder<?>.Get"]), Some(1));
     assert_eq!(run.path(&["Program.Main", "Program.Args"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.MakePair"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.Half"]), Some(1));
     // Nothing outside the filter was hooked: every root is Main or Worker.
     for path in run.calls.keys() {
         let root = path.split(';').next().unwrap();
@@ -488,4 +495,18 @@ print(width, height, flame)
         flame > 1200 * 17,
         "only {flame} flame-coloured pixels: blank picture?"
     );
+}
+
+/// Every function hooked (framework included: value types, doubles and
+/// structs returned in register pairs, exceptions inside the framework):
+/// the trampolines must leave the program's behaviour unchanged.
+#[test]
+fn hooking_every_function_leaves_the_program_unchanged() {
+    let run = run("everything", &[("CORPROF_CALLTREE_FILTER", "")]);
+    assert_sound(&run);
+    assert!(
+        run.calls.keys().any(|path| path.starts_with("System.")),
+        "framework functions were hooked"
+    );
+    assert_eq!(run.total("Program.Fib"), 1973);
 }

@@ -24,65 +24,68 @@ pub(crate) static ENTER_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_m
 pub(crate) static LEAVE_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 pub(crate) static TAILCALL_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 
-///  Trampolines for the fast-path ELT hooks (`FunctionEnter3`,
-///  `FunctionLeave3`, `FunctionTailcall3`).
+/// Trampolines for the fast-path ELT hooks (`FunctionEnter3`,
+/// `FunctionLeave3`, `FunctionTailcall3`).
 ///
-///  The JIT calls a fast-path hook **directly from generated code**, with the
-///  register contract of its own profiler helper rather than the platform's C
-///  convention: the runtime's `ProfileEnterNaked`/`ProfileLeaveNaked`/
-///  `ProfileTailcallNaked` (dotnet/runtime `src/coreclr/vm/amd64/asmhelpers.S`,
-///  `src/coreclr/vm/amd64/AsmHelpers.asm`, `src/coreclr/vm/arm64/asmhelpers.S`)
-///  are what the JIT calls when the profiler asks for the slow path, and the
-///  JIT calls a fast-path hook in exactly the same way. A hook must therefore
-///  preserve what those helpers preserve, and take its argument where they
-///  take it. An ordinary `extern "C"` function does neither (and on x86-64
-///  Linux it would even read the wrong register: see below).
+/// The JIT calls a fast-path hook **directly from generated code**, with the
+/// register contract of its own profiler helper rather than the platform's C
+/// convention: the runtime's `ProfileEnterNaked`/`ProfileLeaveNaked`/
+/// `ProfileTailcallNaked` (dotnet/runtime `src/coreclr/vm/amd64/asmhelpers.S`,
+/// `src/coreclr/vm/amd64/AsmHelpers.asm`, `src/coreclr/vm/arm64/asmhelpers.S`)
+/// are what the JIT calls when the profiler asks for the slow path, and the
+/// JIT calls a fast-path hook in exactly the same way. A hook must therefore
+/// preserve what those helpers preserve, and take its argument where they
+/// take it. An ordinary `extern "C"` function does neither (and on x86-64
+/// Linux it would even read the wrong register: see below).
 ///
-///  This module provides one assembly trampoline per hook and platform,
-///  written with `core::arch::global_asm!` (the crate's MSRV has no naked
-///  functions). Each saves the registers listed below, moves the
-///  `FunctionIDOrClientID` into the C first-argument register, calls the
-///  plain Rust function set with [`set_fast_path_targets`] (nothing when none
-///  is set), restores the registers and returns.
+/// The crate provides one assembly trampoline per hook and platform,
+/// written with `core::arch::global_asm!` (the crate's MSRV has no naked
+/// functions). Each saves the registers listed below, moves the
+/// `FunctionIDOrClientID` into the C first-argument register, calls the
+/// plain Rust function set with [`set_fast_path_targets`] (nothing when none
+/// is set), restores the registers and returns.
 ///
-///  | platform | argument in | preserved by the trampoline (as by the runtime's helper) |
-///  |---|---|---|
-///  | x86-64 SysV (Linux, macOS), enter | `r14` | `rax rcx rdx rsi rdi r8 r9`, `xmm0`–`xmm7` (all 128 bits), and every callee-saved register |
-///  | x86-64 SysV, leave and tailcall | `rdi` | `rax rdx` (the integer return pair), `xmm0`–`xmm7`, callee-saved |
-///  | x86-64 Windows, all three | `rcx` | `rax`, `xmm0` (the return registers), callee-saved (incl. `xmm6`–`xmm15`) |
-///  | AArch64 (Linux, macOS), all three | `x10` | `x0`–`x8` (arguments, indirect result), `q0`–`q7`, `fp`, `lr`, callee-saved |
+/// | platform | argument in | preserved by the trampoline (as by the runtime's helper) |
+/// |---|---|---|
+/// | x86-64 SysV (Linux, macOS), enter | `r14` | `rax rcx rdx rsi rdi r8 r9`, `xmm0`–`xmm7` (all 128 bits), and every callee-saved register |
+/// | x86-64 SysV, leave and tailcall | `rdi` | `rax rdx xmm0 xmm1` (the return registers), callee-saved |
+/// | x86-64 Windows, all three | `rcx` | `rax`, `xmm0` (the return registers), callee-saved (incl. `xmm6`–`xmm15`) |
+/// | AArch64 (Linux, macOS), all three | `x10` | `x0`–`x8` (arguments, indirect result), `q0`–`q7`, `fp`, `lr`, callee-saved |
 ///
-///  Why these:
+/// Why these:
 ///
-///  - **x86-64 SysV enter.** The JIT passes the function's handle in `r14`
-///    and the caller's stack pointer in `r15` (dotnet/coreclr#19023 records
-///    that this differs from the documentation, which implies `rdi`), and the
-///    enter probe runs in the prolog where the argument registers still hold
-///    the method's arguments: the runtime's `ProfileEnterNaked` saves and
-///    restores `rdi rsi rdx rcx r8 r9 rax` and `xmm0`–`xmm7`, and clobbers
-///    only `r10`/`r11`. The trampoline saves the same set (the vector
-///    registers in full, where the helper keeps only their low 64 bits).
-///  - **x86-64 SysV leave/tailcall.** The handle comes in `rdi`;
-///    `ProfileLeaveNaked` preserves `rax`, `rdx` and `xmm0`–`xmm7`, because a
-///    16-byte struct is returned in any two of `rax rdx xmm0 xmm1`.
-///  - **x86-64 Windows.** The handle comes in `rcx`; `AsmHelpers.asm`
-///    documents that its helpers preserve the non-volatile registers plus
-///    `rax` and `xmm0`, and not the argument registers (the JIT homes
-///    arguments to the stack before the enter probe). The trampoline also
-///    reserves the 32-byte home area the Windows convention requires.
-///  - **AArch64.** The JIT passes the handle in `x10` and the caller's stack
-///    pointer in `x11`; the runtime's helper saves `x0`–`x8` and `q0`–`q7`
-///    around its call, and the JIT treats only the other volatile registers
-///    as clobbered (`RBM_PROFILER_ENTER_TRASH` excludes the argument
-///    registers and `fp`).
+/// - **x86-64 SysV enter.** The JIT passes the function's handle in `r14`
+///   and the caller's stack pointer in `r15` (dotnet/coreclr#19023 records
+///   that this differs from the documentation, which implies `rdi`), and the
+///   enter probe runs in the prolog where the argument registers still hold
+///   the method's arguments: the runtime's `ProfileEnterNaked` saves and
+///   restores `rdi rsi rdx rcx r8 r9 rax` and `xmm0`–`xmm7`, and clobbers
+///   only `r10`/`r11`. The trampoline saves the same set (the vector
+///   registers in full, where the helper keeps only their low 64 bits).
+/// - **x86-64 SysV leave/tailcall.** The handle comes in `rdi`. A 16-byte
+///   struct is returned in any two of `rax rdx xmm0 xmm1`, and the JIT's
+///   kill set for these helpers (`RBM_PROFILER_LEAVE_TRASH`: every volatile
+///   register but those four) says that is all the generated code expects
+///   kept. `ProfileLeaveNaked` keeps those four, and also restores
+///   `xmm2`–`xmm7` only because it spills them for its argument reader.
+/// - **x86-64 Windows.** The handle comes in `rcx`; `AsmHelpers.asm`
+///   documents that its helpers preserve the non-volatile registers plus
+///   `rax` and `xmm0`, and not the argument registers (the JIT homes
+///   arguments to the stack before the enter probe). The trampoline also
+///   reserves the 32-byte home area the Windows convention requires.
+/// - **AArch64.** The JIT passes the handle in `x10` and the caller's stack
+///   pointer in `x11`; the runtime's helper saves `x0`–`x8` and `q0`–`q7`
+///   around its call, and the JIT treats only the other volatile registers
+///   as clobbered (`RBM_PROFILER_ENTER_TRASH` excludes the argument
+///   registers and `fp`).
 ///
-///  Everything else the called Rust function may clobber is volatile in the
-///  platform's C convention and in the JIT's kill set for these helpers
-///  (`RBM_PROFILER_*_TRASH` in the JIT's `target*.h`), so the Rust function
-///  itself preserves the callee-saved registers as any C function does.
+/// Everything else the called Rust function may clobber is volatile in the
+/// platform's C convention and in the JIT's kill set for these helpers
+/// (`RBM_PROFILER_*_TRASH` in the JIT's `target*.h`), so the Rust function
+/// itself preserves the callee-saved registers as any C function does.
 ///
-///  The targets run in the hook's special context: no blocking, no managed
-///  code, and no unwinding out (the facade's targets abort on a panic).
+/// The targets run in the hook's special context: no blocking, no managed
+/// code, and no unwinding out (the facade's targets abort on a panic).
 ///
 /// The three trampolines, to pass to `SetEnterLeaveFunctionHooks3`.
 #[derive(Clone, Copy, Debug)]

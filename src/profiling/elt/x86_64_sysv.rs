@@ -62,8 +62,11 @@ macro_rules! sysv_trampolines {
             "pop rbp",
             "2:",
             "ret",
-            // ---- leave and tailcall: handle in rdi; preserve rax, rdx and
-            // xmm0-xmm7 (ProfileLeaveNaked's set).
+            // ---- leave and tailcall: handle in rdi; preserve rax, rdx, xmm0
+            // and xmm1, the registers a value (up to a 16-byte struct) is
+            // returned in: the JIT's kill set for these helpers
+            // (RBM_PROFILER_LEAVE_TRASH) is every volatile register but
+            // these four.
             ".p2align 4",
             concat!(".globl ", $p, "corprof_elt_leave3"),
             concat!($p, "corprof_elt_leave3:"),
@@ -79,28 +82,16 @@ macro_rules! sysv_trampolines {
             "push rbp",
             "mov rbp, rsp",
             "and rsp, -16",
-            "sub rsp, 144",
+            "sub rsp, 48",
             "movdqu xmmword ptr [rsp], xmm0",
             "movdqu xmmword ptr [rsp + 16], xmm1",
-            "movdqu xmmword ptr [rsp + 32], xmm2",
-            "movdqu xmmword ptr [rsp + 48], xmm3",
-            "movdqu xmmword ptr [rsp + 64], xmm4",
-            "movdqu xmmword ptr [rsp + 80], xmm5",
-            "movdqu xmmword ptr [rsp + 96], xmm6",
-            "movdqu xmmword ptr [rsp + 112], xmm7",
-            "mov qword ptr [rsp + 128], rax",
-            "mov qword ptr [rsp + 136], rdx",
+            "mov qword ptr [rsp + 32], rax",
+            "mov qword ptr [rsp + 40], rdx",
             "call r11",
             "movdqu xmm0, xmmword ptr [rsp]",
             "movdqu xmm1, xmmword ptr [rsp + 16]",
-            "movdqu xmm2, xmmword ptr [rsp + 32]",
-            "movdqu xmm3, xmmword ptr [rsp + 48]",
-            "movdqu xmm4, xmmword ptr [rsp + 64]",
-            "movdqu xmm5, xmmword ptr [rsp + 80]",
-            "movdqu xmm6, xmmword ptr [rsp + 96]",
-            "movdqu xmm7, xmmword ptr [rsp + 112]",
-            "mov rax, qword ptr [rsp + 128]",
-            "mov rdx, qword ptr [rsp + 136]",
+            "mov rax, qword ptr [rsp + 32]",
+            "mov rdx, qword ptr [rsp + 40]",
             "mov rsp, rbp",
             "pop rbp",
             "4:",

@@ -25,6 +25,12 @@ namespace E2E.CallTree
         public T Get() { return _value; }
     }
 
+    public struct Pair
+    {
+        public long Number;
+        public double Fraction;
+    }
+
     public static class Program
     {
         private static readonly int[] Results = new int[3];
@@ -77,6 +83,16 @@ namespace E2E.CallTree
             Results[i] = sum + i;
         }
 
+        // Returned in rax and xmm0 (x86-64 SysV): the leave hook must keep both.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static Pair MakePair(long number, double fraction)
+        {
+            return new Pair { Number = number, Fraction = fraction };
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static double Half(double x) { return x / 2; }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         static int Args(int number, string text) { return number + text.Length; }
 
@@ -101,6 +117,8 @@ namespace E2E.CallTree
             Console.WriteLine("holder<int>=" + new Holder<int>(6).Get()
                 + " holder<string>=" + new Holder<string>("six").Get());
             Console.WriteLine("args=" + Args(42, "hello"));
+            Pair pair = MakePair(7, 0.25);
+            Console.WriteLine("pair=" + pair.Number + "," + pair.Fraction.ToString("R") + " half=" + Half(5.0).ToString("R"));
             Console.WriteLine("done");
             return 45;
         }
