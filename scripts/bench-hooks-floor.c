@@ -4,13 +4,22 @@
  * (examples/elt_nothing.rs) against. Written for x86-64 Linux (one calling
  * convention for everything). Like the Rust profiler it asks for
  * COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_DISABLE_INLINING and hooks every
- * function (no mapper: the hooks get FunctionIDs). An empty C function
- * clobbers no register, so it is a valid fast-path hook as it is.
+ * function (no mapper: the hooks get FunctionIDs).
+ *
+ * Two floors, chosen by CORPROF_FLOOR_MODE:
+ *   bare   (default) the hooks are empty C functions: an empty function
+ *          clobbers no register, so it is a valid fast-path hook as it is;
+ *          this is the least any profiler can pay.
+ *   saving the hooks are assembly trampolines that save and restore the
+ *          same registers as corprof's x86-64 SysV trampolines and call an
+ *          empty C function through a pointer: the least a profiler whose
+ *          hooks run ordinary compiled code can pay.
  *
  *   gcc -O2 -shared -fPIC -o libfloor.so scripts/bench-hooks-floor.c
  *   CLSID {5A0F3B21-9C4E-4D7A-B12E-6F8D3C5B7A90}
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef int32_t HRESULT;
@@ -36,6 +45,88 @@ static void enter3(uintptr_t id) { (void)id; }
 static void leave3(uintptr_t id) { (void)id; }
 static void tailcall3(uintptr_t id) { (void)id; }
 
+/* The "saving" floor: what the trampolines call. */
+static void nothing(uintptr_t id) { (void)id; }
+__attribute__((used)) static void (*floor_target)(uintptr_t) = nothing;
+void floor_enter_saving(void);
+void floor_leave_saving(void);
+
+__asm__(
+    ".intel_syntax noprefix\n"
+    ".text\n"
+    ".p2align 4\n"
+    ".hidden floor_enter_saving\n"
+    ".globl floor_enter_saving\n"
+    "floor_enter_saving:\n"
+    "  mov r11, qword ptr [rip + floor_target]\n"
+    "  test r11, r11\n"
+    "  jz 2f\n"
+    "  push rbp\n"
+    "  mov rbp, rsp\n"
+    "  and rsp, -16\n"
+    "  sub rsp, 192\n"
+    "  movdqu xmmword ptr [rsp], xmm0\n"
+    "  movdqu xmmword ptr [rsp + 16], xmm1\n"
+    "  movdqu xmmword ptr [rsp + 32], xmm2\n"
+    "  movdqu xmmword ptr [rsp + 48], xmm3\n"
+    "  movdqu xmmword ptr [rsp + 64], xmm4\n"
+    "  movdqu xmmword ptr [rsp + 80], xmm5\n"
+    "  movdqu xmmword ptr [rsp + 96], xmm6\n"
+    "  movdqu xmmword ptr [rsp + 112], xmm7\n"
+    "  mov qword ptr [rsp + 128], rax\n"
+    "  mov qword ptr [rsp + 136], rcx\n"
+    "  mov qword ptr [rsp + 144], rdx\n"
+    "  mov qword ptr [rsp + 152], rsi\n"
+    "  mov qword ptr [rsp + 160], rdi\n"
+    "  mov qword ptr [rsp + 168], r8\n"
+    "  mov qword ptr [rsp + 176], r9\n"
+    "  mov rdi, r14\n"
+    "  call r11\n"
+    "  movdqu xmm0, xmmword ptr [rsp]\n"
+    "  movdqu xmm1, xmmword ptr [rsp + 16]\n"
+    "  movdqu xmm2, xmmword ptr [rsp + 32]\n"
+    "  movdqu xmm3, xmmword ptr [rsp + 48]\n"
+    "  movdqu xmm4, xmmword ptr [rsp + 64]\n"
+    "  movdqu xmm5, xmmword ptr [rsp + 80]\n"
+    "  movdqu xmm6, xmmword ptr [rsp + 96]\n"
+    "  movdqu xmm7, xmmword ptr [rsp + 112]\n"
+    "  mov rax, qword ptr [rsp + 128]\n"
+    "  mov rcx, qword ptr [rsp + 136]\n"
+    "  mov rdx, qword ptr [rsp + 144]\n"
+    "  mov rsi, qword ptr [rsp + 152]\n"
+    "  mov rdi, qword ptr [rsp + 160]\n"
+    "  mov r8, qword ptr [rsp + 168]\n"
+    "  mov r9, qword ptr [rsp + 176]\n"
+    "  mov rsp, rbp\n"
+    "  pop rbp\n"
+    "2:\n"
+    "  ret\n"
+    ".p2align 4\n"
+    ".hidden floor_leave_saving\n"
+    ".globl floor_leave_saving\n"
+    "floor_leave_saving:\n"
+    "  mov r11, qword ptr [rip + floor_target]\n"
+    "  test r11, r11\n"
+    "  jz 4f\n"
+    "  push rbp\n"
+    "  mov rbp, rsp\n"
+    "  and rsp, -16\n"
+    "  sub rsp, 48\n"
+    "  movdqu xmmword ptr [rsp], xmm0\n"
+    "  movdqu xmmword ptr [rsp + 16], xmm1\n"
+    "  mov qword ptr [rsp + 32], rax\n"
+    "  mov qword ptr [rsp + 40], rdx\n"
+    "  call r11\n"
+    "  movdqu xmm0, xmmword ptr [rsp]\n"
+    "  movdqu xmm1, xmmword ptr [rsp + 16]\n"
+    "  mov rax, qword ptr [rsp + 32]\n"
+    "  mov rdx, qword ptr [rsp + 40]\n"
+    "  mov rsp, rbp\n"
+    "  pop rbp\n"
+    "4:\n"
+    "  ret\n"
+    ".att_syntax\n");
+
 typedef struct { void **vtbl; } object;
 
 static HRESULT query_interface(object *self, const GUID *iid, void **out) {
@@ -55,9 +146,13 @@ static HRESULT initialize(object *self, object *unknown) {
     if (hr < 0) return hr;
     hr = ((HRESULT(*)(object *, uint32_t))info->vtbl[SET_EVENT_MASK])(
         info, COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_DISABLE_INLINING);
+    const char *mode = getenv("CORPROF_FLOOR_MODE");
+    int saving = mode != 0 && strcmp(mode, "saving") == 0;
     if (hr >= 0)
         hr = ((HRESULT(*)(object *, void *, void *, void *))info->vtbl[SET_ENTER_LEAVE_HOOKS3])(
-            info, (void *)enter3, (void *)leave3, (void *)tailcall3);
+            info, saving ? (void *)floor_enter_saving : (void *)enter3,
+            saving ? (void *)floor_leave_saving : (void *)leave3,
+            saving ? (void *)floor_leave_saving : (void *)tailcall3);
     ((uint32_t(*)(object *))info->vtbl[RELEASE])(info);
     return hr;
 }
