@@ -346,13 +346,18 @@ impl ProfilerInfo {
             drop(unsafe { alloc::boxed::Box::from_raw(installed) });
             return Err(E_UNEXPECTED);
         }
+        let before = self.event_mask();
         let result = self.install::<H>(v3, installed, trampolines);
         if result.is_err() {
-            // The runtime took nothing: no hook or mapper refers to it.
+            // No hooks were set, so nothing calls the targets; the record is
+            // kept (leaked), because the runtime may already hold the mapper
+            // and its client data.
             INSTALLED.store(core::ptr::null_mut(), Ordering::Release);
             set_fast_path_targets(None, None, None);
-            // SAFETY: no longer reachable from the static or the runtime.
-            drop(unsafe { alloc::boxed::Box::from_raw(installed) });
+            if let Ok((events, high)) = before {
+                // Best effort: the install's error is the one to report.
+                let _ = self.set_event_mask(events, high);
+            }
         }
         result
     }
