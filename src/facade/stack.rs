@@ -84,9 +84,10 @@ impl ProfilerInfo {
     /// `CORPROF_E_INCONSISTENT_WITH_FLAGS`). Walking the current thread
     /// works from inside callbacks and ELT hooks that run on it (for
     /// example in `exception_thrown`, where the thrower is the first managed
-    /// frame). Walking another thread needs it stopped: the runtime suspends
-    /// it only on Windows, and elsewhere refuses unless the runtime is
-    /// suspended (in GC callbacks, or after `ICorProfilerInfo10::SuspendRuntime`).
+    /// frame). Walking another thread needs it stopped: only Windows builds
+    /// of the runtime can suspend a thread for that; elsewhere walk other
+    /// threads while the runtime has them suspended (GC callbacks, or after
+    /// `ICorProfilerInfo10::SuspendRuntime`). See docs/hooks.md.
     ///
     /// A panic in `visit` stops the walk, is carried over the runtime's
     /// frames and resumes after it.
