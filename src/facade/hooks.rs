@@ -80,6 +80,42 @@ impl<C> Hooked<C> {
 /// methods are allowed (the runtime lists which are safe in ELT hooks).
 ///
 /// A panic in any of these methods aborts the process with a message.
+///
+/// ```no_run
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::sync::Arc;
+/// use corprof::facade::{FunctionHooks, HookMode, Hooked, Profiler, ProfilerInfo, Result};
+/// use corprof::profiling::*;
+///
+/// /// Counts calls of the program's own functions.
+/// #[derive(Default)]
+/// struct Calls;
+///
+/// impl FunctionHooks for Calls {
+///     type Client = AtomicU64; // one counter per hooked function
+///     fn map_function(&self, info: &ProfilerInfo, function: FunctionID) -> Option<AtomicU64> {
+///         let name = info.function_name(function).ok()?;
+///         name.type_name.starts_with("MyApp.").then(|| AtomicU64::new(0))
+///     }
+///     fn function_enter(&self, function: &Hooked<AtomicU64>) {
+///         function.client().fetch_add(1, Ordering::Relaxed);
+///     }
+/// }
+///
+/// #[derive(Default)]
+/// struct Counter {
+///     calls: Arc<Calls>,
+/// }
+///
+/// impl Profiler for Counter {
+///     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+///         info.set_event_mask(COR_PRF_DISABLE_INLINING, COR_PRF_HIGH_MONITOR::empty())?;
+///         info.set_function_hooks(self.calls.clone(), HookMode::FastPath)
+///     }
+/// }
+///
+/// corprof::profiler!(Counter, "{0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0}");
+/// ```
 #[allow(unused_variables)]
 pub trait FunctionHooks: Send + Sync + 'static {
     /// The per-function data the hooks receive (for example a name, a
