@@ -19,8 +19,10 @@
 //! - `CORPROF_CALLTREE_MODE`: `fast` (default: the fast-path trampolines),
 //!   `with-info` (the WithInfo hooks; functions named `Args` then have their
 //!   `int` and `string` arguments and `int` return value logged to
-//!   `args.txt`), or `nothing` (fast-path hooks that do nothing, for the
-//!   benchmark: no shadow stack, no files but `summary.txt`).
+//!   `args.txt`), `nothing` (fast-path hooks that do nothing: no shadow
+//!   stack, no files but `summary.txt`), or `late` (no hooks in
+//!   `initialize`; the first `exception_thrown` tries to install them and
+//!   writes what the runtime answered to `summary.txt` as `late_install`).
 //!
 //! Exceptions that unwind hooked frames pop them in
 //! `exception_unwind_function_leave`. Each `exception_thrown` walks the
@@ -131,6 +133,8 @@ struct State {
     exceptions: Mutex<Vec<String>>,
     /// Arguments and return values read in WithInfo mode.
     args: Mutex<Vec<String>>,
+    /// Late mode: what installing the hooks outside `initialize` gave.
+    late: Mutex<Option<String>>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -138,6 +142,7 @@ enum Mode {
     Fast,
     WithInfo,
     Nothing,
+    Late,
 }
 
 thread_local! {
@@ -262,6 +267,7 @@ impl Default for CallTree {
         let mode = match std::env::var("CORPROF_CALLTREE_MODE").as_deref() {
             Ok("with-info") => Mode::WithInfo,
             Ok("nothing") => Mode::Nothing,
+            Ok("late") => Mode::Late,
             _ => Mode::Fast,
         };
         CallTree {
@@ -272,6 +278,7 @@ impl Default for CallTree {
                 trees: Mutex::new(Vec::new()),
                 exceptions: Mutex::new(Vec::new()),
                 args: Mutex::new(Vec::new()),
+                late: Mutex::new(None),
             }),
         }
     }
@@ -287,6 +294,7 @@ impl Profiler for CallTree {
         let mode = match self.state.mode {
             Mode::WithInfo => HookMode::WithInfo,
             Mode::Fast | Mode::Nothing => HookMode::FastPath,
+            Mode::Late => return Ok(()),
         };
         let installed = info.set_function_hooks(self.state.clone(), mode);
         if let Err(hr) = installed {
@@ -296,6 +304,16 @@ impl Profiler for CallTree {
     }
 
     fn exception_thrown(&self, info: &ProfilerInfo, _thrown: ObjectID) -> Result<()> {
+        if self.state.mode == Mode::Late {
+            let mut late = lock(&self.state.late);
+            if late.is_none() {
+                let answer = info.set_function_hooks(self.state.clone(), HookMode::FastPath);
+                *late = Some(match answer {
+                    Ok(()) => "ok".to_string(),
+                    Err(hr) => format!("err {hr}"),
+                });
+            }
+        }
         let mut frames = Vec::new();
         let mut natives = 0;
         info.stack_snapshot(ThreadID::NULL, |frame| {
@@ -379,6 +397,9 @@ impl CallTree {
         let _ = writeln!(summary, "unbalanced={unbalanced}");
         let _ = writeln!(summary, "open_frames={open}");
         let _ = writeln!(summary, "paths={}", paths.len());
+        if let Some(late) = lock(&self.state.late).as_deref() {
+            let _ = writeln!(summary, "late_install={late}");
+        }
         std::fs::write(dir.join("summary.txt"), summary)?;
         if self.state.mode == Mode::Nothing {
             return Ok(());

@@ -510,3 +510,30 @@ fn hooking_every_function_leaves_the_program_unchanged() {
     );
     assert_eq!(run.total("Program.Fib"), 1973);
 }
+
+/// Outside `initialize` the runtime refuses hooks, and the facade returns
+/// its error as is (and leaves the event mask as it was).
+#[test]
+fn installing_hooks_after_initialize_returns_the_runtimes_error() {
+    let run = run(
+        "late",
+        &[
+            ("CORPROF_CALLTREE_FILTER", "E2E.CallTree"),
+            ("CORPROF_CALLTREE_MODE", "late"),
+        ],
+    );
+    let expected = format!("err {}", corprof::profiling::CORPROF_E_CALL_ONLY_FROM_INIT);
+    assert_eq!(
+        run.summary.get("late_install"),
+        Some(&expected),
+        "{:?}",
+        run.summary
+    );
+    let mask = u32::from_str_radix(run.summary["event_mask"].trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(
+        mask & 0x0000_1000,
+        0,
+        "no COR_PRF_MONITOR_ENTERLEAVE left in {mask:#x}"
+    );
+    assert!(run.calls.is_empty(), "nothing was hooked: {:?}", run.calls);
+}
