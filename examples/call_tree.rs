@@ -33,7 +33,7 @@
 //! `{3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73}`.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -58,7 +58,9 @@ struct Node {
     /// The `Hooked<Function>` record's address (0 for the root).
     key: usize,
     parent: usize,
-    children: HashMap<usize, usize>,
+    /// (key, node) of each child: a short list, searched linearly (call
+    /// trees fan out little, and this is the hot path).
+    children: Vec<(usize, usize)>,
     calls: u64,
     nanos: u64,
 }
@@ -81,7 +83,7 @@ impl ThreadTree {
             nodes: vec![Node {
                 key: 0,
                 parent: 0,
-                children: HashMap::new(),
+                children: Vec::new(),
                 calls: 0,
                 nanos: 0,
             }],
@@ -93,17 +95,23 @@ impl ThreadTree {
 
     fn enter(&mut self, key: usize, function: FunctionID) {
         let parent = self.stack.last().map_or(0, |frame| frame.0);
-        let next = self.nodes.len();
-        let node = *self.nodes[parent].children.entry(key).or_insert(next);
-        if node == next {
+        let known = self.nodes[parent]
+            .children
+            .iter()
+            .find(|child| child.0 == key)
+            .map(|child| child.1);
+        let node = known.unwrap_or_else(|| {
+            let next = self.nodes.len();
+            self.nodes[parent].children.push((key, next));
             self.nodes.push(Node {
                 key,
                 parent,
-                children: HashMap::new(),
+                children: Vec::new(),
                 calls: 0,
                 nanos: 0,
             });
-        }
+            next
+        });
         self.stack.push((node, Instant::now(), function));
     }
 
@@ -427,7 +435,7 @@ impl CallTree {
 
 /// Adds every node under `node` to `paths`, `prefix` being its path.
 fn collect(tree: &ThreadTree, node: usize, prefix: &mut String, paths: &mut Paths) {
-    let mut children: Vec<usize> = tree.nodes[node].children.values().copied().collect();
+    let mut children: Vec<usize> = tree.nodes[node].children.iter().map(|c| c.1).collect();
     children.sort_unstable();
     for child in children {
         let entry = &tree.nodes[child];
