@@ -225,6 +225,7 @@ fn assert_exact_counts(run: &Run) {
     assert_eq!(run.path(&["Program.Main", "Program.Args"]), Some(1));
     assert_eq!(run.path(&["Program.Main", "Program.MakePair"]), Some(1));
     assert_eq!(run.path(&["Program.Main", "Program.Half"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.Many"]), Some(1));
     // Nothing outside the filter was hooked: every root is Main or Worker.
     for path in run.calls.keys() {
         let root = path.split(';').next().unwrap();

@@ -9,7 +9,10 @@ use std::arch::asm;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use corprof::profiling::{fast_path_hooks, set_fast_path_targets, FunctionIDOrClientID};
+use corprof::profiling::{
+    enter_with_info_guard, fast_path_hooks, set_enter_with_info_target, set_fast_path_targets,
+    FunctionIDOrClientID, COR_PRF_ELT_INFO,
+};
 
 static SEEN: AtomicUsize = AtomicUsize::new(0);
 static CALLS: AtomicUsize = AtomicUsize::new(0);
@@ -205,4 +208,58 @@ fn with_no_target_a_trampoline_returns_at_once_touching_nothing() {
     expected.gpr[4] = 2; // rdi held the handle
     assert_eq!(call(hooks.leave, 2, false, &input), expected);
     assert_eq!(CALLS.load(Ordering::SeqCst), before);
+}
+
+static SEEN_ELT: AtomicUsize = AtomicUsize::new(0);
+
+/// Records both arguments, then overwrites every volatile register.
+unsafe extern "C" fn scribble_with_info(id: FunctionIDOrClientID, elt: COR_PRF_ELT_INFO) {
+    SEEN_ELT.store(elt.0, Ordering::SeqCst);
+    // SAFETY: forwarded; the same scribbling.
+    unsafe { scribble(id) };
+}
+
+/// The WithInfo enter guard is called like a C function (by the runtime's
+/// helper) and must keep xmm0-xmm7, which CoreCLR 3.1's helper does not
+/// restore.
+#[test]
+fn the_with_info_guard_keeps_every_floating_point_argument_register() {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let guard = enter_with_info_guard().expect("x86-64 SysV has the guard");
+    set_enter_with_info_target(Some(scribble_with_info));
+    let input = sentinel();
+    let mut out = [[0u64; 2]; 8];
+    // SAFETY: a C call with two integer arguments; xmm0-xmm7 loaded before
+    // and stored after; everything volatile declared clobbered.
+    unsafe {
+        asm!(
+            "movdqu xmm0, [{i}]",
+            "movdqu xmm1, [{i} + 16]",
+            "movdqu xmm2, [{i} + 32]",
+            "movdqu xmm3, [{i} + 48]",
+            "movdqu xmm4, [{i} + 64]",
+            "movdqu xmm5, [{i} + 80]",
+            "movdqu xmm6, [{i} + 96]",
+            "movdqu xmm7, [{i} + 112]",
+            "call {guard}",
+            "movdqu [r12], xmm0",
+            "movdqu [r12 + 16], xmm1",
+            "movdqu [r12 + 32], xmm2",
+            "movdqu [r12 + 48], xmm3",
+            "movdqu [r12 + 64], xmm4",
+            "movdqu [r12 + 80], xmm5",
+            "movdqu [r12 + 96], xmm6",
+            "movdqu [r12 + 112], xmm7",
+            i = in(reg) input.xmm.as_ptr(),
+            guard = in(reg) guard as usize,
+            in("rdi") 0xAB_usize,
+            in("rsi") 0xCD_usize,
+            in("r12") out.as_mut_ptr(),
+            clobber_abi("C"),
+        );
+    }
+    assert_eq!(SEEN.load(Ordering::SeqCst), 0xAB);
+    assert_eq!(SEEN_ELT.load(Ordering::SeqCst), 0xCD);
+    assert_eq!(out, input.xmm);
+    set_enter_with_info_target(None);
 }

@@ -238,6 +238,15 @@ unsafe extern "C" fn tailcall_target<H: FunctionHooks>(id: FunctionIDOrClientID)
     }
 }
 
+/// `enter_with_info` with the C convention, for the guard trampoline.
+unsafe extern "C" fn enter_with_info_target<H: FunctionHooks>(
+    id: FunctionIDOrClientID,
+    elt: COR_PRF_ELT_INFO,
+) {
+    // SAFETY: forwarded: called by the guard with the runtime's arguments.
+    unsafe { enter_with_info::<H>(id, elt) }
+}
+
 unsafe extern "system" fn enter_with_info<H: FunctionHooks>(
     id: FunctionIDOrClientID,
     elt: COR_PRF_ELT_INFO,
@@ -390,6 +399,7 @@ impl ProfilerInfo {
             // and its client data.
             INSTALLED.store(core::ptr::null_mut(), Ordering::Release);
             set_fast_path_targets(None, None, None);
+            set_enter_with_info_target(None);
             if let Ok((events, high)) = before {
                 // Best effort: the install's error is the one to report.
                 let _ = self.set_event_mask(events, high);
@@ -433,10 +443,18 @@ impl ProfilerInfo {
                 .ok()
             }
             // SAFETY: the thunks have the IDL's signatures and only read
-            // what the runtime passes during the call.
+            // what the runtime passes during the call; the guard calls the
+            // enter thunk with the same arguments, keeping xmm0-xmm7.
             None => unsafe {
+                let enter: FunctionEnter3WithInfo = match enter_with_info_guard() {
+                    Some(guard) => {
+                        set_enter_with_info_target(Some(enter_with_info_target::<H>));
+                        guard
+                    }
+                    None => enter_with_info::<H>,
+                };
                 v3.SetEnterLeaveFunctionHooks3WithInfo(
-                    Some(enter_with_info::<H>),
+                    Some(enter),
                     Some(leave_with_info::<H>),
                     Some(tailcall_with_info::<H>),
                 )

@@ -2,7 +2,10 @@
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::profiling::hooks::{FunctionEnter3, FunctionLeave3, FunctionTailcall3};
+use crate::profiling::hooks::{
+    FunctionEnter3, FunctionEnter3WithInfo, FunctionLeave3, FunctionTailcall3,
+};
+use crate::profiling::ids::COR_PRF_ELT_INFO;
 use crate::profiling::structs::FunctionIDOrClientID;
 
 #[cfg(all(target_arch = "x86_64", not(windows)))]
@@ -23,6 +26,44 @@ pub type FastPathTarget = unsafe extern "C" fn(function_id_or_client_id: Functio
 pub(crate) static ENTER_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 pub(crate) static LEAVE_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
 pub(crate) static TAILCALL_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+/// What the enter-with-info guard calls: a [`WithInfoTarget`], or null.
+pub(crate) static ENTER_WITH_INFO_TARGET: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+
+/// A plain Rust (C-convention) `FunctionEnter3WithInfo` the guard of
+/// [`enter_with_info_guard`] calls.
+pub type WithInfoTarget = unsafe extern "C" fn(
+    function_id_or_client_id: FunctionIDOrClientID,
+    elt_info: COR_PRF_ELT_INFO,
+);
+
+/// A `FunctionEnter3WithInfo` hook that keeps `xmm0`-`xmm7` around the
+/// target set with [`set_enter_with_info_target`], on platforms whose
+/// runtime needs it (`None` elsewhere: there pass the target itself).
+///
+/// The WithInfo hooks are called by the runtime's own helper
+/// (`ProfileEnterNaked`), which is meant to restore the argument registers
+/// afterwards. On x86-64 Linux and macOS, CoreCLR 3.1's helper (dotnet/coreclr
+/// `src/vm/amd64/asmhelpers.S`) restores only `xmm0` and `xmm1`, so a hook
+/// that uses `xmm2`-`xmm7` (any Rust or C code may) corrupts a method's
+/// floating-point arguments 3 to 8; later runtimes restore all eight. The
+/// e2e test `with_info_hooks_count_the_same_calls` shows it (a method with
+/// eight `double` arguments returned NaN without the guard).
+pub fn enter_with_info_guard() -> Option<FunctionEnter3WithInfo> {
+    #[cfg(all(target_arch = "x86_64", not(windows)))]
+    {
+        Some(x86_64_sysv::ENTER_WITH_INFO)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(windows))))]
+    {
+        None
+    }
+}
+
+/// Sets what the guard of [`enter_with_info_guard`] calls (`None`: nothing).
+pub fn set_enter_with_info_target(target: Option<WithInfoTarget>) {
+    let raw = target.map_or(core::ptr::null_mut(), |f| f as *mut ());
+    ENTER_WITH_INFO_TARGET.store(raw, Ordering::Release);
+}
 
 /// Trampolines for the fast-path ELT hooks (`FunctionEnter3`,
 /// `FunctionLeave3`, `FunctionTailcall3`).

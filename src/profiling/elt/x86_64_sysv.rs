@@ -3,7 +3,9 @@
 //! they mirror are `ProfileEnterNaked` and `ProfileLeaveNaked` in
 //! dotnet/runtime `src/coreclr/vm/amd64/asmhelpers.S`.
 
-use super::{FastPathHooks, ENTER_TARGET, LEAVE_TARGET, TAILCALL_TARGET};
+use super::{FastPathHooks, ENTER_TARGET, ENTER_WITH_INFO_TARGET, LEAVE_TARGET, TAILCALL_TARGET};
+use crate::profiling::hooks::FunctionEnter3WithInfo;
+use crate::profiling::ids::COR_PRF_ELT_INFO;
 use crate::profiling::structs::FunctionIDOrClientID;
 
 /// Defines the three trampolines; `$p` is the platform's C symbol prefix
@@ -96,9 +98,46 @@ macro_rules! sysv_trampolines {
             "pop rbp",
             "4:",
             "ret",
+            // ---- enter with info: called by the runtime's ProfileEnterNaked
+            // as an ordinary C function (handle in rdi, COR_PRF_ELT_INFO in
+            // rsi), but CoreCLR 3.1's helper restores only xmm0 and xmm1
+            // afterwards, so a hook that uses xmm2-xmm7 corrupts floating-
+            // point arguments 3 to 8: keep all eight here.
+            ".p2align 4",
+            concat!(".globl ", $p, "corprof_elt_enter3_with_info"),
+            concat!($p, "corprof_elt_enter3_with_info:"),
+            "mov r11, qword ptr [rip + {enter_info}]",
+            "test r11, r11",
+            "jz 6f",
+            "push rbp",
+            "mov rbp, rsp",
+            "and rsp, -16",
+            "sub rsp, 128",
+            "movdqu xmmword ptr [rsp], xmm0",
+            "movdqu xmmword ptr [rsp + 16], xmm1",
+            "movdqu xmmword ptr [rsp + 32], xmm2",
+            "movdqu xmmword ptr [rsp + 48], xmm3",
+            "movdqu xmmword ptr [rsp + 64], xmm4",
+            "movdqu xmmword ptr [rsp + 80], xmm5",
+            "movdqu xmmword ptr [rsp + 96], xmm6",
+            "movdqu xmmword ptr [rsp + 112], xmm7",
+            "call r11",
+            "movdqu xmm0, xmmword ptr [rsp]",
+            "movdqu xmm1, xmmword ptr [rsp + 16]",
+            "movdqu xmm2, xmmword ptr [rsp + 32]",
+            "movdqu xmm3, xmmword ptr [rsp + 48]",
+            "movdqu xmm4, xmmword ptr [rsp + 64]",
+            "movdqu xmm5, xmmword ptr [rsp + 80]",
+            "movdqu xmm6, xmmword ptr [rsp + 96]",
+            "movdqu xmm7, xmmword ptr [rsp + 112]",
+            "mov rsp, rbp",
+            "pop rbp",
+            "6:",
+            "ret",
             enter = sym ENTER_TARGET,
             leave = sym LEAVE_TARGET,
             tailcall = sym TAILCALL_TARGET,
+            enter_info = sym ENTER_WITH_INFO_TARGET,
         );
     };
 }
@@ -115,7 +154,12 @@ extern "system" {
     fn leave3(functionIDOrClientID: FunctionIDOrClientID);
     #[link_name = "corprof_elt_tailcall3"]
     fn tailcall3(functionIDOrClientID: FunctionIDOrClientID);
+    #[link_name = "corprof_elt_enter3_with_info"]
+    fn enter3_with_info(functionIDOrClientID: FunctionIDOrClientID, eltInfo: COR_PRF_ELT_INFO);
 }
+
+/// The enter-with-info guard (see [`super::enter_with_info_guard`]).
+pub(super) const ENTER_WITH_INFO: FunctionEnter3WithInfo = enter3_with_info;
 
 pub(super) const HOOKS: FastPathHooks = FastPathHooks {
     enter: enter3,

@@ -93,6 +93,16 @@ namespace E2E.CallTree
         [MethodImpl(MethodImplOptions.NoInlining)]
         static double Half(double x) { return x / 2; }
 
+        // Every integer and floating-point argument register in use when the
+        // enter hook runs (x86-64 SysV: rdi rsi rdx rcx r8 r9, xmm0-xmm7).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static double Many(int a, int b, int c, int d, int e, int f,
+            double x0, double x1, double x2, double x3, double x4, double x5, double x6, double x7)
+        {
+            return a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f
+                + x0 + 2 * x1 + 3 * x2 + 4 * x3 + 5 * x4 + 6 * x5 + 7 * x6 + 8 * x7;
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         static int Args(int number, string text) { return number + text.Length; }
 
@@ -118,6 +128,7 @@ namespace E2E.CallTree
                 + " holder<string>=" + new Holder<string>("six").Get());
             Console.WriteLine("args=" + Args(42, "hello"));
             Pair pair = MakePair(7, 0.25);
+            Console.WriteLine("many=" + Many(1, 2, 3, 4, 5, 6, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5).ToString("R"));
             Console.WriteLine("pair=" + pair.Number + "," + pair.Fraction.ToString("R") + " half=" + Half(5.0).ToString("R"));
             Console.WriteLine("done");
             return 45;
