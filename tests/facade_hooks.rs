@@ -72,6 +72,27 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {
         }
         S_OK
     }
+    #[allow(clippy::too_many_arguments)]
+    fn GetFunctionInfo2(
+        &self,
+        _function: FunctionID,
+        _frame: COR_PRF_FRAME_INFO,
+        _class: *mut ClassID,
+        _module: *mut ModuleID,
+        _token: *mut corprof::metadata::mdToken,
+        _capacity: ULONG32,
+        count: *mut ULONG32,
+        _args: *mut ClassID,
+    ) -> HRESULT {
+        // SAFETY: the facade passes a valid count pointer.
+        unsafe { *count = FakeRuntime::CLAIMED_TYPE_ARGS };
+        S_OK
+    }
+}
+
+impl FakeRuntime {
+    /// `GetFunctionInfo2` claims this many type arguments.
+    const CLAIMED_TYPE_ARGS: ULONG32 = 70_000;
 }
 
 impl ICorProfilerInfo3_Impl for FakeRuntime {
@@ -331,4 +352,15 @@ fn a_panic_in_a_hook_aborts_with_a_message() {
         "{stderr}"
     );
     assert!(!stdout.contains("UNWOUND OR RETURNED"), "{stdout}");
+}
+
+/// A runtime claiming more type arguments than metadata can number gets an
+/// error, not an allocation for them.
+#[test]
+fn an_impossible_count_of_method_type_arguments_is_an_error() {
+    let (info, _fake) = facade(FakeRuntime::default());
+    assert_eq!(
+        info.instantiated_function_name(FunctionID(0xF1)),
+        Err(E_UNEXPECTED)
+    );
 }
