@@ -317,21 +317,30 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
     let installed = unsafe { &*installed };
     let mut answer: Option<UINT_PTR> = None;
     contained("map_function", || {
-        let mut mapped = installed
-            .mapped
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(&known) = mapped.get(&function) {
+        let lock = || {
+            installed
+                .mapped
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(&known) = lock().get(&function) {
             answer = Some(known);
             return;
         }
-        let id = match installed.hooks.map_function(&installed.info, function) {
-            Some(client) => {
-                let record = alloc::boxed::Box::new(Hooked { function, client });
-                alloc::boxed::Box::into_raw(record) as UINT_PTR
-            }
-            None => 0,
-        };
+        // Asked without the lock held, so that the profiler's own calls
+        // (names, metadata) can never wait on it.
+        let record = installed
+            .hooks
+            .map_function(&installed.info, function)
+            .map(|client| alloc::boxed::Box::new(Hooked { function, client }));
+        let mut mapped = lock();
+        if let Some(&known) = mapped.get(&function) {
+            // Another thread answered first: its record is the one in use,
+            // and this one was never published.
+            answer = Some(known);
+            return;
+        }
+        let id = record.map_or(0, |record| alloc::boxed::Box::into_raw(record) as UINT_PTR);
         mapped.insert(function, id);
         answer = Some(id);
     });
