@@ -25,7 +25,9 @@
 //! every call of every managed method. Implement them as assembly stubs
 //! (naked functions) that preserve the registers they use, or that save the
 //! argument and return registers before calling into Rust. They must not
-//! block, allocate managed memory, or call managed code.
+//! block, allocate managed memory, or call managed code. The crate provides
+//! such stubs for the fast-path hooks: [`fast_path_hooks`](super::fast_path_hooks)
+//! (see [`FastPathHooks`](super::FastPathHooks) for the registers they keep).
 #![allow(non_camel_case_types, non_snake_case)]
 
 use core::ffi::c_void;
