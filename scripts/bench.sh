@@ -8,6 +8,7 @@
 #   bash scripts/bench.sh calls      # run-time cost only
 #   bash scripts/bench.sh compile    # compile-time scaling only
 #   bash scripts/bench.sh runtime    # overhead on a real runtime only
+#   bash scripts/bench.sh hooks      # enter/leave hooks against a C floor (scripts/bench-hooks.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -127,9 +128,10 @@ EOF
 }
 
 case "$what" in
-    all) machine; echo; calls; compile; [ -f scripts/bench-runtime.sh ] && bash scripts/bench-runtime.sh ;;
+    all) machine; echo; calls; compile; [ -f scripts/bench-runtime.sh ] && bash scripts/bench-runtime.sh; bash scripts/bench-hooks.sh ;;
     calls) machine; echo; calls ;;
     compile) machine; echo; compile ;;
     runtime) machine; echo; bash scripts/bench-runtime.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime]" ;;
+    hooks) machine; echo; bash scripts/bench-hooks.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks]" ;;
 esac

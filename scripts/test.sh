@@ -25,6 +25,14 @@ step ".NET runtime and C# test programs for the end-to-end tests"
 # Installs mono-mcs (apt) and .NET Core 3.1 (pip) when missing; never skipped.
 bash scripts/provision-dotnet.sh
 
+step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
+if ! command -v chromium >/dev/null; then
+    [ "$(id -u)" = 0 ] || die "chromium is missing; install Debian's chromium package (apt-get install chromium)"
+    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium) \
+        >target/apt-chromium.log 2>&1 || die "could not install chromium with apt-get (see target/apt-chromium.log)"
+fi
+chromium --version >/dev/null 2>&1 || die "chromium is installed but does not run"
+
 step "rustfmt"
 cargo fmt --all -- --check
 

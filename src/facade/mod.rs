@@ -33,11 +33,14 @@ mod attach;
 mod calltarget;
 mod emit;
 mod enumerators;
+mod hooks;
 mod info;
 mod metadata;
 mod module_cache;
 mod name_writer;
+mod names;
 mod profiler;
+mod stack;
 mod strings;
 
 pub use adapter::ProfilerCallback;
@@ -46,11 +49,13 @@ pub use attach::not_allowed_after_attach;
 pub use calltarget::{CallTarget, MethodTarget, WrapError, Wrapped};
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
+pub use hooks::{Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
+pub use stack::StackFrame;
 
 use crate::profiling::ICorProfilerCallback11;
 use crate::IUnknown;
@@ -82,7 +87,11 @@ pub fn export_profiler<P: Profiler>(profiler: P) -> IUnknown {
 #[macro_export]
 macro_rules! profiler {
     ($ty:ty, $clsid:expr $(,)?) => {
-        $crate::profiler!($ty, $clsid, <$ty as $crate::__private::core::default::Default>::default);
+        $crate::profiler!(
+            $ty,
+            $clsid,
+            <$ty as $crate::__private::core::default::Default>::default
+        );
     };
     ($ty:ty, $clsid:expr, $constructor:expr $(,)?) => {
         $crate::com_class!($clsid, || {

@@ -1,4 +1,4 @@
-//!  IMetaDataAssemblyImport and IMetaDataAssemblyEmit: assembly manifests.
+//! IMetaDataAssemblyImport and IMetaDataAssemblyEmit: assembly manifests.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

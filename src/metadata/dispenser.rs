@@ -1,4 +1,4 @@
-//!  IMetaDataDispenser and IMetaDataDispenserEx: opening and creating metadata scopes.
+//! IMetaDataDispenser and IMetaDataDispenserEx: opening and creating metadata scopes.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

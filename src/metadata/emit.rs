@@ -1,4 +1,4 @@
-//!  IMetaDataEmit and IMetaDataEmit2: writing a module's metadata.
+//! IMetaDataEmit and IMetaDataEmit2: writing a module's metadata.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

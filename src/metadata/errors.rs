@@ -1,8 +1,8 @@
-//!  The metadata API's status codes from the runtime's corerror.xml: the
-//!  `CLDB_*` codes of the metadata store and the `META_*` codes of the
-//!  metadata engine (facility `0x13`, range `0x8013_11xx`), including the two
-//!  success codes `CLDB_S_TRUNCATION` and `META_S_DUPLICATE`, with their
-//!  documented meanings.
+//! The metadata API's status codes from the runtime's corerror.xml: the
+//! `CLDB_*` codes of the metadata store and the `META_*` codes of the
+//! metadata engine (facility `0x13`, range `0x8013_11xx`), including the two
+//! success codes `CLDB_S_TRUNCATION` and `META_S_DUPLICATE`, with their
+//! documented meanings.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 #![allow(non_upper_case_globals)]

@@ -1,4 +1,4 @@
-//!  IMetaDataImport and IMetaDataImport2: reading a module's metadata.
+//! IMetaDataImport and IMetaDataImport2: reading a module's metadata.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

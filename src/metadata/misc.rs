@@ -1,4 +1,4 @@
-//!  IMetaDataInfo, IMetaDataFilter, IMetaDataValidate, IMetaDataError, IMapToken and IHostFilter.
+//! IMetaDataInfo, IMetaDataFilter, IMetaDataValidate, IMetaDataError, IMapToken and IHostFilter.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

@@ -1,4 +1,4 @@
-//!  IMetaDataTables and IMetaDataTables2: raw access to the metadata tables.
+//! IMetaDataTables and IMetaDataTables2: raw access to the metadata tables.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 

@@ -1,5 +1,5 @@
-//!  Metadata tokens (cor.h, corhdr.h): a 32-bit value whose high byte names
-//!  the metadata table and whose low 24 bits are the row (RID).
+//! Metadata tokens (cor.h, corhdr.h): a 32-bit value whose high byte names
+//! the metadata table and whose low 24 bits are the row (RID).
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals)]

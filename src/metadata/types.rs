@@ -1,4 +1,4 @@
-//!  The structs, enums and typedefs the metadata interfaces of cor.h use.
+//! The structs, enums and typedefs the metadata interfaces of cor.h use.
 //!
 //! (More in the [`metadata`](crate::metadata) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]

@@ -1,4 +1,4 @@
-//!  ICorProfilerCallback through ICorProfilerCallback11: the notifications a profiler implements.
+//! ICorProfilerCallback through ICorProfilerCallback11: the notifications a profiler implements.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]

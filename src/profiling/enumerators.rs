@@ -1,4 +1,4 @@
-//!  The ICorProfiler*Enum interfaces: enumerators over objects, functions, modules, threads and methods.
+//! The ICorProfiler*Enum interfaces: enumerators over objects, functions, modules, threads and methods.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]

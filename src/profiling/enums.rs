@@ -1,5 +1,5 @@
-//!  The plain C enums of corprof.idl (reasons, kinds, generations, runtime
-//!  types, EventPipe types and levels): one value at a time, never combined.
+//! The plain C enums of corprof.idl (reasons, kinds, generations, runtime
+//! types, EventPipe types and levels): one value at a time, never combined.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals)]

@@ -1,6 +1,6 @@
-//!  The `CORPROF_E_*` codes of the profiling API (facility `0x13`, range
-//!  `0x8013_135x`–`0x8013_138x` of the runtime's corerror.xml), with their
-//!  documented meanings.
+//! The `CORPROF_E_*` codes of the profiling API (facility `0x13`, range
+//! `0x8013_135x`–`0x8013_138x` of the runtime's corerror.xml), with their
+//! documented meanings.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_upper_case_globals)]

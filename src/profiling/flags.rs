@@ -1,6 +1,6 @@
-//!  The flag-set C enums of corprof.idl: event masks, module flags, static
-//!  kinds, GC-root properties and the like, whose values are bits the IDL
-//!  means to be or-ed together.
+//! The flag-set C enums of corprof.idl: event masks, module flags, static
+//! kinds, GC-root properties and the like, whose values are bits the IDL
+//! means to be or-ed together.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_upper_case_globals)]

@@ -1,6 +1,6 @@
-//!  The function-pointer typedefs of corprof.idl: the enter/leave/tailcall
-//!  (ELT) hooks, the function-ID mappers, and the callbacks of stack
-//!  snapshots, object-reference walks, heap walks and EventPipe providers.
+//! The function-pointer typedefs of corprof.idl: the enter/leave/tailcall
+//! (ELT) hooks, the function-ID mappers, and the callbacks of stack
+//! snapshots, object-reference walks, heap walks and EventPipe providers.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_snake_case)]

@@ -1,6 +1,6 @@
-//!  The runtime's opaque IDs (`typedef UINT_PTR FunctionID;` and friends in
-//!  corprof.idl): pointer-sized, and distinct types here so that one kind
-//!  cannot be passed where another is expected.
+//! The runtime's opaque IDs (`typedef UINT_PTR FunctionID;` and friends in
+//! corprof.idl): pointer-sized, and distinct types here so that one kind
+//! cannot be passed where another is expected.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types)]

@@ -1,4 +1,4 @@
-//!  ICorProfilerInfo through ICorProfilerInfo15: the runtime services a profiler calls.
+//! ICorProfilerInfo through ICorProfilerInfo15: the runtime services a profiler calls.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]

@@ -1,4 +1,4 @@
-//!  IMethodMalloc, ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider.
+//! IMethodMalloc, ICorProfilerFunctionControl and ICorProfilerAssemblyReferenceProvider.
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_snake_case)]

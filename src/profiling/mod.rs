@@ -119,7 +119,7 @@
 //! `"system"` means on 32-bit Windows; everywhere else both are the C
 //! convention.
 //!
-//! # Passing hooks to the info interfaces
+//! ### Passing hooks to the info interfaces
 //!
 //! Most of these typedefs are *function types* in the IDL, and the info
 //! methods take a pointer to one (`FunctionEnter *pFuncEnter`); a few are
@@ -130,14 +130,16 @@
 //! ...), whatever the IDL spelling: `None` is the null pointer (which, for
 //! example, disables one of the ELT hooks), `Some(f)` passes `f`.
 //!
-//! # The ELT hooks run in a special context
+//! ### The ELT hooks run in a special context
 //!
 //! The runtime documents that it saves no registers before calling the
 //! `FunctionEnter*`/`FunctionLeave*`/`FunctionTailcall*` hooks, which run on
 //! every call of every managed method. Implement them as assembly stubs
 //! (naked functions) that preserve the registers they use, or that save the
 //! argument and return registers before calling into Rust. They must not
-//! block, allocate managed memory, or call managed code.
+//! block, allocate managed memory, or call managed code. The crate provides
+//! such stubs for the fast-path hooks: [`fast_path_hooks`]
+//! (see [`FastPathHooks`] for the registers they keep).
 //!
 //! ## `errors.rs`
 //!
@@ -157,6 +159,7 @@
 //! corerror.xml for internal use only and is deliberately absent.
 
 mod callback;
+mod elt;
 mod enumerators;
 mod enums;
 mod errors;
@@ -168,6 +171,7 @@ mod misc;
 mod structs;
 
 pub use callback::*;
+pub use elt::*;
 pub use enumerators::*;
 pub use enums::*;
 pub use errors::*;

@@ -1,7 +1,7 @@
-//!  The `#[repr(C)]` structs and unions of corprof.idl and the EventPipe handle
-//!  typedefs. The three structs of cor.h the profiling API also uses
-//!  ([`COR_FIELD_OFFSET`], [`ASSEMBLYMETADATA`], [`OSINFO`]) are declared with
-//!  the metadata API, in [`crate::metadata`].
+//! The `#[repr(C)]` structs and unions of corprof.idl and the EventPipe handle
+//! typedefs. The three structs of cor.h the profiling API also uses
+//! ([`COR_FIELD_OFFSET`], [`ASSEMBLYMETADATA`], [`OSINFO`]) are declared with
+//! the metadata API, in [`crate::metadata`].
 //!
 //! (More in the [`profiling`](crate::profiling) module documentation.)
 #![allow(non_camel_case_types, non_snake_case)]

@@ -1,0 +1,138 @@
+//! Function names with their generic instantiations
+//! (`Util.Parse<System.Int32>`, `Holder<System.String>.Get`).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::info::{ProfilerInfo, Result};
+use crate::metadata::mdToken;
+use crate::profiling::*;
+use crate::{E_NOTIMPL, E_UNEXPECTED};
+
+/// How many method type arguments are named at most; the rest print as
+/// `...` (real methods have a handful, the bound keeps a broken answer
+/// cheap).
+const MAX_METHOD_TYPE_ARGS: usize = 64;
+
+impl ProfilerInfo {
+    /// A function's name with the type arguments of its class and of the
+    /// method itself: `Holder<System.String>.Get`,
+    /// `Util.Parse<System.Int32>`, `Program.Main` for a non-generic one.
+    ///
+    /// Classes are named by [`class_name`](ProfilerInfo::class_name), so the
+    /// two agree and share its bounds; method type arguments are at most 64
+    /// (the rest print as `...`), one that cannot be named prints as `?`, and
+    /// a count above 65,535 is `E_UNEXPECTED`.
+    ///
+    /// Code shared by instantiations over reference types is one function:
+    /// without a frame, the runtime answers its canonical form: method type
+    /// arguments are `System.__Canon` (`Util.Echo<System.__Canon>`), and the
+    /// class of a method of a generic class is not given at all, so its
+    /// arguments print as `?` (`Holder<?>.Get`; measured on CoreCLR 3.1).
+    /// [`instantiated_function_name_in_frame`](Self::instantiated_function_name_in_frame)
+    /// with the frame of a WithInfo hook gives the exact one.
+    pub fn instantiated_function_name(&self, function: FunctionID) -> Result<String> {
+        self.instantiated_function_name_in_frame(function, COR_PRF_FRAME_INFO::NULL)
+    }
+
+    /// Like [`instantiated_function_name`](Self::instantiated_function_name),
+    /// with a frame (from [`Arguments::frame`](super::Arguments::frame) or a
+    /// stack walk) that lets the runtime name the exact instantiation of
+    /// shared generic code (`GetFunctionInfo2`).
+    pub fn instantiated_function_name_in_frame(
+        &self,
+        function: FunctionID,
+        frame: COR_PRF_FRAME_INFO,
+    ) -> Result<String> {
+        let v2 = self.v2().ok_or(E_NOTIMPL)?;
+        let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
+        let mut count: u32 = 0;
+        // SAFETY: valid out-pointers; a zero-capacity call asks for the count.
+        unsafe {
+            v2.GetFunctionInfo2(
+                function,
+                frame,
+                &mut class,
+                &mut module,
+                &mut token,
+                0,
+                &mut count,
+                core::ptr::null_mut(),
+            )
+        }
+        .ok()?;
+        if count > u32::from(u16::MAX) {
+            return Err(E_UNEXPECTED);
+        }
+        let mut args: Vec<ClassID> = Vec::new();
+        if count > 0 {
+            args.resize(count as usize, ClassID::NULL);
+            let mut written: u32 = 0;
+            // SAFETY: `args` has room for `count` IDs.
+            unsafe {
+                v2.GetFunctionInfo2(
+                    function,
+                    frame,
+                    &mut class,
+                    &mut module,
+                    &mut token,
+                    count,
+                    &mut written,
+                    args.as_mut_ptr(),
+                )
+            }
+            .ok()?;
+            args.truncate(written as usize);
+        }
+        let plain = self.function_name(function)?;
+        let mut name = if class.is_null() {
+            unknown_arguments(&plain.type_name)
+        } else {
+            self.class_name(class)
+                .unwrap_or_else(|_| plain.type_name.clone())
+        };
+        if !name.is_empty() {
+            name.push('.');
+        }
+        name.push_str(&plain.method_name);
+        if !args.is_empty() {
+            name.push('<');
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    name.push_str(", ");
+                }
+                if i >= MAX_METHOD_TYPE_ARGS {
+                    name.push_str("...");
+                    break;
+                }
+                match self.class_name(*arg) {
+                    Ok(arg) => name.push_str(&arg),
+                    Err(_) => name.push('?'),
+                }
+            }
+            name.push('>');
+        }
+        Ok(name)
+    }
+}
+
+/// A generic type's metadata name (`Holder`1`) with its arguments unknown
+/// (`Holder<?>`): what shared code shows for its class without a frame.
+fn unknown_arguments(type_name: &str) -> String {
+    let Some((base, arity)) = type_name.rsplit_once('`') else {
+        return String::from(type_name);
+    };
+    let Ok(arity) = arity.parse::<usize>() else {
+        return String::from(type_name);
+    };
+    let mut name = String::from(base);
+    name.push('<');
+    for i in 0..arity.min(MAX_METHOD_TYPE_ARGS) {
+        if i > 0 {
+            name.push_str(", ");
+        }
+        name.push('?');
+    }
+    name.push('>');
+    name
+}

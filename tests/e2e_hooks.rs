@@ -1,0 +1,540 @@
+//! Enter/leave/tailcall hooks on a real CoreCLR: `examples/call_tree.rs`
+//! (fast-path trampolines, or the WithInfo hooks) loaded into the `CallTree`
+//! program, whose calls are known exactly. See docs/hooks.md.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::dotnet::{self, Profiler};
+
+const CALL_TREE: &str = "3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73";
+const NS: &str = "E2E.CallTree.";
+
+/// What one profiled run left behind.
+struct Run {
+    dir: PathBuf,
+    stdout: String,
+    summary: BTreeMap<String, String>,
+    /// path -> calls, from calls.folded.
+    calls: BTreeMap<String, u64>,
+}
+
+impl Run {
+    fn file(&self, name: &str) -> String {
+        fs::read_to_string(self.dir.join(name))
+            .unwrap_or_else(|e| panic!("{}: {e}", self.dir.join(name).display()))
+    }
+
+    /// Sum of the counts of paths whose innermost frame is `frame`.
+    fn total(&self, frame: &str) -> u64 {
+        let frame = format!("{NS}{frame}");
+        self.calls
+            .iter()
+            .filter(|(path, _)| path.rsplit(';').next() == Some(frame.as_str()))
+            .map(|(_, count)| count)
+            .sum()
+    }
+
+    /// The count of one path given with short names (`Program.Main;...`).
+    fn path(&self, short: &[&str]) -> Option<u64> {
+        let key: Vec<String> = short.iter().map(|f| format!("{NS}{f}")).collect();
+        self.calls.get(&key.join(";")).copied()
+    }
+}
+
+fn parse_folded(text: &str) -> BTreeMap<String, u64> {
+    text.lines()
+        .map(|line| {
+            let (path, count) = line
+                .rsplit_once(' ')
+                .unwrap_or_else(|| panic!("bad line {line:?}"));
+            let count = count
+                .parse()
+                .unwrap_or_else(|_| panic!("bad count in {line:?}"));
+            (path.to_string(), count)
+        })
+        .collect()
+}
+
+/// The program's output without a profiler (the baseline the profiled runs
+/// must reproduce).
+fn baseline() -> &'static str {
+    static OUT: OnceLock<String> = OnceLock::new();
+    OUT.get_or_init(|| {
+        let out = dotnet::runtime().run("CallTree", &[], None);
+        out.assert_exit(45);
+        assert!(out.stdout.contains("fib(15)=610"), "{}", out.describe());
+        assert!(
+            out.stdout.contains("pair=7,0.25 half=2.5"),
+            "{}",
+            out.describe()
+        );
+        out.stdout
+    })
+}
+
+fn run(label: &str, env: &[(&str, &str)]) -> Run {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_hooks")
+        .join(format!("{label}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("call_tree")
+        .unwrap_or_else(|error| panic!("building example call_tree: {error}"));
+    let mut profiler = Profiler::new(library, CALL_TREE)
+        .with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap())
+        .with_env("COMPlus_TieredCompilation", "0");
+    for (key, value) in env {
+        profiler = profiler.with_env(*key, *value);
+    }
+    let out = runtime.run("CallTree", &[], Some(&profiler));
+    out.assert_exit(45);
+    assert_eq!(
+        out.stdout,
+        baseline(),
+        "the profiler changed the output\n{}",
+        out.describe()
+    );
+    let summary = fs::read_to_string(dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let calls = fs::read_to_string(dir.join("calls.folded"))
+        .map(|t| parse_folded(&t))
+        .unwrap_or_default();
+    Run {
+        dir,
+        stdout: out.stdout,
+        summary,
+        calls,
+    }
+}
+
+fn fast() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| run("fast", &[("CORPROF_CALLTREE_FILTER", "E2E.CallTree")]))
+}
+
+fn with_info() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        run(
+            "with-info",
+            &[
+                ("CORPROF_CALLTREE_FILTER", "E2E.CallTree"),
+                ("CORPROF_CALLTREE_MODE", "with-info"),
+            ],
+        )
+    })
+}
+
+/// The preconditions every count depends on, checked from the profiler's
+/// own report: inlining off (read back from the runtime's event mask), and
+/// every shadow stack balanced with nothing left open.
+fn assert_sound(run: &Run) {
+    let s = &run.summary;
+    assert_eq!(
+        s.get("inlining_disabled").map(String::as_str),
+        Some("true"),
+        "{s:?}"
+    );
+    let mask = u32::from_str_radix(s["event_mask"].trim_start_matches("0x"), 16).unwrap();
+    assert_ne!(
+        mask & 0x0020_0000,
+        0,
+        "COR_PRF_DISABLE_INLINING in {mask:#x}"
+    );
+    assert_ne!(
+        mask & 0x0000_1000,
+        0,
+        "COR_PRF_MONITOR_ENTERLEAVE in {mask:#x}"
+    );
+    assert_eq!(s["unbalanced"], "0", "{s:?}");
+    assert_eq!(s["open_frames"], "0", "{s:?}");
+}
+
+/// The exact calls of `CallTree`, as its source makes them.
+fn assert_exact_counts(run: &Run) {
+    assert_sound(run);
+    // Main's thread and the three workers have shadow stacks.
+    let threads: u32 = run.summary["threads"].parse().unwrap();
+    assert!(threads >= 4, "{:?}", run.summary);
+    assert_eq!(run.path(&["Program.Main"]), Some(1), "{:#?}", run.calls);
+    // Fib(15): 2 * Fib(16) - 1 calls in all, one at each depth's first level.
+    assert_eq!(run.total("Program.Fib"), 1973);
+    assert_eq!(run.path(&["Program.Main", "Program.Fib"]), Some(1));
+    // Fib at depth d (d = 1..=15 below Main) is called 2^(d-1) times while
+    // every call one level up recursed (n >= 2 there): true down to d = 8.
+    for depth in 1..=8u32 {
+        let mut path = vec!["Program.Main"];
+        path.extend(std::iter::repeat("Program.Fib").take(depth as usize));
+        assert_eq!(run.path(&path), Some(1 << (depth - 1)), "depth {depth}");
+    }
+    // Mutual recursion: IsEven(10) -> IsOdd(9) -> ... -> IsEven(0).
+    assert_eq!(run.total("Program.IsEven"), 6);
+    assert_eq!(run.total("Program.IsOdd"), 5);
+    let mut chain = vec!["Program.Main"];
+    for i in 0..11 {
+        chain.push(if i % 2 == 0 {
+            "Program.IsEven"
+        } else {
+            "Program.IsOdd"
+        });
+    }
+    assert_eq!(run.path(&chain), Some(1), "the 11-deep alternation");
+    // Exceptions: Catcher twice, each Thrower(3) .. Thrower(0) unwound by
+    // the exception thrown four frames down.
+    assert_eq!(run.total("Program.Catcher"), 2);
+    assert_eq!(run.total("Program.Thrower"), 8);
+    assert_eq!(
+        run.path(&[
+            "Program.Main",
+            "Program.Catcher",
+            "Program.Thrower",
+            "Program.Thrower",
+            "Program.Thrower",
+            "Program.Thrower"
+        ]),
+        Some(2)
+    );
+    // Threads: each worker is the root of its own thread's stack.
+    assert_eq!(run.path(&["Program.Worker"]), Some(3));
+    assert_eq!(run.path(&["Program.Worker", "Program.Square"]), Some(300));
+    // Generic methods over a value type (own code) and a reference type
+    // (shared canonical code, named without a frame).
+    assert_eq!(
+        run.path(&["Program.Main", "Util.Echo<System.Int32>"]),
+        Some(1)
+    );
+    assert_eq!(
+        run.path(&["Program.Main", "Util.Echo<System.__Canon>"]),
+        Some(1)
+    );
+    assert_eq!(
+        run.path(&["Program.Main", "Holder<System.Int32>.Get"]),
+        Some(1)
+    );
+    assert_eq!(run.path(&["Program.Main", "Holder<?>.Get"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.Args"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.MakePair"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.Half"]), Some(1));
+    assert_eq!(run.path(&["Program.Main", "Program.Many"]), Some(1));
+    // Nothing outside the filter was hooked: every root is Main or Worker.
+    for path in run.calls.keys() {
+        let root = path.split(';').next().unwrap();
+        assert!(
+            root == "E2E.CallTree.Program.Main" || root == "E2E.CallTree.Program.Worker",
+            "unexpected root in {path}"
+        );
+        assert!(
+            path.split(';').all(|f| f.starts_with(NS)),
+            "unfiltered frame in {path}"
+        );
+    }
+}
+
+#[test]
+fn fast_path_hooks_count_every_call_exactly() {
+    assert_exact_counts(fast());
+    assert_eq!(fast().summary["mode"], "Fast");
+}
+
+#[test]
+fn with_info_hooks_count_the_same_calls() {
+    assert_exact_counts(with_info());
+    assert_eq!(with_info().summary["mode"], "WithInfo");
+    assert_eq!(with_info().calls, fast().calls);
+    assert_eq!(with_info().stdout, fast().stdout);
+}
+
+#[test]
+fn with_info_hooks_read_int_and_string_arguments_and_the_return_value() {
+    let args = with_info().file("args.txt");
+    assert!(
+        args.lines().any(|l| l
+            == "enter E2E.CallTree.Program.Args ranges=2 number=Some(42) text=Some(Ok(\"hello\"))"),
+        "{args}"
+    );
+    assert!(
+        args.lines()
+            .any(|l| l == "leave E2E.CallTree.Program.Args bytes=4 value=Some(47)"),
+        "{args}"
+    );
+}
+
+#[test]
+fn a_frame_names_the_exact_instantiation_of_shared_generic_code() {
+    let args = with_info().file("args.txt");
+    for line in [
+        "exact E2E.CallTree.Util.Echo<System.__Canon> => Ok(\"E2E.CallTree.Util.Echo<System.String>\")",
+        "exact E2E.CallTree.Holder<?>.Get => Ok(\"E2E.CallTree.Holder<System.String>.Get\")",
+    ] {
+        assert!(args.lines().any(|l| l == line), "{line}\nin\n{args}");
+    }
+}
+
+#[test]
+fn stack_walk_in_exception_thrown_names_the_thrower_first() {
+    let text = fast().file("exceptions.txt");
+    let walks: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(walks.len(), 2, "one walk per throw:\n{text}");
+    let thrower = "E2E.CallTree.Program.Thrower";
+    let expected = [
+        thrower,
+        thrower,
+        thrower,
+        thrower,
+        "E2E.CallTree.Program.Catcher",
+        "E2E.CallTree.Program.Main",
+    ];
+    for walk in walks {
+        let (_, frames) = walk.split_once(": ").unwrap();
+        let frames: Vec<&str> = frames.split(" <- ").collect();
+        assert_eq!(frames, expected, "{walk}");
+    }
+}
+
+#[test]
+fn time_folded_has_the_same_paths_with_inclusive_times() {
+    let run = fast();
+    let time = parse_folded(&run.file("time.folded"));
+    assert_eq!(
+        time.keys().collect::<Vec<_>>(),
+        run.calls.keys().collect::<Vec<_>>()
+    );
+    let main = time[&format!("{NS}Program.Main")];
+    let fib = time[&format!("{NS}Program.Main;{NS}Program.Fib")];
+    assert!(main >= fib, "inclusive: Main {main} us >= Fib {fib} us");
+    assert!(fib > 0, "1,973 calls take more than a microsecond");
+}
+
+#[test]
+fn the_filter_decides_through_the_mapper_which_functions_are_hooked() {
+    let run = run(
+        "filter",
+        &[("CORPROF_CALLTREE_FILTER", "E2E.CallTree.Util")],
+    );
+    assert_sound(&run);
+    let expected: BTreeMap<String, u64> = [
+        ("E2E.CallTree.Util.Echo<System.Int32>".to_string(), 1),
+        ("E2E.CallTree.Util.Echo<System.__Canon>".to_string(), 1),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(run.calls, expected);
+}
+
+/// Rectangles of the flame graph: (title, x, y, width).
+fn rectangles(svg: &str) -> Vec<(String, f64, f64, f64)> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let start = tag
+            .find(&format!(" {name}=\""))
+            .unwrap_or_else(|| panic!("{name} in {tag}"))
+            + name.len()
+            + 3;
+        let end = start + tag[start..].find('"').unwrap();
+        tag[start..end].parse().unwrap()
+    };
+    svg.split("<g class=\"frame\">")
+        .skip(1)
+        .map(|group| {
+            let title = group
+                .split("<title>")
+                .nth(1)
+                .unwrap()
+                .split("</title>")
+                .next()
+                .unwrap()
+                .to_string();
+            let rect = group
+                .split("<rect")
+                .nth(1)
+                .unwrap()
+                .split("/>")
+                .next()
+                .unwrap();
+            (title, attr(rect, "x"), attr(rect, "y"), attr(rect, "width"))
+        })
+        .collect()
+}
+
+#[test]
+fn flame_svg_has_one_titled_rectangle_per_path() {
+    let run = fast();
+    let svg = run.file("flame.svg");
+    assert!(svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        !svg.contains("href"),
+        "self-contained: no external references"
+    );
+    let rects = rectangles(&svg);
+    // Every path once, plus the "all" root.
+    assert_eq!(rects.len(), run.calls.len() + 1);
+    let all = &rects[0];
+    assert!(all.0.starts_with("all ("), "{}", all.0);
+    assert_eq!((all.1, all.3), (0.0, 1200.0));
+    for (title, x, _y, width) in &rects {
+        assert!(
+            *x >= 0.0 && x + width <= 1200.001,
+            "{title} inside the picture"
+        );
+    }
+    let main = rects
+        .iter()
+        .find(|r| r.0.starts_with("E2E.CallTree.Program.Main ("))
+        .unwrap();
+    let fib = rects
+        .iter()
+        .find(|r| r.0.starts_with("E2E.CallTree.Program.Fib ("))
+        .unwrap();
+    assert!(
+        main.3 >= fib.3 && fib.2 < main.2,
+        "Fib sits on Main, no wider: {main:?} {fib:?}"
+    );
+}
+
+/// Renders flame.svg in headless Chromium and checks the screenshot shows
+/// flame-coloured frames. CI installs Debian's `chromium` (scripts/test.sh);
+/// a missing browser fails the test.
+#[test]
+fn flame_svg_renders_in_headless_chromium() {
+    let run = fast();
+    let svg = run.dir.join("flame.svg");
+    let png = run.dir.join("flame.png");
+    let profile = run.dir.join("chromium-profile");
+    let _ = fs::remove_file(&png);
+    let browser = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect("chromium is not installed: scripts/test.sh installs Debian's `chromium` package");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--window-size=1200,700",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", svg.display()))
+        .output()
+        .expect("run chromium");
+    assert!(
+        png.is_file(),
+        "no screenshot; chromium said:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Count the pixels in the flame palette (red 205..255, green 80..200,
+    // blue 40..80) with Python's zlib: the PNG is decoded, not trusted by size.
+    let script = r#"
+import sys, zlib, struct
+data = open(sys.argv[1], 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n'
+pos, idat, width, height, ctype = 8, b'', 0, 0, 0
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos+8]); body = data[pos+8:pos+8+n]; pos += 12 + n
+    if kind == b'IHDR': width, height, depth, ctype = struct.unpack('>IIBB', body[:10])
+    if kind == b'IDAT': idat += body
+bpp = {2: 3, 6: 4}[ctype]
+raw = zlib.decompress(idat); stride = width * bpp; prev = bytearray(stride); flame = 0; i = 0
+for y in range(height):
+    f = raw[i]; line = bytearray(raw[i+1:i+1+stride]); i += 1 + stride
+    for x in range(stride):
+        a = line[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(0, stride, bpp):
+        r, g, bl = line[x], line[x+1], line[x+2]
+        if r >= 205 and 80 <= g < 200 and 40 <= bl < 80: flame += 1
+    prev = line
+print(width, height, flame)
+"#;
+    let decoded = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&png)
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&decoded.stdout);
+    let numbers: Vec<u64> = text
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(
+        numbers.len(),
+        3,
+        "{text}{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+    let (width, height, flame) = (numbers[0], numbers[1], numbers[2]);
+    assert_eq!((width, height), (1200, 700));
+    // The "all" row alone is 1200 x 17 pixels of flame colour.
+    assert!(
+        flame > 1200 * 17,
+        "only {flame} flame-coloured pixels: blank picture?"
+    );
+}
+
+/// Every function hooked (framework included: value types, doubles and
+/// structs returned in register pairs, exceptions inside the framework):
+/// the trampolines must leave the program's behaviour unchanged.
+#[test]
+fn hooking_every_function_leaves_the_program_unchanged() {
+    let run = run("everything", &[("CORPROF_CALLTREE_FILTER", "")]);
+    assert_sound(&run);
+    assert!(
+        run.calls.keys().any(|path| path.starts_with("System.")),
+        "framework functions were hooked"
+    );
+    assert_eq!(run.total("Program.Fib"), 1973);
+}
+
+/// Outside `initialize` the runtime refuses hooks, and the facade returns
+/// its error as is (and leaves the event mask as it was).
+#[test]
+fn installing_hooks_after_initialize_returns_the_runtimes_error() {
+    let run = run(
+        "late",
+        &[
+            ("CORPROF_CALLTREE_FILTER", "E2E.CallTree"),
+            ("CORPROF_CALLTREE_MODE", "late"),
+        ],
+    );
+    let expected = format!("err {}", corprof::profiling::CORPROF_E_CALL_ONLY_FROM_INIT);
+    assert_eq!(
+        run.summary.get("late_install"),
+        Some(&expected),
+        "{:?}",
+        run.summary
+    );
+    let mask = u32::from_str_radix(run.summary["event_mask"].trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(
+        mask & 0x0000_1000,
+        0,
+        "no COR_PRF_MONITOR_ENTERLEAVE left in {mask:#x}"
+    );
+    assert!(run.calls.is_empty(), "nothing was hooked: {:?}", run.calls);
+}
