@@ -16,7 +16,8 @@
 #         library, `-crt-static`, which a cdylib profiler needs), macOS
 #         aarch64; and of every test for Windows x64 and x86 (the
 #         real-runtime harness is `cfg(unix)`, everything else portable).
-#         Type-checked only: nothing is linked or run on these targets.
+#         Type-checked only, warnings denied: nothing is linked or run on
+#         these targets.
 #   miri32  the COM core's Miri tests on a 32-bit target (i686 Linux).
 #   ui    the compile-fail tests (tests/ui.rs) with the Rust version pinned in
 #         ui-tests/TOOLCHAIN, whose messages ui-tests/*.stderr record.
@@ -59,12 +60,20 @@ check_targets() {
     for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
         part "cargo check --lib --examples --tests --target $t"
         need_target "$t"
-        cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
+        RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
     done
     for t in aarch64-unknown-linux-gnu aarch64-apple-darwin; do
         part "cargo check --lib --examples --target $t"
         need_target "$t"
-        cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
+        RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
+    done
+    # `cargo check` stops before code generation, so the ELT trampolines
+    # (`global_asm!`) are assembled here: building the library (an rlib)
+    # needs LLVM's assembler, not a linker.
+    for t in x86_64-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin x86_64-apple-darwin; do
+        part "cargo build --lib --target $t (assembles the ELT trampolines)"
+        need_target "$t"
+        RUSTFLAGS="-D warnings" cargo build --locked --lib --target "$t" --target-dir "$dir"
     done
     # On 32-bit Windows `extern "system"` is stdcall, which COM's STDAPI
     # exports need: check the exporter's assembly (the linker is `true`: no
@@ -72,7 +81,7 @@ check_targets() {
     # checked).
     t=i686-pc-windows-msvc
     part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
-    cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
+    RUSTFLAGS="-D warnings" cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
     local asm
     asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
     grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"

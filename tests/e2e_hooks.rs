@@ -2,6 +2,9 @@
 //! (fast-path trampolines, or the WithInfo hooks) loaded into the `CallTree`
 //! program, whose calls are known exactly. See docs/hooks.md.
 
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use std::collections::BTreeMap;
