@@ -42,7 +42,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use corprof::cil::{Instruction, MethodBody, OpCode, Operand};
-use corprof::facade::{FunctionControl, MetadataImport, Profiler, ProfilerInfo, Result};
+use corprof::facade::{
+    FunctionControl, MetadataImport, MethodTarget, Profiler, ProfilerInfo, Result,
+};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
@@ -55,18 +57,10 @@ const USAGE: &str = "expected `Assembly!Namespace.Type::Method OLD NEW [SECONDS]
 /// The parsed client data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Patch {
-    assembly: String,
-    type_name: String,
-    method: String,
+    target: MethodTarget,
     old: i32,
     new: i32,
     revert_after: Option<Duration>,
-}
-
-impl Patch {
-    fn target(&self) -> String {
-        format!("{}!{}::{}", self.assembly, self.type_name, self.method)
-    }
 }
 
 /// Parses `Assembly!Namespace.Type::Method OLD NEW [SECONDS]`.
@@ -78,15 +72,6 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
         [target, old, new, seconds] => (*target, *old, *new, Some(*seconds)),
         _ => return Err(format!("{} words instead of 3 or 4", words.len())),
     };
-    let (assembly, rest) = target
-        .split_once('!')
-        .ok_or_else(|| format!("no `!` in {target:?}"))?;
-    let (type_name, method) = rest
-        .rsplit_once("::")
-        .ok_or_else(|| format!("no `::` in {target:?}"))?;
-    if assembly.is_empty() || type_name.is_empty() || method.is_empty() {
-        return Err(format!("an empty name in {target:?}"));
-    }
     let int = |word: &str| {
         word.parse::<i32>()
             .map_err(|_| format!("{word:?} is not a 32-bit integer"))
@@ -103,9 +88,7 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
         },
     };
     Ok(Patch {
-        assembly: assembly.into(),
-        type_name: type_name.into(),
-        method: method.into(),
+        target: MethodTarget::parse(target)?,
         old: int(old)?,
         new: int(new)?,
         revert_after,
@@ -171,7 +154,7 @@ fn patched(
     let mut body = MethodBody::decode(original).map_err(|e| format!("decode: {e}"))?;
     let at = body
         .find(|ins| ldc_i4_value(ins) == Some(patch.old))
-        .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target()))?;
+        .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target))?;
     let (opcode, operand) = ldc_i4(patch.new);
     body.replace(at, opcode, operand)
         .map_err(|e| format!("replace: {e}"))?;
@@ -201,49 +184,20 @@ struct LivePatch {
     shared: Arc<Shared>,
 }
 
-/// Finds the method named by `patch` among the loaded modules.
+/// Finds the one method `patch` names among the loaded modules.
 fn find(
     info: &ProfilerInfo,
     patch: &Patch,
 ) -> std::result::Result<(ModuleID, mdMethodDef), String> {
-    let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
-    for module in modules {
-        let Ok(module_info) = info.module_info(module) else {
-            continue;
-        };
-        let Ok(assembly) = info.assembly_info(module_info.assembly) else {
-            continue;
-        };
-        if assembly.name != patch.assembly {
-            continue;
-        }
-        let import = info
-            .module_metadata(module)
-            .map_err(|e| format!("metadata of {}: {e}", patch.assembly))?
-            .ok_or_else(|| format!("{} has no metadata", patch.assembly))?;
-        let class = import
-            .find_type_def(&patch.type_name, None)
-            .map_err(|e| format!("no type {} in {} ({e})", patch.type_name, patch.assembly))?;
-        let mut found = Vec::new();
-        for method in import.methods(class).map_err(|e| format!("methods: {e}"))? {
-            if import
-                .method_props(method)
-                .is_ok_and(|p| p.name == patch.method)
-            {
-                found.push(method);
-            }
-        }
-        return match found.as_slice() {
-            [method] => Ok((module, *method)),
-            [] => Err(format!("no method {}", patch.target())),
-            _ => Err(format!(
-                "{} is overloaded ({} methods)",
-                patch.target(),
-                found.len()
-            )),
-        };
+    let (module, methods) = patch.target.find_loaded(info)?;
+    match methods.as_slice() {
+        [method] => Ok((module, *method)),
+        _ => Err(format!(
+            "{} is overloaded ({} methods)",
+            patch.target,
+            methods.len()
+        )),
     }
-    Err(format!("no loaded assembly named {}", patch.assembly))
 }
 
 impl Shared {
@@ -291,9 +245,7 @@ impl Shared {
         match info.request_rejit(&[(module, method)]) {
             Ok(()) => log(format_args!(
                 "ReJIT requested: {} {} -> {}",
-                patch.target(),
-                patch.old,
-                patch.new
+                patch.target, patch.old, patch.new
             )),
             Err(error) => {
                 log(format_args!("RequestReJIT failed: {error}"));
@@ -308,7 +260,7 @@ impl Shared {
         }
         match info.request_revert(&[(module, method)]) {
             Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => {
-                log(format_args!("reverted: {}", patch.target()))
+                log(format_args!("reverted: {}", patch.target))
             }
             Ok(statuses) => log(format_args!("RequestRevert statuses: {statuses:?}")),
             Err(error) => log(format_args!("RequestRevert failed: {error}")),
@@ -388,8 +340,7 @@ impl Profiler for LivePatch {
                 match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
                     Ok(()) => log(format_args!(
                         "new IL set: {} loads {}",
-                        patch.target(),
-                        patch.new
+                        patch.target, patch.new
                     )),
                     Err(error) => log(format_args!("SetILFunctionBody failed: {error}")),
                 }
@@ -443,9 +394,9 @@ mod tests {
     #[test]
     fn client_data_parses() {
         let patch = parse(b"Attach!E2E.Attach.Program::Value 41 42 2.5").unwrap();
-        assert_eq!(patch.assembly, "Attach");
-        assert_eq!(patch.type_name, "E2E.Attach.Program");
-        assert_eq!(patch.method, "Value");
+        assert_eq!(patch.target.assembly, "Attach");
+        assert_eq!(patch.target.type_name, "E2E.Attach.Program");
+        assert_eq!(patch.target.method, "Value");
         assert_eq!((patch.old, patch.new), (41, 42));
         assert_eq!(patch.revert_after, Some(Duration::from_millis(2500)));
         assert_eq!(parse(b"A!T::M -1 100000").unwrap().revert_after, None);

@@ -17,6 +17,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::emit::{AssemblyReference, MetadataEmit};
+use super::info::ProfilerInfo;
 use super::metadata::MetadataImport;
 use crate::cil::{wrap, Probes, ThisArg, WrapContext};
 use crate::cil::{LocalVarSig, MethodSig, TypeSig};
@@ -24,6 +25,7 @@ use crate::cil::{MethodBody, StackSig, Token};
 use crate::metadata::{
     mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
 };
+use crate::profiling::ModuleID;
 use crate::Interface;
 use crate::HRESULT;
 
@@ -500,6 +502,33 @@ impl MethodTarget {
         }
         Ok(found)
     }
+
+    /// Finds this target among the modules loaded now (`EnumModules`), as
+    /// a profiler that attaches to a running process must: the first
+    /// module whose assembly is named [`assembly`](MethodTarget::assembly),
+    /// and the MethodDefs [`find`](MethodTarget::find) answers in it.
+    /// Modules whose name cannot be read are skipped; `Err` says what is
+    /// missing.
+    pub fn find_loaded(&self, info: &ProfilerInfo) -> Result<(ModuleID, Vec<mdMethodDef>), String> {
+        let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
+        for module in modules {
+            let Ok(module_info) = info.module_info(module) else {
+                continue;
+            };
+            let Ok(assembly) = info.assembly_info(module_info.assembly) else {
+                continue;
+            };
+            if assembly.name != self.assembly {
+                continue;
+            }
+            let import = info
+                .module_metadata(module)
+                .map_err(|e| format!("metadata of {}: {e}", self.assembly))?
+                .ok_or_else(|| format!("{} has no metadata", self.assembly))?;
+            return Ok((module, self.find(&import)?));
+        }
+        Err(format!("no loaded assembly named {}", self.assembly))
+    }
 }
 
 #[cfg(test)]
@@ -546,6 +575,148 @@ mod tests {
             MethodTarget::parse_list("A!T::M;bad").is_err(),
             "one bad item fails the list"
         );
+    }
+
+    /// A module's metadata: type `N.Outer` (methods `Run` and two
+    /// overloads of `Over`) with a nested type `Inner` (method `Deep`).
+    struct Scope;
+
+    const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
+    const INNER: mdTypeDef = mdTypeDef::from_rid(3);
+
+    fn method_name(method: mdMethodDef) -> Option<&'static str> {
+        ["Run", "Over", "Over", "Deep"]
+            .get((method.0 & 0x00FF_FFFF).wrapping_sub(1) as usize)
+            .copied()
+    }
+
+    /// A NUL-terminated UTF-16 string.
+    ///
+    /// # Safety
+    ///
+    /// `s` points to a NUL-terminated string.
+    unsafe fn read(s: crate::LPCWSTR) -> String {
+        let mut units = Vec::new();
+        // SAFETY: up to the terminator the caller promised.
+        unsafe {
+            let mut p = s;
+            while *p != 0 {
+                units.push(*p);
+                p = p.add(1);
+            }
+        }
+        String::from_utf16_lossy(&units)
+    }
+
+    impl crate::metadata::IMetaDataImport_Impl for Scope {
+        fn FindTypeDefByName(
+            &self,
+            name: crate::LPCWSTR,
+            enclosing: mdToken,
+            out: *mut mdTypeDef,
+        ) -> HRESULT {
+            // SAFETY: the facade passes a NUL-terminated name.
+            let name = unsafe { read(name) };
+            let found = match (name.as_str(), enclosing) {
+                ("N.Outer", mdToken(0)) => OUTER,
+                ("Inner", t) if t == OUTER.token() => INNER,
+                _ => return crate::metadata::CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = found };
+            crate::S_OK
+        }
+
+        fn EnumMethods(
+            &self,
+            handle: *mut crate::metadata::HCORENUM,
+            class: mdTypeDef,
+            out: *mut mdMethodDef,
+            max: crate::ULONG,
+            count: *mut crate::ULONG,
+        ) -> HRESULT {
+            let rows: &[u32] = match class {
+                OUTER => &[1, 2, 3],
+                INNER => &[4],
+                _ => return crate::metadata::CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: valid pointers and `max` slots; a non-null handle
+            // means the one batch was given.
+            unsafe {
+                if !(*handle).is_null() {
+                    *count = 0;
+                    return crate::S_FALSE;
+                }
+                assert!(rows.len() <= max as usize);
+                for (i, row) in rows.iter().enumerate() {
+                    *out.add(i) = mdMethodDef::from_rid(*row);
+                }
+                *handle = 1 as crate::metadata::HCORENUM;
+                *count = rows.len() as crate::ULONG;
+            }
+            crate::S_OK
+        }
+
+        fn GetMethodProps(
+            &self,
+            method: mdMethodDef,
+            class: *mut mdTypeDef,
+            name: crate::LPWSTR,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            _attributes: *mut crate::DWORD,
+            _sig: *mut crate::metadata::PCCOR_SIGNATURE,
+            _sig_len: *mut crate::ULONG,
+            _rva: *mut crate::ULONG,
+            _impl_flags: *mut crate::DWORD,
+        ) -> HRESULT {
+            let Some(text) = method_name(method) else {
+                return crate::metadata::CLDB_E_RECORD_NOTFOUND;
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+            // SAFETY: `name` has room for `cap` characters; valid out-pointers.
+            unsafe {
+                *class = if text == "Deep" { INNER } else { OUTER };
+                *needed = units.len() as crate::ULONG;
+                if !name.is_null() {
+                    let n = units.len().min(cap as usize);
+                    core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
+                }
+            }
+            crate::S_OK
+        }
+    }
+
+    fn scope() -> MetadataImport {
+        MetadataImport::new(crate::export(Scope))
+    }
+
+    #[test]
+    fn find_answers_every_overload_and_says_what_is_missing() {
+        let import = scope();
+        let find = |text: &str| MethodTarget::parse(text).unwrap().find(&import);
+        assert_eq!(find("A!N.Outer::Run"), Ok(vec![mdMethodDef::from_rid(1)]));
+        assert_eq!(
+            find("A!N.Outer::Over"),
+            Ok(vec![mdMethodDef::from_rid(2), mdMethodDef::from_rid(3)])
+        );
+        assert_eq!(
+            find("A!N.Outer+Inner::Deep"),
+            Ok(vec![mdMethodDef::from_rid(4)])
+        );
+        assert_eq!(
+            find("A!N.Outer::Nope").unwrap_err(),
+            "no method Nope in N.Outer"
+        );
+        // `Deep` is not a method of the enclosing type.
+        assert_eq!(
+            find("A!N.Outer::Deep").unwrap_err(),
+            "no method Deep in N.Outer"
+        );
+        let err = find("A!N.Nowhere::Run").unwrap_err();
+        assert!(err.starts_with("no type N.Nowhere ("), "{err}");
+        let err = find("A!N.Outer+Nope::Run").unwrap_err();
+        assert!(err.starts_with("no type N.Outer+Nope ("), "{err}");
     }
 
     #[test]
