@@ -76,9 +76,9 @@ const SIG_STATIC_VOID: &[u8] = &[0x00, 0x00, 0x01]; // static void ()
 const SIG_STATIC_INT: &[u8] = &[0x00, 0x00, 0x08]; // static int ()
 const SIG_STATIC_INT_INT: &[u8] = &[0x00, 0x01, 0x08, 0x08]; // static int (int)
 
-/// What `Answer` returns, before and after (`ldc.i4.s` takes an `i8`).
+/// What `Answer` returns, before and after.
 const OLD_ANSWER: i32 = 41;
-const NEW_ANSWER: i8 = 42;
+const NEW_ANSWER: i32 = 42;
 
 /// How often the ReJIT thread looks for a `ready` file.
 const POLL: Duration = Duration::from_millis(5);
@@ -227,19 +227,12 @@ fn rewrite(
     let what = match edit {
         Edit::Answer => {
             let at = body
-                .find(|ins| {
-                    matches!(
-                        (ins.opcode(), ins.operand()),
-                        (OpCode::LDC_I4_S, Operand::I8(v)) if i32::from(*v) == OLD_ANSWER
-                    ) || matches!(
-                        (ins.opcode(), ins.operand()),
-                        (OpCode::LDC_I4, Operand::I32(v)) if *v == OLD_ANSWER
-                    )
-                })
+                .find(|ins| ins.i4_constant() == Some(OLD_ANSWER))
                 .ok_or_else(|| format!("no `ldc.i4 {OLD_ANSWER}` in the body"))?;
-            body.replace(at, OpCode::LDC_I4_S, Operand::I8(NEW_ANSWER))
+            let (opcode, operand) = OpCode::ldc_i4(NEW_ANSWER);
+            body.replace(at, opcode, operand)
                 .map_err(|e| format!("replace: {e}"))?;
-            format!("ldc.i4 {OLD_ANSWER} -> ldc.i4.s {NEW_ANSWER}")
+            format!("ldc.i4 {OLD_ANSWER} -> {opcode} {NEW_ANSWER}")
         }
         Edit::EntryProbe(hit) => {
             body.insert(0, OpCode::CALL, Operand::Token(Token(hit.0)))

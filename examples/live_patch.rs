@@ -41,7 +41,7 @@ use std::sync::{Arc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use corprof::cil::{Instruction, MethodBody, OpCode, Operand};
+use corprof::cil::{MethodBody, OpCode};
 use corprof::facade::{
     FunctionControl, MetadataImport, MethodTarget, Profiler, ProfilerInfo, Result,
 };
@@ -95,56 +95,6 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
     })
 }
 
-/// The value an `ldc.i4` instruction (any form) loads.
-fn ldc_i4_value(ins: &Instruction) -> Option<i32> {
-    let op = ins.opcode();
-    if op == OpCode::LDC_I4_M1 {
-        return Some(-1);
-    }
-    let short = [
-        OpCode::LDC_I4_0,
-        OpCode::LDC_I4_1,
-        OpCode::LDC_I4_2,
-        OpCode::LDC_I4_3,
-        OpCode::LDC_I4_4,
-        OpCode::LDC_I4_5,
-        OpCode::LDC_I4_6,
-        OpCode::LDC_I4_7,
-        OpCode::LDC_I4_8,
-    ];
-    if let Some(n) = short.iter().position(|&o| o == op) {
-        return Some(n as i32);
-    }
-    match (op, ins.operand()) {
-        (OpCode::LDC_I4_S, Operand::I8(v)) => Some(i32::from(*v)),
-        (OpCode::LDC_I4, Operand::I32(v)) => Some(*v),
-        _ => None,
-    }
-}
-
-/// The shortest `ldc.i4` form that loads `value`.
-fn ldc_i4(value: i32) -> (OpCode, Operand) {
-    const SHORT: [OpCode; 9] = [
-        OpCode::LDC_I4_0,
-        OpCode::LDC_I4_1,
-        OpCode::LDC_I4_2,
-        OpCode::LDC_I4_3,
-        OpCode::LDC_I4_4,
-        OpCode::LDC_I4_5,
-        OpCode::LDC_I4_6,
-        OpCode::LDC_I4_7,
-        OpCode::LDC_I4_8,
-    ];
-    match value {
-        -1 => (OpCode::LDC_I4_M1, Operand::None),
-        0..=8 => (SHORT[value as usize], Operand::None),
-        _ => match i8::try_from(value) {
-            Ok(v) => (OpCode::LDC_I4_S, Operand::I8(v)),
-            Err(_) => (OpCode::LDC_I4, Operand::I32(value)),
-        },
-    }
-}
-
 /// The patched IL of a body: the first load of `old` loads `new`.
 fn patched(
     original: &[u8],
@@ -153,9 +103,9 @@ fn patched(
 ) -> std::result::Result<Vec<u8>, String> {
     let mut body = MethodBody::decode(original).map_err(|e| format!("decode: {e}"))?;
     let at = body
-        .find(|ins| ldc_i4_value(ins) == Some(patch.old))
+        .find(|ins| ins.i4_constant() == Some(patch.old))
         .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target))?;
-    let (opcode, operand) = ldc_i4(patch.new);
+    let (opcode, operand) = OpCode::ldc_i4(patch.new);
     body.replace(at, opcode, operand)
         .map_err(|e| format!("replace: {e}"))?;
     body.update_max_stack(|token| import.stack_sig(token))
@@ -390,6 +340,7 @@ corprof::profiler!(LivePatch, "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A");
 #[cfg(test)]
 mod tests {
     use super::*;
+    use corprof::cil::Operand;
 
     #[test]
     fn client_data_parses() {
@@ -422,13 +373,13 @@ mod tests {
     #[test]
     fn shortest_forms_round_trip() {
         for value in [-129, -128, -2, -1, 0, 1, 8, 9, 127, 128, i32::MIN, i32::MAX] {
-            let (opcode, operand) = ldc_i4(value);
+            let (opcode, operand) = OpCode::ldc_i4(value);
             let mut body = MethodBody::new();
             body.push(opcode, operand).unwrap();
             body.push(OpCode::RET, Operand::None).unwrap();
             let decoded = MethodBody::decode(&body.encode().unwrap()).unwrap();
             assert_eq!(
-                ldc_i4_value(&decoded.instructions()[0]),
+                decoded.instructions()[0].i4_constant(),
                 Some(value),
                 "{value}"
             );
