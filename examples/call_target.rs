@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use corprof::cil::MethodBody;
 use corprof::facade::{
-    AssemblyReference, CallTarget, FunctionControl, MethodTarget, Profiler, ProfilerInfo, Result,
+    AssemblyReference, CallTarget, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result,
 };
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
@@ -95,8 +95,6 @@ struct State {
     wrapped: HashSet<(ModuleID, mdMethodDef)>,
     /// Targets found in some module.
     found: HashSet<String>,
-    /// ReJIT mode: the wrapped IL of each target, made at module load.
-    prepared: HashMap<(ModuleID, mdMethodDef), (Vec<u8>, String)>,
     /// Set at shutdown: the ReJIT thread makes no more calls.
     shut_down: bool,
 }
@@ -105,6 +103,9 @@ struct State {
 struct CallTargetProfiler {
     config: Option<Config>,
     state: Arc<Mutex<State>>,
+    /// ReJIT mode: the wrapped IL of each target (and its name), made at
+    /// module load.
+    rejit: Arc<RejitBodies<String>>,
 }
 
 impl CallTargetProfiler {
@@ -185,14 +186,14 @@ impl CallTargetProfiler {
 
     fn start_rejit_thread(&self, info: &ProfilerInfo) {
         let (info, state) = (info.clone(), Arc::clone(&self.state));
+        let rejit = Arc::clone(&self.rejit);
         let dir = self.config.as_ref().and_then(|c| c.sync_dir.clone());
         let _ = std::thread::Builder::new()
             .name("calltarget-rejit".into())
             .spawn(move || {
                 // None once the runtime has shut down.
                 let methods = || -> Option<Vec<(ModuleID, mdMethodDef)>> {
-                    let s = lock(&state);
-                    (!s.shut_down).then(|| s.prepared.keys().copied().collect())
+                    (!lock(&state).shut_down).then(|| rejit.methods())
                 };
                 let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
                 let go = |n: &str| {
@@ -311,9 +312,9 @@ impl Profiler for CallTargetProfiler {
             match self.wrapped_il(info, module, method) {
                 Ok((il, name)) => {
                     log(format_args!("prepared {name} for ReJIT"));
-                    lock(&self.state)
-                        .prepared
-                        .insert((module, method), (il, name));
+                    // SAFETY: as in `jit_compilation_started`; installed
+                    // in `get_rejit_parameters`.
+                    unsafe { self.rejit.insert(module, method, il, name) };
                 }
                 Err(why) => log(format_args!("left unchanged: {why}")),
             }
@@ -328,15 +329,12 @@ impl Profiler for CallTargetProfiler {
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let Some((il, name)) = lock(&self.state).prepared.get(&(module, method)).cloned() else {
-            return Ok(());
-        };
-        // SAFETY: as in `jit_compilation_started`; made at module load.
-        match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
-            Ok(()) => log(format_args!("ReJIT wrapped {name}")),
-            Err(e) => log(format_args!(
+        match self.rejit.set_il(module, method, control.into()) {
+            Some((name, Ok(()))) => log(format_args!("ReJIT wrapped {name}")),
+            Some((name, Err(e))) => log(format_args!(
                 "ReJIT SetILFunctionBody failed for {name}: {e}"
             )),
+            None => {}
         }
         Ok(())
     }
@@ -362,6 +360,7 @@ fn new_profiler() -> CallTargetProfiler {
     CallTargetProfiler {
         config,
         state: Arc::default(),
+        rejit: Arc::default(),
     }
 }
 

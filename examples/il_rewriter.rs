@@ -44,9 +44,9 @@
 //! `IL_REWRITER_TIMEOUT_MS` bounds each wait of the ReJIT thread for a
 //! `ready` file (default 60000).
 //!
-//! The only `unsafe` is the two calls that install IL: the runtime compiles
-//! whatever it is given, so the facade leaves the proof of validity to the
-//! caller.
+//! The only `unsafe` is the two calls that install IL or keep it for
+//! ReJIT: the runtime compiles whatever it is given, so the facade leaves
+//! the proof of validity to the caller.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -58,7 +58,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use corprof::cil::{Label, MethodBody, OpCode, Operand, Token};
-use corprof::facade::{FunctionControl, MetadataImport, Profiler, ProfilerInfo, Result};
+use corprof::facade::{MetadataImport, Profiler, ProfilerInfo, RejitBodies, Result};
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
@@ -110,6 +110,9 @@ struct Shared {
     targets: OnceLock<Targets>,
     /// Set at `shutdown`: the thread makes no more calls into the runtime.
     shut_down: AtomicBool,
+    /// `Answer`'s new IL (and a summary of the edit), made by the ReJIT
+    /// thread before it asks for the ReJIT.
+    rejit: RejitBodies<String>,
 }
 
 struct IlRewriter {
@@ -280,6 +283,35 @@ fn rewrite(
     })
 }
 
+/// Builds the new IL of `method` for `edit`, logging what it did.
+fn new_body(
+    info: &ProfilerInfo,
+    module: ModuleID,
+    method: mdMethodDef,
+    edit: Edit,
+    verbose: bool,
+) -> std::result::Result<(Vec<u8>, String), String> {
+    let import = info
+        .module_metadata(module)
+        .map_err(|e| format!("no metadata ({e})"))?
+        .ok_or("no metadata")?;
+    let name = import
+        .method_name(method)
+        .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
+    let original = info
+        .il_function_body(module, method)
+        .map_err(|e| format!("{name}: GetILFunctionBody failed ({e})"))?;
+    let rewritten =
+        rewrite(&original, edit, &import, verbose).map_err(|e| format!("{name}: {e}"))?;
+    if let Some((before, after)) = &rewritten.listings {
+        log(format_args!(
+            "{name} before:\n{before}il_rewriter: {name} after:\n{}",
+            after.trim_end()
+        ));
+    }
+    Ok((rewritten.bytes, format!("{name}: {}", rewritten.summary)))
+}
+
 impl IlRewriter {
     /// The targets of `module` (looked up once per module).
     fn targets_for(&self, info: &ProfilerInfo, module: ModuleID) -> Option<Targets> {
@@ -311,35 +343,6 @@ impl IlRewriter {
         found
     }
 
-    /// Builds the new IL of `method` for `edit`, logging what it did.
-    fn new_body(
-        &self,
-        info: &ProfilerInfo,
-        module: ModuleID,
-        method: mdMethodDef,
-        edit: Edit,
-    ) -> std::result::Result<(Vec<u8>, String), String> {
-        let import = info
-            .module_metadata(module)
-            .map_err(|e| format!("no metadata ({e})"))?
-            .ok_or("no metadata")?;
-        let name = import
-            .method_name(method)
-            .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
-        let original = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("{name}: GetILFunctionBody failed ({e})"))?;
-        let rewritten =
-            rewrite(&original, edit, &import, self.verbose).map_err(|e| format!("{name}: {e}"))?;
-        if let Some((before, after)) = &rewritten.listings {
-            log(format_args!(
-                "{name} before:\n{before}il_rewriter: {name} after:\n{}",
-                after.trim_end()
-            ));
-        }
-        Ok((rewritten.bytes, format!("{name}: {}", rewritten.summary)))
-    }
-
     /// Starts the thread that drives the ReJIT handshake.
     fn start_rejit_thread(&self, info: &ProfilerInfo, dir: &Path) {
         let driver = RejitDriver {
@@ -347,6 +350,7 @@ impl IlRewriter {
             shared: Arc::clone(&self.shared),
             dir: dir.to_path_buf(),
             timeout: self.timeout,
+            verbose: self.verbose,
         };
         let spawned = thread::Builder::new()
             .name("il_rewriter-rejit".into())
@@ -364,6 +368,7 @@ struct RejitDriver {
     shared: Arc<Shared>,
     dir: PathBuf,
     timeout: Duration,
+    verbose: bool,
 }
 
 impl RejitDriver {
@@ -371,10 +376,19 @@ impl RejitDriver {
         if !self.wait_for("ready-1") {
             return;
         }
-        if let Some(answer) = self.answer() {
-            match self.info.request_rejit(&[answer]) {
-                Ok(()) => log(format_args!("RequestReJIT(Answer) succeeded")),
-                Err(error) => log(format_args!("RequestReJIT(Answer) failed: {error}")),
+        if let Some((module, answer)) = self.answer() {
+            match new_body(&self.info, module, answer, Edit::Answer, self.verbose) {
+                Ok((bytes, summary)) => {
+                    // SAFETY: as in `jit_compilation_started`: `Answer`'s
+                    // own IL with one constant replaced, re-encoded and
+                    // checked.
+                    unsafe { self.shared.rejit.insert(module, answer, bytes, summary) };
+                    match self.shared.rejit.request_rejit(&self.info) {
+                        Ok(_) => log(format_args!("RequestReJIT(Answer) succeeded")),
+                        Err(error) => log(format_args!("RequestReJIT(Answer) failed: {error}")),
+                    }
+                }
+                Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
             }
         }
         self.create("go-2");
@@ -497,7 +511,7 @@ impl Profiler for IlRewriter {
             ));
             return Ok(());
         }
-        match self.new_body(info, function.module, method, edit) {
+        match new_body(info, function.module, method, edit, self.verbose) {
             Ok((bytes, summary)) => {
                 // SAFETY: `bytes` is the method's own IL, decoded, edited
                 // with the codec (branches and EH clauses follow labels),
@@ -518,29 +532,15 @@ impl Profiler for IlRewriter {
 
     fn get_rejit_parameters(
         &self,
-        info: &ProfilerInfo,
+        _info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let is_answer = self
-            .shared
-            .targets
-            .get()
-            .is_some_and(|t| t.module == module && t.answer == method);
-        if !is_answer {
-            return Ok(());
-        }
-        match self.new_body(info, module, method, Edit::Answer) {
-            Ok((bytes, summary)) => {
-                // SAFETY: as in `jit_compilation_started`: `Answer`'s own
-                // IL with one constant replaced, re-encoded and checked.
-                match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
-                    Ok(()) => log(format_args!("ReJIT IL set: {summary}")),
-                    Err(error) => log(format_args!("ReJIT SetILFunctionBody failed: {error}")),
-                }
-            }
-            Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
+        match self.shared.rejit.set_il(module, method, control.into()) {
+            Some((summary, Ok(()))) => log(format_args!("ReJIT IL set: {summary}")),
+            Some((_, Err(error))) => log(format_args!("ReJIT SetILFunctionBody failed: {error}")),
+            None => {}
         }
         Ok(())
     }

@@ -42,9 +42,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use corprof::cil::{MethodBody, OpCode};
-use corprof::facade::{
-    FunctionControl, MetadataImport, MethodTarget, Profiler, ProfilerInfo, Result,
-};
+use corprof::facade::{MetadataImport, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
@@ -124,8 +122,8 @@ fn log(text: std::fmt::Arguments<'_>) {
 #[derive(Default)]
 struct Shared {
     patch: OnceLock<Patch>,
-    /// The method once found.
-    method: OnceLock<(ModuleID, mdMethodDef)>,
+    /// The patched IL of the method, once found and checked.
+    bodies: RejitBodies,
     shut_down: AtomicBool,
 }
 
@@ -169,31 +167,29 @@ impl Shared {
         let Some(patch) = self.patch.get() else {
             return;
         };
-        let (module, method) = match find(info, patch) {
-            Ok(found) => found,
+        // Patch the IL before asking for a ReJIT: no constant, no ReJIT.
+        let prepared = find(info, patch).and_then(|(module, method)| {
+            let il = info
+                .il_function_body(module, method)
+                .map_err(|e| format!("GetILFunctionBody: {e}"))?;
+            let import = info
+                .module_metadata(module)
+                .map_err(|e| format!("metadata: {e}"))?
+                .ok_or("no metadata")?;
+            Ok((module, method, patched(&il, patch, &import)?))
+        });
+        let (module, method, bytes) = match prepared {
+            Ok(prepared) => prepared,
             Err(error) => {
                 log(format_args!("nothing patched: {error}"));
                 return;
             }
         };
-        // Check the constant is there before asking for a ReJIT.
-        let check = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("GetILFunctionBody: {e}"))
-            .and_then(|il| {
-                let import = info
-                    .module_metadata(module)
-                    .map_err(|e| format!("metadata: {e}"))?
-                    .ok_or("no metadata")?;
-                patched(&il, patch, &import)
-            });
-        if let Err(error) = check {
-            log(format_args!("nothing patched: {error}"));
-            return;
-        }
-        let _ = self.method.set((module, method)); // set once, here only
-        match info.request_rejit(&[(module, method)]) {
-            Ok(()) => log(format_args!(
+        // SAFETY: the method's own IL with one constant load replaced by
+        // another (same stack effect), re-encoded and decoded again.
+        unsafe { self.bodies.insert(module, method, bytes, ()) };
+        match self.bodies.request_rejit(info) {
+            Ok(_) => log(format_args!(
                 "ReJIT requested: {} {} -> {}",
                 patch.target, patch.old, patch.new
             )),
@@ -260,42 +256,21 @@ impl Profiler for LivePatch {
 
     fn get_rejit_parameters(
         &self,
-        info: &ProfilerInfo,
+        _info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let (Some(patch), Some(&target)) = (self.shared.patch.get(), self.shared.method.get())
-        else {
+        let Some(patch) = self.shared.patch.get() else {
             return Ok(());
         };
-        if target != (module, method) {
-            return Ok(());
-        }
-        let bytes = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("GetILFunctionBody: {e}"))
-            .and_then(|il| {
-                let import = info
-                    .module_metadata(module)
-                    .map_err(|e| format!("metadata: {e}"))?
-                    .ok_or("no metadata")?;
-                patched(&il, patch, &import)
-            });
-        match bytes {
-            Ok(bytes) => {
-                // SAFETY: the method's own IL with one constant load replaced
-                // by another (same stack effect), re-encoded and decoded
-                // again.
-                match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
-                    Ok(()) => log(format_args!(
-                        "new IL set: {} loads {}",
-                        patch.target, patch.new
-                    )),
-                    Err(error) => log(format_args!("SetILFunctionBody failed: {error}")),
-                }
-            }
-            Err(error) => log(format_args!("left unchanged: {error}")),
+        match self.shared.bodies.set_il(module, method, control.into()) {
+            Some(((), Ok(()))) => log(format_args!(
+                "new IL set: {} loads {}",
+                patch.target, patch.new
+            )),
+            Some(((), Err(error))) => log(format_args!("SetILFunctionBody failed: {error}")),
+            None => {}
         }
         Ok(())
     }

@@ -40,6 +40,7 @@ mod module_cache;
 mod name_writer;
 mod names;
 mod profiler;
+mod rejit;
 mod stack;
 mod strings;
 
@@ -55,6 +56,7 @@ pub use info::{
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
+pub use rejit::RejitBodies;
 pub use stack::StackFrame;
 
 use crate::profiling::ICorProfilerCallback11;
