@@ -204,7 +204,7 @@ impl Shared {
         if !self.sleep(after) {
             return;
         }
-        match info.request_revert(&[(module, method)]) {
+        match self.bodies.request_revert(info) {
             Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => {
                 log(format_args!("reverted: {}", patch.target))
             }

@@ -10,11 +10,13 @@
 //! added to the module's metadata through [`MetadataEmit`] (idempotently),
 //! then the body is wrapped and encoded.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use std::sync::{Mutex, MutexGuard};
 
 use super::emit::{AssemblyReference, MetadataEmit};
 use super::info::ProfilerInfo;
@@ -356,6 +358,28 @@ impl CallTarget<'_> {
         })
     }
 
+    /// Wraps `method` of `module` as the runtime holds it now: opens the
+    /// module's metadata for writing
+    /// ([`ProfilerInfo::module_metadata_emit`]), reads the method's IL
+    /// ([`ProfilerInfo::il_function_body`]) and calls
+    /// [`wrap_method`](Self::wrap_method). Call it where metadata may
+    /// change: `module_load_finished` or `jit_compilation_started`.
+    pub fn wrap_in_module(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+    ) -> Result<Wrapped, WrapError> {
+        let emit = info
+            .module_metadata_emit(module)
+            .map_err(md("GetModuleMetaData(ofWrite)"))?
+            .ok_or(WrapError::Unsupported("a module without metadata"))?;
+        let il = info
+            .il_function_body(module, method)
+            .map_err(md("GetILFunctionBody"))?;
+        self.wrap_method(&emit, method, &il)
+    }
+
     /// Adds (or finds) every reference the wrapped body uses.
     fn probes(&self, emit: &MetadataEmit, name: &str) -> Result<Probes, WrapError> {
         let assembly = emit
@@ -528,6 +552,148 @@ impl MethodTarget {
             return Ok((module, self.find(&import)?));
         }
         Err(format!("no loaded assembly named {}", self.assembly))
+    }
+}
+
+/// A list of [`MethodTarget`]s matched against modules as the runtime
+/// meets them (in `module_load_finished` or `jit_compilation_started`):
+/// each module is looked up once and its answer kept, and the targets
+/// found in some module are remembered, so that those never found can be
+/// reported at shutdown. `Send + Sync`: callbacks on any thread share it.
+#[derive(Debug)]
+pub struct MethodTargets {
+    targets: Vec<MethodTarget>,
+    seen: Mutex<Seen>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// The target methods of every module looked up.
+    modules: BTreeMap<ModuleID, Vec<mdMethodDef>>,
+    /// Per target: found in some module.
+    found: Vec<bool>,
+}
+
+impl MethodTargets {
+    /// Matches `targets` (as [`MethodTarget::parse_list`] gives them).
+    pub fn new(targets: Vec<MethodTarget>) -> MethodTargets {
+        let found = vec![false; targets.len()];
+        MethodTargets {
+            targets,
+            seen: Mutex::new(Seen {
+                modules: BTreeMap::new(),
+                found,
+            }),
+        }
+    }
+
+    /// The targets, in the order given.
+    pub fn targets(&self) -> &[MethodTarget] {
+        &self.targets
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The target methods `module` defines (every overload). The first
+    /// call for a module reads its metadata: the assembly name from its
+    /// manifest ([`MetadataImport::assembly_name`], known from
+    /// `module_load_finished` on), then [`MethodTarget::find`] for each
+    /// target of that assembly; later calls answer from memory. A module
+    /// without metadata has no targets.
+    ///
+    /// `unknown` hears, once per module, of each target of the module's
+    /// assembly that the module does not define, and why (it is called
+    /// after the internal lock is released).
+    pub fn methods_of(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        if let Some(known) = self.lock().modules.get(&module) {
+            return known.clone();
+        }
+        match info.module_metadata(module).ok().flatten() {
+            Some(import) => {
+                let assembly = import.assembly_name().unwrap_or_default();
+                self.methods_in(module, &assembly, &import, unknown)
+            }
+            None => self.remember(module, Vec::new(), &[], Vec::new(), unknown),
+        }
+    }
+
+    /// As [`methods_of`](Self::methods_of), with the module's assembly
+    /// name and metadata at hand.
+    pub fn methods_in(
+        &self,
+        module: ModuleID,
+        assembly: &str,
+        import: &MetadataImport,
+        unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        if let Some(known) = self.lock().modules.get(&module) {
+            return known.clone();
+        }
+        let (mut methods, mut found, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, target) in self.targets.iter().enumerate() {
+            if target.assembly != assembly {
+                continue;
+            }
+            match target.find(import) {
+                Ok(m) => {
+                    methods.extend(m);
+                    found.push(i);
+                }
+                Err(why) => missing.push((i, why)),
+            }
+        }
+        self.remember(module, methods, &found, missing, unknown)
+    }
+
+    /// Keeps the answer for `module` unless another thread kept one first
+    /// (then that one is the answer, and this one's reports are dropped).
+    fn remember(
+        &self,
+        module: ModuleID,
+        methods: Vec<mdMethodDef>,
+        found: &[usize],
+        missing: Vec<(usize, String)>,
+        mut unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        {
+            let mut seen = self.lock();
+            if let Some(known) = seen.modules.get(&module) {
+                return known.clone();
+            }
+            seen.modules.insert(module, methods.clone());
+            for &i in found {
+                seen.found[i] = true;
+            }
+        }
+        for (i, why) in missing {
+            unknown(&self.targets[i], &why);
+        }
+        methods
+    }
+
+    /// Forgets what was found in `module` (call it from
+    /// `module_unload_started`: the runtime may reuse the ID). Targets
+    /// found there still count as found.
+    pub fn forget_module(&self, module: ModuleID) {
+        self.lock().modules.remove(&module);
+    }
+
+    /// The targets not found in any module looked up so far.
+    pub fn never_found(&self) -> Vec<&MethodTarget> {
+        let seen = self.lock();
+        self.targets
+            .iter()
+            .zip(&seen.found)
+            .filter(|(_, &found)| !found)
+            .map(|(t, _)| t)
+            .collect()
     }
 }
 
@@ -717,6 +883,56 @@ mod tests {
         assert!(err.starts_with("no type N.Nowhere ("), "{err}");
         let err = find("A!N.Outer+Nope::Run").unwrap_err();
         assert!(err.starts_with("no type N.Outer+Nope ("), "{err}");
+    }
+
+    #[test]
+    fn method_targets_look_each_module_up_once_and_remember_what_was_found() {
+        let import = scope();
+        let targets = MethodTargets::new(
+            MethodTarget::parse_list(
+                "A!N.Outer::Over;A!N.Outer+Inner::Deep;A!N.Outer::Nope;B!N.Outer::Run;A!N.Nowhere::Run",
+            )
+            .unwrap(),
+        );
+        let (m1, m2, m3) = (ModuleID(0x100), ModuleID(0x200), ModuleID(0x300));
+        let mut unknown = Vec::new();
+        let methods = targets.methods_in(m1, "A", &import, |t, why| {
+            unknown.push(alloc::format!("{t}: {why}"))
+        });
+        let rids: Vec<u32> = methods.iter().map(|m| m.0 & 0xFF_FFFF).collect();
+        assert_eq!(rids, [2, 3, 4], "both overloads of Over, then Deep");
+        assert_eq!(unknown.len(), 2, "{unknown:?}");
+        assert_eq!(unknown[0], "A!N.Outer::Nope: no method Nope in N.Outer");
+        assert!(unknown[1].starts_with("A!N.Nowhere::Run: no type N.Nowhere ("));
+
+        // Asked again (even with other metadata): the same answer, no reports.
+        let again = targets.methods_in(m1, "B", &import, |t, _| panic!("{t} reported twice"));
+        assert_eq!(again, methods);
+        // A module of another assembly has only that assembly's targets.
+        let other = targets.methods_in(m2, "B", &import, |t, _| panic!("{t}"));
+        assert_eq!(other, [mdMethodDef::from_rid(1)]);
+        let none = targets.methods_in(m3, "C", &import, |t, _| panic!("{t}"));
+        assert!(none.is_empty());
+
+        let never: Vec<String> = targets
+            .never_found()
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        assert_eq!(never, ["A!N.Outer::Nope", "A!N.Nowhere::Run"]);
+        assert_eq!(targets.targets().len(), 5);
+
+        // A forgotten module is looked up afresh; found stays found.
+        targets.forget_module(m2);
+        let fresh = targets.methods_in(m2, "C", &import, |t, _| panic!("{t}"));
+        assert!(fresh.is_empty());
+        assert_eq!(targets.never_found().len(), 2);
+    }
+
+    #[test]
+    fn method_targets_are_shared_between_threads() {
+        fn check<T: Send + Sync>() {}
+        check::<MethodTargets>();
     }
 
     #[test]

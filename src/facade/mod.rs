@@ -47,7 +47,7 @@ mod strings;
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use attach::not_allowed_after_attach;
-pub use calltarget::{CallTarget, MethodTarget, WrapError, Wrapped};
+pub use calltarget::{CallTarget, MethodTarget, MethodTargets, WrapError, Wrapped};
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use hooks::{Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall};

@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use super::info::{FunctionControl, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::ModuleID;
+use crate::HRESULT;
 
 /// New IL bodies per `(module, method)`, each with a note of the caller's
 /// (`T`: a name for messages, a summary of the edit, or `()`).
@@ -114,6 +115,19 @@ impl<T> RejitBodies<T> {
         }
         Ok(methods.len())
     }
+
+    /// Asks the runtime to make the original code of every method with a
+    /// body active again ([`ProfilerInfo::request_revert`], from a thread
+    /// of the profiler's own): one status per method, in the order of
+    /// [`methods`](Self::methods). With no body it asks nothing. The
+    /// bodies are kept.
+    pub fn request_revert(&self, info: &ProfilerInfo) -> Result<Vec<HRESULT>> {
+        let methods = self.methods();
+        if methods.is_empty() {
+            return Ok(Vec::new());
+        }
+        info.request_revert(&methods)
+    }
 }
 
 impl<T: Clone> RejitBodies<T> {
@@ -154,7 +168,7 @@ impl<T: fmt::Debug> fmt::Debug for RejitBodies<T> {
 mod tests {
     use super::*;
     use crate::profiling::{ICorProfilerFunctionControl, ICorProfilerFunctionControl_Impl};
-    use crate::{ComRef, BYTE, DWORD, E_FAIL, HRESULT, S_OK, ULONG};
+    use crate::{ComRef, BYTE, DWORD, E_FAIL, S_OK, ULONG};
     use alloc::string::String;
     use alloc::vec;
     use std::sync::Arc;
@@ -251,6 +265,8 @@ mod tests {
     #[derive(Default)]
     struct Info {
         requests: Mutex<Vec<Vec<(ModuleID, mdMethodDef)>>>,
+        /// The count of each `RequestRevert`.
+        reverts: Mutex<Vec<u32>>,
     }
 
     impl crate::profiling::ICorProfilerInfo_Impl for Info {}
@@ -276,6 +292,24 @@ mod tests {
             self.requests.lock().unwrap().push(pairs);
             S_OK
         }
+        fn RequestRevert(
+            &self,
+            count: ULONG,
+            modules: *mut ModuleID,
+            _methods: *mut mdMethodDef,
+            statuses: *mut HRESULT,
+        ) -> HRESULT {
+            // SAFETY: the facade passes three arrays of `count` elements.
+            unsafe {
+                for i in 0..count as usize {
+                    // Methods of module M2 fail to revert.
+                    let failed = *modules.add(i) == M2;
+                    *statuses.add(i) = if failed { E_FAIL } else { S_OK };
+                }
+            }
+            self.reverts.lock().unwrap().push(count);
+            S_OK
+        }
     }
 
     fn facade() -> (ProfilerInfo, Arc<Info>) {
@@ -295,6 +329,10 @@ mod tests {
             *fake.requests.lock().unwrap(),
             [vec![(M1, F), (M1, G), (M2, F)]]
         );
+        // One status per method, in the order of `methods`.
+        assert_eq!(bodies.request_revert(&info), Ok(vec![S_OK, S_OK, E_FAIL]));
+        assert_eq!(*fake.reverts.lock().unwrap(), [3]);
+        assert_eq!(bodies.len(), 3, "kept");
     }
 
     #[test]
@@ -305,6 +343,8 @@ mod tests {
         assert!(bodies.is_empty() && bodies.methods().is_empty());
         let (info, fake) = facade();
         assert_eq!(bodies.request_rejit(&info), Ok(0));
+        assert_eq!(bodies.request_revert(&info), Ok(vec![]));
         assert!(fake.requests.lock().unwrap().is_empty(), "not called");
+        assert!(fake.reverts.lock().unwrap().is_empty(), "not called");
     }
 }
