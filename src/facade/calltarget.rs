@@ -929,6 +929,167 @@ mod tests {
         assert_eq!(targets.never_found().len(), 2);
     }
 
+    /// Writes `text` by the length-then-buffer protocol of the string calls.
+    ///
+    /// # Safety
+    ///
+    /// `buf` is null or has room for `cap` characters; `needed` is valid.
+    unsafe fn answer(text: &str, cap: crate::ULONG, needed: *mut crate::ULONG, buf: *mut u16) {
+        let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+        // SAFETY: forwarded contract.
+        unsafe {
+            *needed = units.len() as crate::ULONG;
+            if !buf.is_null() {
+                let n = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), buf, n);
+            }
+        }
+    }
+
+    use crate::profiling::{
+        AppDomainID, AssemblyID, ICorProfilerInfo2_Impl, ICorProfilerInfo3, ICorProfilerInfo3_Impl,
+        ICorProfilerInfo_Impl, ICorProfilerModuleEnum, ICorProfilerModuleEnum_Impl,
+    };
+
+    /// The modules a fake runtime has loaded, in `EnumModules` order: the
+    /// assembly each belongs to (`None`: `GetModuleInfo` fails) and whether
+    /// it has metadata (the [`Scope`] fake).
+    const LOADED: [(usize, Option<&str>, bool); 5] = [
+        (0x100, Some("Other"), true),
+        (0x200, None, true),
+        (0x300, Some("A"), true),
+        (0x400, Some("A"), true),
+        (0x500, Some("Bare"), false),
+    ];
+
+    struct Runtime;
+    struct Modules(std::sync::Mutex<usize>);
+
+    impl ICorProfilerModuleEnum_Impl for Modules {
+        fn Next(
+            &self,
+            celt: crate::ULONG,
+            ids: *mut ModuleID,
+            fetched: *mut crate::ULONG,
+        ) -> HRESULT {
+            let mut next = self.0.lock().unwrap();
+            let mut n = 0;
+            while n < celt as usize && *next < LOADED.len() {
+                // SAFETY: the facade passes room for `celt` IDs.
+                unsafe { *ids.add(n) = ModuleID(LOADED[*next].0) };
+                n += 1;
+                *next += 1;
+            }
+            // SAFETY: a valid out-pointer.
+            unsafe { *fetched = n as crate::ULONG };
+            if n == celt as usize {
+                crate::S_OK
+            } else {
+                crate::S_FALSE
+            }
+        }
+    }
+
+    fn loaded(module: ModuleID) -> Option<(usize, Option<&'static str>, bool)> {
+        LOADED.iter().copied().find(|m| m.0 == module.0)
+    }
+
+    impl ICorProfilerInfo_Impl for Runtime {
+        fn GetModuleInfo(
+            &self,
+            module: ModuleID,
+            _base: *mut *const crate::BYTE,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            name: *mut u16,
+            assembly: *mut AssemblyID,
+        ) -> HRESULT {
+            let Some((id, Some(_), _)) = loaded(module) else {
+                return crate::E_FAIL;
+            };
+            // SAFETY: valid out-pointers and a buffer of `cap` characters.
+            unsafe {
+                *assembly = AssemblyID(id + 1);
+                answer("/m.dll", cap, needed, name);
+            }
+            crate::S_OK
+        }
+        fn GetAssemblyInfo(
+            &self,
+            assembly: AssemblyID,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            name: *mut u16,
+            _domain: *mut AppDomainID,
+            _module: *mut ModuleID,
+        ) -> HRESULT {
+            let Some((_, Some(text), _)) = loaded(ModuleID(assembly.0 - 1)) else {
+                return crate::E_FAIL;
+            };
+            // SAFETY: as above.
+            unsafe { answer(text, cap, needed, name) };
+            crate::S_OK
+        }
+        fn GetModuleMetaData(
+            &self,
+            module: ModuleID,
+            _flags: crate::DWORD,
+            _iid: crate::REFIID,
+            out: *mut *mut core::ffi::c_void,
+        ) -> HRESULT {
+            let has = loaded(module).is_some_and(|m| m.2);
+            let import: Option<IMetaDataImport> = has.then(|| crate::export(Scope));
+            // SAFETY: a valid out-pointer; it takes over the reference.
+            unsafe { *out = import.map_or(core::ptr::null_mut(), |i| i.into_raw()) };
+            if has {
+                crate::S_OK
+            } else {
+                crate::S_FALSE
+            }
+        }
+    }
+    impl ICorProfilerInfo2_Impl for Runtime {}
+    impl ICorProfilerInfo3_Impl for Runtime {
+        fn EnumModules(&self, out: *mut *mut core::ffi::c_void) -> HRESULT {
+            let modules: ICorProfilerModuleEnum = crate::export(Modules(Default::default()));
+            // SAFETY: a valid out-pointer; it takes over the reference.
+            unsafe { *out = modules.into_raw() };
+            crate::S_OK
+        }
+    }
+
+    #[test]
+    fn find_loaded_takes_the_first_module_of_the_assembly() {
+        let exported: ICorProfilerInfo3 = crate::export(Runtime);
+        let unknown: crate::IUnknown = exported.cast().unwrap();
+        let info = ProfilerInfo::from_unknown(&unknown).unwrap();
+        let find = |text: &str| MethodTarget::parse(text).unwrap().find_loaded(&info);
+        // 0x200 cannot be read and is skipped; 0x300 comes before 0x400.
+        assert_eq!(
+            find("A!N.Outer::Over"),
+            Ok((
+                ModuleID(0x300),
+                vec![mdMethodDef::from_rid(2), mdMethodDef::from_rid(3)]
+            ))
+        );
+        assert_eq!(
+            find("Other!N.Outer::Run"),
+            Ok((ModuleID(0x100), vec![mdMethodDef::from_rid(1)]))
+        );
+        assert_eq!(
+            find("Z!N.Outer::Run").unwrap_err(),
+            "no loaded assembly named Z"
+        );
+        assert_eq!(
+            find("Bare!N.Outer::Run").unwrap_err(),
+            "Bare has no metadata"
+        );
+        assert_eq!(
+            find("A!N.Outer::Nope").unwrap_err(),
+            "no method Nope in N.Outer"
+        );
+    }
+
     #[test]
     fn method_targets_are_shared_between_threads() {
         fn check<T: Send + Sync>() {}
