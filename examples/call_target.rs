@@ -25,12 +25,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corprof::cil::MethodBody;
 use corprof::facade::{
     AssemblyReference, CallTarget, MethodTarget, MethodTargets, Profiler, ProfilerInfo,
-    RejitBodies, Result,
+    RejitBodies, Result, ShutdownFlag, Waited,
 };
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
@@ -89,17 +89,12 @@ fn config() -> std::result::Result<Config, String> {
 }
 
 #[derive(Default)]
-struct State {
-    /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
-    wrapped: HashSet<(ModuleID, mdMethodDef)>,
-    /// Set at shutdown: the ReJIT thread makes no more calls.
-    shut_down: bool,
-}
-
-#[derive(Default)]
 struct CallTargetProfiler {
     config: Option<Config>,
-    state: Arc<Mutex<State>>,
+    /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
+    wrapped: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    /// Raised at shutdown: the ReJIT thread makes no more calls.
+    shut_down: Arc<ShutdownFlag>,
     /// ReJIT mode: the wrapped IL of each target (and its name), made at
     /// module load.
     rejit: Arc<RejitBodies<String>>,
@@ -156,15 +151,16 @@ impl CallTargetProfiler {
     }
 
     fn start_rejit_thread(&self, info: &ProfilerInfo) {
-        let (info, state) = (info.clone(), Arc::clone(&self.state));
+        let (info, shut_down) = (info.clone(), Arc::clone(&self.shut_down));
         let rejit = Arc::clone(&self.rejit);
         let dir = self.config.as_ref().and_then(|c| c.sync_dir.clone());
         let _ = std::thread::Builder::new()
             .name("calltarget-rejit".into())
             .spawn(move || {
-                // False once the runtime has shut down.
-                let live = || !lock(&state).shut_down;
-                let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
+                let ready = |n: &str| {
+                    dir.as_ref()
+                        .map_or(true, |d| wait_for(&shut_down, &d.join(n)))
+                };
                 let go = |n: &str| {
                     if let Some(d) = &dir {
                         let _ = std::fs::File::create(d.join(n));
@@ -174,11 +170,8 @@ impl CallTargetProfiler {
                     return;
                 }
                 // Without a handshake: ReJIT once the targets' module is known.
-                let start = Instant::now();
-                while live() && rejit.is_empty() && start.elapsed() < Duration::from_secs(30) {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                if !live() {
+                let known = || !rejit.is_empty();
+                if shut_down.wait_until(Duration::from_secs(30), POLL, known) == Waited::ShutDown {
                     return;
                 }
                 match rejit.request_rejit(&info) {
@@ -186,7 +179,7 @@ impl CallTargetProfiler {
                     Err(e) => log(format_args!("RequestReJIT failed: {e}")),
                 }
                 go("go-2");
-                if dir.is_none() || !ready("ready-2") || !live() {
+                if dir.is_none() || !ready("ready-2") || shut_down.is_raised() {
                     return;
                 }
                 match rejit.request_revert(&info) {
@@ -201,16 +194,15 @@ impl CallTargetProfiler {
     }
 }
 
-fn wait_for(path: &Path) -> bool {
-    let start = Instant::now();
-    while !path.exists() {
-        if start.elapsed() > Duration::from_secs(60) {
-            log(format_args!("gave up waiting for {}", path.display()));
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+const POLL: Duration = Duration::from_millis(5);
+
+/// Waits (up to 60 s, or until shutdown) for `path` to exist.
+fn wait_for(shut_down: &ShutdownFlag, path: &Path) -> bool {
+    let waited = shut_down.wait_until(Duration::from_secs(60), POLL, || path.exists());
+    if waited == Waited::TimedOut {
+        log(format_args!("gave up waiting for {}", path.display()));
     }
-    true
+    waited == Waited::Ready
 }
 
 impl Profiler for CallTargetProfiler {
@@ -252,7 +244,7 @@ impl Profiler for CallTargetProfiler {
         };
         let is_target = self.targets_of(info, f.module).contains(&f.token);
         let rejit = self.config.as_ref().is_some_and(|c| c.rejit);
-        if !is_target || rejit || !lock(&self.state).wrapped.insert((f.module, f.token)) {
+        if !is_target || rejit || !lock(&self.wrapped).insert((f.module, f.token)) {
             return Ok(());
         }
         match self.wrapped_il(info, f.module, f.token) {
@@ -310,7 +302,7 @@ impl Profiler for CallTargetProfiler {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        lock(&self.state).shut_down = true;
+        self.shut_down.raise();
         for t in self.config.iter().flat_map(|c| c.targets.never_found()) {
             log(format_args!(
                 "target {t} was never found: its assembly did not load or define it"
@@ -326,7 +318,8 @@ fn new_profiler() -> CallTargetProfiler {
         .ok();
     CallTargetProfiler {
         config,
-        state: Arc::default(),
+        wrapped: Mutex::default(),
+        shut_down: Arc::default(),
         rejit: Arc::default(),
     }
 }

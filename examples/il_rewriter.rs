@@ -52,13 +52,14 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corprof::cil::{Label, MethodBody, OpCode, Operand, Token};
-use corprof::facade::{MetadataImport, Profiler, ProfilerInfo, RejitBodies, Result};
+use corprof::facade::{
+    MetadataImport, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag, Waited,
+};
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
@@ -109,7 +110,7 @@ struct Shared {
     /// The first module found that defines `E2E.Rewrite.Program`.
     targets: OnceLock<Targets>,
     /// Set at `shutdown`: the thread makes no more calls into the runtime.
-    shut_down: AtomicBool,
+    shut_down: ShutdownFlag,
     /// `Answer`'s new IL (and a summary of the edit), made by the ReJIT
     /// thread before it asks for the ReJIT.
     rejit: RejitBodies<String>,
@@ -413,7 +414,7 @@ impl RejitDriver {
     /// `Answer`'s module and token, unless the runtime has shut down or the
     /// module was never seen.
     fn answer(&self) -> Option<(ModuleID, mdMethodDef)> {
-        if self.shared.shut_down.load(Ordering::Acquire) {
+        if self.shared.shut_down.is_raised() {
             log(format_args!("the runtime has shut down; no ReJIT"));
             return None;
         }
@@ -431,22 +432,18 @@ impl RejitDriver {
     /// Waits (bounded) until `dir/name` exists.
     fn wait_for(&self, name: &str) -> bool {
         let path = self.dir.join(name);
-        let start = Instant::now();
-        while !path.exists() {
-            if self.shared.shut_down.load(Ordering::Acquire) {
-                return false;
-            }
-            if start.elapsed() >= self.timeout {
-                log(format_args!(
-                    "gave up waiting for {} after {:.1}s",
-                    path.display(),
-                    self.timeout.as_secs_f64()
-                ));
-                return false;
-            }
-            thread::sleep(POLL);
+        let waited = self
+            .shared
+            .shut_down
+            .wait_until(self.timeout, POLL, || path.exists());
+        if waited == Waited::TimedOut {
+            log(format_args!(
+                "gave up waiting for {} after {:.1}s",
+                path.display(),
+                self.timeout.as_secs_f64()
+            ));
         }
-        true
+        waited == Waited::Ready
     }
 
     /// Creates `dir/name`: the program's signal to go on.
@@ -575,7 +572,7 @@ impl Profiler for IlRewriter {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.shut_down.raise();
         log(format_args!("shutdown"));
         Ok(())
     }

@@ -36,13 +36,14 @@
 //! been inlined into its callers (the test's is `NoInlining`): inlined
 //! copies keep the old constant.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corprof::cil::{MethodBody, OpCode};
-use corprof::facade::{MetadataImport, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result};
+use corprof::facade::{
+    MetadataImport, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag,
+};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
@@ -124,7 +125,7 @@ struct Shared {
     patch: OnceLock<Patch>,
     /// The patched IL of the method, once found and checked.
     bodies: RejitBodies,
-    shut_down: AtomicBool,
+    shut_down: ShutdownFlag,
 }
 
 #[derive(Default)]
@@ -149,18 +150,6 @@ fn find(
 }
 
 impl Shared {
-    /// Sleeps up to `wait`, in small steps; `false` when shutdown came first.
-    fn sleep(&self, wait: Duration) -> bool {
-        let start = Instant::now();
-        while start.elapsed() < wait {
-            if self.shut_down.load(Ordering::Acquire) {
-                return false;
-            }
-            thread::sleep(Duration::from_millis(10).min(wait - start.elapsed()));
-        }
-        !self.shut_down.load(Ordering::Acquire)
-    }
-
     /// The profiler's own thread: the runtime wants `RequestReJIT` and
     /// `RequestRevert` called from such a thread, not from a callback.
     fn run(&self, info: &ProfilerInfo) {
@@ -201,7 +190,7 @@ impl Shared {
         let Some(after) = patch.revert_after else {
             return;
         };
-        if !self.sleep(after) {
+        if !self.shut_down.sleep(after) {
             return;
         }
         match self.bodies.request_revert(info) {
@@ -305,7 +294,7 @@ impl Profiler for LivePatch {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.shut_down.raise();
         Ok(())
     }
 }

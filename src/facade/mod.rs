@@ -41,6 +41,7 @@ mod name_writer;
 mod names;
 mod profiler;
 mod rejit;
+mod shutdown;
 mod stack;
 mod strings;
 
@@ -57,6 +58,7 @@ pub use info::{
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use rejit::RejitBodies;
+pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::StackFrame;
 
 use crate::profiling::ICorProfilerCallback11;
