@@ -22,14 +22,15 @@
 //! Messages go to stderr as `calltarget: ...`; the helper writes the probe
 //! events (`calltarget begin ...`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corprof::cil::MethodBody;
 use corprof::facade::{
-    AssemblyReference, CallTarget, FunctionControl, MethodTarget, Profiler, ProfilerInfo, Result,
+    AssemblyReference, CallTarget, MethodTarget, MethodTargets, Profiler, ProfilerInfo,
+    RejitBodies, Result, ShutdownFlag, Waited,
 };
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
@@ -49,7 +50,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// What the environment asks for, checked.
 struct Config {
-    targets: Vec<MethodTarget>,
+    targets: MethodTargets,
     helper_name: String,
     rejit: bool,
     sync_dir: Option<PathBuf>,
@@ -79,7 +80,7 @@ fn config() -> std::result::Result<Config, String> {
         .and_then(|s| s.to_str())
         .ok_or("helper name is not UTF-8")?;
     Ok(Config {
-        targets,
+        targets: MethodTargets::new(targets),
         helper_name: helper_name.to_string(),
         rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
         sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
@@ -88,23 +89,15 @@ fn config() -> std::result::Result<Config, String> {
 }
 
 #[derive(Default)]
-struct State {
-    /// Every module seen, with its target methods.
-    modules: HashMap<ModuleID, Vec<mdMethodDef>>,
-    /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
-    wrapped: HashSet<(ModuleID, mdMethodDef)>,
-    /// Targets found in some module.
-    found: HashSet<String>,
-    /// ReJIT mode: the wrapped IL of each target, made at module load.
-    prepared: HashMap<(ModuleID, mdMethodDef), (Vec<u8>, String)>,
-    /// Set at shutdown: the ReJIT thread makes no more calls.
-    shut_down: bool,
-}
-
-#[derive(Default)]
 struct CallTargetProfiler {
     config: Option<Config>,
-    state: Arc<Mutex<State>>,
+    /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
+    wrapped: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    /// Raised at shutdown: the ReJIT thread makes no more calls.
+    shut_down: Arc<ShutdownFlag>,
+    /// ReJIT mode: the wrapped IL of each target (and its name), made at
+    /// module load.
+    rejit: Arc<RejitBodies<String>>,
 }
 
 impl CallTargetProfiler {
@@ -113,10 +106,7 @@ impl CallTargetProfiler {
         Some(CallTarget {
             assembly: AssemblyReference {
                 name: &config.helper_name,
-                version: [0; 4],
-                public_key_or_token: &[],
-                culture: "",
-                flags: 0,
+                ..AssemblyReference::default()
             },
             probe_type: "CallTarget.Probe",
         })
@@ -127,25 +117,9 @@ impl CallTargetProfiler {
         let Some(config) = &self.config else {
             return Vec::new();
         };
-        if let Some(known) = lock(&self.state).modules.get(&module) {
-            return known.clone();
-        }
-        let import = info.module_metadata(module).ok().flatten();
-        let assembly = import.as_ref().and_then(|i| i.assembly_name().ok());
-        let assembly = assembly.unwrap_or_default();
-        let mut found = Vec::new();
-        for target in config.targets.iter().filter(|t| t.assembly == assembly) {
-            match import.as_ref().map(|i| target.find(i)) {
-                Some(Ok(methods)) => {
-                    found.extend(methods);
-                    lock(&self.state).found.insert(target.to_string());
-                }
-                Some(Err(why)) => log(format_args!("unknown target {target}: {why}")),
-                None => log(format_args!("unknown target {target}: no metadata")),
-            }
-        }
-        lock(&self.state).modules.insert(module, found.clone());
-        found
+        config.targets.methods_of(info, module, |target, why| {
+            log(format_args!("unknown target {target}: {why}"))
+        })
     }
 
     /// The wrapped IL of a method, or why not.
@@ -156,20 +130,13 @@ impl CallTargetProfiler {
         method: mdMethodDef,
     ) -> std::result::Result<(Vec<u8>, String), String> {
         let ct = self.call_target().ok_or("not configured")?;
-        let emit = info
-            .module_metadata_emit(module)
-            .map_err(|e| format!("metadata: {e}"))?
-            .ok_or("no metadata")?;
-        let il = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("GetILFunctionBody: {e}"))?;
-        let name = emit
-            .import()
-            .method_name(method)
-            .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
-        let w = ct
-            .wrap_method(&emit, method, &il)
-            .map_err(|e| format!("{name}: {e}"))?;
+        let w = ct.wrap_in_module(info, module, method).map_err(|e| {
+            let import = info.module_metadata(module).ok().flatten();
+            match import.and_then(|i| i.method_name(method).ok()) {
+                Some(name) => format!("{name}: {e}"),
+                None => format!("{method:?}: {e}"),
+            }
+        })?;
         if self.config.as_ref().is_some_and(|c| c.verbose) {
             let listing = MethodBody::decode(&w.il).map(|b| b.to_string());
             let listing = listing.unwrap_or_else(|e| e.to_string());
@@ -184,17 +151,16 @@ impl CallTargetProfiler {
     }
 
     fn start_rejit_thread(&self, info: &ProfilerInfo) {
-        let (info, state) = (info.clone(), Arc::clone(&self.state));
+        let (info, shut_down) = (info.clone(), Arc::clone(&self.shut_down));
+        let rejit = Arc::clone(&self.rejit);
         let dir = self.config.as_ref().and_then(|c| c.sync_dir.clone());
         let _ = std::thread::Builder::new()
             .name("calltarget-rejit".into())
             .spawn(move || {
-                // None once the runtime has shut down.
-                let methods = || -> Option<Vec<(ModuleID, mdMethodDef)>> {
-                    let s = lock(&state);
-                    (!s.shut_down).then(|| s.prepared.keys().copied().collect())
+                let ready = |n: &str| {
+                    dir.as_ref()
+                        .map_or(true, |d| wait_for(&shut_down, &d.join(n)))
                 };
-                let ready = |n: &str| dir.as_ref().map_or(true, |d| wait_for(&d.join(n)));
                 let go = |n: &str| {
                     if let Some(d) = &dir {
                         let _ = std::fs::File::create(d.join(n));
@@ -204,26 +170,19 @@ impl CallTargetProfiler {
                     return;
                 }
                 // Without a handshake: ReJIT once the targets' module is known.
-                let start = Instant::now();
-                while methods().is_some_and(|m| m.is_empty())
-                    && start.elapsed() < Duration::from_secs(30)
-                {
-                    std::thread::sleep(Duration::from_millis(5));
+                let known = || !rejit.is_empty();
+                if shut_down.wait_until(Duration::from_secs(30), POLL, known) == Waited::ShutDown {
+                    return;
                 }
-                let Some(targets) = methods() else { return };
-                match info.request_rejit(&targets) {
-                    Ok(()) => log(format_args!(
-                        "RequestReJIT of {} methods succeeded",
-                        targets.len()
-                    )),
+                match rejit.request_rejit(&info) {
+                    Ok(n) => log(format_args!("RequestReJIT of {n} methods succeeded")),
                     Err(e) => log(format_args!("RequestReJIT failed: {e}")),
                 }
                 go("go-2");
-                if dir.is_none() || !ready("ready-2") {
+                if dir.is_none() || !ready("ready-2") || shut_down.is_raised() {
                     return;
                 }
-                let Some(targets) = methods() else { return };
-                match info.request_revert(&targets) {
+                match rejit.request_revert(&info) {
                     Ok(st) if st.iter().all(|s| s.is_ok()) => {
                         log(format_args!("RequestRevert succeeded"))
                     }
@@ -235,16 +194,15 @@ impl CallTargetProfiler {
     }
 }
 
-fn wait_for(path: &Path) -> bool {
-    let start = Instant::now();
-    while !path.exists() {
-        if start.elapsed() > Duration::from_secs(60) {
-            log(format_args!("gave up waiting for {}", path.display()));
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+const POLL: Duration = Duration::from_millis(5);
+
+/// Waits (up to 60 s, or until shutdown) for `path` to exist.
+fn wait_for(shut_down: &ShutdownFlag, path: &Path) -> bool {
+    let waited = shut_down.wait_until(Duration::from_secs(60), POLL, || path.exists());
+    if waited == Waited::TimedOut {
+        log(format_args!("gave up waiting for {}", path.display()));
     }
-    true
+    waited == Waited::Ready
 }
 
 impl Profiler for CallTargetProfiler {
@@ -257,7 +215,12 @@ impl Profiler for CallTargetProfiler {
             events |= COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_MODULE_LOADS;
         }
         info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
-        let targets: Vec<String> = config.targets.iter().map(|t| t.to_string()).collect();
+        let targets: Vec<String> = config
+            .targets
+            .targets()
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
         let mode = if config.rejit {
             "by ReJIT"
         } else {
@@ -281,7 +244,7 @@ impl Profiler for CallTargetProfiler {
         };
         let is_target = self.targets_of(info, f.module).contains(&f.token);
         let rejit = self.config.as_ref().is_some_and(|c| c.rejit);
-        if !is_target || rejit || !lock(&self.state).wrapped.insert((f.module, f.token)) {
+        if !is_target || rejit || !lock(&self.wrapped).insert((f.module, f.token)) {
             return Ok(());
         }
         match self.wrapped_il(info, f.module, f.token) {
@@ -311,9 +274,9 @@ impl Profiler for CallTargetProfiler {
             match self.wrapped_il(info, module, method) {
                 Ok((il, name)) => {
                     log(format_args!("prepared {name} for ReJIT"));
-                    lock(&self.state)
-                        .prepared
-                        .insert((module, method), (il, name));
+                    // SAFETY: as in `jit_compilation_started`; installed
+                    // in `get_rejit_parameters`.
+                    unsafe { self.rejit.insert(module, method, il, name) };
                 }
                 Err(why) => log(format_args!("left unchanged: {why}")),
             }
@@ -328,28 +291,22 @@ impl Profiler for CallTargetProfiler {
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let Some((il, name)) = lock(&self.state).prepared.get(&(module, method)).cloned() else {
-            return Ok(());
-        };
-        // SAFETY: as in `jit_compilation_started`; made at module load.
-        match unsafe { FunctionControl::new(control).set_il_function_body(&il) } {
-            Ok(()) => log(format_args!("ReJIT wrapped {name}")),
-            Err(e) => log(format_args!(
+        match self.rejit.set_il(module, method, control.into()) {
+            Some((name, Ok(()))) => log(format_args!("ReJIT wrapped {name}")),
+            Some((name, Err(e))) => log(format_args!(
                 "ReJIT SetILFunctionBody failed for {name}: {e}"
             )),
+            None => {}
         }
         Ok(())
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        let mut state = lock(&self.state);
-        state.shut_down = true;
-        for t in self.config.iter().flat_map(|c| &c.targets) {
-            if !state.found.contains(&t.to_string()) {
-                log(format_args!(
-                    "target {t} was never found: its assembly did not load or define it"
-                ));
-            }
+        self.shut_down.raise();
+        for t in self.config.iter().flat_map(|c| c.targets.never_found()) {
+            log(format_args!(
+                "target {t} was never found: its assembly did not load or define it"
+            ));
         }
         Ok(())
     }
@@ -361,7 +318,9 @@ fn new_profiler() -> CallTargetProfiler {
         .ok();
     CallTargetProfiler {
         config,
-        state: Arc::default(),
+        wrapped: Mutex::default(),
+        shut_down: Arc::default(),
+        rejit: Arc::default(),
     }
 }
 

@@ -44,21 +44,22 @@
 //! `IL_REWRITER_TIMEOUT_MS` bounds each wait of the ReJIT thread for a
 //! `ready` file (default 60000).
 //!
-//! The only `unsafe` is the two calls that install IL: the runtime compiles
-//! whatever it is given, so the facade leaves the proof of validity to the
-//! caller.
+//! The only `unsafe` is the two calls that install IL or keep it for
+//! ReJIT: the runtime compiles whatever it is given, so the facade leaves
+//! the proof of validity to the caller.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use corprof::cil::{Label, MethodBody, OpCode, Operand, Token};
-use corprof::facade::{FunctionControl, MetadataImport, Profiler, ProfilerInfo, Result};
+use corprof::facade::{
+    MetadataImport, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag, Waited,
+};
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
@@ -76,9 +77,9 @@ const SIG_STATIC_VOID: &[u8] = &[0x00, 0x00, 0x01]; // static void ()
 const SIG_STATIC_INT: &[u8] = &[0x00, 0x00, 0x08]; // static int ()
 const SIG_STATIC_INT_INT: &[u8] = &[0x00, 0x01, 0x08, 0x08]; // static int (int)
 
-/// What `Answer` returns, before and after (`ldc.i4.s` takes an `i8`).
+/// What `Answer` returns, before and after.
 const OLD_ANSWER: i32 = 41;
-const NEW_ANSWER: i8 = 42;
+const NEW_ANSWER: i32 = 42;
 
 /// How often the ReJIT thread looks for a `ready` file.
 const POLL: Duration = Duration::from_millis(5);
@@ -109,7 +110,10 @@ struct Shared {
     /// The first module found that defines `E2E.Rewrite.Program`.
     targets: OnceLock<Targets>,
     /// Set at `shutdown`: the thread makes no more calls into the runtime.
-    shut_down: AtomicBool,
+    shut_down: ShutdownFlag,
+    /// `Answer`'s new IL (and a summary of the edit), made by the ReJIT
+    /// thread before it asks for the ReJIT.
+    rejit: RejitBodies<String>,
 }
 
 struct IlRewriter {
@@ -227,19 +231,12 @@ fn rewrite(
     let what = match edit {
         Edit::Answer => {
             let at = body
-                .find(|ins| {
-                    matches!(
-                        (ins.opcode(), ins.operand()),
-                        (OpCode::LDC_I4_S, Operand::I8(v)) if i32::from(*v) == OLD_ANSWER
-                    ) || matches!(
-                        (ins.opcode(), ins.operand()),
-                        (OpCode::LDC_I4, Operand::I32(v)) if *v == OLD_ANSWER
-                    )
-                })
+                .find(|ins| ins.i4_constant() == Some(OLD_ANSWER))
                 .ok_or_else(|| format!("no `ldc.i4 {OLD_ANSWER}` in the body"))?;
-            body.replace(at, OpCode::LDC_I4_S, Operand::I8(NEW_ANSWER))
+            let (opcode, operand) = OpCode::ldc_i4(NEW_ANSWER);
+            body.replace(at, opcode, operand)
                 .map_err(|e| format!("replace: {e}"))?;
-            format!("ldc.i4 {OLD_ANSWER} -> ldc.i4.s {NEW_ANSWER}")
+            format!("ldc.i4 {OLD_ANSWER} -> {opcode} {NEW_ANSWER}")
         }
         Edit::EntryProbe(hit) => {
             body.insert(0, OpCode::CALL, Operand::Token(Token(hit.0)))
@@ -287,6 +284,35 @@ fn rewrite(
     })
 }
 
+/// Builds the new IL of `method` for `edit`, logging what it did.
+fn new_body(
+    info: &ProfilerInfo,
+    module: ModuleID,
+    method: mdMethodDef,
+    edit: Edit,
+    verbose: bool,
+) -> std::result::Result<(Vec<u8>, String), String> {
+    let import = info
+        .module_metadata(module)
+        .map_err(|e| format!("no metadata ({e})"))?
+        .ok_or("no metadata")?;
+    let name = import
+        .method_name(method)
+        .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
+    let original = info
+        .il_function_body(module, method)
+        .map_err(|e| format!("{name}: GetILFunctionBody failed ({e})"))?;
+    let rewritten =
+        rewrite(&original, edit, &import, verbose).map_err(|e| format!("{name}: {e}"))?;
+    if let Some((before, after)) = &rewritten.listings {
+        log(format_args!(
+            "{name} before:\n{before}il_rewriter: {name} after:\n{}",
+            after.trim_end()
+        ));
+    }
+    Ok((rewritten.bytes, format!("{name}: {}", rewritten.summary)))
+}
+
 impl IlRewriter {
     /// The targets of `module` (looked up once per module).
     fn targets_for(&self, info: &ProfilerInfo, module: ModuleID) -> Option<Targets> {
@@ -318,35 +344,6 @@ impl IlRewriter {
         found
     }
 
-    /// Builds the new IL of `method` for `edit`, logging what it did.
-    fn new_body(
-        &self,
-        info: &ProfilerInfo,
-        module: ModuleID,
-        method: mdMethodDef,
-        edit: Edit,
-    ) -> std::result::Result<(Vec<u8>, String), String> {
-        let import = info
-            .module_metadata(module)
-            .map_err(|e| format!("no metadata ({e})"))?
-            .ok_or("no metadata")?;
-        let name = import
-            .method_name(method)
-            .map_or_else(|_| format!("{method:?}"), |n| n.to_string());
-        let original = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("{name}: GetILFunctionBody failed ({e})"))?;
-        let rewritten =
-            rewrite(&original, edit, &import, self.verbose).map_err(|e| format!("{name}: {e}"))?;
-        if let Some((before, after)) = &rewritten.listings {
-            log(format_args!(
-                "{name} before:\n{before}il_rewriter: {name} after:\n{}",
-                after.trim_end()
-            ));
-        }
-        Ok((rewritten.bytes, format!("{name}: {}", rewritten.summary)))
-    }
-
     /// Starts the thread that drives the ReJIT handshake.
     fn start_rejit_thread(&self, info: &ProfilerInfo, dir: &Path) {
         let driver = RejitDriver {
@@ -354,6 +351,7 @@ impl IlRewriter {
             shared: Arc::clone(&self.shared),
             dir: dir.to_path_buf(),
             timeout: self.timeout,
+            verbose: self.verbose,
         };
         let spawned = thread::Builder::new()
             .name("il_rewriter-rejit".into())
@@ -371,6 +369,7 @@ struct RejitDriver {
     shared: Arc<Shared>,
     dir: PathBuf,
     timeout: Duration,
+    verbose: bool,
 }
 
 impl RejitDriver {
@@ -378,10 +377,19 @@ impl RejitDriver {
         if !self.wait_for("ready-1") {
             return;
         }
-        if let Some(answer) = self.answer() {
-            match self.info.request_rejit(&[answer]) {
-                Ok(()) => log(format_args!("RequestReJIT(Answer) succeeded")),
-                Err(error) => log(format_args!("RequestReJIT(Answer) failed: {error}")),
+        if let Some((module, answer)) = self.answer() {
+            match new_body(&self.info, module, answer, Edit::Answer, self.verbose) {
+                Ok((bytes, summary)) => {
+                    // SAFETY: as in `jit_compilation_started`: `Answer`'s
+                    // own IL with one constant replaced, re-encoded and
+                    // checked.
+                    unsafe { self.shared.rejit.insert(module, answer, bytes, summary) };
+                    match self.shared.rejit.request_rejit(&self.info) {
+                        Ok(_) => log(format_args!("RequestReJIT(Answer) succeeded")),
+                        Err(error) => log(format_args!("RequestReJIT(Answer) failed: {error}")),
+                    }
+                }
+                Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
             }
         }
         self.create("go-2");
@@ -406,7 +414,7 @@ impl RejitDriver {
     /// `Answer`'s module and token, unless the runtime has shut down or the
     /// module was never seen.
     fn answer(&self) -> Option<(ModuleID, mdMethodDef)> {
-        if self.shared.shut_down.load(Ordering::Acquire) {
+        if self.shared.shut_down.is_raised() {
             log(format_args!("the runtime has shut down; no ReJIT"));
             return None;
         }
@@ -424,22 +432,18 @@ impl RejitDriver {
     /// Waits (bounded) until `dir/name` exists.
     fn wait_for(&self, name: &str) -> bool {
         let path = self.dir.join(name);
-        let start = Instant::now();
-        while !path.exists() {
-            if self.shared.shut_down.load(Ordering::Acquire) {
-                return false;
-            }
-            if start.elapsed() >= self.timeout {
-                log(format_args!(
-                    "gave up waiting for {} after {:.1}s",
-                    path.display(),
-                    self.timeout.as_secs_f64()
-                ));
-                return false;
-            }
-            thread::sleep(POLL);
+        let waited = self
+            .shared
+            .shut_down
+            .wait_until(self.timeout, POLL, || path.exists());
+        if waited == Waited::TimedOut {
+            log(format_args!(
+                "gave up waiting for {} after {:.1}s",
+                path.display(),
+                self.timeout.as_secs_f64()
+            ));
         }
-        true
+        waited == Waited::Ready
     }
 
     /// Creates `dir/name`: the program's signal to go on.
@@ -504,7 +508,7 @@ impl Profiler for IlRewriter {
             ));
             return Ok(());
         }
-        match self.new_body(info, function.module, method, edit) {
+        match new_body(info, function.module, method, edit, self.verbose) {
             Ok((bytes, summary)) => {
                 // SAFETY: `bytes` is the method's own IL, decoded, edited
                 // with the codec (branches and EH clauses follow labels),
@@ -525,29 +529,15 @@ impl Profiler for IlRewriter {
 
     fn get_rejit_parameters(
         &self,
-        info: &ProfilerInfo,
+        _info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let is_answer = self
-            .shared
-            .targets
-            .get()
-            .is_some_and(|t| t.module == module && t.answer == method);
-        if !is_answer {
-            return Ok(());
-        }
-        match self.new_body(info, module, method, Edit::Answer) {
-            Ok((bytes, summary)) => {
-                // SAFETY: as in `jit_compilation_started`: `Answer`'s own
-                // IL with one constant replaced, re-encoded and checked.
-                match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
-                    Ok(()) => log(format_args!("ReJIT IL set: {summary}")),
-                    Err(error) => log(format_args!("ReJIT SetILFunctionBody failed: {error}")),
-                }
-            }
-            Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
+        match self.shared.rejit.set_il(module, method, control.into()) {
+            Some((summary, Ok(()))) => log(format_args!("ReJIT IL set: {summary}")),
+            Some((_, Err(error))) => log(format_args!("ReJIT SetILFunctionBody failed: {error}")),
+            None => {}
         }
         Ok(())
     }
@@ -582,7 +572,7 @@ impl Profiler for IlRewriter {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.shut_down.raise();
         log(format_args!("shutdown"));
         Ok(())
     }

@@ -36,13 +36,14 @@
 //! been inlined into its callers (the test's is `NoInlining`): inlined
 //! copies keep the old constant.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use corprof::cil::{Instruction, MethodBody, OpCode, Operand};
-use corprof::facade::{FunctionControl, MetadataImport, Profiler, ProfilerInfo, Result};
+use corprof::cil::{MethodBody, OpCode};
+use corprof::facade::{
+    MetadataImport, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag,
+};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
@@ -55,18 +56,10 @@ const USAGE: &str = "expected `Assembly!Namespace.Type::Method OLD NEW [SECONDS]
 /// The parsed client data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Patch {
-    assembly: String,
-    type_name: String,
-    method: String,
+    target: MethodTarget,
     old: i32,
     new: i32,
     revert_after: Option<Duration>,
-}
-
-impl Patch {
-    fn target(&self) -> String {
-        format!("{}!{}::{}", self.assembly, self.type_name, self.method)
-    }
 }
 
 /// Parses `Assembly!Namespace.Type::Method OLD NEW [SECONDS]`.
@@ -78,15 +71,6 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
         [target, old, new, seconds] => (*target, *old, *new, Some(*seconds)),
         _ => return Err(format!("{} words instead of 3 or 4", words.len())),
     };
-    let (assembly, rest) = target
-        .split_once('!')
-        .ok_or_else(|| format!("no `!` in {target:?}"))?;
-    let (type_name, method) = rest
-        .rsplit_once("::")
-        .ok_or_else(|| format!("no `::` in {target:?}"))?;
-    if assembly.is_empty() || type_name.is_empty() || method.is_empty() {
-        return Err(format!("an empty name in {target:?}"));
-    }
     let int = |word: &str| {
         word.parse::<i32>()
             .map_err(|_| format!("{word:?} is not a 32-bit integer"))
@@ -103,63 +87,11 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
         },
     };
     Ok(Patch {
-        assembly: assembly.into(),
-        type_name: type_name.into(),
-        method: method.into(),
+        target: MethodTarget::parse(target)?,
         old: int(old)?,
         new: int(new)?,
         revert_after,
     })
-}
-
-/// The value an `ldc.i4` instruction (any form) loads.
-fn ldc_i4_value(ins: &Instruction) -> Option<i32> {
-    let op = ins.opcode();
-    if op == OpCode::LDC_I4_M1 {
-        return Some(-1);
-    }
-    let short = [
-        OpCode::LDC_I4_0,
-        OpCode::LDC_I4_1,
-        OpCode::LDC_I4_2,
-        OpCode::LDC_I4_3,
-        OpCode::LDC_I4_4,
-        OpCode::LDC_I4_5,
-        OpCode::LDC_I4_6,
-        OpCode::LDC_I4_7,
-        OpCode::LDC_I4_8,
-    ];
-    if let Some(n) = short.iter().position(|&o| o == op) {
-        return Some(n as i32);
-    }
-    match (op, ins.operand()) {
-        (OpCode::LDC_I4_S, Operand::I8(v)) => Some(i32::from(*v)),
-        (OpCode::LDC_I4, Operand::I32(v)) => Some(*v),
-        _ => None,
-    }
-}
-
-/// The shortest `ldc.i4` form that loads `value`.
-fn ldc_i4(value: i32) -> (OpCode, Operand) {
-    const SHORT: [OpCode; 9] = [
-        OpCode::LDC_I4_0,
-        OpCode::LDC_I4_1,
-        OpCode::LDC_I4_2,
-        OpCode::LDC_I4_3,
-        OpCode::LDC_I4_4,
-        OpCode::LDC_I4_5,
-        OpCode::LDC_I4_6,
-        OpCode::LDC_I4_7,
-        OpCode::LDC_I4_8,
-    ];
-    match value {
-        -1 => (OpCode::LDC_I4_M1, Operand::None),
-        0..=8 => (SHORT[value as usize], Operand::None),
-        _ => match i8::try_from(value) {
-            Ok(v) => (OpCode::LDC_I4_S, Operand::I8(v)),
-            Err(_) => (OpCode::LDC_I4, Operand::I32(value)),
-        },
-    }
 }
 
 /// The patched IL of a body: the first load of `old` loads `new`.
@@ -170,9 +102,9 @@ fn patched(
 ) -> std::result::Result<Vec<u8>, String> {
     let mut body = MethodBody::decode(original).map_err(|e| format!("decode: {e}"))?;
     let at = body
-        .find(|ins| ldc_i4_value(ins) == Some(patch.old))
-        .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target()))?;
-    let (opcode, operand) = ldc_i4(patch.new);
+        .find(|ins| ins.i4_constant() == Some(patch.old))
+        .ok_or_else(|| format!("no `ldc.i4 {}` in {}", patch.old, patch.target))?;
+    let (opcode, operand) = OpCode::ldc_i4(patch.new);
     body.replace(at, opcode, operand)
         .map_err(|e| format!("replace: {e}"))?;
     body.update_max_stack(|token| import.stack_sig(token))
@@ -191,9 +123,9 @@ fn log(text: std::fmt::Arguments<'_>) {
 #[derive(Default)]
 struct Shared {
     patch: OnceLock<Patch>,
-    /// The method once found.
-    method: OnceLock<(ModuleID, mdMethodDef)>,
-    shut_down: AtomicBool,
+    /// The patched IL of the method, once found and checked.
+    bodies: RejitBodies,
+    shut_down: ShutdownFlag,
 }
 
 #[derive(Default)]
@@ -201,99 +133,54 @@ struct LivePatch {
     shared: Arc<Shared>,
 }
 
-/// Finds the method named by `patch` among the loaded modules.
+/// Finds the one method `patch` names among the loaded modules.
 fn find(
     info: &ProfilerInfo,
     patch: &Patch,
 ) -> std::result::Result<(ModuleID, mdMethodDef), String> {
-    let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
-    for module in modules {
-        let Ok(module_info) = info.module_info(module) else {
-            continue;
-        };
-        let Ok(assembly) = info.assembly_info(module_info.assembly) else {
-            continue;
-        };
-        if assembly.name != patch.assembly {
-            continue;
-        }
-        let import = info
-            .module_metadata(module)
-            .map_err(|e| format!("metadata of {}: {e}", patch.assembly))?
-            .ok_or_else(|| format!("{} has no metadata", patch.assembly))?;
-        let class = import
-            .find_type_def(&patch.type_name, None)
-            .map_err(|e| format!("no type {} in {} ({e})", patch.type_name, patch.assembly))?;
-        let mut found = Vec::new();
-        for method in import.methods(class).map_err(|e| format!("methods: {e}"))? {
-            if import
-                .method_props(method)
-                .is_ok_and(|p| p.name == patch.method)
-            {
-                found.push(method);
-            }
-        }
-        return match found.as_slice() {
-            [method] => Ok((module, *method)),
-            [] => Err(format!("no method {}", patch.target())),
-            _ => Err(format!(
-                "{} is overloaded ({} methods)",
-                patch.target(),
-                found.len()
-            )),
-        };
+    let (module, methods) = patch.target.find_loaded(info)?;
+    match methods.as_slice() {
+        [method] => Ok((module, *method)),
+        _ => Err(format!(
+            "{} is overloaded ({} methods)",
+            patch.target,
+            methods.len()
+        )),
     }
-    Err(format!("no loaded assembly named {}", patch.assembly))
 }
 
 impl Shared {
-    /// Sleeps up to `wait`, in small steps; `false` when shutdown came first.
-    fn sleep(&self, wait: Duration) -> bool {
-        let start = Instant::now();
-        while start.elapsed() < wait {
-            if self.shut_down.load(Ordering::Acquire) {
-                return false;
-            }
-            thread::sleep(Duration::from_millis(10).min(wait - start.elapsed()));
-        }
-        !self.shut_down.load(Ordering::Acquire)
-    }
-
     /// The profiler's own thread: the runtime wants `RequestReJIT` and
     /// `RequestRevert` called from such a thread, not from a callback.
     fn run(&self, info: &ProfilerInfo) {
         let Some(patch) = self.patch.get() else {
             return;
         };
-        let (module, method) = match find(info, patch) {
-            Ok(found) => found,
+        // Patch the IL before asking for a ReJIT: no constant, no ReJIT.
+        let prepared = find(info, patch).and_then(|(module, method)| {
+            let il = info
+                .il_function_body(module, method)
+                .map_err(|e| format!("GetILFunctionBody: {e}"))?;
+            let import = info
+                .module_metadata(module)
+                .map_err(|e| format!("metadata: {e}"))?
+                .ok_or("no metadata")?;
+            Ok((module, method, patched(&il, patch, &import)?))
+        });
+        let (module, method, bytes) = match prepared {
+            Ok(prepared) => prepared,
             Err(error) => {
                 log(format_args!("nothing patched: {error}"));
                 return;
             }
         };
-        // Check the constant is there before asking for a ReJIT.
-        let check = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("GetILFunctionBody: {e}"))
-            .and_then(|il| {
-                let import = info
-                    .module_metadata(module)
-                    .map_err(|e| format!("metadata: {e}"))?
-                    .ok_or("no metadata")?;
-                patched(&il, patch, &import)
-            });
-        if let Err(error) = check {
-            log(format_args!("nothing patched: {error}"));
-            return;
-        }
-        let _ = self.method.set((module, method)); // set once, here only
-        match info.request_rejit(&[(module, method)]) {
-            Ok(()) => log(format_args!(
+        // SAFETY: the method's own IL with one constant load replaced by
+        // another (same stack effect), re-encoded and decoded again.
+        unsafe { self.bodies.insert(module, method, bytes, ()) };
+        match self.bodies.request_rejit(info) {
+            Ok(_) => log(format_args!(
                 "ReJIT requested: {} {} -> {}",
-                patch.target(),
-                patch.old,
-                patch.new
+                patch.target, patch.old, patch.new
             )),
             Err(error) => {
                 log(format_args!("RequestReJIT failed: {error}"));
@@ -303,12 +190,12 @@ impl Shared {
         let Some(after) = patch.revert_after else {
             return;
         };
-        if !self.sleep(after) {
+        if !self.shut_down.sleep(after) {
             return;
         }
-        match info.request_revert(&[(module, method)]) {
+        match self.bodies.request_revert(info) {
             Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => {
-                log(format_args!("reverted: {}", patch.target()))
+                log(format_args!("reverted: {}", patch.target))
             }
             Ok(statuses) => log(format_args!("RequestRevert statuses: {statuses:?}")),
             Err(error) => log(format_args!("RequestRevert failed: {error}")),
@@ -358,43 +245,21 @@ impl Profiler for LivePatch {
 
     fn get_rejit_parameters(
         &self,
-        info: &ProfilerInfo,
+        _info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         control: ComRef<'_, ICorProfilerFunctionControl>,
     ) -> Result<()> {
-        let (Some(patch), Some(&target)) = (self.shared.patch.get(), self.shared.method.get())
-        else {
+        let Some(patch) = self.shared.patch.get() else {
             return Ok(());
         };
-        if target != (module, method) {
-            return Ok(());
-        }
-        let bytes = info
-            .il_function_body(module, method)
-            .map_err(|e| format!("GetILFunctionBody: {e}"))
-            .and_then(|il| {
-                let import = info
-                    .module_metadata(module)
-                    .map_err(|e| format!("metadata: {e}"))?
-                    .ok_or("no metadata")?;
-                patched(&il, patch, &import)
-            });
-        match bytes {
-            Ok(bytes) => {
-                // SAFETY: the method's own IL with one constant load replaced
-                // by another (same stack effect), re-encoded and decoded
-                // again.
-                match unsafe { FunctionControl::new(control).set_il_function_body(&bytes) } {
-                    Ok(()) => log(format_args!(
-                        "new IL set: {} loads {}",
-                        patch.target(),
-                        patch.new
-                    )),
-                    Err(error) => log(format_args!("SetILFunctionBody failed: {error}")),
-                }
-            }
-            Err(error) => log(format_args!("left unchanged: {error}")),
+        match self.shared.bodies.set_il(module, method, control.into()) {
+            Some(((), Ok(()))) => log(format_args!(
+                "new IL set: {} loads {}",
+                patch.target, patch.new
+            )),
+            Some(((), Err(error))) => log(format_args!("SetILFunctionBody failed: {error}")),
+            None => {}
         }
         Ok(())
     }
@@ -429,7 +294,7 @@ impl Profiler for LivePatch {
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        self.shared.shut_down.store(true, Ordering::Release);
+        self.shared.shut_down.raise();
         Ok(())
     }
 }
@@ -439,13 +304,14 @@ corprof::profiler!(LivePatch, "7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A");
 #[cfg(test)]
 mod tests {
     use super::*;
+    use corprof::cil::Operand;
 
     #[test]
     fn client_data_parses() {
         let patch = parse(b"Attach!E2E.Attach.Program::Value 41 42 2.5").unwrap();
-        assert_eq!(patch.assembly, "Attach");
-        assert_eq!(patch.type_name, "E2E.Attach.Program");
-        assert_eq!(patch.method, "Value");
+        assert_eq!(patch.target.assembly, "Attach");
+        assert_eq!(patch.target.type_name, "E2E.Attach.Program");
+        assert_eq!(patch.target.method, "Value");
         assert_eq!((patch.old, patch.new), (41, 42));
         assert_eq!(patch.revert_after, Some(Duration::from_millis(2500)));
         assert_eq!(parse(b"A!T::M -1 100000").unwrap().revert_after, None);
@@ -471,13 +337,13 @@ mod tests {
     #[test]
     fn shortest_forms_round_trip() {
         for value in [-129, -128, -2, -1, 0, 1, 8, 9, 127, 128, i32::MIN, i32::MAX] {
-            let (opcode, operand) = ldc_i4(value);
+            let (opcode, operand) = OpCode::ldc_i4(value);
             let mut body = MethodBody::new();
             body.push(opcode, operand).unwrap();
             body.push(OpCode::RET, Operand::None).unwrap();
             let decoded = MethodBody::decode(&body.encode().unwrap()).unwrap();
             assert_eq!(
-                ldc_i4_value(&decoded.instructions()[0]),
+                decoded.instructions()[0].i4_constant(),
                 Some(value),
                 "{value}"
             );

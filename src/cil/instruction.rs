@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::error::{Error, ErrorKind};
-use super::opcode::{OpCode, OperandKind};
+use super::opcode::{OpCode, OperandKind, LDC_I4_SHORT};
 
 /// A metadata token: table number in the top byte, row (or heap offset) below.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -192,6 +192,21 @@ impl Instruction {
     pub fn size(&self) -> usize {
         encoded_size(self.opcode, &self.operand)
     }
+
+    /// The `int32` this instruction pushes if it is an `ldc.i4` in any form
+    /// (`ldc.i4.m1`, `ldc.i4.0` .. `ldc.i4.8`, `ldc.i4.s`, `ldc.i4`);
+    /// `None` for any other instruction. [`OpCode::ldc_i4`] makes the
+    /// shortest form for a value.
+    pub fn i4_constant(&self) -> Option<i32> {
+        if let Some(n) = LDC_I4_SHORT.iter().position(|&op| op == self.opcode) {
+            return Some(n as i32 - 1);
+        }
+        match (self.opcode, &self.operand) {
+            (OpCode::LDC_I4_S, Operand::I8(v)) => Some(i32::from(*v)),
+            (OpCode::LDC_I4, Operand::I32(v)) => Some(*v),
+            _ => None,
+        }
+    }
 }
 
 pub(crate) fn encoded_size(op: OpCode, operand: &Operand) -> usize {
@@ -332,4 +347,94 @@ pub(crate) fn encode_instruction(
         (k, _) => return Err(ErrorKind::OperandMismatch(kind_name(k))),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cil::MethodBody;
+    use alloc::vec;
+
+    /// Decodes `code` (followed by `ret`) as a tiny body: its instructions.
+    fn decode(code: &[u8]) -> Vec<Instruction> {
+        let mut bytes = vec![((code.len() as u8 + 1) << 2) | 2];
+        bytes.extend_from_slice(code);
+        bytes.push(0x2A);
+        MethodBody::decode(&bytes).unwrap().instructions().to_vec()
+    }
+
+    #[test]
+    fn i4_constant_reads_every_ldc_i4_form() {
+        // The bytes of ECMA-335 III.3.40, one instruction each.
+        let forms: [(&[u8], &str, i32); 15] = [
+            (&[0x15], "ldc.i4.m1", -1),
+            (&[0x16], "ldc.i4.0", 0),
+            (&[0x17], "ldc.i4.1", 1),
+            (&[0x18], "ldc.i4.2", 2),
+            (&[0x19], "ldc.i4.3", 3),
+            (&[0x1A], "ldc.i4.4", 4),
+            (&[0x1B], "ldc.i4.5", 5),
+            (&[0x1C], "ldc.i4.6", 6),
+            (&[0x1D], "ldc.i4.7", 7),
+            (&[0x1E], "ldc.i4.8", 8),
+            (&[0x1F, 0x80], "ldc.i4.s", -128),
+            (&[0x1F, 0x7F], "ldc.i4.s", 127),
+            (&[0x1F, 0x05], "ldc.i4.s", 5),
+            (&[0x20, 0x00, 0x00, 0x00, 0x80], "ldc.i4", i32::MIN),
+            (&[0x20, 0x2A, 0x00, 0x00, 0x00], "ldc.i4", 42),
+        ];
+        for (code, name, value) in forms {
+            let ins = &decode(code)[0];
+            assert_eq!(ins.opcode().name(), name, "{code:02X?}");
+            assert_eq!(ins.i4_constant(), Some(value), "{code:02X?}");
+        }
+    }
+
+    #[test]
+    fn i4_constant_is_none_for_other_instructions() {
+        // ldc.i8 1, ldc.r4 1.0, ldarg.0, ldloc.s 5, ret.
+        let code = [
+            0x21, 1, 0, 0, 0, 0, 0, 0, 0, 0x22, 0, 0, 0x80, 0x3F, 0x02, 0x11, 5,
+        ];
+        let instructions = decode(&code);
+        assert_eq!(instructions.len(), 5);
+        for ins in &instructions {
+            assert_eq!(ins.i4_constant(), None, "{ins:?}");
+        }
+    }
+
+    #[test]
+    fn ldc_i4_picks_the_shortest_form_and_reads_back() {
+        for (value, name, size) in [
+            (-1, "ldc.i4.m1", 1),
+            (0, "ldc.i4.0", 1),
+            (1, "ldc.i4.1", 1),
+            (2, "ldc.i4.2", 1),
+            (3, "ldc.i4.3", 1),
+            (4, "ldc.i4.4", 1),
+            (5, "ldc.i4.5", 1),
+            (6, "ldc.i4.6", 1),
+            (7, "ldc.i4.7", 1),
+            (8, "ldc.i4.8", 1),
+            (9, "ldc.i4.s", 2),
+            (-2, "ldc.i4.s", 2),
+            (127, "ldc.i4.s", 2),
+            (-128, "ldc.i4.s", 2),
+            (128, "ldc.i4", 5),
+            (-129, "ldc.i4", 5),
+            (100_000, "ldc.i4", 5),
+            (i32::MIN, "ldc.i4", 5),
+            (i32::MAX, "ldc.i4", 5),
+        ] {
+            let (opcode, operand) = OpCode::ldc_i4(value);
+            assert_eq!(opcode.name(), name, "{value}");
+            let mut body = MethodBody::new();
+            body.push(opcode, operand).unwrap();
+            body.push(OpCode::RET, Operand::None).unwrap();
+            let decoded = MethodBody::decode(&body.encode().unwrap()).unwrap();
+            let ins = &decoded.instructions()[0];
+            assert_eq!(ins.size(), size, "{value}");
+            assert_eq!(ins.i4_constant(), Some(value), "{value}");
+        }
+    }
 }

@@ -11,6 +11,8 @@
 
 use core::fmt;
 
+use super::instruction::Operand;
+
 /// The kind of inline operand that follows an opcode in the instruction stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OperandKind {
@@ -220,7 +222,40 @@ impl OpCode {
     pub fn all() -> impl Iterator<Item = OpCode> {
         OPCODES.iter().map(|i| i.code)
     }
+
+    /// The shortest instruction that pushes the `int32` `value`
+    /// (ECMA-335 III.3.40): `ldc.i4.m1` or `ldc.i4.0` .. `ldc.i4.8` (no
+    /// operand) for -1 to 8, `ldc.i4.s` for the rest of -128 to 127,
+    /// `ldc.i4` otherwise. The pair goes to
+    /// [`MethodBody::insert`](super::MethodBody::insert),
+    /// [`push`](super::MethodBody::push) or
+    /// [`replace`](super::MethodBody::replace);
+    /// [`Instruction::i4_constant`](super::Instruction::i4_constant) reads
+    /// it back.
+    pub fn ldc_i4(value: i32) -> (OpCode, Operand) {
+        match value {
+            -1..=8 => (LDC_I4_SHORT[(value + 1) as usize], Operand::None),
+            _ => match i8::try_from(value) {
+                Ok(v) => (OpCode::LDC_I4_S, Operand::I8(v)),
+                Err(_) => (OpCode::LDC_I4, Operand::I32(value)),
+            },
+        }
+    }
 }
+
+/// The `ldc.i4` forms without an operand, for -1 to 8 in order.
+pub(crate) const LDC_I4_SHORT: [OpCode; 10] = [
+    OpCode::LDC_I4_M1,
+    OpCode::LDC_I4_0,
+    OpCode::LDC_I4_1,
+    OpCode::LDC_I4_2,
+    OpCode::LDC_I4_3,
+    OpCode::LDC_I4_4,
+    OpCode::LDC_I4_5,
+    OpCode::LDC_I4_6,
+    OpCode::LDC_I4_7,
+    OpCode::LDC_I4_8,
+];
 
 impl fmt::Debug for OpCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -145,23 +145,6 @@ impl<C: WrapContext> Emitter<'_, C> {
         }
     }
 
-    fn ldc_i4(v: i32) -> (OpCode, Operand) {
-        match v {
-            -1 => (OpCode::LDC_I4_M1, Operand::None),
-            0 => (OpCode::LDC_I4_0, Operand::None),
-            1 => (OpCode::LDC_I4_1, Operand::None),
-            2 => (OpCode::LDC_I4_2, Operand::None),
-            3 => (OpCode::LDC_I4_3, Operand::None),
-            4 => (OpCode::LDC_I4_4, Operand::None),
-            5 => (OpCode::LDC_I4_5, Operand::None),
-            6 => (OpCode::LDC_I4_6, Operand::None),
-            7 => (OpCode::LDC_I4_7, Operand::None),
-            8 => (OpCode::LDC_I4_8, Operand::None),
-            -128..=127 => (OpCode::LDC_I4_S, Operand::I8(v as i8)),
-            _ => (OpCode::LDC_I4, Operand::I32(v)),
-        }
-    }
-
     fn ldarg(i: u16) -> (OpCode, Operand) {
         match i {
             0 => (OpCode::LDARG_0, Operand::None),
@@ -487,12 +470,12 @@ pub fn wrap<C: WrapContext>(
         }
     }
     let object_tok = em.token_of(&TypeSig::Object)?;
-    pro.push(Emitter::<C>::ldc_i4(i32::from(n_params)));
+    pro.push(OpCode::ldc_i4(i32::from(n_params)));
     pro.push((OpCode::NEWARR, Operand::Token(object_tok)));
     let first_arg = u16::from(sig.has_this());
     for (i, p) in sig.params.iter().enumerate() {
         pro.push((OpCode::DUP, Operand::None));
-        pro.push(Emitter::<C>::ldc_i4(i as i32));
+        pro.push(OpCode::ldc_i4(i as i32));
         em.arg_as_object(&mut pro, first_arg + i as u16, p)?;
         pro.push((OpCode::STELEM_REF, Operand::None));
     }

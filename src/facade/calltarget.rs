@@ -10,13 +10,16 @@
 //! added to the module's metadata through [`MetadataEmit`] (idempotently),
 //! then the body is wrapped and encoded.
 
+use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::fmt;
+use std::sync::{Mutex, MutexGuard};
 
 use super::emit::{AssemblyReference, MetadataEmit};
+use super::info::ProfilerInfo;
 use super::metadata::MetadataImport;
 use crate::cil::{wrap, Probes, ThisArg, WrapContext};
 use crate::cil::{LocalVarSig, MethodSig, TypeSig};
@@ -24,6 +27,7 @@ use crate::cil::{MethodBody, StackSig, Token};
 use crate::metadata::{
     mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
 };
+use crate::profiling::ModuleID;
 use crate::Interface;
 use crate::HRESULT;
 
@@ -354,6 +358,28 @@ impl CallTarget<'_> {
         })
     }
 
+    /// Wraps `method` of `module` as the runtime holds it now: opens the
+    /// module's metadata for writing
+    /// ([`ProfilerInfo::module_metadata_emit`]), reads the method's IL
+    /// ([`ProfilerInfo::il_function_body`]) and calls
+    /// [`wrap_method`](Self::wrap_method). Call it where metadata may
+    /// change: `module_load_finished` or `jit_compilation_started`.
+    pub fn wrap_in_module(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        method: mdMethodDef,
+    ) -> Result<Wrapped, WrapError> {
+        let emit = info
+            .module_metadata_emit(module)
+            .map_err(md("GetModuleMetaData(ofWrite)"))?
+            .ok_or(WrapError::Unsupported("a module without metadata"))?;
+        let il = info
+            .il_function_body(module, method)
+            .map_err(md("GetILFunctionBody"))?;
+        self.wrap_method(&emit, method, &il)
+    }
+
     /// Adds (or finds) every reference the wrapped body uses.
     fn probes(&self, emit: &MetadataEmit, name: &str) -> Result<Probes, WrapError> {
         let assembly = emit
@@ -500,6 +526,175 @@ impl MethodTarget {
         }
         Ok(found)
     }
+
+    /// Finds this target among the modules loaded now (`EnumModules`), as
+    /// a profiler that attaches to a running process must: the first
+    /// module whose assembly is named [`assembly`](MethodTarget::assembly),
+    /// and the MethodDefs [`find`](MethodTarget::find) answers in it.
+    /// Modules whose name cannot be read are skipped; `Err` says what is
+    /// missing.
+    pub fn find_loaded(&self, info: &ProfilerInfo) -> Result<(ModuleID, Vec<mdMethodDef>), String> {
+        let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
+        for module in modules {
+            let Ok(module_info) = info.module_info(module) else {
+                continue;
+            };
+            let Ok(assembly) = info.assembly_info(module_info.assembly) else {
+                continue;
+            };
+            if assembly.name != self.assembly {
+                continue;
+            }
+            let import = info
+                .module_metadata(module)
+                .map_err(|e| format!("metadata of {}: {e}", self.assembly))?
+                .ok_or_else(|| format!("{} has no metadata", self.assembly))?;
+            return Ok((module, self.find(&import)?));
+        }
+        Err(format!("no loaded assembly named {}", self.assembly))
+    }
+}
+
+/// A list of [`MethodTarget`]s matched against modules as the runtime
+/// meets them (in `module_load_finished` or `jit_compilation_started`):
+/// each module is looked up once and its answer kept, and the targets
+/// found in some module are remembered, so that those never found can be
+/// reported at shutdown. `Send + Sync`: callbacks on any thread share it.
+#[derive(Debug)]
+pub struct MethodTargets {
+    targets: Vec<MethodTarget>,
+    seen: Mutex<Seen>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// The target methods of every module looked up.
+    modules: BTreeMap<ModuleID, Vec<mdMethodDef>>,
+    /// Per target: found in some module.
+    found: Vec<bool>,
+}
+
+impl MethodTargets {
+    /// Matches `targets` (as [`MethodTarget::parse_list`] gives them).
+    pub fn new(targets: Vec<MethodTarget>) -> MethodTargets {
+        let found = vec![false; targets.len()];
+        MethodTargets {
+            targets,
+            seen: Mutex::new(Seen {
+                modules: BTreeMap::new(),
+                found,
+            }),
+        }
+    }
+
+    /// The targets, in the order given.
+    pub fn targets(&self) -> &[MethodTarget] {
+        &self.targets
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The target methods `module` defines (every overload). The first
+    /// call for a module reads its metadata: the assembly name from its
+    /// manifest ([`MetadataImport::assembly_name`], known from
+    /// `module_load_finished` on), then [`MethodTarget::find`] for each
+    /// target of that assembly; later calls answer from memory. A module
+    /// without metadata has no targets.
+    ///
+    /// `unknown` hears, once per module, of each target of the module's
+    /// assembly that the module does not define, and why (it is called
+    /// after the internal lock is released).
+    pub fn methods_of(
+        &self,
+        info: &ProfilerInfo,
+        module: ModuleID,
+        unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        if let Some(known) = self.lock().modules.get(&module) {
+            return known.clone();
+        }
+        match info.module_metadata(module).ok().flatten() {
+            Some(import) => {
+                let assembly = import.assembly_name().unwrap_or_default();
+                self.methods_in(module, &assembly, &import, unknown)
+            }
+            None => self.remember(module, Vec::new(), &[], Vec::new(), unknown),
+        }
+    }
+
+    /// As [`methods_of`](Self::methods_of), with the module's assembly
+    /// name and metadata at hand.
+    pub fn methods_in(
+        &self,
+        module: ModuleID,
+        assembly: &str,
+        import: &MetadataImport,
+        unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        if let Some(known) = self.lock().modules.get(&module) {
+            return known.clone();
+        }
+        let (mut methods, mut found, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, target) in self.targets.iter().enumerate() {
+            if target.assembly != assembly {
+                continue;
+            }
+            match target.find(import) {
+                Ok(m) => {
+                    methods.extend(m);
+                    found.push(i);
+                }
+                Err(why) => missing.push((i, why)),
+            }
+        }
+        self.remember(module, methods, &found, missing, unknown)
+    }
+
+    /// Keeps the answer for `module` unless another thread kept one first
+    /// (then that one is the answer, and this one's reports are dropped).
+    fn remember(
+        &self,
+        module: ModuleID,
+        methods: Vec<mdMethodDef>,
+        found: &[usize],
+        missing: Vec<(usize, String)>,
+        mut unknown: impl FnMut(&MethodTarget, &str),
+    ) -> Vec<mdMethodDef> {
+        {
+            let mut seen = self.lock();
+            if let Some(known) = seen.modules.get(&module) {
+                return known.clone();
+            }
+            seen.modules.insert(module, methods.clone());
+            for &i in found {
+                seen.found[i] = true;
+            }
+        }
+        for (i, why) in missing {
+            unknown(&self.targets[i], &why);
+        }
+        methods
+    }
+
+    /// Forgets what was found in `module` (call it from
+    /// `module_unload_started`: the runtime may reuse the ID). Targets
+    /// found there still count as found.
+    pub fn forget_module(&self, module: ModuleID) {
+        self.lock().modules.remove(&module);
+    }
+
+    /// The targets not found in any module looked up so far.
+    pub fn never_found(&self) -> Vec<&MethodTarget> {
+        let seen = self.lock();
+        self.targets
+            .iter()
+            .zip(&seen.found)
+            .filter(|(_, &found)| !found)
+            .map(|(t, _)| t)
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -546,6 +741,359 @@ mod tests {
             MethodTarget::parse_list("A!T::M;bad").is_err(),
             "one bad item fails the list"
         );
+    }
+
+    /// A module's metadata: type `N.Outer` (methods `Run` and two
+    /// overloads of `Over`) with a nested type `Inner` (method `Deep`).
+    struct Scope;
+
+    const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
+    const INNER: mdTypeDef = mdTypeDef::from_rid(3);
+
+    fn method_name(method: mdMethodDef) -> Option<&'static str> {
+        ["Run", "Over", "Over", "Deep"]
+            .get((method.0 & 0x00FF_FFFF).wrapping_sub(1) as usize)
+            .copied()
+    }
+
+    /// A NUL-terminated UTF-16 string.
+    ///
+    /// # Safety
+    ///
+    /// `s` points to a NUL-terminated string.
+    unsafe fn read(s: crate::LPCWSTR) -> String {
+        let mut units = Vec::new();
+        // SAFETY: up to the terminator the caller promised.
+        unsafe {
+            let mut p = s;
+            while *p != 0 {
+                units.push(*p);
+                p = p.add(1);
+            }
+        }
+        String::from_utf16_lossy(&units)
+    }
+
+    impl crate::metadata::IMetaDataImport_Impl for Scope {
+        fn FindTypeDefByName(
+            &self,
+            name: crate::LPCWSTR,
+            enclosing: mdToken,
+            out: *mut mdTypeDef,
+        ) -> HRESULT {
+            // SAFETY: the facade passes a NUL-terminated name.
+            let name = unsafe { read(name) };
+            let found = match (name.as_str(), enclosing) {
+                ("N.Outer", mdToken(0)) => OUTER,
+                ("Inner", t) if t == OUTER.token() => INNER,
+                _ => return crate::metadata::CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: a valid out-pointer.
+            unsafe { *out = found };
+            crate::S_OK
+        }
+
+        fn EnumMethods(
+            &self,
+            handle: *mut crate::metadata::HCORENUM,
+            class: mdTypeDef,
+            out: *mut mdMethodDef,
+            max: crate::ULONG,
+            count: *mut crate::ULONG,
+        ) -> HRESULT {
+            let rows: &[u32] = match class {
+                OUTER => &[1, 2, 3],
+                INNER => &[4],
+                _ => return crate::metadata::CLDB_E_RECORD_NOTFOUND,
+            };
+            // SAFETY: valid pointers and `max` slots; a non-null handle
+            // means the one batch was given.
+            unsafe {
+                if !(*handle).is_null() {
+                    *count = 0;
+                    return crate::S_FALSE;
+                }
+                assert!(rows.len() <= max as usize);
+                for (i, row) in rows.iter().enumerate() {
+                    *out.add(i) = mdMethodDef::from_rid(*row);
+                }
+                *handle = 1 as crate::metadata::HCORENUM;
+                *count = rows.len() as crate::ULONG;
+            }
+            crate::S_OK
+        }
+
+        fn GetMethodProps(
+            &self,
+            method: mdMethodDef,
+            class: *mut mdTypeDef,
+            name: crate::LPWSTR,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            _attributes: *mut crate::DWORD,
+            _sig: *mut crate::metadata::PCCOR_SIGNATURE,
+            _sig_len: *mut crate::ULONG,
+            _rva: *mut crate::ULONG,
+            _impl_flags: *mut crate::DWORD,
+        ) -> HRESULT {
+            let Some(text) = method_name(method) else {
+                return crate::metadata::CLDB_E_RECORD_NOTFOUND;
+            };
+            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+            // SAFETY: `name` has room for `cap` characters; valid out-pointers.
+            unsafe {
+                *class = if text == "Deep" { INNER } else { OUTER };
+                *needed = units.len() as crate::ULONG;
+                if !name.is_null() {
+                    let n = units.len().min(cap as usize);
+                    core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
+                }
+            }
+            crate::S_OK
+        }
+    }
+
+    fn scope() -> MetadataImport {
+        MetadataImport::new(crate::export(Scope))
+    }
+
+    #[test]
+    fn find_answers_every_overload_and_says_what_is_missing() {
+        let import = scope();
+        let find = |text: &str| MethodTarget::parse(text).unwrap().find(&import);
+        assert_eq!(find("A!N.Outer::Run"), Ok(vec![mdMethodDef::from_rid(1)]));
+        assert_eq!(
+            find("A!N.Outer::Over"),
+            Ok(vec![mdMethodDef::from_rid(2), mdMethodDef::from_rid(3)])
+        );
+        assert_eq!(
+            find("A!N.Outer+Inner::Deep"),
+            Ok(vec![mdMethodDef::from_rid(4)])
+        );
+        assert_eq!(
+            find("A!N.Outer::Nope").unwrap_err(),
+            "no method Nope in N.Outer"
+        );
+        // `Deep` is not a method of the enclosing type.
+        assert_eq!(
+            find("A!N.Outer::Deep").unwrap_err(),
+            "no method Deep in N.Outer"
+        );
+        let err = find("A!N.Nowhere::Run").unwrap_err();
+        assert!(err.starts_with("no type N.Nowhere ("), "{err}");
+        let err = find("A!N.Outer+Nope::Run").unwrap_err();
+        assert!(err.starts_with("no type N.Outer+Nope ("), "{err}");
+    }
+
+    #[test]
+    fn method_targets_look_each_module_up_once_and_remember_what_was_found() {
+        let import = scope();
+        let targets = MethodTargets::new(
+            MethodTarget::parse_list(
+                "A!N.Outer::Over;A!N.Outer+Inner::Deep;A!N.Outer::Nope;B!N.Outer::Run;A!N.Nowhere::Run",
+            )
+            .unwrap(),
+        );
+        let (m1, m2, m3) = (ModuleID(0x100), ModuleID(0x200), ModuleID(0x300));
+        let mut unknown = Vec::new();
+        let methods = targets.methods_in(m1, "A", &import, |t, why| {
+            unknown.push(alloc::format!("{t}: {why}"))
+        });
+        let rids: Vec<u32> = methods.iter().map(|m| m.0 & 0xFF_FFFF).collect();
+        assert_eq!(rids, [2, 3, 4], "both overloads of Over, then Deep");
+        assert_eq!(unknown.len(), 2, "{unknown:?}");
+        assert_eq!(unknown[0], "A!N.Outer::Nope: no method Nope in N.Outer");
+        assert!(unknown[1].starts_with("A!N.Nowhere::Run: no type N.Nowhere ("));
+
+        // Asked again (even with other metadata): the same answer, no reports.
+        let again = targets.methods_in(m1, "B", &import, |t, _| panic!("{t} reported twice"));
+        assert_eq!(again, methods);
+        // A module of another assembly has only that assembly's targets.
+        let other = targets.methods_in(m2, "B", &import, |t, _| panic!("{t}"));
+        assert_eq!(other, [mdMethodDef::from_rid(1)]);
+        let none = targets.methods_in(m3, "C", &import, |t, _| panic!("{t}"));
+        assert!(none.is_empty());
+
+        let never: Vec<String> = targets
+            .never_found()
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        assert_eq!(never, ["A!N.Outer::Nope", "A!N.Nowhere::Run"]);
+        assert_eq!(targets.targets().len(), 5);
+
+        // A forgotten module is looked up afresh; found stays found.
+        targets.forget_module(m2);
+        let fresh = targets.methods_in(m2, "C", &import, |t, _| panic!("{t}"));
+        assert!(fresh.is_empty());
+        assert_eq!(targets.never_found().len(), 2);
+    }
+
+    /// Writes `text` by the length-then-buffer protocol of the string calls.
+    ///
+    /// # Safety
+    ///
+    /// `buf` is null or has room for `cap` characters; `needed` is valid.
+    unsafe fn answer(text: &str, cap: crate::ULONG, needed: *mut crate::ULONG, buf: *mut u16) {
+        let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
+        // SAFETY: forwarded contract.
+        unsafe {
+            *needed = units.len() as crate::ULONG;
+            if !buf.is_null() {
+                let n = units.len().min(cap as usize);
+                core::ptr::copy_nonoverlapping(units.as_ptr(), buf, n);
+            }
+        }
+    }
+
+    use crate::profiling::{
+        AppDomainID, AssemblyID, ICorProfilerInfo2_Impl, ICorProfilerInfo3, ICorProfilerInfo3_Impl,
+        ICorProfilerInfo_Impl, ICorProfilerModuleEnum, ICorProfilerModuleEnum_Impl,
+    };
+
+    /// The modules a fake runtime has loaded, in `EnumModules` order: the
+    /// assembly each belongs to (`None`: `GetModuleInfo` fails) and whether
+    /// it has metadata (the [`Scope`] fake).
+    const LOADED: [(usize, Option<&str>, bool); 5] = [
+        (0x100, Some("Other"), true),
+        (0x200, None, true),
+        (0x300, Some("A"), true),
+        (0x400, Some("A"), true),
+        (0x500, Some("Bare"), false),
+    ];
+
+    struct Runtime;
+    struct Modules(std::sync::Mutex<usize>);
+
+    impl ICorProfilerModuleEnum_Impl for Modules {
+        fn Next(
+            &self,
+            celt: crate::ULONG,
+            ids: *mut ModuleID,
+            fetched: *mut crate::ULONG,
+        ) -> HRESULT {
+            let mut next = self.0.lock().unwrap();
+            let mut n = 0;
+            while n < celt as usize && *next < LOADED.len() {
+                // SAFETY: the facade passes room for `celt` IDs.
+                unsafe { *ids.add(n) = ModuleID(LOADED[*next].0) };
+                n += 1;
+                *next += 1;
+            }
+            // SAFETY: a valid out-pointer.
+            unsafe { *fetched = n as crate::ULONG };
+            if n == celt as usize {
+                crate::S_OK
+            } else {
+                crate::S_FALSE
+            }
+        }
+    }
+
+    fn loaded(module: ModuleID) -> Option<(usize, Option<&'static str>, bool)> {
+        LOADED.iter().copied().find(|m| m.0 == module.0)
+    }
+
+    impl ICorProfilerInfo_Impl for Runtime {
+        fn GetModuleInfo(
+            &self,
+            module: ModuleID,
+            _base: *mut *const crate::BYTE,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            name: *mut u16,
+            assembly: *mut AssemblyID,
+        ) -> HRESULT {
+            let Some((id, Some(_), _)) = loaded(module) else {
+                return crate::E_FAIL;
+            };
+            // SAFETY: valid out-pointers and a buffer of `cap` characters.
+            unsafe {
+                *assembly = AssemblyID(id + 1);
+                answer("/m.dll", cap, needed, name);
+            }
+            crate::S_OK
+        }
+        fn GetAssemblyInfo(
+            &self,
+            assembly: AssemblyID,
+            cap: crate::ULONG,
+            needed: *mut crate::ULONG,
+            name: *mut u16,
+            _domain: *mut AppDomainID,
+            _module: *mut ModuleID,
+        ) -> HRESULT {
+            let Some((_, Some(text), _)) = loaded(ModuleID(assembly.0 - 1)) else {
+                return crate::E_FAIL;
+            };
+            // SAFETY: as above.
+            unsafe { answer(text, cap, needed, name) };
+            crate::S_OK
+        }
+        fn GetModuleMetaData(
+            &self,
+            module: ModuleID,
+            _flags: crate::DWORD,
+            _iid: crate::REFIID,
+            out: *mut *mut core::ffi::c_void,
+        ) -> HRESULT {
+            let has = loaded(module).is_some_and(|m| m.2);
+            let import: Option<IMetaDataImport> = has.then(|| crate::export(Scope));
+            // SAFETY: a valid out-pointer; it takes over the reference.
+            unsafe { *out = import.map_or(core::ptr::null_mut(), |i| i.into_raw()) };
+            if has {
+                crate::S_OK
+            } else {
+                crate::S_FALSE
+            }
+        }
+    }
+    impl ICorProfilerInfo2_Impl for Runtime {}
+    impl ICorProfilerInfo3_Impl for Runtime {
+        fn EnumModules(&self, out: *mut *mut core::ffi::c_void) -> HRESULT {
+            let modules: ICorProfilerModuleEnum = crate::export(Modules(Default::default()));
+            // SAFETY: a valid out-pointer; it takes over the reference.
+            unsafe { *out = modules.into_raw() };
+            crate::S_OK
+        }
+    }
+
+    #[test]
+    fn find_loaded_takes_the_first_module_of_the_assembly() {
+        let exported: ICorProfilerInfo3 = crate::export(Runtime);
+        let unknown: crate::IUnknown = exported.cast().unwrap();
+        let info = ProfilerInfo::from_unknown(&unknown).unwrap();
+        let find = |text: &str| MethodTarget::parse(text).unwrap().find_loaded(&info);
+        // 0x200 cannot be read and is skipped; 0x300 comes before 0x400.
+        assert_eq!(
+            find("A!N.Outer::Over"),
+            Ok((
+                ModuleID(0x300),
+                vec![mdMethodDef::from_rid(2), mdMethodDef::from_rid(3)]
+            ))
+        );
+        assert_eq!(
+            find("Other!N.Outer::Run"),
+            Ok((ModuleID(0x100), vec![mdMethodDef::from_rid(1)]))
+        );
+        assert_eq!(
+            find("Z!N.Outer::Run").unwrap_err(),
+            "no loaded assembly named Z"
+        );
+        assert_eq!(
+            find("Bare!N.Outer::Run").unwrap_err(),
+            "Bare has no metadata"
+        );
+        assert_eq!(
+            find("A!N.Outer::Nope").unwrap_err(),
+            "no method Nope in N.Outer"
+        );
+    }
+
+    #[test]
+    fn method_targets_are_shared_between_threads() {
+        fn check<T: Send + Sync>() {}
+        check::<MethodTargets>();
     }
 
     #[test]

@@ -70,8 +70,10 @@ impl Drop for Defining {
 }
 
 /// What identifies a referenced assembly: the fields of an AssemblyRef row
-/// (ECMA-335 II.22.5).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// (ECMA-335 II.22.5). `Default` is the empty name, version 0.0.0.0, no key,
+/// neutral culture: `AssemblyReference { name, ..Default::default() }`
+/// references an unsigned, unversioned assembly by its simple name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AssemblyReference<'a> {
     /// The simple name (`CallTargetProbe`), no extension.
     pub name: &'a str,

@@ -40,13 +40,15 @@ mod module_cache;
 mod name_writer;
 mod names;
 mod profiler;
+mod rejit;
+mod shutdown;
 mod stack;
 mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use attach::not_allowed_after_attach;
-pub use calltarget::{CallTarget, MethodTarget, WrapError, Wrapped};
+pub use calltarget::{CallTarget, MethodTarget, MethodTargets, WrapError, Wrapped};
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use hooks::{Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall};
@@ -55,6 +57,8 @@ pub use info::{
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
+pub use rejit::RejitBodies;
+pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::StackFrame;
 
 use crate::profiling::ICorProfilerCallback11;
