@@ -195,24 +195,36 @@ fn abort_from(hook: &str) -> ! {
     std::process::abort()
 }
 
+/// What a client ID points to: the hooks it belongs to and the record the
+/// hooks receive. Keeping the installed hooks' address here (rather than
+/// reading [`INSTALLED`] on every call) makes a hook that does nothing cost
+/// nothing: its target never touches memory.
+struct Record<H: FunctionHooks> {
+    installed: *const Installed<H>,
+    hooked: Hooked<H::Client>,
+}
+
 /// The installed hooks and the record behind a client ID.
 ///
 /// # Safety
 ///
 /// `H` must be the type installed in [`INSTALLED`], and `id` a client ID
-/// the mapper returned (the address of a leaked `Hooked<H::Client>`).
+/// the mapper returned (the address of a leaked `Record<H>`).
 #[inline(always)]
 unsafe fn resolve<'a, H: FunctionHooks>(
     id: FunctionIDOrClientID,
 ) -> Option<(&'a Installed<H>, &'a Hooked<H::Client>)> {
-    let installed = INSTALLED.load(Ordering::Acquire) as *const Installed<H>;
-    let record = id.client_id() as *const Hooked<H::Client>;
-    if installed.is_null() || record.is_null() {
+    let record = id.client_id() as *const Record<H>;
+    if record.is_null() {
         return None;
     }
-    // SAFETY: per the contract, both point to leaked (never freed) values
-    // of these types.
-    Some(unsafe { (&*installed, &*record) })
+    // SAFETY: per the contract, the record is a leaked (never freed)
+    // `Record<H>`, and its `installed` the leaked `Installed<H>` the mapper
+    // that made it was given.
+    unsafe {
+        let record = &*record;
+        Some((&*record.installed, &record.hooked))
+    }
 }
 
 unsafe extern "C" fn enter_target<H: FunctionHooks>(id: FunctionIDOrClientID) {
@@ -332,7 +344,12 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
         let record = installed
             .hooks
             .map_function(&installed.info, function)
-            .map(|client| alloc::boxed::Box::new(Hooked { function, client }));
+            .map(|client| {
+                alloc::boxed::Box::new(Record::<H> {
+                    installed,
+                    hooked: Hooked { function, client },
+                })
+            });
         let mut mapped = lock();
         if let Some(&known) = mapped.get(&function) {
             // Another thread answered first: its record is the one in use,
