@@ -23,6 +23,9 @@ CG_C_JIT_HANDLER=(--toggle-collect=callback_jit_compilation_started)
 # floors of scripts/bench-hooks-floor.c.
 CG_RUST_HOOKS=(--toggle-collect=corprof_elt_enter3 --toggle-collect=corprof_elt_leave3
     --toggle-collect=corprof_elt_tailcall3)
+# With enter hooks only, the JIT calls the runtime's default stub (one
+# `ret`) where no hook is installed: count it too.
+CG_RUST_ENTER_ONLY_HOOKS=("${CG_RUST_HOOKS[@]}" --toggle-collect=JIT_ProfilerEnterLeaveTailcallStub)
 CG_FLOOR_SAVING_HOOKS=(--toggle-collect=floor_enter_saving --toggle-collect=floor_leave_saving)
 CG_FLOOR_BARE_HOOKS=(--toggle-collect=enter3 --toggle-collect=leave3 --toggle-collect=tailcall3)
 

@@ -16,6 +16,10 @@
 #      (Ir at MIX_HIGH calls - Ir at MIX_LOW calls) / (MIX_HIGH - MIX_LOW),
 #      so start-up and the framework's own hooked calls cancel. Rust must be
 #      <= 1.05 x `saving`; the `bare` ratio is printed for information.
+#      Last, elt_nothing with enter hooks only (ELT_NOTHING_ENTER_ONLY=1:
+#      FunctionHooks::LEAVE and TAILCALL false), counting the runtime's
+#      default stub too: at least 15 instructions per call below all three
+#      (no leave trampoline may run).
 #
 #   bash scripts/perf-guard.sh
 #
@@ -74,7 +78,7 @@ cc -O2 -fno-ipa-icf -shared -fPIC -o "$floor_lib" scripts/bench-hooks-floor.c \
     || die "compiling scripts/bench-hooks-floor.c failed"
 
 base_env=(
-    -u CORECLR_PROFILER_PATH_64 -u JIT_TRACER_OUTPUT -u CORPROF_FLOOR_MODE
+    -u CORECLR_PROFILER_PATH_64 -u JIT_TRACER_OUTPUT -u CORPROF_FLOOR_MODE -u ELT_NOTHING_ENTER_ONLY
     DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
     CORECLR_ENABLE_PROFILING=1
 )
@@ -114,12 +118,12 @@ jit_ratio=$(awk -v r="$jit_rust" -v c="$jit_c" 'BEGIN { printf "%.4f", r / c }')
 # --- 2. The hooks. -----------------------------------------------------------
 # The calls Fib(FIB_N) makes: 2 * Fib(FIB_N + 1) - 1.
 fib_calls=$(awk -v n="$FIB_N" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print 2 * a - 1 }')
-hook_run() { # label clsid library floor-mode toggle-array-name mix-calls; prints Ir
-    local label=$1 clsid=$2 lib=$3 mode=$4 mix=$6 code=0 out results
+hook_run() { # label clsid library extra-env toggle-array-name mix-calls; prints Ir
+    local label=$1 clsid=$2 lib=$3 extra=$4 mix=$6 code=0 out
     local -n toggles=$5
     out="$scratch/cg.hooks.$label.$mix"
     (cd "$hooks_dir" && env "${base_env[@]}" "CORECLR_PROFILER=$clsid" "CORECLR_PROFILER_PATH=$lib" \
-        ${mode:+"CORPROF_FLOOR_MODE=$mode"} COMPlus_TieredCompilation=0 \
+        ${extra:+"$extra"} COMPlus_TieredCompilation=0 \
         valgrind --tool=callgrind "--callgrind-out-file=$out" "${toggles[@]}" \
         "$DOTNET_HOST" exec --runtimeconfig CallHeavy.runtimeconfig.json CallHeavy.dll "$FIB_N" "$mix") \
         >"$scratch/stdout" 2>"$scratch/stderr" || code=$?
@@ -129,7 +133,7 @@ hook_run() { # label clsid library floor-mode toggle-array-name mix-calls; print
         || die "CallHeavy ($label, $mix) did not report $((fib_calls + mix)) calls (Fib($FIB_N) and $mix of Mix)"
     cg_total "$out"
 }
-per_call() { # label clsid library floor-mode toggle-array-name; prints Ir per Mix call
+per_call() { # label clsid library extra-env toggle-array-name; prints Ir per Mix call
     local low high
     log "CallHeavy under callgrind: $1, $MIX_LOW and $MIX_HIGH calls of Mix"
     low=$(hook_run "$@" "$MIX_LOW")
@@ -137,19 +141,25 @@ per_call() { # label clsid library floor-mode toggle-array-name; prints Ir per M
     awk -v l="$low" -v h="$high" -v n=$((MIX_HIGH - MIX_LOW)) 'BEGIN { printf "%.2f", (h - l) / n }'
 }
 hook_rust=$(per_call rust "$NOTHING_CLSID" "$nothing_lib" "" CG_RUST_HOOKS)
-hook_saving=$(per_call saving "$FLOOR_CLSID" "$floor_lib" saving CG_FLOOR_SAVING_HOOKS)
-hook_bare=$(per_call bare "$FLOOR_CLSID" "$floor_lib" bare CG_FLOOR_BARE_HOOKS)
-for label in saving bare; do
+hook_saving=$(per_call saving "$FLOOR_CLSID" "$floor_lib" CORPROF_FLOOR_MODE=saving CG_FLOOR_SAVING_HOOKS)
+hook_bare=$(per_call bare "$FLOOR_CLSID" "$floor_lib" CORPROF_FLOOR_MODE=bare CG_FLOOR_BARE_HOOKS)
+hook_enter=$(per_call enter-only "$NOTHING_CLSID" "$nothing_lib" ELT_NOTHING_ENTER_ONLY=1 CG_RUST_ENTER_ONLY_HOOKS)
+for label in saving bare enter-only; do
     cmp -s "$scratch/results.rust.$MIX_HIGH" "$scratch/results.$label.$MIX_HIGH" \
         || die "CallHeavy printed different results with the $label floor than with corprof's hooks"
 done
 # Every configuration runs at least one instruction in each of the two
 # hooks of a call: less means its hooks were not installed or not matched.
-for pair in "rust $hook_rust" "saving $hook_saving" "bare $hook_bare"; do
+for pair in "rust $hook_rust" "saving $hook_saving" "bare $hook_bare" "enter-only $hook_enter"; do
     read -r label value <<<"$pair"
     awk -v v="$value" 'BEGIN { exit !(v >= 1.9) }' \
         || die "$label: only $value instructions per call in the hooks: they were not installed or not matched"
 done
+# A profiler without leave and tail-call hooks (FunctionHooks::LEAVE and
+# TAILCALL false) gets no leave trampoline: the JIT calls the runtime's
+# one-instruction stub instead, which saves the leave trampoline's ~20.
+awk -v e="$hook_enter" -v r="$hook_rust" 'BEGIN { exit !(e <= r - 15) }' \
+    || die "enter-only hooks cost $hook_enter instructions per call against $hook_rust for all three: a leave hook was installed"
 hook_ratio=$(awk -v r="$hook_rust" -v c="$hook_saving" 'BEGIN { printf "%.4f", r / c }')
 bare_ratio=$(awk -v r="$hook_rust" -v c="$hook_bare" 'BEGIN { printf "%.2f", r / c }')
 
@@ -163,6 +173,7 @@ echo "|---|---|---|---|---|---|"
 echo "| JIT tracer: Ir per named method in JITCompilationStarted ($methods methods) | $jit_rust | $jit_c | $jit_ratio | $JIT_RATIO_MAX | $jit_ok |"
 echo "| do-nothing fast-path hooks: Ir per call (enter + leave) vs C saving floor | $hook_rust | $hook_saving | $hook_ratio | $HOOK_RATIO_MAX | $hook_ok |"
 echo "| the same vs empty C hooks (bare floor; information) | $hook_rust | $hook_bare | $bare_ratio | | |"
+echo "| enter hooks only (no leave/tailcall hook installed; the runtime's stub) vs bare (information) | $hook_enter | $hook_bare | $(awk -v r="$hook_enter" -v c="$hook_bare" 'BEGIN { printf "%.2f", r / c }') | | |"
 echo
 echo "perf-guard: $(( $(date +%s) - started )) s"
 [ "$jit_ok" = ok ] || die "the Rust JIT tracer costs $jit_ratio x the C tracer per method (limit $JIT_RATIO_MAX)"
