@@ -1,7 +1,9 @@
 //! Fast-path ELT hooks that do nothing: the Rust side of the hooks
 //! benchmark (`scripts/bench-hooks.sh`), measured against a C profiler whose
 //! hooks do the same nothing. Hooks every function (the mapper answers `()`
-//! for each) and disables inlining, like the C floor.
+//! for each) and disables inlining, like the C floor. With
+//! `ELT_NOTHING_ENTER_ONLY=1` it installs enter hooks only
+//! (`FunctionHooks::LEAVE` and `TAILCALL` are `false`).
 //!
 //! Build with `cargo build --release --example elt_nothing`; CLSID
 //! `{6D2A9E41-0B7C-4F35-8E16-C94A2B7D3F58}`.
@@ -22,13 +24,31 @@ impl FunctionHooks for Nothing {
     }
 }
 
+/// Enter hooks only (`ELT_NOTHING_ENTER_ONLY=1`): no leave or tail-call
+/// hook is installed, so the JIT calls its own one-`ret` stub for those.
+struct EnterOnly;
+
+impl FunctionHooks for EnterOnly {
+    type Client = ();
+    const LEAVE: bool = false;
+    const TAILCALL: bool = false;
+
+    fn map_function(&self, _info: &ProfilerInfo, _function: FunctionID) -> Option<()> {
+        Some(())
+    }
+}
+
 #[derive(Default)]
 struct EltNothing;
 
 impl Profiler for EltNothing {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
         info.set_event_mask(COR_PRF_DISABLE_INLINING, COR_PRF_HIGH_MONITOR::empty())?;
-        info.set_function_hooks(Arc::new(Nothing), HookMode::FastPath)
+        if std::env::var_os("ELT_NOTHING_ENTER_ONLY").is_some_and(|v| v == "1") {
+            info.set_function_hooks(Arc::new(EnterOnly), HookMode::FastPath)
+        } else {
+            info.set_function_hooks(Arc::new(Nothing), HookMode::FastPath)
+        }
     }
 }
 

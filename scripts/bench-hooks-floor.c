@@ -57,6 +57,7 @@ __asm__(
     ".p2align 4\n"
     ".hidden floor_enter_saving\n"
     ".globl floor_enter_saving\n"
+    ".type floor_enter_saving, @function\n"
     "floor_enter_saving:\n"
     "  mov r11, qword ptr [rip + floor_target]\n"
     "  test r11, r11\n"
@@ -101,9 +102,11 @@ __asm__(
     "  pop rbp\n"
     "2:\n"
     "  ret\n"
+    ".size floor_enter_saving, . - floor_enter_saving\n"
     ".p2align 4\n"
     ".hidden floor_leave_saving\n"
     ".globl floor_leave_saving\n"
+    ".type floor_leave_saving, @function\n"
     "floor_leave_saving:\n"
     "  mov r11, qword ptr [rip + floor_target]\n"
     "  test r11, r11\n"
@@ -125,6 +128,7 @@ __asm__(
     "  pop rbp\n"
     "4:\n"
     "  ret\n"
+    ".size floor_leave_saving, . - floor_leave_saving\n"
     ".att_syntax\n");
 
 typedef struct { void **vtbl; } object;

@@ -10,9 +10,11 @@
 #   (d) the same C profiler, CORPROF_FLOOR_MODE=saving: assembly hooks that
 #       save the same registers as corprof's and call an empty C function,
 #   (e) with examples/call_tree.rs (fast path, CORPROF_CALLTREE_FILTER=
-#       E2E.CallHeavy): shadow stacks, call counts and times.
+#       E2E.CallHeavy): shadow stacks, call counts and times,
+#   (f) examples/elt_nothing.rs with ELT_NOTHING_ENTER_ONLY=1: enter hooks
+#       only (no leave or tail-call hook installed: the runtime's stub).
 # The C profiler is compiled with gcc here. Configurations are interleaved
-# (a b c d e a b c d e ...) after one untimed warm-up run of each. Two
+# (a b c d e f a b c d e f ...) after one untimed warm-up run of each. Two
 # times per run: the program's own timing of its call-heavy section
 # (`section_us`, Stopwatch) and the process's wall time. Prints a markdown
 # table of medians and ratios, and the hooks' cost per call (enter + leave)
@@ -78,17 +80,19 @@ tree_lib=$(library call_tree)
 
 expected=""
 # One run: prints "<section_us> <wall_us>".
-run_once() { # config a|b|c|d|e
+run_once() { # config a|b|c|d|e|f
     local config=$1 start end code=0
     local -a env_args=(
         -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH
-        -u CORECLR_PROFILER_PATH_64 -u CORPROF_FLOOR_MODE -u CORPROF_CALLTREE_DIR
+        -u CORECLR_PROFILER_PATH_64 -u CORPROF_FLOOR_MODE -u CORPROF_CALLTREE_DIR -u ELT_NOTHING_ENTER_ONLY
         DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
         "COMPlus_TieredCompilation=$tiered"
     )
     case "$config" in
         a) ;;
         b) env_args+=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$NOTHING_CLSID" "CORECLR_PROFILER_PATH=$nothing_lib") ;;
+        f) env_args+=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$NOTHING_CLSID" "CORECLR_PROFILER_PATH=$nothing_lib"
+                      ELT_NOTHING_ENTER_ONLY=1) ;;
         c) env_args+=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$FLOOR_CLSID" "CORECLR_PROFILER_PATH=$floor_lib"
                       CORPROF_FLOOR_MODE=bare) ;;
         d) env_args+=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER=$FLOOR_CLSID" "CORECLR_PROFILER_PATH=$floor_lib"
@@ -120,13 +124,13 @@ run_once() { # config a|b|c|d|e
 }
 
 log "warming up (one untimed run of each configuration)"
-for config in a b c d e; do run_once "$config" >/dev/null; done
+for config in a b c d e f; do run_once "$config" >/dev/null; done
 calls=$(sed -n 's/^calls=//p' "$scratch/stdout")
 
 declare -A sections=() walls=()
 for ((i = 1; i <= runs; i++)); do
     log "round $i of $runs"
-    for config in a b c d e; do
+    for config in a b c d e f; do
         read -r s w <<<"$(run_once "$config")"
         sections[$config]+="$s "
         walls[$config]+="$w "
@@ -137,14 +141,14 @@ median() { printf '%s\n' $1 | sort -g | awk '{ a[NR] = $1 } END { print a[int((N
 ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", x / y }'; }
 per_call() { awk -v x="$1" -v y="$2" -v n="$calls" 'BEGIN { printf "%.1f", (x - y) * 1000 / n }'; }
 declare -A ms=() mw=()
-for config in a b c d e; do
+for config in a b c d e f; do
     ms[$config]=$(median "${sections[$config]}")
     mw[$config]=$(median "${walls[$config]}")
 done
 
 echo "## Hooks overhead on a real runtime (CallHeavy, .NET $DOTNET_RUNTIME_VERSION, $CORPROF_DOTNET_MODE)"
 echo
-echo "$runs timed runs per configuration, interleaved (a b c d e ...) after one warm-up run each;"
+echo "$runs timed runs per configuration, interleaved (a b c d e f ...) after one warm-up run each;"
 echo "section = the program's Stopwatch over its $calls calls (each with an enter and a leave hook when hooked);"
 echo "wall = the whole process. COMPlus_TieredCompilation=$tiered. Release builds; C floor built with gcc -O2."
 echo
@@ -160,8 +164,9 @@ row "(b) corprof fast-path hooks doing nothing" b
 row "(c) C floor: empty C hooks" c
 row "(d) C floor: same register saves as corprof, empty C target" d
 row "(e) call_tree profiler" e
+row "(f) corprof enter hooks only, doing nothing (no leave/tailcall hook)" f
 echo
 echo "corprof's do-nothing hooks against the C floors: total (wall) time $(ratio "${mw[b]}" "${mw[c]}") x (c) and $(ratio "${mw[b]}" "${mw[d]}") x (d);"
 echo "call-heavy section $(ratio "${ms[b]}" "${ms[c]}") x (c) and $(ratio "${ms[b]}" "${ms[d]}") x (d)."
-for config in a b c d e; do echo "Raw section us ($config): ${sections[$config]}"; done
-for config in a b c d e; do echo "Raw wall us ($config): ${walls[$config]}"; done
+for config in a b c d e f; do echo "Raw section us ($config): ${sections[$config]}"; done
+for config in a b c d e f; do echo "Raw wall us ($config): ${walls[$config]}"; done

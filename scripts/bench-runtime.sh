@@ -46,8 +46,8 @@ large_per_class="${LARGE_PER_CLASS:-40}"
 [[ "$large_classes$large_per_class" =~ ^[0-9]+$ ]] || die "LARGE_CLASSES and LARGE_PER_CLASS must be positive integers"
 callgrind="${CALLGRIND:-1}"
 
-JIT_TRACER_CLSID="{DF63A541-5A33-4611-8829-F4E495985EE3}"
-C_TRACER_CLSID="{8C2E3B0A-5D1F-4E7A-9B6C-3F1A2D4E5B60}"
+# shellcheck source=scripts/callgrind-common.sh
+. scripts/callgrind-common.sh # JIT_TRACER_CLSID, C_TRACER_CLSID, the callgrind toggles
 RUNTIME_EVENTS_CLSID="{C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17}"
 JITHEAVY_EXIT=44
 
@@ -288,21 +288,22 @@ echo "Raw CPU seconds, C: ${cpu_c[*]}"
 if [ "$callgrind" != 0 ]; then
     command -v valgrind >/dev/null || die "valgrind is needed for the breakdown (apt-get install valgrind), or set CALLGRIND=0"
     log "large program: one run of each tracer under callgrind (about a minute each)"
+    # The toggles and the breakdown are shared with scripts/perf-guard.sh.
     timed_large r valgrind --tool=callgrind "--callgrind-out-file=$scratch/cg.rust" \
-        '--toggle-collect=*VTABLE::JITCompilationStarted' >/dev/null
-    python3 scripts/callgrind-breakdown.py "$scratch/cg.rust" "$(basename "$tracer_lib")" \
-        "$(grep -c '^jit: ' "$trace_file")" rust >"$scratch/rust.json" || die "no breakdown of the Rust tracer"
+        "${CG_RUST_JIT_HANDLER[@]}" >/dev/null
+    cg_handler_per_method "$scratch/cg.rust" "$(basename "$tracer_lib")" \
+        "$(grep -c '^jit: ' "$trace_file")" rust >/dev/null
     timed_large c valgrind --tool=callgrind "--callgrind-out-file=$scratch/cg.c" \
-        --toggle-collect=callback_jit_compilation_started >/dev/null
-    python3 scripts/callgrind-breakdown.py "$scratch/cg.c" "$(basename "$c_lib")" \
-        "$(grep -c '^jit: ' "$c_trace")" c >"$scratch/c.json" || die "no breakdown of the C tracer"
+        "${CG_C_JIT_HANDLER[@]}" >/dev/null
+    cg_handler_per_method "$scratch/cg.c" "$(basename "$c_lib")" \
+        "$(grep -c '^jit: ' "$c_trace")" c >/dev/null
     echo
     echo "### Where each named method's instructions go (valgrind --tool=callgrind, one run each)"
     echo
     echo "Instructions (Ir) per method inside the JITCompilationStarted handler, with the calls per method;"
     echo "a runtime method's figure includes everything it calls (inclusive)."
     echo
-    python3 - "$scratch/rust.json" "$scratch/c.json" <<'PY'
+    python3 - "$scratch/cg.rust.json" "$scratch/cg.c.json" <<'PY'
 import json, sys
 rows = {}
 order = []

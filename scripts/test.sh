@@ -57,6 +57,9 @@ step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR,
 tests cargo test --all-targets
 tests cargo test --doc
 
+step "performance guard: callgrind instruction counts against the C baselines (scripts/perf-guard.sh; installs valgrind)"
+bash scripts/perf-guard.sh
+
 step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
 MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
     tests cargo +nightly miri test --test com_core --test guid_hresult --test com_server --test scale_chain_12 \

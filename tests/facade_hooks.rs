@@ -371,3 +371,31 @@ fn an_impossible_count_of_method_type_arguments_is_an_error() {
         Err(E_UNEXPECTED)
     );
 }
+
+/// Hooks that want no kind of hook at all.
+struct NoKinds;
+impl FunctionHooks for NoKinds {
+    type Client = ();
+    const ENTER: bool = false;
+    const LEAVE: bool = false;
+    const TAILCALL: bool = false;
+    fn map_function(&self, _info: &ProfilerInfo, _function: FunctionID) -> Option<()> {
+        Some(())
+    }
+}
+
+#[test]
+fn hooks_that_want_no_kind_are_refused_before_anything_is_installed() {
+    let (info, fake) = facade(FakeRuntime::default());
+    assert_eq!(
+        info.set_function_hooks(Arc::new(NoKinds), HookMode::FastPath),
+        Err(E_INVALIDARG)
+    );
+    assert_eq!(
+        info.set_function_hooks(Arc::new(NoKinds), HookMode::WithInfo),
+        Err(E_INVALIDARG)
+    );
+    assert!(fake.mapper.lock().unwrap().is_none(), "no mapper set");
+    assert!(fake.hooks3.lock().unwrap().is_none(), "no hooks set");
+    assert_eq!(*fake.mask.lock().unwrap(), 0, "the event mask untouched");
+}

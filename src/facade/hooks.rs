@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use super::info::{ProfilerInfo, Result};
 use super::strings::decode;
 use crate::profiling::*;
-use crate::{BOOL, E_NOTIMPL, E_POINTER, E_UNEXPECTED, FALSE, TRUE, UINT_PTR};
+use crate::{BOOL, E_INVALIDARG, E_NOTIMPL, E_POINTER, E_UNEXPECTED, FALSE, TRUE, UINT_PTR};
 
 /// How the runtime calls the hooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +122,24 @@ pub trait FunctionHooks: Send + Sync + 'static {
     /// counter, an index into the profiler's tables). Use `()` for none.
     type Client: Send + Sync + 'static;
 
+    /// Whether the profiler wants enter hooks. `false` installs no enter
+    /// hook at all: the runtime hands the JIT no hook of that kind, and the
+    /// JIT then calls its default stub (a single `ret`; "the fast path to
+    /// nowhere" in `EEToProfInterfaceImpl::DetermineAndSetEnterLeaveFunctionHooksForJit`),
+    /// so [`function_enter`](FunctionHooks::function_enter) and
+    /// [`function_enter_with_info`](FunctionHooks::function_enter_with_info)
+    /// are never called. At least one of the three must be `true`.
+    const ENTER: bool = true;
+
+    /// Whether the profiler wants leave hooks (see
+    /// [`ENTER`](FunctionHooks::ENTER)). A profiler that pairs enters with
+    /// leaves (shadow stacks, timings) needs both, and tail calls too.
+    const LEAVE: bool = true;
+
+    /// Whether the profiler wants tail-call hooks (see
+    /// [`ENTER`](FunctionHooks::ENTER)).
+    const TAILCALL: bool = true;
+
     /// Called once per function, when it is first JIT-compiled (or
     /// otherwise prepared), through the runtime's `FunctionIDMapper2`:
     /// `Some(data)` hooks the function and hands `data` to its hooks,
@@ -195,24 +213,36 @@ fn abort_from(hook: &str) -> ! {
     std::process::abort()
 }
 
+/// What a client ID points to: the hooks it belongs to and the record the
+/// hooks receive. Keeping the installed hooks' address here (rather than
+/// reading [`INSTALLED`] on every call) makes a hook that does nothing cost
+/// nothing: its target never touches memory.
+struct Record<H: FunctionHooks> {
+    installed: *const Installed<H>,
+    hooked: Hooked<H::Client>,
+}
+
 /// The installed hooks and the record behind a client ID.
 ///
 /// # Safety
 ///
 /// `H` must be the type installed in [`INSTALLED`], and `id` a client ID
-/// the mapper returned (the address of a leaked `Hooked<H::Client>`).
+/// the mapper returned (the address of a leaked `Record<H>`).
 #[inline(always)]
 unsafe fn resolve<'a, H: FunctionHooks>(
     id: FunctionIDOrClientID,
 ) -> Option<(&'a Installed<H>, &'a Hooked<H::Client>)> {
-    let installed = INSTALLED.load(Ordering::Acquire) as *const Installed<H>;
-    let record = id.client_id() as *const Hooked<H::Client>;
-    if installed.is_null() || record.is_null() {
+    let record = id.client_id() as *const Record<H>;
+    if record.is_null() {
         return None;
     }
-    // SAFETY: per the contract, both point to leaked (never freed) values
-    // of these types.
-    Some(unsafe { (&*installed, &*record) })
+    // SAFETY: per the contract, the record is a leaked (never freed)
+    // `Record<H>`, and its `installed` the leaked `Installed<H>` the mapper
+    // that made it was given.
+    unsafe {
+        let record = &*record;
+        Some((&*record.installed, &record.hooked))
+    }
 }
 
 unsafe extern "C" fn enter_target<H: FunctionHooks>(id: FunctionIDOrClientID) {
@@ -332,7 +362,12 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
         let record = installed
             .hooks
             .map_function(&installed.info, function)
-            .map(|client| alloc::boxed::Box::new(Hooked { function, client }));
+            .map(|client| {
+                alloc::boxed::Box::new(Record::<H> {
+                    installed,
+                    hooked: Hooked { function, client },
+                })
+            });
         let mut mapped = lock();
         if let Some(&known) = mapped.get(&function) {
             // Another thread answered first: its record is the one in use,
@@ -369,6 +404,10 @@ impl ProfilerInfo {
     /// impossible (the runtime refuses it after `Initialize`), and a second
     /// call during `Initialize` gets `E_UNEXPECTED`.
     ///
+    /// Kinds of hooks `H` does not want ([`FunctionHooks::ENTER`],
+    /// [`LEAVE`](FunctionHooks::LEAVE), [`TAILCALL`](FunctionHooks::TAILCALL)
+    /// `false`) are not installed; `E_INVALIDARG` if it wants none.
+    ///
     /// `E_NOTIMPL` on a runtime without `ICorProfilerInfo3` or, for
     /// [`HookMode::FastPath`], on a platform without trampolines (see
     /// [`fast_path_hooks`](crate::profiling::fast_path_hooks)).
@@ -378,6 +417,9 @@ impl ProfilerInfo {
         mode: HookMode,
     ) -> Result<()> {
         let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        if !(H::ENTER || H::LEAVE || H::TAILCALL) {
+            return Err(E_INVALIDARG);
+        }
         let trampolines = match mode {
             HookMode::FastPath => Some(fast_path_hooks().ok_or(E_NOTIMPL)?),
             HookMode::WithInfo => None,
@@ -439,15 +481,21 @@ impl ProfilerInfo {
         unsafe { v3.SetFunctionIDMapper2(Some(mapper::<H>), installed as *mut c_void) }.ok()?;
         match trampolines {
             Some(t) => {
+                // A kind the profiler does not want gets no hook (the JIT's
+                // default stub) and no target.
                 set_fast_path_targets(
-                    Some(enter_target::<H>),
-                    Some(leave_target::<H>),
-                    Some(tailcall_target::<H>),
+                    H::ENTER.then_some(enter_target::<H> as FastPathTarget),
+                    H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
+                    H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
                 );
                 // SAFETY: the trampolines follow the JIT's register contract
                 // and call the targets just set.
                 unsafe {
-                    v3.SetEnterLeaveFunctionHooks3(Some(t.enter), Some(t.leave), Some(t.tailcall))
+                    v3.SetEnterLeaveFunctionHooks3(
+                        H::ENTER.then_some(t.enter),
+                        H::LEAVE.then_some(t.leave),
+                        H::TAILCALL.then_some(t.tailcall),
+                    )
                 }
                 .ok()
             }
@@ -455,17 +503,18 @@ impl ProfilerInfo {
             // what the runtime passes during the call; the guard calls the
             // enter thunk with the same arguments, keeping xmm0-xmm7.
             None => unsafe {
-                let enter: FunctionEnter3WithInfo = match enter_with_info_guard() {
+                let enter: Option<FunctionEnter3WithInfo> = match enter_with_info_guard() {
+                    _ if !H::ENTER => None,
                     Some(guard) => {
                         set_enter_with_info_target(Some(enter_with_info_target::<H>));
-                        guard
+                        Some(guard)
                     }
-                    None => enter_with_info::<H>,
+                    None => Some(enter_with_info::<H>),
                 };
                 v3.SetEnterLeaveFunctionHooks3WithInfo(
-                    Some(enter),
-                    Some(leave_with_info::<H>),
-                    Some(tailcall_with_info::<H>),
+                    enter,
+                    H::LEAVE.then_some(leave_with_info::<H> as FunctionLeave3WithInfo),
+                    H::TAILCALL.then_some(tailcall_with_info::<H> as FunctionTailcall3WithInfo),
                 )
             }
             .ok(),

@@ -8,17 +8,80 @@ use crate::profiling::hooks::FunctionEnter3WithInfo;
 use crate::profiling::ids::COR_PRF_ELT_INFO;
 use crate::profiling::structs::FunctionIDOrClientID;
 
-/// Defines the three trampolines; `$p` is the platform's C symbol prefix
-/// (`_` on Mach-O).
+/// A trampoline's opening: `.globl`, on ELF the `.type` that makes it a
+/// function, and the label. `$fmt` is `elf` or `macho` (whose symbols take
+/// a `_` prefix and have no `.type`/`.size`).
+macro_rules! sysv_begin {
+    (elf, $name:literal) => {
+        concat!(
+            ".globl ",
+            $name,
+            "\n.type ",
+            $name,
+            ", @function\n",
+            $name,
+            ":"
+        )
+    };
+    (macho, $name:literal) => {
+        concat!(".globl _", $name, "\n_", $name, ":")
+    };
+}
+
+/// A trampoline's end: on ELF its `.size`, so that debuggers and profilers
+/// (callgrind's `--toggle-collect`, used by `scripts/perf-guard.sh`) see
+/// its instructions as the named function.
+macro_rules! sysv_end {
+    (elf, $name:literal) => {
+        concat!(".size ", $name, ", . - ", $name)
+    };
+    (macho, $name:literal) => {
+        ""
+    };
+}
+
+/// The body of the leave and tailcall trampolines (the same register
+/// set), with the target's address already in `r11` and `$skip` a local
+/// label number for "no target".
+macro_rules! sysv_leave_body {
+    ($skip:literal) => {
+        concat!(
+            "test r11, r11\n",
+            "jz ",
+            $skip,
+            "f\n",
+            "push rbp\n",
+            "mov rbp, rsp\n",
+            "and rsp, -16\n",
+            "sub rsp, 48\n",
+            "movdqu xmmword ptr [rsp], xmm0\n",
+            "movdqu xmmword ptr [rsp + 16], xmm1\n",
+            "mov qword ptr [rsp + 32], rax\n",
+            "mov qword ptr [rsp + 40], rdx\n",
+            "call r11\n",
+            "movdqu xmm0, xmmword ptr [rsp]\n",
+            "movdqu xmm1, xmmword ptr [rsp + 16]\n",
+            "mov rax, qword ptr [rsp + 32]\n",
+            "mov rdx, qword ptr [rsp + 40]\n",
+            "mov rsp, rbp\n",
+            "pop rbp\n",
+            $skip,
+            ":\n",
+            "ret",
+        )
+    };
+}
+
+/// Defines the four trampolines for object format `$fmt` (see
+/// [`sysv_begin`]).
 macro_rules! sysv_trampolines {
-    ($p:literal) => {
+    ($fmt:ident) => {
         core::arch::global_asm!(
             ".text",
             // ---- enter: handle in r14; preserve the argument registers,
             // rax and xmm0-xmm7 (ProfileEnterNaked's set).
             ".p2align 4",
-            concat!(".globl ", $p, "corprof_elt_enter3"),
-            concat!($p, "corprof_elt_enter3:"),
+            sysv_begin!($fmt, "corprof_elt_enter3"),
             // r11 is clobbered by the runtime's own helper, so it may hold
             // the target; nothing to call means nothing to save.
             "mov r11, qword ptr [rip + {enter}]",
@@ -64,48 +127,30 @@ macro_rules! sysv_trampolines {
             "pop rbp",
             "2:",
             "ret",
+            sysv_end!($fmt, "corprof_elt_enter3"),
             // ---- leave and tailcall: handle in rdi; preserve rax, rdx, xmm0
             // and xmm1, the registers a value (up to a 16-byte struct) is
             // returned in: the JIT's kill set for these helpers
             // (RBM_PROFILER_LEAVE_TRASH) is every volatile register but
-            // these four.
+            // these four. One body each (no shared tail), so that each is
+            // one whole function.
             ".p2align 4",
-            concat!(".globl ", $p, "corprof_elt_leave3"),
-            concat!($p, "corprof_elt_leave3:"),
+            sysv_begin!($fmt, "corprof_elt_leave3"),
             "mov r11, qword ptr [rip + {leave}]",
-            "jmp 3f",
+            sysv_leave_body!("4"),
+            sysv_end!($fmt, "corprof_elt_leave3"),
             ".p2align 4",
-            concat!(".globl ", $p, "corprof_elt_tailcall3"),
-            concat!($p, "corprof_elt_tailcall3:"),
+            sysv_begin!($fmt, "corprof_elt_tailcall3"),
             "mov r11, qword ptr [rip + {tailcall}]",
-            "3:",
-            "test r11, r11",
-            "jz 4f",
-            "push rbp",
-            "mov rbp, rsp",
-            "and rsp, -16",
-            "sub rsp, 48",
-            "movdqu xmmword ptr [rsp], xmm0",
-            "movdqu xmmword ptr [rsp + 16], xmm1",
-            "mov qword ptr [rsp + 32], rax",
-            "mov qword ptr [rsp + 40], rdx",
-            "call r11",
-            "movdqu xmm0, xmmword ptr [rsp]",
-            "movdqu xmm1, xmmword ptr [rsp + 16]",
-            "mov rax, qword ptr [rsp + 32]",
-            "mov rdx, qword ptr [rsp + 40]",
-            "mov rsp, rbp",
-            "pop rbp",
-            "4:",
-            "ret",
+            sysv_leave_body!("5"),
+            sysv_end!($fmt, "corprof_elt_tailcall3"),
             // ---- enter with info: called by the runtime's ProfileEnterNaked
             // as an ordinary C function (handle in rdi, COR_PRF_ELT_INFO in
             // rsi), but CoreCLR 3.1's helper restores only xmm0 and xmm1
             // afterwards, so a hook that uses xmm2-xmm7 corrupts floating-
             // point arguments 3 to 8: keep all eight here.
             ".p2align 4",
-            concat!(".globl ", $p, "corprof_elt_enter3_with_info"),
-            concat!($p, "corprof_elt_enter3_with_info:"),
+            sysv_begin!($fmt, "corprof_elt_enter3_with_info"),
             "mov r11, qword ptr [rip + {enter_info}]",
             "test r11, r11",
             "jz 6f",
@@ -134,6 +179,7 @@ macro_rules! sysv_trampolines {
             "pop rbp",
             "6:",
             "ret",
+            sysv_end!($fmt, "corprof_elt_enter3_with_info"),
             enter = sym ENTER_TARGET,
             leave = sym LEAVE_TARGET,
             tailcall = sym TAILCALL_TARGET,
@@ -143,9 +189,9 @@ macro_rules! sysv_trampolines {
 }
 
 #[cfg(target_vendor = "apple")]
-sysv_trampolines!("_");
+sysv_trampolines!(macho);
 #[cfg(not(target_vendor = "apple"))]
-sysv_trampolines!("");
+sysv_trampolines!(elf);
 
 extern "system" {
     #[link_name = "corprof_elt_enter3"]
