@@ -562,6 +562,12 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
             run.stderr
         );
         assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("InitializeForAttach refused")
+                && run.stderr.contains("target process's stderr"),
+            "{}",
+            run.stderr
+        );
         target.wait_stderr(&format!("live_patch: bad client data {data:?}"));
     }
     // Well-formed, but the constant is not in the method: loaded, reported,
