@@ -359,6 +359,46 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
 }
 
 #[test]
+fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("attach_events");
+    let target = Target::start(&rt, "prefix");
+    let pid = target.pid.to_string();
+    // Precondition: Main and Value have both run (Main prints, Value makes
+    // the values it prints).
+    target.wait_stdout("value=41");
+
+    // Client data: free text, with a `prefix=` word that selects what is named.
+    let data = "shop prefix=E2E.Attach.Program.Val";
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stderr("catch-up:");
+    let err = target.stderr();
+    assert!(
+        err.contains("naming functions that start with \"E2E.Attach.Program.Val\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("already compiled: E2E.Attach.Program.Value"),
+        "{err}"
+    );
+    // Main was compiled before the attach too, but is outside the prefix
+    // (with the default prefix `E2E.` it would be listed).
+    assert!(!err.contains("E2E.Attach.Program.Main"), "{err}");
+    // Late, compiled after the attach, is outside the prefix as well.
+    target.gc_and_late();
+    target.wait_stderr("gc reason=induced");
+    let (status, stdout, stderr) = target.stop();
+    assert!(!stderr.contains("jit E2E.Attach.Program.Late"), "{stderr}");
+    assert_stopped(
+        status,
+        &stdout,
+        &stderr,
+        &["ready", "value=41", "late=13", "done"],
+    );
+}
+
+#[test]
 fn bad_targets_and_profilers_are_clear_errors() {
     let rt = runtime_3_1();
     let lib = profiler_lib("attach_events");
