@@ -15,7 +15,8 @@
 # TARGETS: `;`-separated `Assembly!Namespace.Type::Method` (quote it; a
 # generic type is named with its arity, 'App!Shop.Repository`1::Find').
 # Extra settings (CORPROF_CALLTARGET_REJIT=1, CORPROF_CALLTARGET_VERBOSE=1)
-# pass through from the environment.
+# pass through from the environment. CORPROF_CALLTARGET_HELPER=PATH/X.dll
+# uses your own helper instead (docs/instrumentation.md, "Your own helper").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,8 +25,13 @@ value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
 host=$(value DOTNET_HOST)
 programs=$(value E2E_PROGRAMS_DIR)
 [ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
-helper="$programs/CallTargetProbe/CallTargetProbe.dll"
-[ -f "$helper" ] || { echo "error: provisioning built no $helper" >&2; exit 1; }
+if [ -n "${CORPROF_CALLTARGET_HELPER:-}" ]; then
+    [ -f "$CORPROF_CALLTARGET_HELPER" ] || { echo "error: no such file: CORPROF_CALLTARGET_HELPER=$CORPROF_CALLTARGET_HELPER" >&2; exit 1; }
+    helper="$(cd "$(dirname "$CORPROF_CALLTARGET_HELPER")" && pwd)/$(basename "$CORPROF_CALLTARGET_HELPER")"
+else
+    helper="$programs/CallTargetProbe/CallTargetProbe.dll"
+    [ -f "$helper" ] || { echo "error: provisioning built no $helper" >&2; exit 1; }
+fi
 
 if [ $# -eq 0 ]; then
     dll="$programs/CallTarget/CallTarget.dll"
