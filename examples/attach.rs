@@ -136,7 +136,13 @@ fn attach(pid: &str, profiler: &str, clsid: &str, client_data: &str) -> ExitCode
             ExitCode::SUCCESS
         }
         Err(error) => {
-            let mut message = format!("{}: {error}", kind(&error));
+            // The kind first, once ("no such process: 12", not "no such
+            // process: no such process: 12").
+            let text = error.to_string();
+            let mut message = match kind(&error) {
+                kind if text.starts_with(kind) => text,
+                kind => format!("{kind}: {text}"),
+            };
             if let Error::Runtime(hr) = error {
                 if !absolute.exists() {
                     message.push_str(&format!(" ({profiler_path} does not exist)"));
