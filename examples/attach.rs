@@ -70,6 +70,15 @@ fn command_line(process: &discovery::DotnetProcess) -> String {
 fn list() -> ExitCode {
     match discovery::list() {
         Ok(processes) => {
+            if processes.is_empty() {
+                // Nothing on stdout (a script reads it), a hint on stderr.
+                eprintln!(
+                    "attach: no .NET process of this user has a diagnostics endpoint in {} \
+                     (a process started with another TMPDIR, or with \
+                     COMPlus_EnableDiagnostics=0, is not listed)",
+                    discovery::default_dir().display()
+                );
+            }
             for process in processes {
                 println!("{} {}", process.pid, command_line(&process));
             }

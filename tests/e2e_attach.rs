@@ -620,6 +620,25 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
     assert!(!stderr.contains("ReJIT requested"), "{stderr}");
 }
 
+#[test]
+fn list_with_no_process_says_where_it_looked() {
+    // An empty temporary directory: no endpoint can be there.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("e2e_attach/empty-tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+    let run = run_attach(&["list"], &[("TMPDIR", dir.to_str().unwrap())]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "", "nothing listed");
+    let stderr = run.stderr;
+    assert!(
+        stderr.starts_with("attach: no .NET process of this user has a diagnostics endpoint in")
+            && stderr.contains(&dir.display().to_string()),
+        "{stderr}"
+    );
+}
+
 /// The target on its own: its time limit and its usage errors.
 #[test]
 fn attach_program_alone_times_out_and_checks_its_arguments() {
