@@ -5,7 +5,10 @@
 
 // The tests that call the trampolines run on x86-64 Unix only; elsewhere
 // their helpers go unused.
-#![cfg_attr(not(all(target_arch = "x86_64", unix)), allow(unused_imports, dead_code))]
+#![cfg_attr(
+    not(all(target_arch = "x86_64", unix)),
+    allow(unused_imports, dead_code)
+)]
 
 use core::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
