@@ -23,7 +23,7 @@
 //! | `no such process` | nothing runs with that pid |
 //! | `no runtime listening` | the process has no diagnostics endpoint, or nothing answers on it |
 //! | `profiler already loaded` | the process already has a profiler (one per process) |
-//! | `load failed` | the runtime could not load or initialize the profiler |
+//! | `load failed` | the runtime could not load the profiler, or its `InitializeForAttach` refused (then the profiler usually says why on the target's stderr) |
 //! | `timed out` | no answer within the limit (`ATTACH_TIMEOUT_MS`, default 10000) |
 //! | `connection closed` | the process exited (or dropped the connection) during the attach |
 //! | `error` | anything else |
@@ -40,7 +40,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use corprof::diagnostics::{
-    discovery, AttachProfiler, DiagnosticsClient, Error, DS_IPC_E_UNKNOWN_COMMAND,
+    describe_hresult, discovery, AttachProfiler, DiagnosticsClient, Error, DS_IPC_E_UNKNOWN_COMMAND,
 };
 use corprof::profiling::CORPROF_E_PROFILER_ALREADY_ACTIVE;
 use corprof::GUID;
@@ -70,6 +70,15 @@ fn command_line(process: &discovery::DotnetProcess) -> String {
 fn list() -> ExitCode {
     match discovery::list() {
         Ok(processes) => {
+            if processes.is_empty() {
+                // Nothing on stdout (a script reads it), a hint on stderr.
+                eprintln!(
+                    "attach: no .NET process of this user has a diagnostics endpoint in {} \
+                     (a process started with another TMPDIR, or with \
+                     COMPlus_EnableDiagnostics=0, is not listed)",
+                    discovery::default_dir().display()
+                );
+            }
             for process in processes {
                 println!("{} {}", process.pid, command_line(&process));
             }
@@ -136,9 +145,24 @@ fn attach(pid: &str, profiler: &str, clsid: &str, client_data: &str) -> ExitCode
             ExitCode::SUCCESS
         }
         Err(error) => {
-            let mut message = format!("{}: {error}", kind(&error));
-            if matches!(error, Error::Runtime(_)) && !absolute.exists() {
-                message.push_str(&format!(" ({profiler_path} does not exist)"));
+            // The kind first, once ("no such process: 12", not "no such
+            // process: no such process: 12").
+            let text = error.to_string();
+            let mut message = match kind(&error) {
+                kind if text.starts_with(kind) => text,
+                kind => format!("{kind}: {text}"),
+            };
+            if let Error::Runtime(hr) = error {
+                if !absolute.exists() {
+                    message.push_str(&format!(" ({profiler_path} does not exist)"));
+                } else if describe_hresult(hr).is_none() {
+                    // Not one of the loader's or the server's answers: the
+                    // profiler's own InitializeForAttach returned it.
+                    message.push_str(
+                        "; the profiler's InitializeForAttach refused the attach \
+                         (a profiler usually says why on the target process's stderr)",
+                    );
+                }
             }
             eprintln!("attach: {message}");
             ExitCode::FAILURE

@@ -18,19 +18,26 @@
 //! * at `profiler_attach_complete`, `catch-up: N modules, M functions
 //!   JIT-compiled before attach`, then `already loaded: FILE` for each
 //!   module and `already compiled: NAME` for the functions whose name starts
-//!   with `E2E.` (and the same from `EnumJITedFunctions2`, as
+//!   with the prefix (and the same from `EnumJITedFunctions2`, as
 //!   `already compiled (EnumJITedFunctions2): NAME`);
 //! * then, as they happen, `gc reason=REASON` and `jit NAME` for functions
-//!   whose name starts with `E2E.`.
+//!   whose name starts with the prefix.
 //!
-//! Client data of the form `sleep-ms=N` makes `initialize_for_attach`
-//! sleep N milliseconds first: a slow profiler, for testing what an
-//! attaching tool does when the answer is late or never comes.
+//! The client data is free text, logged as is; words in it of these forms
+//! are settings:
+//!
+//! * `prefix=P`: name only functions whose full name starts with `P`
+//!   (default `E2E.`, the namespace of the test programs; `prefix=MyShop.`
+//!   for your own program, `prefix=` alone for every function);
+//! * `sleep-ms=N`: `initialize_for_attach` sleeps N milliseconds first: a
+//!   slow profiler, for testing what an attaching tool does when the answer
+//!   is late or never comes.
 //!
 //! Loaded at startup instead (`CORECLR_PROFILER*`), it says
 //! `initialize (startup)` and reports the same events.
 
 use std::io::Write as _;
+use std::sync::OnceLock;
 
 use corprof::facade::{Bools, Profiler, ProfilerInfo, Result};
 use corprof::profiling::{
@@ -40,8 +47,9 @@ use corprof::profiling::{
 };
 use corprof::HRESULT;
 
-/// Only functions of the test programs are named, to keep the output short.
-const PREFIX: &str = "E2E.";
+/// By default only functions of the test programs are named, to keep the
+/// output short.
+const DEFAULT_PREFIX: &str = "E2E.";
 
 fn log(text: std::fmt::Arguments<'_>) {
     let mut err = std::io::stderr().lock();
@@ -54,7 +62,16 @@ fn events() -> COR_PRF_MONITOR {
 }
 
 #[derive(Default)]
-struct AttachEvents;
+struct AttachEvents {
+    /// The `prefix=` of the client data, set once by `initialize_for_attach`.
+    prefix: OnceLock<String>,
+}
+
+impl AttachEvents {
+    fn prefix(&self) -> &str {
+        self.prefix.get().map_or(DEFAULT_PREFIX, String::as_str)
+    }
+}
 
 impl Profiler for AttachEvents {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
@@ -67,11 +84,13 @@ impl Profiler for AttachEvents {
             "initialize_for_attach client_data={:?}",
             String::from_utf8_lossy(client_data)
         ));
-        let sleep = std::str::from_utf8(client_data)
-            .ok()
-            .and_then(|text| text.strip_prefix("sleep-ms="))
-            .and_then(|ms| ms.parse().ok());
-        if let Some(ms) = sleep {
+        let text = std::str::from_utf8(client_data).unwrap_or("");
+        let setting = |key: &str| text.split_whitespace().find_map(|w| w.strip_prefix(key));
+        if let Some(prefix) = setting("prefix=") {
+            let _ = self.prefix.set(prefix.to_owned()); // set once per load
+            log(format_args!("naming functions that start with {prefix:?}"));
+        }
+        if let Some(ms) = setting("sleep-ms=").and_then(|ms| ms.parse::<u64>().ok()) {
             std::thread::sleep(std::time::Duration::from_millis(ms));
             log(format_args!("slept {ms} ms"));
         }
@@ -115,7 +134,7 @@ impl Profiler for AttachEvents {
                 .iter()
                 .filter_map(|f| info.function_name(f.functionId).ok())
                 .map(|name| name.to_string())
-                .filter(|name| name.starts_with(PREFIX))
+                .filter(|name| name.starts_with(self.prefix()))
                 .collect();
             names.sort();
             names.dedup();
@@ -157,7 +176,7 @@ impl Profiler for AttachEvents {
     ) -> Result<()> {
         if let Ok(name) = info.function_name(function) {
             let name = name.to_string();
-            if name.starts_with(PREFIX) {
+            if name.starts_with(self.prefix()) {
                 log(format_args!("jit {name} status={status:?}"));
             }
         }

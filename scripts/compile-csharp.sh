@@ -11,7 +11,8 @@
 # assembly of the runtime to the default set (scripts/csharp-lib.sh). It runs
 # scripts/provision-dotnet.sh first (idempotent; the first run installs the
 # runtime and the compiler) and prints how to run the result. Exits non-zero
-# with the compiler's errors on stderr when compilation fails.
+# with the compiler's errors on stderr when compilation fails. Without a .NET
+# SDK the compiler is Mono's mcs: C# 6 and part of C# 7 (docs/e2e.md).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -76,6 +77,13 @@ out_dir="$(cd "$out_dir" && pwd)"
 log="$out_dir/$name.compile.log"
 if ! csharp_compile "$target" "$out_dir/$name.dll" "$log" "${refs[@]}" -- "${sources[@]}"; then
     grep -E 'error' "$log" >&2 || cat "$log" >&2
+    case "$CSHARP_COMPILER_ID" in
+        Mono*)
+            say "note: mcs knows C# 6 and part of C# 7: tuples, 'out var', 'is T x' and 'var (a, b) = t' work;"
+            say "  local functions, 'foreach (var (a, b) in ...)', stackalloc into Span<T> and C# 8"
+            say "  (switch expressions, '??=', nullable references) do not: write those lines the older way"
+            ;;
+    esac
     die "C# compilation failed ($CSHARP_COMPILER_ID; full output in $log)"
 fi
 rm -f "$log"
@@ -83,6 +91,7 @@ if [ "$target" = exe ]; then
     csharp_runtimeconfig "$out_dir/$name.runtimeconfig.json" "$version"
     say "built $out_dir/$name.dll for .NET $version; run it with:"
     say "  DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 $host $out_dir/$name.dll"
+    say "profile it with the JIT tracer: bash $ROOT/scripts/trace-sample.sh $out_dir/$name.dll"
 else
     say "built the library $out_dir/$name.dll for .NET $version"
 fi

@@ -1,27 +1,47 @@
 #!/usr/bin/env bash
-# Runs the JIT tracer example on a sample .NET program: provisions a .NET
-# runtime when needed (scripts/provision-dotnet.sh), builds the profiler,
-# and runs the program with it. Method names stream to stderr as the runtime
-# JIT-compiles them; the program's own output goes to stdout.
+# Runs the JIT tracer example on a .NET program: provisions a .NET runtime
+# when needed (scripts/provision-dotnet.sh), builds the profiler, and runs
+# the program with it. The program's own output goes to stdout; the method
+# names go to stderr (the tracer buffers them and writes them when its
+# 64 KiB buffer fills and at shutdown, so they come after the program's
+# output for a small program). The script exits with the program's exit code.
 #
-#   bash scripts/trace-sample.sh [Basics|Rewrite|JitHeavy]
+#   bash scripts/trace-sample.sh [Basics|Rewrite|JitHeavy]   # a sample program
+#   bash scripts/trace-sample.sh PATH/App.dll [ARGS...]      # your own program
+#
+# Build your own program with scripts/compile-csharp.sh (which writes the
+# App.runtimeconfig.json the runtime needs next to App.dll).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 program="${1:-Basics}"
+[ $# -gt 0 ] && shift
 
 summary=$(bash scripts/provision-dotnet.sh) || exit 1
 value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
 host=$(value DOTNET_HOST)
 programs=$(value E2E_PROGRAMS_DIR)
 [ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
-[ -f "$programs/$program/$program.dll" ] || { echo "error: no sample program '$program' (try Basics, Rewrite or JitHeavy)" >&2; exit 1; }
+
+case "$program" in
+    *.dll)
+        [ -f "$program" ] || { echo "error: no such file: $program" >&2; exit 1; }
+        dll="$(cd "$(dirname "$program")" && pwd)/$(basename "$program")"
+        config="${dll%.dll}.runtimeconfig.json"
+        [ -f "$config" ] || { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
+        ;;
+    *)
+        dll="$programs/$program/$program.dll"
+        config="$programs/$program/$program.runtimeconfig.json"
+        [ -f "$dll" ] || { echo "error: no sample program '$program' (try Basics, Rewrite or JitHeavy, or the path of your own .dll)" >&2; exit 1; }
+        ;;
+esac
 
 cargo build --quiet --example jit_tracer
 library="$PWD/target/debug/examples/libjit_tracer.so"
 
-cd "$programs/$program"
+cd "$(dirname "$dll")"
 exec env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORECLR_ENABLE_PROFILING=1 \
     CORECLR_PROFILER='{DF63A541-5A33-4611-8829-F4E495985EE3}' \
     CORECLR_PROFILER_PATH="$library" \
-    "$host" exec --runtimeconfig "$program.runtimeconfig.json" "$program.dll"
+    "$host" exec --runtimeconfig "$config" "$dll" "$@"

@@ -359,6 +359,46 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
 }
 
 #[test]
+fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
+    let rt = runtime_3_1();
+    let lib = profiler_lib("attach_events");
+    let target = Target::start(&rt, "prefix");
+    let pid = target.pid.to_string();
+    // Precondition: Main and Value have both run (Main prints, Value makes
+    // the values it prints).
+    target.wait_stdout("value=41");
+
+    // Client data: free text, with a `prefix=` word that selects what is named.
+    let data = "shop prefix=E2E.Attach.Program.Val";
+    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS, data], &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    target.wait_stderr("catch-up:");
+    let err = target.stderr();
+    assert!(
+        err.contains("naming functions that start with \"E2E.Attach.Program.Val\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("already compiled: E2E.Attach.Program.Value"),
+        "{err}"
+    );
+    // Main was compiled before the attach too, but is outside the prefix
+    // (with the default prefix `E2E.` it would be listed).
+    assert!(!err.contains("E2E.Attach.Program.Main"), "{err}");
+    // Late, compiled after the attach, is outside the prefix as well.
+    target.gc_and_late();
+    target.wait_stderr("gc reason=induced");
+    let (status, stdout, stderr) = target.stop();
+    assert!(!stderr.contains("jit E2E.Attach.Program.Late"), "{stderr}");
+    assert_stopped(
+        status,
+        &stdout,
+        &stderr,
+        &["ready", "value=41", "late=13", "done"],
+    );
+}
+
+#[test]
 fn bad_targets_and_profilers_are_clear_errors() {
     let rt = runtime_3_1();
     let lib = profiler_lib("attach_events");
@@ -367,11 +407,7 @@ fn bad_targets_and_profilers_are_clear_errors() {
     // No such process (Linux pids stay below 2^22).
     let run = run_attach(&["4194305", lib, ATTACH_EVENTS], &[]);
     assert_eq!(run.code, Some(1));
-    assert!(
-        run.stderr.starts_with("attach: no such process"),
-        "{}",
-        run.stderr
-    );
+    assert_eq!(run.stderr.trim_end(), "attach: no such process: 4194305");
 
     // A live process without a runtime: this test.
     let me = std::process::id().to_string();
@@ -562,6 +598,12 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
             run.stderr
         );
         assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("InitializeForAttach refused")
+                && run.stderr.contains("target process's stderr"),
+            "{}",
+            run.stderr
+        );
         target.wait_stderr(&format!("live_patch: bad client data {data:?}"));
     }
     // Well-formed, but the constant is not in the method: loaded, reported,
@@ -576,6 +618,25 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
     let (status, stdout, stderr) = target.stop();
     assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
     assert!(!stderr.contains("ReJIT requested"), "{stderr}");
+}
+
+#[test]
+fn list_with_no_process_says_where_it_looked() {
+    // An empty temporary directory: no endpoint can be there.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("e2e_attach/empty-tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+    let run = run_attach(&["list"], &[("TMPDIR", dir.to_str().unwrap())]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "", "nothing listed");
+    let stderr = run.stderr;
+    assert!(
+        stderr.starts_with("attach: no .NET process of this user has a diagnostics endpoint in")
+            && stderr.contains(&dir.display().to_string()),
+        "{stderr}"
+    );
 }
 
 /// The target on its own: its time limit and its usage errors.

@@ -107,6 +107,40 @@ fn a_compile_error_fails_with_the_compilers_message() {
 }
 
 #[test]
+fn csharp_newer_than_mcs_knows_fails_with_a_note_on_the_language_level() {
+    let dir = scratch("local-function");
+    let source = dir.join("Local.cs");
+    // A local function: C# 7.0, which Roslyn compiles and mcs does not.
+    fs::write(
+        &source,
+        "public static class Local { public static int Main() {\n\
+             int Twice(int x) { return 2 * x; }\n\
+             return Twice(21);\n\
+         } }\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let built = compile(&[&source, &out]);
+    let stderr = String::from_utf8_lossy(&built.stderr);
+    // The compiler in use: the success line does not name it, the failure
+    // line does; provisioning picks Roslyn only with an SDK.
+    if built.status.success() {
+        assert!(!stderr.contains("note: mcs"), "{stderr}");
+    } else {
+        assert!(
+            stderr.contains("C# compilation failed (Mono C# compiler"),
+            "only mcs may refuse a local function: {stderr}"
+        );
+        assert!(stderr.contains("error CS"), "{stderr}");
+        assert!(
+            stderr.contains("note: mcs knows C# 6 and part of C# 7")
+                && stderr.contains("local functions"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn bad_arguments_are_refused_with_the_usage() {
     let built = compile(&[Path::new("only-one-argument.cs")]);
     assert!(!built.status.success());

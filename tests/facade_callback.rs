@@ -746,6 +746,67 @@ fn initialize_without_a_usable_info_object_fails_and_can_be_retried() {
     assert_eq!(h.calls(), [Call::Initialize { version: 11 }]);
 }
 
+/// Set in the child process of the `CORPROF_DEBUG` test.
+const CHILD: &str = "CORPROF_FACADE_CALLBACK_CHILD";
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri cannot start the child process")]
+fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
+    const NAME: &str = "corprof_debug_1_reports_a_failed_initialize_on_stderr";
+    if std::env::var_os(CHILD).is_some() {
+        // No usable info object: refused before the profiler runs.
+        let h = Harness::new();
+        assert_eq!(h.this().Initialize(null_mut()), E_POINTER);
+        // The profiler's own initialize refuses.
+        #[derive(Default)]
+        struct Refuser;
+        impl Profiler for Refuser {
+            fn initialize(&self, _: &ProfilerInfo) -> Result<()> {
+                Err(E_INVALIDARG)
+            }
+        }
+        let refuser = export_profiler(Refuser);
+        assert_eq!(
+            Raw(refuser.as_raw()).Initialize(h.runtime.as_raw()),
+            E_INVALIDARG
+        );
+        // A successful Initialize is never reported.
+        assert_eq!(h.initialize(), S_OK);
+        return;
+    }
+    let run = |debug: Option<&str>| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CHILD, "1")
+            .env_remove("CORPROF_DEBUG");
+        if let Some(value) = debug {
+            cmd.env("CORPROF_DEBUG", value);
+        }
+        let output = cmd.output().expect("run the test binary again");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = run(Some("1"));
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("corprof: "))
+        .collect();
+    assert_eq!(reports.len(), 2, "{stderr}");
+    for (report, code) in reports.iter().zip(["E_POINTER", "E_INVALIDARG"]) {
+        assert!(
+            report.starts_with(&format!(
+                "corprof: Initialize failed, so the runtime runs the program without this \
+                 profiler: {code} (0x"
+            )),
+            "{report}"
+        );
+    }
+    for quiet in [None, Some("0")] {
+        let stderr = run(quiet);
+        assert!(!stderr.contains("corprof:"), "{quiet:?}: {stderr}");
+    }
+}
+
 #[test]
 fn initialize_for_attach_passes_the_client_data() {
     let h = Harness::new();

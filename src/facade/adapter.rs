@@ -196,6 +196,18 @@ unsafe fn interface<'a, I: Interface>(ptr: *mut c_void) -> Result<ComRef<'a, I>>
     unsafe { ComRef::from_raw(ptr) }.ok_or(E_POINTER)
 }
 
+/// With `CORPROF_DEBUG=1`, says on stderr that `Initialize` failed: the
+/// runtime then releases the profiler and runs the program without it, and
+/// says nothing itself.
+fn report_failed_initialize(hr: HRESULT) {
+    if std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1") {
+        std::eprintln!(
+            "corprof: Initialize failed, so the runtime runs the program without this \
+             profiler: {hr}"
+        );
+    }
+}
+
 /// `BOOL` to `bool`: any non-zero value is true.
 #[inline]
 fn b(value: BOOL) -> bool {
@@ -204,7 +216,11 @@ fn b(value: BOOL) -> bool {
 
 impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     fn Initialize(&self, unknown: *mut c_void) -> HRESULT {
-        self.init(unknown, |p, info| p.initialize(info)).into()
+        let result = self.init(unknown, |p, info| p.initialize(info));
+        if let Err(hr) = result {
+            report_failed_initialize(hr);
+        }
+        result.into()
     }
     fn Shutdown(&self) -> HRESULT {
         self.dispatch(|p, info| p.shutdown(info))

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs the call_target example (docs/instrumentation.md): wraps the named
+# methods so that they call the Begin/End/OnException probes of the helper
+# assembly CallTargetProbe.dll, which the program never referenced.
+# Provisions a .NET runtime when needed (scripts/provision-dotnet.sh, which
+# also builds the helper from tests/e2e/programs/CallTargetProbe/Probe.cs),
+# builds the profiler, and runs the program with the five variables it needs.
+# The program's output goes to stdout, the profiler's messages and the
+# probes' lines (`calltarget begin ...`) to stderr; the script exits with
+# the program's own exit code (44 for the CallTarget sample).
+#
+#   bash scripts/calltarget-sample.sh                           # the CallTarget sample
+#   bash scripts/calltarget-sample.sh PATH/App.dll TARGETS [ARGS...]
+#
+# TARGETS: `;`-separated `Assembly!Namespace.Type::Method` (quote it; a
+# generic type is named with its arity, 'App!Shop.Repository`1::Find').
+# Extra settings (CORPROF_CALLTARGET_REJIT=1, CORPROF_CALLTARGET_VERBOSE=1)
+# pass through from the environment. CORPROF_CALLTARGET_HELPER=PATH/X.dll
+# uses your own helper instead (docs/instrumentation.md, "Your own helper").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+summary=$(bash scripts/provision-dotnet.sh) || exit 1
+value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
+host=$(value DOTNET_HOST)
+programs=$(value E2E_PROGRAMS_DIR)
+[ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
+if [ -n "${CORPROF_CALLTARGET_HELPER:-}" ]; then
+    [ -f "$CORPROF_CALLTARGET_HELPER" ] || { echo "error: no such file: CORPROF_CALLTARGET_HELPER=$CORPROF_CALLTARGET_HELPER" >&2; exit 1; }
+    helper="$(cd "$(dirname "$CORPROF_CALLTARGET_HELPER")" && pwd)/$(basename "$CORPROF_CALLTARGET_HELPER")"
+else
+    helper="$programs/CallTargetProbe/CallTargetProbe.dll"
+    [ -f "$helper" ] || { echo "error: provisioning built no $helper" >&2; exit 1; }
+fi
+
+if [ $# -eq 0 ]; then
+    dll="$programs/CallTarget/CallTarget.dll"
+    targets='CallTarget!E2E.CallTarget.Program::Add;CallTarget!E2E.CallTarget.Program::Fail'
+else
+    case "$1" in *.dll) ;; *) echo "usage: calltarget-sample.sh [PATH/App.dll 'App!Namespace.Type::Method;...' [ARGS...]]" >&2; exit 2 ;; esac
+    [ $# -ge 2 ] || { echo "error: name the methods to wrap: calltarget-sample.sh $1 'Assembly!Namespace.Type::Method'" >&2; exit 2; }
+    [ -f "$1" ] || { echo "error: no such file: $1" >&2; exit 1; }
+    dll="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    targets="$2"
+    shift 2
+fi
+config="${dll%.dll}.runtimeconfig.json"
+[ -f "$config" ] || { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
+
+cargo build --quiet --example call_target
+library="$PWD/target/debug/examples/libcall_target.so"
+
+cd "$(dirname "$dll")"
+exec env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
+    CORECLR_ENABLE_PROFILING=1 \
+    CORECLR_PROFILER='{8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364}' \
+    CORECLR_PROFILER_PATH="$library" \
+    DOTNET_STARTUP_HOOKS="$helper" \
+    CORPROF_CALLTARGET_HELPER="$helper" \
+    CORPROF_CALLTARGET="$targets" \
+    "$host" exec --runtimeconfig "$config" "$dll" "$@"
