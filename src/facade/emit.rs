@@ -176,6 +176,29 @@ unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
     }
 }
 
+/// The first of `tokens` whose blob, as `read` answers it, equals `wanted`.
+///
+/// # Safety
+///
+/// On success `read` must have written a pointer to `len` bytes (or null)
+/// that stay valid until this function returns: a metadata getter of the
+/// scope the tokens belong to does (its blobs live in the scope's heap).
+unsafe fn find_by_blob<T: Copy>(
+    tokens: Vec<T>,
+    wanted: &[u8],
+    read: impl Fn(T, &mut PCCOR_SIGNATURE, &mut u32) -> HRESULT,
+) -> Result<Option<T>> {
+    for token in tokens {
+        let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+        read(token, &mut sig, &mut len).ok()?;
+        // SAFETY: the caller's contract on `read`.
+        if unsafe { blob(sig, len) } == wanted {
+            return Ok(Some(token));
+        }
+    }
+    Ok(None)
+}
+
 impl MetadataImport {
     /// The simple name of the assembly whose manifest this scope holds
     /// (`GetAssemblyFromScope`, `GetAssemblyProps`): known as soon as the
@@ -468,14 +491,14 @@ impl MetadataEmit {
             // SAFETY: the enumerate contract.
             unsafe { import.EnumTypeSpecs(h, out, max, n) }
         })?;
-        for s in specs {
-            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+        let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
             // SAFETY: valid out-pointers.
-            unsafe { import.GetTypeSpecFromToken(s, &mut sig, &mut len) }.ok()?;
-            // SAFETY: the blob lives in the scope's heap during this call.
-            if unsafe { blob(sig, len) } == signature {
-                return Ok(s);
-            }
+            unsafe { import.GetTypeSpecFromToken(s, sig, len) }
+        };
+        // SAFETY: GetTypeSpecFromToken writes a blob of the scope's heap.
+        let found = unsafe { find_by_blob(specs, signature, read) }?;
+        if let Some(s) = found {
+            return Ok(s);
         }
         let mut out = mdTypeSpec(0);
         // SAFETY: `signature` has the given length; a valid out-pointer.
@@ -533,14 +556,14 @@ impl MetadataEmit {
             // SAFETY: the enumerate contract.
             unsafe { import.EnumSignatures(h, out, max, n) }
         })?;
-        for s in sigs {
-            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+        let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
             // SAFETY: valid out-pointers.
-            unsafe { import.GetSigFromToken(s, &mut sig, &mut len) }.ok()?;
-            // SAFETY: the blob lives in the scope's heap during this call.
-            if unsafe { blob(sig, len) } == signature {
-                return Ok(s);
-            }
+            unsafe { import.GetSigFromToken(s, sig, len) }
+        };
+        // SAFETY: GetSigFromToken writes a blob of the scope's heap.
+        let found = unsafe { find_by_blob(sigs, signature, read) }?;
+        if let Some(s) = found {
+            return Ok(s);
         }
         let mut out = mdSignature(0);
         // SAFETY: `signature` has the given length; a valid out-pointer.
