@@ -231,6 +231,12 @@ impl Profiler for LivePatch {
                 return Err(E_INVALIDARG);
             }
         };
+        log(format_args!(
+            "found in initialize_for_attach: {} loads {} ({}-byte new body)",
+            patch.target,
+            patch.old,
+            bytes.len()
+        ));
         info.set_event_mask_for_attach(COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR::empty())?;
         // SAFETY: the method's own IL with one constant load replaced by
         // another (same stack effect), re-encoded and decoded again.

@@ -567,6 +567,18 @@ fn live_patch_changes_a_running_loop_and_reverts() {
         &stderr,
         &["ready", "value=41", "value=100000", "value=41", "done"],
     );
+    // The method was found and its IL read and patched inside
+    // InitializeForAttach (EnumModules, GetModuleInfo, GetAssemblyInfo,
+    // GetModuleMetaData and GetILFunctionBody all answer there on 3.1),
+    // before the attach was reported. The body: a 1-byte tiny header,
+    // `ldc.i4 100000` (5 bytes), `ret`.
+    let found = "live_patch: found in initialize_for_attach: \
+                 Attach!E2E.Attach.Program::Value loads 41 (7-byte new body)";
+    let (found_at, attached_at) = (stderr.find(found), stderr.find("live_patch: attached:"));
+    assert!(
+        found_at.is_some() && found_at < attached_at,
+        "no {found:?} before `attached` in\n{stderr}"
+    );
     for line in [
         "live_patch: ReJIT requested: Attach!E2E.Attach.Program::Value 41 -> 100000",
         "live_patch: new IL set: Attach!E2E.Attach.Program::Value loads 100000",
