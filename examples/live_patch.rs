@@ -7,9 +7,9 @@
 //! Assembly!Namespace.Type::Method OLD NEW [SECONDS]
 //! ```
 //!
-//! Once attached it finds `Method` of `Namespace.Type` in the loaded
+//! While attaching it finds `Method` of `Namespace.Type` in the loaded
 //! assembly named `Assembly`, checks that its IL loads the constant `OLD`
-//! (any `ldc.i4` form), and asks the runtime to JIT-compile it again
+//! (any `ldc.i4` form); once attached it asks the runtime to JIT-compile it again
 //! (`RequestReJIT`); the new IL, which it supplies in
 //! `get_rejit_parameters`, loads `NEW` instead at the first such load
 //! (encoded in the shortest `ldc.i4` form). Calls that start after the
@@ -24,11 +24,11 @@
 //! ```
 //!
 //! Messages go to the target's stderr, each line starting with
-//! `live_patch: `. Client data that does not parse is refused:
-//! `initialize_for_attach` fails with `E_INVALIDARG` after saying why, so
-//! the runtime unloads the profiler and the attach fails; the target runs on
-//! untouched. A method that is not found, or that has no such constant,
-//! is reported and left alone.
+//! `live_patch: `. Client data that does not parse, and a method that is
+//! not found or that has no such constant, are refused: `initialize_for_attach`
+//! (which finds the method and makes its new IL before it accepts) fails
+//! with `E_INVALIDARG` after saying why, so the runtime unloads the
+//! profiler and the attach fails; the target runs on untouched.
 //!
 //! ReJIT after attach needs `COR_PRF_ENABLE_REJIT`, which CoreCLR allows
 //! after attach since 3.0 (`ProfAPI_RejitOnAttach`, on by default); the
@@ -149,6 +149,23 @@ fn find(
     }
 }
 
+/// Finds the method and makes its patched IL: what `initialize_for_attach`
+/// checks before it accepts the attach.
+fn prepare(
+    info: &ProfilerInfo,
+    patch: &Patch,
+) -> std::result::Result<(ModuleID, mdMethodDef, Vec<u8>), String> {
+    let (module, method) = find(info, patch)?;
+    let il = info
+        .il_function_body(module, method)
+        .map_err(|e| format!("GetILFunctionBody: {e}"))?;
+    let import = info
+        .module_metadata(module)
+        .map_err(|e| format!("metadata: {e}"))?
+        .ok_or("no metadata")?;
+    Ok((module, method, patched(&il, patch, &import)?))
+}
+
 impl Shared {
     /// The profiler's own thread: the runtime wants `RequestReJIT` and
     /// `RequestRevert` called from such a thread, not from a callback.
@@ -156,27 +173,7 @@ impl Shared {
         let Some(patch) = self.patch.get() else {
             return;
         };
-        // Patch the IL before asking for a ReJIT: no constant, no ReJIT.
-        let prepared = find(info, patch).and_then(|(module, method)| {
-            let il = info
-                .il_function_body(module, method)
-                .map_err(|e| format!("GetILFunctionBody: {e}"))?;
-            let import = info
-                .module_metadata(module)
-                .map_err(|e| format!("metadata: {e}"))?
-                .ok_or("no metadata")?;
-            Ok((module, method, patched(&il, patch, &import)?))
-        });
-        let (module, method, bytes) = match prepared {
-            Ok(prepared) => prepared,
-            Err(error) => {
-                log(format_args!("nothing patched: {error}"));
-                return;
-            }
-        };
-        // SAFETY: the method's own IL with one constant load replaced by
-        // another (same stack effect), re-encoded and decoded again.
-        unsafe { self.bodies.insert(module, method, bytes, ()) };
+        // The IL was patched and kept in `initialize_for_attach`.
         match self.bodies.request_rejit(info) {
             Ok(_) => log(format_args!(
                 "ReJIT requested: {} {} -> {}",
@@ -222,7 +219,28 @@ impl Profiler for LivePatch {
                 return Err(E_INVALIDARG);
             }
         };
+        // Patch the IL before accepting: a method that is not there, or
+        // that has no such constant, refuses the attach, so the trigger
+        // hears of it and the target runs on untouched (CoreCLR 3.1 allows
+        // EnumModules, GetModuleMetaData and GetILFunctionBody here:
+        // measured by tests/e2e_attach.rs).
+        let (module, method, bytes) = match prepare(info, &patch) {
+            Ok(prepared) => prepared,
+            Err(why) => {
+                log(format_args!("cannot patch, not attaching: {why}"));
+                return Err(E_INVALIDARG);
+            }
+        };
+        log(format_args!(
+            "found in initialize_for_attach: {} loads {} ({}-byte new body)",
+            patch.target,
+            patch.old,
+            bytes.len()
+        ));
         info.set_event_mask_for_attach(COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR::empty())?;
+        // SAFETY: the method's own IL with one constant load replaced by
+        // another (same stack effect), re-encoded and decoded again.
+        unsafe { self.shared.bodies.insert(module, method, bytes, ()) };
         log(format_args!(
             "attached: {}",
             String::from_utf8_lossy(client_data)

@@ -567,6 +567,18 @@ fn live_patch_changes_a_running_loop_and_reverts() {
         &stderr,
         &["ready", "value=41", "value=100000", "value=41", "done"],
     );
+    // The method was found and its IL read and patched inside
+    // InitializeForAttach (EnumModules, GetModuleInfo, GetAssemblyInfo,
+    // GetModuleMetaData and GetILFunctionBody all answer there on 3.1),
+    // before the attach was reported. The body: a 1-byte tiny header,
+    // `ldc.i4 100000` (5 bytes), `ret`.
+    let found = "live_patch: found in initialize_for_attach: \
+                 Attach!E2E.Attach.Program::Value loads 41 (7-byte new body)";
+    let (found_at, attached_at) = (stderr.find(found), stderr.find("live_patch: attached:"));
+    assert!(
+        found_at.is_some() && found_at < attached_at,
+        "no {found:?} before `attached` in\n{stderr}"
+    );
     for line in [
         "live_patch: ReJIT requested: Attach!E2E.Attach.Program::Value 41 -> 100000",
         "live_patch: new IL set: Attach!E2E.Attach.Program::Value loads 100000",
@@ -606,18 +618,51 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
         );
         target.wait_stderr(&format!("live_patch: bad client data {data:?}"));
     }
-    // Well-formed, but the constant is not in the method: loaded, reported,
-    // nothing patched.
-    let data = "Attach!E2E.Attach.Program::Value 99 1";
-    let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+    // Well-formed, but naming a method that is not there, or one without
+    // the constant: `initialize_for_attach` looks before it accepts, so the
+    // attach fails with the runtime's answer and the reason is on the
+    // target's stderr.
+    for (data, why) in [
+        (
+            "Attach!E2E.Attach.Program::Valeu 41 42",
+            "no method Valeu in E2E.Attach.Program",
+        ),
+        (
+            "Attach!E2E.Attach.Program::Value 99 1",
+            "no `ldc.i4 99` in Attach!E2E.Attach.Program::Value",
+        ),
+        (
+            "Nope!E2E.Attach.Program::Value 41 42",
+            "no loaded assembly named Nope",
+        ),
+    ] {
+        let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
+        assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
+        assert!(
+            run.stderr.starts_with("attach: load failed:"),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("InitializeForAttach refused"),
+            "{}",
+            run.stderr
+        );
+        target.wait_stderr(&format!("live_patch: cannot patch, not attaching: {why}"));
+    }
+    // Nothing was patched, and none of the refused attaches left a
+    // profiler behind: another one still attaches.
+    assert_eq!(target.stdout(), "ready\nvalue=41\n");
+    let events = profiler_lib("attach_events");
+    let run = run_attach(&[&pid, events.to_str().unwrap(), ATTACH_EVENTS], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
-    target.wait_stderr(
-        "live_patch: nothing patched: no `ldc.i4 99` in Attach!E2E.Attach.Program::Value",
-    );
+    target.wait_stderr("catch-up:");
 
     let (status, stdout, stderr) = target.stop();
     assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
     assert!(!stderr.contains("ReJIT requested"), "{stderr}");
+    assert!(!stderr.contains("live_patch: attached"), "{stderr}");
 }
 
 #[test]

@@ -446,7 +446,12 @@ impl CallTarget<'_> {
 
 /// One target of instrumentation: `Assembly!Namespace.Type::Method` (every
 /// overload of `Method`). Nested types join their names with `+`
-/// (`Assembly!N.Outer+Inner::M`).
+/// (`Assembly!N.Outer+Inner::M`); a generic type is named as in metadata,
+/// with its arity and without type arguments (``Shop!WebShop.Repository`1::Find``,
+/// every instantiation). How this form relates to
+/// [`ProfilerInfo::function_name`] (``WebShop.Repository`1.Find``) and
+/// [`ProfilerInfo::instantiated_function_name`]
+/// (`WebShop.Repository<?>.Find`): docs/hooks.md, "One method, three names".
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MethodTarget {
     /// The assembly's simple name.
@@ -497,6 +502,22 @@ impl MethodTarget {
         Ok(targets)
     }
 
+    /// What to say when the type is not found and looks like a name from
+    /// [`ProfilerInfo::instantiated_function_name`] (`Repository<?>`): a
+    /// target names the type as metadata does, with its arity.
+    fn hint(&self) -> &'static str {
+        // Compiler-generated names (`<>c`, `<Main>d__0`) start with `<`.
+        let generic = self
+            .type_name
+            .split(['+', '.'])
+            .any(|part| !part.starts_with('<') && part.contains('<'));
+        if generic {
+            "; name a generic type with its arity, as metadata does: Repository`1, not Repository<T>"
+        } else {
+            ""
+        }
+    }
+
     /// The MethodDefs of every overload of this target in a module's
     /// metadata; `Err` says what is missing.
     pub fn find(&self, import: &MetadataImport) -> Result<Vec<mdMethodDef>, String> {
@@ -505,7 +526,7 @@ impl MethodTarget {
             typedef = Some(
                 import
                     .find_type_def(part, typedef)
-                    .map_err(|hr| format!("no type {} ({hr})", self.type_name))?,
+                    .map_err(|hr| format!("no type {} ({hr}){}", self.type_name, self.hint()))?,
             );
         }
         let typedef = typedef.ok_or_else(|| format!("no type {}", self.type_name))?;
@@ -883,6 +904,19 @@ mod tests {
         assert!(err.starts_with("no type N.Nowhere ("), "{err}");
         let err = find("A!N.Outer+Nope::Run").unwrap_err();
         assert!(err.starts_with("no type N.Outer+Nope ("), "{err}");
+        assert!(!err.contains("arity"), "{err}");
+        // A name copied from a call tree gets a hint; a compiler-generated
+        // name (starting with `<`) does not.
+        for generic in ["A!N.Outer<?>::Run", "A!N.Outer+Inner<System.Int32>::Deep"] {
+            let err = find(generic).unwrap_err();
+            assert!(err.starts_with("no type N.Outer"), "{err}");
+            assert!(
+                err.ends_with("; name a generic type with its arity, as metadata does: Repository`1, not Repository<T>"),
+                "{err}"
+            );
+        }
+        let err = find("A!N.Outer+<>c::Run").unwrap_err();
+        assert!(!err.contains("arity"), "{err}");
     }
 
     #[test]

@@ -269,6 +269,17 @@ impl ProfilerInfo {
     /// A function's name and its declaring type's full name, read from
     /// metadata (`Program.Fib`, `Outer+Inner.Method`).
     ///
+    /// This names the method's definition: a generic type keeps its
+    /// metadata name with its arity and no type arguments
+    /// (``WebShop.Repository`1.Find``, for every instantiation), as ildasm
+    /// prints it. For the instantiation of one compiled function use
+    /// [`instantiated_function_name`](ProfilerInfo::instantiated_function_name)
+    /// (`WebShop.Repository<System.Int32>.Find`); instrumentation targets
+    /// ([`MethodTarget`](super::MethodTarget)) are written
+    /// ``Shop!WebShop.Repository`1::Find``. docs/hooks.md ("One method,
+    /// three names") compares the three forms. This format is stable: the
+    /// JIT tracer and its C baseline print it.
+    ///
     /// The metadata of modules that cannot unload is kept per module after
     /// the first use, so naming costs `GetFunctionInfo`, `GetMethodProps`
     /// and `GetTypeDefProps`; other functions are named through

@@ -31,6 +31,12 @@ impl ProfilerInfo {
     /// arguments print as `?` (`Holder<?>.Get`; measured on CoreCLR 3.1).
     /// [`instantiated_function_name_in_frame`](Self::instantiated_function_name_in_frame)
     /// with the frame of a WithInfo hook gives the exact one.
+    ///
+    /// Unlike [`function_name`](Self::function_name), which names the
+    /// definition in metadata form (``Holder`1.Get``), this names one
+    /// compiled instance, C#-like; docs/hooks.md ("One method, three
+    /// names") compares the two with the targets of
+    /// [`MethodTarget`](super::MethodTarget) (``Asm!Holder`1::Get``).
     pub fn instantiated_function_name(&self, function: FunctionID) -> Result<String> {
         self.instantiated_function_name_in_frame(function, COR_PRF_FRAME_INFO::NULL)
     }
