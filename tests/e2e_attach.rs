@@ -203,6 +203,23 @@ impl Drop for Target {
 }
 
 #[track_caller]
+/// `attach` failed because the profiler's `initialize_for_attach` refused
+/// with `E_INVALIDARG`, and said so.
+fn assert_refused_with_invalid_arg(run: &AttachRun, data: &str) {
+    assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
+    assert!(
+        run.stderr.starts_with("attach: load failed:"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("InitializeForAttach refused"),
+        "{}",
+        run.stderr
+    );
+}
+
 fn assert_stopped(status: ExitStatus, stdout: &str, stderr: &str, expected: &[&str]) {
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(
@@ -603,16 +620,9 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
         "Attach!E2E.Attach.Program::Value 41 42 -3",
     ] {
         let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
-        assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
+        assert_refused_with_invalid_arg(&run, data);
         assert!(
-            run.stderr.starts_with("attach: load failed:"),
-            "{}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
-        assert!(
-            run.stderr.contains("InitializeForAttach refused")
-                && run.stderr.contains("target process's stderr"),
+            run.stderr.contains("target process's stderr"),
             "{}",
             run.stderr
         );
@@ -637,18 +647,7 @@ fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
         ),
     ] {
         let run = run_attach(&[&pid, lib, LIVE_PATCH, data], &[]);
-        assert_eq!(run.code, Some(1), "{data}: {}", run.stdout);
-        assert!(
-            run.stderr.starts_with("attach: load failed:"),
-            "{}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("E_INVALIDARG"), "{}", run.stderr);
-        assert!(
-            run.stderr.contains("InitializeForAttach refused"),
-            "{}",
-            run.stderr
-        );
+        assert_refused_with_invalid_arg(&run, data);
         target.wait_stderr(&format!("live_patch: cannot patch, not attaching: {why}"));
     }
     // Nothing was patched, and none of the refused attaches left a
