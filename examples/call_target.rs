@@ -28,10 +28,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use corprof::cil::MethodBody;
-use corprof::facade::{
-    AssemblyReference, CallTarget, MethodTarget, MethodTargets, Profiler, ProfilerInfo,
-    RejitBodies, Result, ShutdownFlag, Waited,
-};
+use corprof::facade::{AssemblyReference, Profiler, ProfilerInfo, Result, ShutdownFlag, Waited};
+use corprof::instrument::{CallTarget, MethodTarget, MethodTargets, RejitBodies};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,

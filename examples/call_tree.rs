@@ -39,10 +39,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use corprof::facade::{
-    EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, Profiler, ProfilerInfo, Result,
-    StackFrame,
-};
+use corprof::facade::{Profiler, ProfilerInfo, Result, StackFrame};
+use corprof::hooks::{EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall};
 use corprof::profiling::*;
 
 /// What the hooks receive for each hooked function.

@@ -10,7 +10,8 @@
 
 use std::sync::Arc;
 
-use corprof::facade::{FunctionHooks, HookMode, Profiler, ProfilerInfo, Result};
+use corprof::facade::{Profiler, ProfilerInfo, Result};
+use corprof::hooks::{FunctionHooks, HookMode};
 use corprof::profiling::*;
 
 /// Hooks whose bodies are the trait's empty defaults.

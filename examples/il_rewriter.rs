@@ -57,9 +57,8 @@ use std::thread;
 use std::time::Duration;
 
 use corprof::cil::{Label, MethodBody, OpCode, Operand, Token};
-use corprof::facade::{
-    MetadataImport, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag, Waited,
-};
+use corprof::facade::{MetadataImport, Profiler, ProfilerInfo, Result, ShutdownFlag, Waited};
+use corprof::instrument::RejitBodies;
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,

@@ -41,9 +41,8 @@ use std::thread;
 use std::time::Duration;
 
 use corprof::cil::{MethodBody, OpCode};
-use corprof::facade::{
-    MetadataImport, MethodTarget, Profiler, ProfilerInfo, RejitBodies, Result, ShutdownFlag,
-};
+use corprof::facade::{MetadataImport, Profiler, ProfilerInfo, Result, ShutdownFlag};
+use corprof::instrument::{MethodTarget, RejitBodies};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,

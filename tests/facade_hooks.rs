@@ -14,7 +14,8 @@ use core::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use corprof::facade::{FunctionHooks, HookMode, Hooked, ProfilerInfo, StackFrame};
+use corprof::facade::{ProfilerInfo, StackFrame};
+use corprof::hooks::{FunctionHooks, HookMode, Hooked};
 use corprof::profiling::*;
 use corprof::*;
 

@@ -285,7 +285,7 @@ impl<C: WrapContext> Emitter<'_, C> {
 /// Pure `core` + `alloc`: the metadata the wrapper needs (type tokens for
 /// `box`, the token of the extended local signature, call-site stack
 /// effects) comes from a [`WrapContext`] the caller implements.
-/// `corprof::facade::CallTarget` is the implementation over a module's
+/// `corprof::instrument::CallTarget` is the implementation over a module's
 /// metadata.
 ///
 /// ```

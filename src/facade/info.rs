@@ -275,7 +275,7 @@ impl ProfilerInfo {
     /// prints it. For the instantiation of one compiled function use
     /// [`instantiated_function_name`](ProfilerInfo::instantiated_function_name)
     /// (`WebShop.Repository<System.Int32>.Find`); instrumentation targets
-    /// ([`MethodTarget`](super::MethodTarget)) are written
+    /// (`corprof::instrument::MethodTarget`) are written
     /// ``Shop!WebShop.Repository`1::Find``. docs/hooks.md ("One method,
     /// three names") compares the three forms. This format is stable: the
     /// JIT tracer and its C baseline print it.

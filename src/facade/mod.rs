@@ -30,34 +30,28 @@
 mod adapter;
 mod args;
 mod attach;
-mod calltarget;
 mod emit;
 mod enumerators;
-mod hooks;
 mod info;
 mod metadata;
 mod module_cache;
 mod name_writer;
 mod names;
 mod profiler;
-mod rejit;
 mod shutdown;
 mod stack;
-mod strings;
+pub(crate) mod strings;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use attach::not_allowed_after_attach;
-pub use calltarget::{CallTarget, MethodTarget, MethodTargets, WrapError, Wrapped};
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
-pub use hooks::{Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
-pub use rejit::RejitBodies;
 pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::StackFrame;
 

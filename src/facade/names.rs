@@ -36,13 +36,13 @@ impl ProfilerInfo {
     /// definition in metadata form (``Holder`1.Get``), this names one
     /// compiled instance, C#-like; docs/hooks.md ("One method, three
     /// names") compares the two with the targets of
-    /// [`MethodTarget`](super::MethodTarget) (``Asm!Holder`1::Get``).
+    /// `corprof::instrument::MethodTarget` (``Asm!Holder`1::Get``).
     pub fn instantiated_function_name(&self, function: FunctionID) -> Result<String> {
         self.instantiated_function_name_in_frame(function, COR_PRF_FRAME_INFO::NULL)
     }
 
     /// Like [`instantiated_function_name`](Self::instantiated_function_name),
-    /// with a frame (from [`Arguments::frame`](super::Arguments::frame) or a
+    /// with a frame (from an enter/leave hook, `corprof::hooks::Arguments::frame`, or a
     /// stack walk) that lets the runtime name the exact instantiation of
     /// shared generic code (`GetFunctionInfo2`).
     pub fn instantiated_function_name_in_frame(

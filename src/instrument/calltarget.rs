@@ -18,12 +18,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use super::emit::{AssemblyReference, MetadataEmit};
-use super::info::ProfilerInfo;
-use super::metadata::MetadataImport;
 use crate::cil::{wrap, Probes, ThisArg, WrapContext};
 use crate::cil::{LocalVarSig, MethodSig, TypeSig};
 use crate::cil::{MethodBody, StackSig, Token};
+use crate::facade::MetadataImport;
+use crate::facade::ProfilerInfo;
+use crate::facade::{AssemblyReference, MetadataEmit};
 use crate::metadata::{
     mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
 };

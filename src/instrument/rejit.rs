@@ -1,13 +1,13 @@
 //! [`RejitBodies`]: the new IL of methods to re-JIT-compile, kept from the
 //! time it is made until the runtime asks for it in
-//! [`get_rejit_parameters`](super::Profiler::get_rejit_parameters).
+//! [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use super::info::{FunctionControl, ProfilerInfo, Result};
+use crate::facade::{FunctionControl, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::ModuleID;
 use crate::HRESULT;
@@ -19,7 +19,7 @@ use crate::HRESULT;
 /// IL (in `module_load_finished`, where metadata may still change, or on
 /// a thread of its own), calls [`ProfilerInfo::request_rejit`] from a
 /// thread of its own, and the runtime then asks for the IL of each method
-/// in [`get_rejit_parameters`](super::Profiler::get_rejit_parameters).
+/// in [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 /// `RejitBodies` carries the IL between them: [`insert`](Self::insert) it,
 /// request the ReJIT of [`methods`](Self::methods) (or of some of them),
 /// and answer `get_rejit_parameters` with [`set_il`](Self::set_il).
@@ -131,7 +131,7 @@ impl<T> RejitBodies<T> {
 }
 
 impl<T: Clone> RejitBodies<T> {
-    /// Answers [`get_rejit_parameters`](super::Profiler::get_rejit_parameters):
+    /// Answers [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters):
     /// gives `control` the body kept for `method` of `module`
     /// ([`FunctionControl::set_il_function_body`]). `None` when no body is
     /// kept for it (the method is recompiled with the IL it has); else its

@@ -2,7 +2,7 @@
 //! installed with [`ProfilerInfo::set_function_hooks`].
 //!
 //! The runtime calls the hooks through plain function pointers with no
-//! `this`, so the facade keeps the one installed hooks object in a static,
+//! `this`, so this module keeps the one installed hooks object in a static,
 //! set once in `initialize`. Each hooked function gets a [`Hooked`] record,
 //! made once by [`FunctionHooks::map_function`] (through the runtime's
 //! `FunctionIDMapper2`) and kept for the rest of the process; the runtime
@@ -23,8 +23,8 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::info::{ProfilerInfo, Result};
-use super::strings::decode;
+use crate::facade::strings::{decode, MAX_CHARS};
+use crate::facade::{ProfilerInfo, Result};
 use crate::profiling::*;
 use crate::{BOOL, E_INVALIDARG, E_NOTIMPL, E_POINTER, E_UNEXPECTED, FALSE, TRUE, UINT_PTR};
 
@@ -72,7 +72,7 @@ impl<C> Hooked<C> {
 /// functions get them.
 ///
 /// Implement it on a type the profiler shares (`Arc<Self>`), and install it
-/// from [`Profiler::initialize`](super::Profiler::initialize) with
+/// from [`Profiler::initialize`](crate::facade::Profiler::initialize) with
 /// [`ProfilerInfo::set_function_hooks`]. The hooks run on every call of
 /// every hooked function, on the calling thread, in the middle of
 /// JIT-compiled code: keep them short, never block on a lock another hook
@@ -84,7 +84,8 @@ impl<C> Hooked<C> {
 /// ```no_run
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// use std::sync::Arc;
-/// use corprof::facade::{FunctionHooks, HookMode, Hooked, Profiler, ProfilerInfo, Result};
+/// use corprof::facade::{Profiler, ProfilerInfo, Result};
+/// use corprof::hooks::{FunctionHooks, HookMode, Hooked};
 /// use corprof::profiling::*;
 ///
 /// /// Counts calls of the program's own functions.
@@ -395,7 +396,7 @@ impl ProfilerInfo {
     /// function-ID mapper that asks [`FunctionHooks::map_function`] which
     /// functions to hook.
     ///
-    /// Call it from [`Profiler::initialize`](super::Profiler::initialize),
+    /// Call it from [`Profiler::initialize`](crate::facade::Profiler::initialize),
     /// after [`set_event_mask`](ProfilerInfo::set_event_mask): the runtime
     /// accepts hooks only during `Initialize` and answers
     /// `CORPROF_E_CALL_ONLY_FROM_INIT` anywhere else, which is returned
@@ -546,7 +547,7 @@ impl ProfilerInfo {
                 .add(length_offset as usize)
                 .cast::<u32>()
                 .read_unaligned() as usize;
-            if len > super::strings::MAX_CHARS {
+            if len > MAX_CHARS {
                 return Err(E_UNEXPECTED);
             }
             let chars = base.add(buffer_offset as usize).cast::<u16>();

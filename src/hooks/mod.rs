@@ -1,0 +1,22 @@
+//! Enter/leave/tailcall hooks: [`FunctionHooks`], installed with
+//! [`ProfilerInfo::set_function_hooks`](crate::facade::ProfilerInfo::set_function_hooks).
+//!
+//! Built on the [facade](crate::facade) and on the raw layer's assembly
+//! trampolines ([`profiling::fast_path_hooks`](crate::profiling::fast_path_hooks));
+//! the facade knows nothing of this module.
+//!
+//! The parts, file by file:
+//!
+//! - `function_hooks.rs`: the [`FunctionHooks`] trait, the per-function
+//!   [`Hooked`] records made by its mapper, the two [`HookMode`]s (the
+//!   JIT calling the trampolines directly, or the runtime's helper with
+//!   [`EnterCall`], [`LeaveCall`], [`TailcallCall`] and their
+//!   [`Arguments`]), and the installation.
+//!
+//! See docs/hooks.md.
+
+mod function_hooks;
+
+pub use function_hooks::{
+    Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall,
+};

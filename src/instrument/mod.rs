@@ -1,0 +1,23 @@
+//! Instrumentation: methods rewritten at JIT time or by ReJIT.
+//!
+//! Built on the [facade](crate::facade) (metadata import and emit, IL
+//! bodies, function control) and the [CIL codec](crate::cil); the facade
+//! knows nothing of this module.
+//!
+//! The parts, file by file:
+//!
+//! - `calltarget.rs`: [`CallTarget`] wraps a method so that it calls the
+//!   probes of a helper assembly the application never referenced
+//!   (metadata emit, signatures, [`cil::wrap`](crate::cil::wrap));
+//!   [`MethodTarget`] and [`MethodTargets`] select methods by name
+//!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
+//! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
+//!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
+//!
+//! See docs/instrumentation.md.
+
+mod calltarget;
+mod rejit;
+
+pub use calltarget::{CallTarget, MethodTarget, MethodTargets, WrapError, Wrapped};
+pub use rejit::RejitBodies;
