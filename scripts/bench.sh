@@ -9,6 +9,7 @@
 #   bash scripts/bench.sh compile    # compile-time scaling only
 #   bash scripts/bench.sh runtime    # overhead on a real runtime only
 #   bash scripts/bench.sh hooks      # enter/leave hooks against a C floor (scripts/bench-hooks.sh)
+#   bash scripts/bench.sh build      # clean build time of the library per Cargo feature set
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -127,11 +128,56 @@ EOF
     echo
 }
 
+# Clean debug builds of the library (`cargo build --lib`, a fresh target
+# directory each time) for each feature set, interleaved: round r builds
+# every set once, in order, so that the machine's load falls on all alike.
+# CORPROF_BUILD_ROUNDS rounds (default 5); the median per set, and its ratio
+# to the build with every feature, measured in the same run.
+build() {
+    local rounds="${CORPROF_BUILD_ROUNDS:-5}" features sets=() names=() r i t0 t1 dir
+    features=$(awk '/^\[features\]/ { on = 1; next } /^\[/ { on = 0 } on && /^[a-z_]+ *=/ { sub(/ *=.*/, ""); print }' Cargo.toml | grep -vx default)
+    names+=("facade only (std)"); sets+=("--no-default-features --features std")
+    names+=("no features (COM core, raw API)"); sets+=("--no-default-features")
+    for f in $features; do
+        [ "$f" = std ] && continue
+        names+=("$f alone"); sets+=("--no-default-features --features $f")
+    done
+    names+=("all features"); sets+=("--all-features")
+    local out
+    out=$(mktemp -d)
+    cargo build --quiet --lib --all-features --target-dir "$out/warm" # sysroot and caches warm
+    for ((r = 0; r < rounds; r++)); do
+        for i in "${!sets[@]}"; do
+            dir="$out/t$i"
+            rm -rf "$dir"
+            t0=$(date +%s.%N)
+            # shellcheck disable=SC2086
+            cargo build --quiet --lib ${sets[$i]} --target-dir "$dir" || die "build failed: ${sets[$i]}"
+            t1=$(date +%s.%N)
+            python3 -c "print($t1 - $t0)" >>"$out/s$i"
+        done
+    done
+    local all=$((${#sets[@]} - 1)) all_s
+    all_s=$(median <"$out/s$all")
+    echo "## Clean build time of the library (\`cargo build --lib\`, debug; median of $rounds interleaved rounds)"
+    echo
+    echo "| features | cargo flags | seconds | ratio to all features |"
+    echo "|---|---|---|---|"
+    for i in "${!sets[@]}"; do
+        local m
+        m=$(median <"$out/s$i")
+        printf '| %s | `%s` | %.2f | %.2fx |\n' "${names[$i]}" "${sets[$i]}" "$m" "$(python3 -c "print($m / $all_s)")"
+    done
+    echo
+    rm -rf "$out"
+}
+
 case "$what" in
     all) machine; echo; calls; compile; [ -f scripts/bench-runtime.sh ] && bash scripts/bench-runtime.sh; bash scripts/bench-hooks.sh ;;
     calls) machine; echo; calls ;;
     compile) machine; echo; compile ;;
     runtime) machine; echo; bash scripts/bench-runtime.sh ;;
     hooks) machine; echo; bash scripts/bench-hooks.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks]" ;;
+    build) machine; echo; build ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build]" ;;
 esac

@@ -40,6 +40,9 @@ step "clippy (all targets, -D warnings; default and no-default features)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --no-default-features -- -D warnings
 
+step "Cargo features: each alone and all together, clippy and the MSRV build (scripts/check-features.sh)"
+bash scripts/check-features.sh
+
 step "no_std build (a #![no_std] crate using corprof without std)"
 cargo build --lib --no-default-features
 cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no_std_crate

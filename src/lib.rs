@@ -35,6 +35,23 @@
 //! assert_eq!(unsafe { greeter.Greet(21, &mut n) }, S_OK);
 //! assert_eq!(n, 42);
 //! ```
+//!
+//! # The modules, floor by floor
+//!
+//! Each module uses only the ones below it (docs/design.md, "The layers"):
+//!
+//! 1. the COM core, at the crate root: [`GUID`], [`HRESULT`],
+//!    [`com_interface!`], [`export`], [`IUnknown`], [`IClassFactory`];
+//! 2. the raw API, with the IDL's names: [`profiling`] (corprof.idl) and
+//!    [`metadata`] (cor.h);
+//! 3. the safe API, feature `std`: `facade` (the `Profiler` trait,
+//!    `ProfilerInfo`, metadata import and emit, names, stack walks);
+//! 4. the capabilities, each a feature of its own: `instrument`
+//!    (CallTarget, ReJIT bodies) and `hooks` (enter/leave/tailcall hooks);
+//!
+//! and beside them `cil` (the CIL codec, `no_std`) and `diagnostics` (the
+//! diagnostics IPC client). The default features turn everything on;
+//! `default-features = false, features = ["std"]` builds floors 1-3 only.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -43,23 +60,25 @@ extern crate alloc;
 extern crate std;
 
 /// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
+#[cfg(feature = "cil")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cil")))]
 pub mod cil;
 mod codes;
 mod com;
 mod ctypes;
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[cfg(feature = "diagnostics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "diagnostics")))]
 pub mod diagnostics;
 #[cfg(doc)]
 pub mod example_generated;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod facade;
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[cfg(feature = "hooks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "hooks")))]
 pub mod hooks;
-#[cfg(feature = "std")]
-#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+#[cfg(feature = "instrument")]
+#[cfg_attr(docsrs, doc(cfg(feature = "instrument")))]
 pub mod instrument;
 pub mod metadata;
 pub mod profiling;

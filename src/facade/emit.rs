@@ -1042,7 +1042,7 @@ mod tests {
                         m.usBuildNumber,
                         m.usRevisionNumber,
                     ],
-                    super::super::strings::decode(locale),
+                    crate::facade::strings::decode(locale),
                     bytes(key.cast::<u8>(), key_len),
                 )
             };

@@ -8,6 +8,7 @@ use core::fmt;
 
 use super::info::Result;
 use super::strings::{write_utf16, Utf16Buf};
+#[cfg(feature = "cil")]
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
     mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
@@ -347,6 +348,8 @@ impl MetadataImport {
     /// [`MethodBody::update_max_stack`](crate::cil::MethodBody::update_max_stack):
     /// `body.update_max_stack(|token| import.stack_sig(token))`. `None` when
     /// the token names no method or its signature does not decode.
+    #[cfg(feature = "cil")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cil")))]
     pub fn stack_sig(&self, token: Token) -> Option<StackSig> {
         let blob = self.method_signature(mdToken(token.0)).ok()?;
         MethodSig::decode(blob).ok().map(|sig| sig.stack_sig())
@@ -807,6 +810,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "cil")]
     #[test]
     fn stack_sig_is_a_max_stack_resolver() {
         let import = import(Fake::default());

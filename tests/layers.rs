@@ -1,0 +1,163 @@
+//! The layering rule of docs/design.md ("The layers"), checked on the
+//! sources: each module of `src/` may use only the modules on its own floor
+//! or below. A `crate::m` (or `$crate::m`) path in code (comments and doc
+//! comments aside) is a use of module `m`; the crate root's items
+//! (`crate::GUID`, `crate::export`, `$crate::__private`) are the COM core's
+//! public face and allowed everywhere.
+//!
+//! Floors, bottom to top: `com` (with `ctypes`, `codes`); `profiling` and
+//! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
+//! `sampling`, `eventpipe`), each on its own. `cil` and `diagnostics` stand
+//! beside: `cil` uses only the COM core, `diagnostics` the raw layer.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The crate's modules (directories or files under `src/`).
+const MODULES: &[&str] = &[
+    "com",
+    "ctypes",
+    "codes",
+    "profiling",
+    "metadata",
+    "facade",
+    "cil",
+    "diagnostics",
+    "instrument",
+    "hooks",
+    "sampling",
+    "eventpipe",
+];
+
+/// What each module may use besides itself and the crate root's items.
+fn allowed(module: &str) -> &'static [&'static str] {
+    const RAW: &[&str] = &["com", "ctypes", "codes", "profiling", "metadata"];
+    const FACADE: &[&str] = &[
+        "com",
+        "ctypes",
+        "codes",
+        "profiling",
+        "metadata",
+        "facade",
+        "cil",
+    ];
+    match module {
+        "com" => &[],
+        "ctypes" | "codes" => &["com", "profiling", "metadata"],
+        "profiling" | "metadata" => RAW,
+        "facade" => FACADE,
+        "cil" => &["com"],
+        "diagnostics" => RAW,
+        "instrument" | "hooks" | "sampling" | "eventpipe" => FACADE,
+        other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
+    }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module a file of `src/` belongs to (`None` for `lib.rs` and the
+/// docs-only `example_generated.rs`).
+fn module_of(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let first = rel.components().next()?.as_os_str().to_str()?.to_owned();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_owned();
+    match name.as_str() {
+        "lib" | "example_generated" => None,
+        _ => Some(name),
+    }
+}
+
+/// The modules a line of code names as `crate::m` or `$crate::m`.
+fn modules_used(code: &str) -> BTreeSet<String> {
+    let mut used = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("crate::") {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + "crate::".len()..];
+        // `$crate::` and `crate::`, not `mycrate::`.
+        if !before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            if MODULES.contains(&name.as_str()) {
+                used.insert(name);
+            }
+        }
+        rest = after;
+    }
+    used
+}
+
+fn violations() -> Vec<String> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in &files {
+        let Some(module) = module_of(&src, file) else {
+            continue;
+        };
+        assert!(
+            MODULES.contains(&module.as_str()),
+            "{} is in module `{module}`, which has no floor in tests/layers.rs",
+            file.display()
+        );
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap();
+            if code.contains("super::super") {
+                found.push(format!(
+                    "{}:{}: `super::super` leaves the module: name it by its crate path",
+                    file.display(),
+                    n + 1
+                ));
+            }
+            for used in modules_used(code) {
+                if used != module && !allowed(&module).contains(&used.as_str()) {
+                    found.push(format!(
+                        "{}:{}: `{module}` uses `{used}`, a module above it or beside it: {}",
+                        file.display(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_uses_a_module_above_or_beside_it() {
+    let found = violations();
+    assert!(
+        found.is_empty(),
+        "layering violations:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_violation() {
+    // The scanner itself: a facade line naming a capability is seen, a
+    // comment or a longer identifier ending in `crate` is not.
+    assert_eq!(
+        modules_used("use crate::hooks::FunctionHooks; $crate::instrument::X"),
+        BTreeSet::from(["hooks".to_owned(), "instrument".to_owned()])
+    );
+    assert!(modules_used("mycrate::hooks::X").is_empty());
+    assert!(!allowed("facade").contains(&"hooks"));
+    assert!(!allowed("com").contains(&"profiling"));
+}
