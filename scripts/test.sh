@@ -53,8 +53,13 @@ cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir targ
 step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/check-portability.sh)"
 bash scripts/check-portability.sh
 
-step "rustdoc (-D warnings)"
+step "rustdoc (-D warnings), and as docs.rs builds it (nightly, all features, --cfg docsrs: each gated item names its feature)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --no-deps --all-features --target-dir target/docsrs
+for feature in $(sed -n '/^\[features\]/,/^\[/{s/^\([a-z_]*\) *=.*/\1/p}' Cargo.toml | grep -v '^default$'); do
+    grep -q "Available on crate feature \`$feature\` only" target/docsrs/doc/corprof/index.html \
+        || die "docs.rs build: the crate index does not say which items need the feature \`$feature\`"
+done
 
 step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR, doc"
 tests cargo test --all-targets

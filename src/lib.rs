@@ -62,6 +62,11 @@ extern crate std;
 /// CIL method-body codec: headers, opcodes, exception sections, signatures and IL editing.
 #[cfg(feature = "cil")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cil")))]
+// The module's own docs link with explicit `crate::cil::` targets: stable
+// rustdoc resolves them in the crate's scope, where the bare labels do not
+// resolve, while nightly (docs.rs) resolves them in the module's, where the
+// explicit targets are redundant.
+#[allow(rustdoc::redundant_explicit_links)]
 pub mod cil;
 mod codes;
 mod com;
