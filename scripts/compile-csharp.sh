@@ -13,6 +13,7 @@
 # runtime and the compiler) and prints how to run the result. Exits non-zero
 # with the compiler's errors on stderr when compilation fails. Without a .NET
 # SDK the compiler is Mono's mcs: C# 6 and part of C# 7 (docs/e2e.md).
+# CORPROF_RUNTIME=8.0 builds for CoreCLR 8.0.4 instead of 3.1 (the default).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,12 +65,16 @@ mode="$(value CORPROF_DOTNET_MODE)"
 host="$(value DOTNET_HOST)"
 version="$(value DOTNET_RUNTIME_VERSION)"
 runtime_dir="$(value DOTNET_RUNTIME_DIR)"
-[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] || die "provisioning printed no usable runtime"
+# The assemblies to compile against: the runtime's own, or 3.1's under
+# CORPROF_RUNTIME=8.0 (mcs cannot read 8.0's; see provision-dotnet.sh).
+reference_dir="$(value CSHARP_REFERENCE_DIR)"
+[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] && [ -d "$reference_dir" ] ||
+    die "provisioning printed no usable runtime"
 
 # shellcheck source=scripts/csharp-lib.sh
 . "$ROOT/scripts/csharp-lib.sh"
 csharp_pick_compiler "$mode" "$host"
-refs_text="$(csharp_refs "$runtime_dir" "${extra[@]}")" || die "a runtime assembly is missing"
+refs_text="$(csharp_refs "$reference_dir" "${extra[@]}")" || die "a runtime assembly is missing"
 mapfile -t refs <<<"$refs_text"
 
 mkdir -p "$out_dir"

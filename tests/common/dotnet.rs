@@ -69,6 +69,10 @@ pub(crate) struct Runtime {
     pub(crate) version: String,
     /// That runtime's directory (holds `libcoreclr.so`).
     pub(crate) runtime_dir: PathBuf,
+    /// Which runtime `CORPROF_RUNTIME` chose: `3.1` (the default) or `8.0`.
+    pub(crate) choice: String,
+    /// The assemblies the programs were compiled against (3.1's on 8.0).
+    pub(crate) reference_dir: PathBuf,
     /// Which C# compiler built the programs.
     pub(crate) compiler: String,
     /// `.cache/e2e-programs`: one directory per program.
@@ -398,6 +402,8 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
         host: get("DOTNET_HOST")?.into(),
         version: get("DOTNET_RUNTIME_VERSION")?,
         runtime_dir: get("DOTNET_RUNTIME_DIR")?.into(),
+        choice: get("CORPROF_RUNTIME")?,
+        reference_dir: get("CSHARP_REFERENCE_DIR")?.into(),
         compiler: get("CSHARP_COMPILER")?,
         programs_dir: get("E2E_PROGRAMS_DIR")?.into(),
         programs: get("E2E_PROGRAMS")?
@@ -415,6 +421,21 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
 }
 
 impl Runtime {
+    /// The runtime's major version: 3 for .NET Core 3.1, 8 for .NET 8.
+    pub(crate) fn major(&self) -> u32 {
+        self.version
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or_else(|| panic!("e2e: a runtime version without a major: {}", self.version))
+    }
+
+    /// True on .NET 5 and later (what the `DOTNET_` prefix, the Process IPC
+    /// commands and the newer `ICorProfilerInfo` versions need).
+    pub(crate) fn is_net5_or_later(&self) -> bool {
+        self.major() >= 5
+    }
+
     /// `.cache/e2e-programs/<program>/<program>.dll`.
     pub(crate) fn program_dll(&self, program: &str) -> PathBuf {
         self.programs_dir
