@@ -41,6 +41,11 @@
 //! (which, in CoreCLR 3.1, also keeps methods from tiering up): the targets
 //! are `NoInlining` anyway, and a method JIT-compiled again at tier 1 keeps
 //! the IL installed for tier 0.
+//! `IL_REWRITER_EVERY_JIT=1` edits at every `JITCompilationStarted` of a
+//! target instead of the first only, and leaves the once-only rule to the
+//! facade, which refuses to set a method's IL a second time (tier 1, PGO's
+//! instrumented tier and on-stack replacement all compile the IL installed
+//! first; see `ProfilerInfo::set_il_function_body`).
 //! `IL_REWRITER_TIMEOUT_MS` bounds each wait of the ReJIT thread for a
 //! `ready` file (default 60000).
 //!
@@ -75,6 +80,7 @@ const COUNTER_TYPE: &str = "E2E.Rewrite.Counter";
 const SIG_STATIC_VOID: &[u8] = &[0x00, 0x00, 0x01]; // static void ()
 const SIG_STATIC_INT: &[u8] = &[0x00, 0x00, 0x08]; // static int ()
 const SIG_STATIC_INT_INT: &[u8] = &[0x00, 0x01, 0x08, 0x08]; // static int (int)
+const SIG_STATIC_LONG_INT: &[u8] = &[0x00, 0x01, 0x0A, 0x08]; // static long (int)
 
 /// What `Answer` returns, before and after.
 const OLD_ANSWER: i32 = 41;
@@ -91,6 +97,7 @@ struct Targets {
     answer: mdMethodDef,
     work: mdMethodDef,
     guarded: mdMethodDef,
+    hot_loop: mdMethodDef,
     hit: mdMethodDef,
 }
 
@@ -129,6 +136,8 @@ struct IlRewriter {
     /// JIT-compiled again (tier 1) from the IL installed for tier 0, so it
     /// must not be edited a second time.
     rewritten: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    /// `IL_REWRITER_EVERY_JIT=1`: leave the once-only rule to the facade.
+    every_jit: bool,
 }
 
 impl Default for IlRewriter {
@@ -139,6 +148,7 @@ impl Default for IlRewriter {
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
         let verbose = flag("IL_REWRITER_VERBOSE");
         let allow_inlining = flag("IL_REWRITER_ALLOW_INLINING");
+        let every_jit = flag("IL_REWRITER_EVERY_JIT");
         let timeout = std::env::var("IL_REWRITER_TIMEOUT_MS")
             .ok()
             .and_then(|ms| ms.trim().parse::<u64>().ok())
@@ -152,6 +162,7 @@ impl Default for IlRewriter {
             shared: Arc::default(),
             modules: Mutex::default(),
             rewritten: Mutex::default(),
+            every_jit,
         }
     }
 }
@@ -191,6 +202,7 @@ fn find_targets(
         answer: method(program, PROGRAM_TYPE, "Answer", SIG_STATIC_INT)?,
         work: method(program, PROGRAM_TYPE, "Work", SIG_STATIC_INT_INT)?,
         guarded: method(program, PROGRAM_TYPE, "Guarded", SIG_STATIC_INT_INT)?,
+        hot_loop: method(program, PROGRAM_TYPE, "HotLoop", SIG_STATIC_LONG_INT)?,
         hit: method(counter, COUNTER_TYPE, "Hit", SIG_STATIC_VOID)?,
     }))
 }
@@ -491,7 +503,8 @@ impl Profiler for IlRewriter {
         let method = function.token;
         let edit = if method == targets.answer && self.sync_dir.is_none() {
             Edit::Answer
-        } else if method == targets.work || method == targets.guarded {
+        } else if method == targets.work || method == targets.guarded || method == targets.hot_loop
+        {
             Edit::EntryProbe(targets.hit)
         } else {
             if method == targets.answer {
@@ -499,7 +512,14 @@ impl Profiler for IlRewriter {
             }
             return Ok(());
         };
-        if !lock(&self.rewritten).insert((function.module, method)) {
+        if self.every_jit {
+            // Asks at every compilation; the facade sets a method's IL once
+            // and refuses the rest (see ProfilerInfo::set_il_function_body).
+            log(format_args!(
+                "{method:?} JIT-compiled; IL set before: {}",
+                info.il_function_body_was_set(function.module, method)
+            ));
+        } else if !lock(&self.rewritten).insert((function.module, method)) {
             // Tier-1 recompilation: the runtime compiles the IL installed
             // for tier 0 again, so there is nothing to do.
             log(format_args!(

@@ -399,3 +399,78 @@ fn the_dotnet_prefix_alone_is_ignored_by_net_core_3() {
         );
     }
 }
+
+/// The rewrite-once rule with a method that has a hot loop, under the
+/// runtime's default tiering (`IL_REWRITER_EVERY_JIT=1`: the example asks
+/// at every compilation and the facade refuses all but the first).
+///
+/// On .NET 8 `HotLoop` is compiled at tier 0 with a patchpoint, then again
+/// mid-loop by on-stack replacement (and later at tier 1), each time from
+/// the IL installed first: every compilation after the first is refused by
+/// `ProfilerInfo::set_il_function_body` and the output is the program's.
+/// On CoreCLR 3.1 a method with a loop skips tier 0 (`QuickJitForLoops` is
+/// off there) and is compiled once.
+#[test]
+fn a_hot_loop_is_rewritten_once_however_often_the_runtime_compiles_it() {
+    let runtime = dotnet::runtime();
+    const N: i32 = 3_000_000;
+    let total: i64 = (0..N).map(|i| i64::from(i % 7)).sum();
+    let profiler = il_rewriter()
+        .with_env("IL_REWRITER_ALLOW_INLINING", "1")
+        .with_env("IL_REWRITER_EVERY_JIT", "1");
+    let run = runtime.run("Rewrite", &["--hot-loop", &N.to_string()], Some(&profiler));
+    run.assert_exit(EXIT);
+    // The entry probe ran once per call: the IL was set, and set once.
+    let expected = [
+        format!("hot loop total={total}"),
+        format!("hot loop again total={total}"),
+        "hits=2".to_string(),
+        "done".to_string(),
+    ];
+    assert_eq!(
+        run.stdout.lines().collect::<Vec<_>>(),
+        expected,
+        "{}",
+        run.describe()
+    );
+    // Only HotLoop is a target that runs in this mode: each line is one of
+    // its compilations.
+    let compiled = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("JIT-compiled; IL set before:"))
+        .count();
+    let rewrote = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("il_rewriter: rewrote E2E.Rewrite.Program.HotLoop:"))
+        .count();
+    let refused = run
+        .stderr
+        .lines()
+        .filter(|l| {
+            l.contains("SetILFunctionBody failed")
+                && l.contains("CORPROF_E_UNSUPPORTED_CALL_SEQUENCE")
+        })
+        .count();
+    assert_eq!(rewrote, 1, "HotLoop rewritten once:\n{}", run.stderr);
+    assert_eq!(
+        refused,
+        compiled - 1,
+        "every later compilation refused:\n{}",
+        run.stderr
+    );
+    if runtime.major() == 3 {
+        assert_eq!(
+            compiled, 1,
+            "CoreCLR 3.1 compiles HotLoop once:\n{}",
+            run.stderr
+        );
+    } else {
+        assert!(
+            compiled >= 2,
+            ".NET 8 compiles HotLoop again (on-stack replacement):\n{}",
+            run.stderr
+        );
+    }
+}

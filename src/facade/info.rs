@@ -9,6 +9,7 @@ use core::fmt;
 use super::enumerators::{FunctionIter, ModuleIter};
 use super::metadata::{MetadataImport, MethodName};
 use super::module_cache::SharedModuleCache;
+use super::rewritten::SharedRewrittenMethods;
 use super::strings::read_utf16;
 use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, ofRead, CorOpenFlags, IMetaDataImport};
 use crate::profiling::*;
@@ -49,6 +50,9 @@ pub struct ProfilerInfo {
     /// Metadata importers of modules that cannot unload, for naming
     /// (shared with clones; see `module_cache.rs`).
     modules: SharedModuleCache,
+    /// The methods whose IL was set: rewrite once (shared with clones; see
+    /// `rewritten.rs`).
+    rewritten: SharedRewrittenMethods,
 }
 
 /// Where a function belongs: what `GetFunctionInfo` answers.
@@ -147,7 +151,12 @@ macro_rules! negotiate {
                 // took; the vtable of version N begins with version 1's.
                 let raw = unsafe { ICorProfilerInfo::from_raw(info.into_raw()) };
                 return raw
-                    .map(|raw| ProfilerInfo { raw, version: $n, modules: Default::default() })
+                    .map(|raw| ProfilerInfo {
+                        raw,
+                        version: $n,
+                        modules: Default::default(),
+                        rewritten: Default::default(),
+                    })
                     .ok_or(E_POINTER);
             }
         )*
@@ -292,6 +301,10 @@ impl ProfilerInfo {
 
     pub(crate) fn module_cache(&self) -> &super::module_cache::ModuleCache {
         &self.modules
+    }
+
+    pub(crate) fn rewritten_methods(&self) -> &super::rewritten::RewrittenMethods {
+        &self.rewritten
     }
 
     /// A class's full name, generic instantiations included
@@ -572,10 +585,23 @@ impl ProfilerInfo {
     }
 
     /// Replaces a method's IL body before it is JIT-compiled: copies `body`
-    /// (header, code and EH sections, as [`crate::cil::MethodBody::encode`] writes them) into
+    /// (header, code and EH sections, as `cil::MethodBody::encode` writes them) into
     /// memory from the module's `IMethodMalloc` and calls
     /// `SetILFunctionBody`. Call it from `jit_compilation_started` or
     /// `module_load_finished`.
+    ///
+    /// **Once per method.** The IL set here is what every later compilation
+    /// of the method starts from: tier 1 after tier 0, PGO's instrumented
+    /// tier on .NET 8, and on .NET 7 and later on-stack replacement, which
+    /// compiles a method with a hot loop again mid-loop at an offset of
+    /// this IL. Rewriting it again at a later `JITCompilationStarted` would
+    /// instrument the instrumentation and move the offsets the runtime uses
+    /// (on .NET 8, an `InvalidProgramException`). So a second call for the
+    /// same method (since its module loaded) does not reach the runtime and
+    /// answers `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`; ask
+    /// [`il_function_body_was_set`](Self::il_function_body_was_set) first
+    /// to skip the work. A call that failed does not count. This holds for
+    /// this `ProfilerInfo` and its clones (they share the record).
     ///
     /// # Safety
     ///
@@ -583,6 +609,32 @@ impl ProfilerInfo {
     /// exist in `module`: the JIT compiles what it is given, and malformed
     /// IL can crash the process rather than fail.
     pub unsafe fn set_il_function_body(
+        &self,
+        module: ModuleID,
+        method: mdMethodDef,
+        body: &[u8],
+    ) -> Result<()> {
+        self.rewritten
+            // SAFETY: the caller's contract, passed on.
+            .set_once(module, method, || unsafe {
+                self.set_il_function_body_now(module, method, body)
+            })
+            .unwrap_or(Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE))
+    }
+
+    /// True when [`set_il_function_body`](Self::set_il_function_body) has
+    /// set this method's IL (since its module loaded): the method must not
+    /// be rewritten again, however many times the runtime compiles it.
+    pub fn il_function_body_was_set(&self, module: ModuleID, method: mdMethodDef) -> bool {
+        self.rewritten.contains(module, method)
+    }
+
+    /// `SetILFunctionBody` itself (see [`set_il_function_body`](Self::set_il_function_body)).
+    ///
+    /// # Safety
+    ///
+    /// As for `set_il_function_body`.
+    unsafe fn set_il_function_body_now(
         &self,
         module: ModuleID,
         method: mdMethodDef,

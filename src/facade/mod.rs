@@ -38,6 +38,7 @@ mod module_cache;
 mod name_writer;
 mod names;
 mod profiler;
+mod rewritten;
 mod shutdown;
 mod stack;
 pub(crate) mod strings;

@@ -154,6 +154,7 @@ impl ProfilerInfo {
     /// `ModuleUnloadStarted`.
     pub(crate) fn forget_module(&self, module: ModuleID) {
         self.module_cache().remove(module);
+        self.rewritten_methods().forget_module(module);
     }
 }
 

@@ -78,6 +78,33 @@ namespace E2E.Rewrite
             return result;
         }
 
+        // A method with a hot loop: on .NET 7 and later, tier 0 with a
+        // patchpoint, then compiled again mid-loop by on-stack replacement.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long HotLoop(int n)
+        {
+            long total = 0;
+            for (int i = 0; i < n; i++)
+            {
+                total += i % 7;
+            }
+            return total;
+        }
+
+        private static int HotLoopMode(string[] args)
+        {
+            int n;
+            if (args.Length != 2 || !int.TryParse(args[1], out n) || n < 0)
+            {
+                return Usage("--hot-loop needs one non-negative number");
+            }
+            Console.WriteLine("hot loop total=" + HotLoop(n));
+            Console.WriteLine("hot loop again total=" + HotLoop(n));
+            Console.WriteLine("hits=" + Counter.Hits);
+            Console.WriteLine("done");
+            return ExitCode;
+        }
+
         private static int Normal()
         {
             Console.WriteLine("answer=" + Answer());
@@ -97,7 +124,7 @@ namespace E2E.Rewrite
         private static int Usage(string message)
         {
             Console.Error.WriteLine("Rewrite: " + message);
-            Console.Error.WriteLine("usage: Rewrite [--rejit [--phases N] [--iterations N] [--pause-ms N] [--sync-dir DIR] [--timeout-ms N]]");
+            Console.Error.WriteLine("usage: Rewrite [--rejit [--phases N] [--iterations N] [--pause-ms N] [--sync-dir DIR] [--timeout-ms N] | --hot-loop N]");
             return 2;
         }
 
@@ -204,6 +231,10 @@ namespace E2E.Rewrite
             if (args[0] == "--rejit")
             {
                 return ReJit(args);
+            }
+            if (args[0] == "--hot-loop")
+            {
+                return HotLoopMode(args);
             }
             return Usage("unknown argument " + args[0]);
         }
