@@ -55,6 +55,9 @@ cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir targ
 step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/check-portability.sh)"
 bash scripts/check-portability.sh
 
+step "AArch64: unit tests, the integration tests that need no runtime and the trampolines, under qemu-user (scripts/test-aarch64.sh)"
+bash scripts/test-aarch64.sh
+
 step "rustdoc (-D warnings), and as docs.rs builds it (nightly, all features, --cfg docsrs: each gated item names its feature)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 RUSTDOCFLAGS="--cfg docsrs -D warnings" cargo +nightly doc --no-deps --all-features --target-dir target/docsrs

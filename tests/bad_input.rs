@@ -27,6 +27,9 @@
 #![cfg(feature = "std")]
 #![allow(missing_docs, non_snake_case)]
 
+#[path = "common/self_exec.rs"]
+mod self_exec;
+
 use core::ffi::c_void;
 use core::ptr::{null, null_mut, NonNull};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -1478,7 +1481,7 @@ impl ICounted_Impl for Counted {
         0.5
     }
     fn Name(&self) -> *const u8 {
-        c"counted".as_ptr() as *const u8
+        c"counted".as_ptr().cast::<u8>()
     }
     fn Touch(&self) {}
     fn Boom(&self) -> u32 {
@@ -1514,7 +1517,7 @@ const CHILD: &str = "CORPROF_BAD_INPUT_CHILD";
 /// Runs this test binary again for the one test `name`, with `CHILD=mode`,
 /// and returns how it ended and its stderr.
 fn run_child(name: &str, mode: &str) -> (std::process::ExitStatus, String) {
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
+    let output = self_exec::this_test_binary()
         .args([name, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, mode)
         .output()

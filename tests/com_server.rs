@@ -2,6 +2,9 @@
 //! called the way the runtime calls them.
 #![allow(missing_docs)]
 
+#[path = "common/self_exec.rs"]
+mod self_exec;
+
 use core::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -153,7 +156,7 @@ fn corprof_debug_1_reports_an_unserved_clsid_on_stderr() {
         return;
     }
     let run = |debug: Option<&str>| {
-        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        let mut cmd = self_exec::this_test_binary();
         cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD, "1")
             .env_remove("CORPROF_DEBUG");

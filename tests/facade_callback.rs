@@ -775,7 +775,7 @@ fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
         return;
     }
     let run = |debug: Option<&str>| {
-        let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+        let mut cmd = common::self_exec::this_test_binary();
         cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
             .env(CHILD, "1")
             .env_remove("CORPROF_DEBUG");

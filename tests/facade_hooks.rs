@@ -10,6 +10,9 @@
     allow(unused_imports, dead_code)
 )]
 
+#[path = "common/self_exec.rs"]
+mod self_exec;
+
 use core::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -335,7 +338,7 @@ fn a_panic_in_a_hook_aborts_with_a_message() {
         println!("UNWOUND OR RETURNED");
         return;
     }
-    let output = std::process::Command::new(std::env::current_exe().unwrap())
+    let output = self_exec::this_test_binary()
         .args([
             "a_panic_in_a_hook_aborts_with_a_message",
             "--exact",

@@ -6,4 +6,5 @@
 #[cfg(unix)]
 pub(crate) mod dotnet;
 pub(crate) mod expected;
+pub(crate) mod self_exec;
 pub(crate) mod vtable;

@@ -8,14 +8,18 @@
 use super::{FastPathHooks, ENTER_TARGET, LEAVE_TARGET, TAILCALL_TARGET};
 use crate::profiling::structs::FunctionIDOrClientID;
 
-/// One trampoline: `$name` calls the target stored at `$target`; `$page`
-/// and `$off` are the object format's page/offset relocation syntax.
+/// One trampoline: `$name` calls the target stored at `$target`, loaded
+/// with `$load` (the object format's page/offset relocation syntax);
+/// `$type` and `$size` are its ELF `.type` and `.size` lines (empty on
+/// Mach-O, which has neither), so that debuggers, profilers and `nm -S`
+/// see a function of known extent.
 macro_rules! arm64_trampoline {
-    ($name:literal, $target:ident, $load:literal) => {
+    ($name:literal, $target:ident, $load:literal, $type:expr, $size:expr) => {
         core::arch::global_asm!(
             ".text",
             ".p2align 4",
             concat!(".globl ", $name),
+            $type,
             concat!($name, ":"),
             // x9 is volatile for the JIT across this helper (its kill set
             // keeps only the argument registers and fp).
@@ -46,6 +50,7 @@ macro_rules! arm64_trampoline {
             "ldp x29, x30, [sp], #224",
             "2:",
             "ret",
+            $size,
             target = sym $target,
         );
     };
@@ -57,17 +62,23 @@ macro_rules! trampolines {
         arm64_trampoline!(
             "_corprof_elt_enter3",
             ENTER_TARGET,
-            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]"
+            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]",
+            "",
+            ""
         );
         arm64_trampoline!(
             "_corprof_elt_leave3",
             LEAVE_TARGET,
-            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]"
+            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]",
+            "",
+            ""
         );
         arm64_trampoline!(
             "_corprof_elt_tailcall3",
             TAILCALL_TARGET,
-            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]"
+            "adrp x9, {target}@PAGE\nldr x9, [x9, {target}@PAGEOFF]",
+            "",
+            ""
         );
     };
 }
@@ -78,17 +89,23 @@ macro_rules! trampolines {
         arm64_trampoline!(
             "corprof_elt_enter3",
             ENTER_TARGET,
-            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]"
+            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]",
+            ".type corprof_elt_enter3, %function",
+            ".size corprof_elt_enter3, . - corprof_elt_enter3"
         );
         arm64_trampoline!(
             "corprof_elt_leave3",
             LEAVE_TARGET,
-            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]"
+            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]",
+            ".type corprof_elt_leave3, %function",
+            ".size corprof_elt_leave3, . - corprof_elt_leave3"
         );
         arm64_trampoline!(
             "corprof_elt_tailcall3",
             TAILCALL_TARGET,
-            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]"
+            "adrp x9, {target}\nldr x9, [x9, :lo12:{target}]",
+            ".type corprof_elt_tailcall3, %function",
+            ".size corprof_elt_tailcall3, . - corprof_elt_tailcall3"
         );
     };
 }
