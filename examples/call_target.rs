@@ -39,7 +39,12 @@ use corprof::profiling::{
 use corprof::{ComRef, HRESULT};
 
 fn log(text: std::fmt::Arguments<'_>) {
-    eprintln!("calltarget: {text}");
+    use std::io::Write as _;
+    // One write per line: the program's threads write to the same stderr,
+    // and a line written in pieces (as `eprintln!` does) can be split by
+    // theirs (seen on Windows).
+    let line = format!("calltarget: {text}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes()); // stderr gone: nothing to do
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -89,8 +89,8 @@ fn helper(runtime: &Runtime) -> PathBuf {
 fn call_target(runtime: &Runtime, targets: &str) -> Profiler {
     let library = dotnet::build_example("call_target")
         .unwrap_or_else(|error| panic!("building example call_target: {error}"));
-    let helper = helper(runtime);
-    let helper = helper.to_str().expect("a UTF-8 path");
+    let helper = runtime.program_path(&helper(runtime));
+    let helper = helper.as_str();
     Profiler::new(library, CALL_TARGET)
         .with_env("COMPlus_TieredCompilation", "0")
         .with_env("CORPROF_CALLTARGET", targets)
@@ -168,7 +168,7 @@ fn the_helper_alone_changes_nothing() {
     let runtime = dotnet::runtime();
     let helper = helper(&runtime);
     let quiet = Profiler::new(dotnet::build_example("call_target").unwrap(), CALL_TARGET)
-        .with_env("DOTNET_STARTUP_HOOKS", helper.to_str().unwrap());
+        .with_env("DOTNET_STARTUP_HOOKS", runtime.program_path(&helper));
     // No CORPROF_CALLTARGET: the profiler says why it does nothing.
     let run = runtime.run("CallTarget", &[], Some(&quiet));
     assert_unchanged(&run);
@@ -430,7 +430,8 @@ fn bad_configuration_leaves_the_program_unprofiled_and_says_why() {
     let runtime = dotnet::runtime();
     let good = spec(&["Program::Add"]);
     let missing = runtime.programs_dir.join("CallTargetProbe/Nope.dll");
-    let missing = missing.to_str().unwrap();
+    let missing = runtime.program_path(&missing);
+    let missing = missing.as_str();
     let cases: Vec<(Profiler, &str)> = vec![
         (
             call_target(&runtime, "CallTarget:E2E.CallTarget.Program::Add"),
@@ -466,7 +467,8 @@ fn sync_dir(name: &str) -> PathBuf {
 fn rejit_wraps_add_while_the_program_runs_and_revert_unwraps_it() {
     let runtime = dotnet::runtime();
     let dir = sync_dir("rejit");
-    let dir_text = dir.to_str().unwrap();
+    let dir_text = runtime.program_path(&dir);
+    let dir_text = dir_text.as_str();
     let profiler = call_target(&runtime, &spec(&["Program::Add"]))
         .with_env("CORPROF_CALLTARGET_REJIT", "1")
         .with_env("CORPROF_CALLTARGET_SYNC_DIR", dir_text);

@@ -229,7 +229,7 @@ fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
     let expected_module = programs.join("Basics.dll");
     let plugin_module = programs.join("Plugin.dll");
     for module in [&expected_module, &plugin_module] {
-        let line = format!("module {}", module.display());
+        let line = format!("module {}", runtime.program_path(module));
         assert!(
             report.lines().any(|l| l == line),
             "{line:?} missing:\n{report}"

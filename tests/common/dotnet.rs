@@ -32,6 +32,9 @@ use std::time::{Duration, Instant};
 /// environment variable `CORPROF_E2E_TIMEOUT_SECS`.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The Rust target of the Windows runner's profilers.
+pub(crate) const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+
 /// How long provisioning may take (a cold run installs packages).
 const PROVISION_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
@@ -79,6 +82,58 @@ pub(crate) struct Runtime {
     pub(crate) programs_dir: PathBuf,
     /// Names of the runnable programs (`Basics`, `JitHeavy`, `Rewrite`, ...).
     pub(crate) programs: Vec<String>,
+    /// The Windows runner (`scripts/test-windows.sh`): the programs run on
+    /// the Windows x64 CoreCLR under Wine, with profilers built for
+    /// `x86_64-pc-windows-gnu`. `None`: the host above, natively.
+    pub(crate) windows: Option<WindowsRunner>,
+}
+
+/// How the Windows leg runs a program: `wine64 dotnet.exe exec ...`, paths
+/// given to Windows as `Z:\...` (Wine's drive for `/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WindowsRunner {
+    /// Wine's loader (`/usr/lib/wine/wine64`).
+    pub(crate) wine: PathBuf,
+    /// The Windows `dotnet.exe` (from PyPI's `dotnetcore2` win_amd64 wheel).
+    pub(crate) dotnet_exe: PathBuf,
+    /// The `bcryptprimitives.dll` shim Wine 8 needs next to every Rust DLL
+    /// (tests/windows/processprng-shim.c; for the tests only).
+    pub(crate) shim: PathBuf,
+}
+
+impl WindowsRunner {
+    /// The runner `scripts/test-windows.sh` describes in the environment
+    /// (`CORPROF_E2E_WINDOWS=1` and the paths), or `None` when it is not set.
+    fn from_env() -> Result<Option<WindowsRunner>, String> {
+        if env::var("CORPROF_E2E_WINDOWS").map_or(true, |v| v != "1") {
+            return Ok(None);
+        }
+        let path = |key: &str| -> Result<PathBuf, String> {
+            let p = PathBuf::from(env::var_os(key).ok_or_else(|| {
+                format!("CORPROF_E2E_WINDOWS=1 needs {key} (scripts/test-windows.sh sets it)")
+            })?);
+            if p.is_file() {
+                Ok(p)
+            } else {
+                Err(format!("{key}={} does not exist", p.display()))
+            }
+        };
+        Ok(Some(WindowsRunner {
+            wine: path("CORPROF_E2E_WINE")?,
+            dotnet_exe: path("CORPROF_E2E_WINDOWS_DOTNET")?,
+            shim: path("CORPROF_E2E_WINDOWS_SHIM")?,
+        }))
+    }
+}
+
+/// `path` as Windows programs under Wine see it: `Z:\` and backslashes.
+pub(crate) fn windows_path(path: &Path) -> String {
+    format!("Z:{}", absolute(path).display()).replace('/', "\\")
+}
+
+/// True when the tests run on the Windows runner (`scripts/test-windows.sh`).
+pub(crate) fn on_windows_runner() -> bool {
+    matches!(WindowsRunner::from_env(), Ok(Some(_)))
 }
 
 /// A profiler to load into a run.
@@ -382,7 +437,9 @@ fn provision() -> Result<Runtime, String> {
             "scripts/provision-dotnet.sh failed ({how}): {reason}"
         ));
     }
-    parse_summary(&out.stdout)
+    let mut rt = parse_summary(&out.stdout)?;
+    rt.windows = WindowsRunner::from_env()?;
+    Ok(rt)
 }
 
 /// Parses the `KEY=VALUE` lines the provisioning script prints.
@@ -410,6 +467,7 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
             .split_whitespace()
             .map(str::to_string)
             .collect(),
+        windows: None,
     };
     if !rt.host.is_file() {
         return Err(format!(
@@ -434,6 +492,16 @@ impl Runtime {
     /// commands and the newer `ICorProfilerInfo` versions need).
     pub(crate) fn is_net5_or_later(&self) -> bool {
         self.major() >= 5
+    }
+
+    /// `path` as the program and its profiler see it: the path itself, or
+    /// `Z:\...` on the Windows runner (for settings such as
+    /// `DOTNET_STARTUP_HOOKS` that Windows parses as Windows paths).
+    pub(crate) fn program_path(&self, path: &Path) -> String {
+        match &self.windows {
+            Some(_) => windows_path(path),
+            None => path.to_str().expect("a UTF-8 path").to_string(),
+        }
     }
 
     /// `.cache/e2e-programs/<program>/<program>.dll`.
@@ -467,12 +535,26 @@ impl Runtime {
             dll.display(),
             self.programs.join(", ")
         );
-        let mut cmd = Command::new(&self.host);
-        cmd.arg("exec")
-            .arg("--runtimeconfig")
-            .arg(self.runtimeconfig(program))
-            .arg(&dll)
-            .args(args)
+        let mut cmd = match &self.windows {
+            Some(w) => {
+                let mut cmd = Command::new(&w.wine);
+                cmd.arg(&w.dotnet_exe)
+                    .arg("exec")
+                    .arg("--runtimeconfig")
+                    .arg(windows_path(&self.runtimeconfig(program)))
+                    .arg(windows_path(&dll));
+                cmd
+            }
+            None => {
+                let mut cmd = Command::new(&self.host);
+                cmd.arg("exec")
+                    .arg("--runtimeconfig")
+                    .arg(self.runtimeconfig(program))
+                    .arg(&dll);
+                cmd
+            }
+        };
+        cmd.args(args)
             .current_dir(dll.parent().expect("a dll has a directory"))
             .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
             .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
@@ -481,7 +563,10 @@ impl Runtime {
             cmd.env_remove(var);
         }
         if let Some(p) = profiler {
-            let path = absolute(&p.path);
+            let path = match &self.windows {
+                Some(_) => windows_path(&p.path).into(),
+                None => absolute(&p.path).into_os_string(),
+            };
             cmd.env("CORECLR_ENABLE_PROFILING", "1")
                 .env("CORECLR_PROFILER", p.braced_clsid())
                 .env("CORECLR_PROFILER_PATH", &path);
@@ -516,7 +601,14 @@ impl Runtime {
         timeout: Duration,
     ) -> RunOutput {
         let cmd = self.command(program, args, profiler);
-        run_with_timeout(cmd, timeout).unwrap_or_else(|e| panic!("e2e: {e}"))
+        let mut out = run_with_timeout(cmd, timeout).unwrap_or_else(|e| panic!("e2e: {e}"));
+        if self.windows.is_some() {
+            // .NET on Windows ends lines with CRLF; the assertions are the
+            // same on every platform.
+            out.stdout = out.stdout.replace("\r\n", "\n");
+            out.stderr = out.stderr.replace("\r\n", "\n");
+        }
+        out
     }
 }
 
@@ -565,9 +657,13 @@ pub(crate) fn build_example(name: &str) -> Result<PathBuf, String> {
 fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let mut cmd = Command::new(cargo);
+    let windows = WindowsRunner::from_env()?;
     cmd.args(["build", "--quiet", "--example", name, "--manifest-path"])
         .arg(repo_root().join("Cargo.toml"))
         .current_dir(repo_root());
+    if windows.is_some() {
+        cmd.args(["--target", WINDOWS_TARGET]);
+    }
     let out = run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
     if out.code() != Some(0) {
         let reason = out
@@ -580,9 +676,19 @@ fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
             .to_string();
         return Err(format!("`cargo build --example {name}` failed: {reason}"));
     }
-    let lib = target_dir()
-        .join("debug/examples")
-        .join(format!("lib{}.so", name.replace('-', "_")));
+    let lib = match &windows {
+        Some(w) => {
+            let dir = target_dir().join(WINDOWS_TARGET).join("debug/examples");
+            // Wine 8 has no bcryptprimitives.dll, which Rust's std imports:
+            // the test-only shim goes next to the profiler DLL.
+            std::fs::copy(&w.shim, dir.join("bcryptprimitives.dll"))
+                .map_err(|e| format!("copying the ProcessPrng shim into {}: {e}", dir.display()))?;
+            dir.join(format!("{}.dll", name.replace('-', "_")))
+        }
+        None => target_dir()
+            .join("debug/examples")
+            .join(format!("lib{}.so", name.replace('-', "_"))),
+    };
     if lib.is_file() {
         Ok(lib)
     } else {

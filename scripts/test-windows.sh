@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# The Windows leg: corprof built for x86_64-pc-windows-gnu and run under Wine.
+#
+#   bash scripts/test-windows.sh
+#
+# 1. The library's unit tests and every integration test that needs no
+#    runtime (COM core, facade against fakes, CIL, the IPC client against
+#    fake servers), built for x86_64-pc-windows-gnu and run by wine64.
+# 2. The end-to-end suites on the real Windows x64 CoreCLR 3.1.23 (PyPI's
+#    dotnetcore2==3.1.23 win_amd64 wheel) under Wine: the same test code and
+#    the same C# programs as on Linux, through the harness's Windows runner
+#    (tests/common/dotnet.rs: `wine64 dotnet.exe`, profilers built as
+#    Windows DLLs, CORPROF_E2E_WINDOWS=1).
+#
+# Installs what it needs (apt-get: wine64, gcc-mingw-w64-x86-64; rustup: the
+# target; pip: the wheel, unpacked under .cache/dotnet-windows/) and fails,
+# never skips, without it. Wine 8 has no bcryptprimitives.dll, whose
+# ProcessPrng Rust's std imports: the shim tests/windows/processprng-shim.c is
+# built here and put next to the test executables and profiler DLLs, for
+# these tests only. Ends with `windows: N passed, M failed` and exits
+# non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+
+readonly TARGET=x86_64-pc-windows-gnu
+readonly DOTNETCORE2_VERSION=3.1.23
+readonly WIN_DOTNET_DIR="$ROOT/.cache/dotnet-windows"
+readonly WINE=/usr/lib/wine/wine64
+log=target/windows-tests.log
+PYTHON="${PYTHON:-python3}"
+
+die() {
+    echo "test-windows: error: $*" >&2
+    exit 1
+}
+say() {
+    echo "test-windows: $*" >&2
+}
+
+# ------------------------------------------------------------ what it needs
+
+missing=()
+[ -x "$WINE" ] || missing+=(wine64)
+command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
+if [ ${#missing[@]} -gt 0 ]; then
+    [ "$(id -u)" = 0 ] || die "missing ${missing[*]}; install them (apt-get install ${missing[*]}) and retry"
+    command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and there is no apt-get to install them with"
+    say "installing ${missing[*]} with apt-get"
+    mkdir -p target
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
+        >target/apt-windows.log 2>&1 || die "apt-get install ${missing[*]} failed (see target/apt-windows.log)"
+fi
+[ -x "$WINE" ] || die "$WINE is still missing after installing wine64"
+if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
+    say "adding the Rust target $TARGET"
+    rustup target add "$TARGET" >/dev/null 2>&1 || die "rustup target add $TARGET failed"
+fi
+
+# The Windows CoreCLR: the win_amd64 wheel, downloaded by pip and unpacked.
+marker="$WIN_DOTNET_DIR/.corprof-complete"
+if [ "$(cat "$marker" 2>/dev/null || true)" != "dotnetcore2==$DOTNETCORE2_VERSION win_amd64" ]; then
+    say "installing the Windows x64 .NET Core runtime $DOTNETCORE2_VERSION (pip, win_amd64 wheel)"
+    tmp="$ROOT/.cache/dotnet-windows.tmp.$$"
+    rm -rf "$tmp"
+    mkdir -p "$tmp/wheel"
+    "$PYTHON" -m pip download --disable-pip-version-check --no-input --no-deps --platform win_amd64 \
+        --only-binary=:all: --dest "$tmp/wheel" "dotnetcore2==$DOTNETCORE2_VERSION" >"$tmp/pip.log" 2>&1 ||
+        { cat "$tmp/pip.log" >&2; die "pip could not download dotnetcore2==$DOTNETCORE2_VERSION for win_amd64"; }
+    wheel="$(ls "$tmp"/wheel/dotnetcore2-*win_amd64.whl 2>/dev/null | sed -n 1p)"
+    [ -n "$wheel" ] || die "pip downloaded no win_amd64 wheel of dotnetcore2"
+    "$PYTHON" -m zipfile -e "$wheel" "$tmp/unpacked" || die "cannot unpack $wheel"
+    [ -f "$tmp/unpacked/dotnetcore2/bin/dotnet.exe" ] || die "the wheel has no dotnetcore2/bin/dotnet.exe"
+    echo "dotnetcore2==$DOTNETCORE2_VERSION win_amd64" >"$tmp/unpacked/.corprof-complete"
+    rm -rf "$WIN_DOTNET_DIR"
+    mv "$tmp/unpacked" "$WIN_DOTNET_DIR"
+    rm -rf "$tmp"
+fi
+readonly DOTNET_EXE="$WIN_DOTNET_DIR/dotnetcore2/bin/dotnet.exe"
+
+# Wine: its own prefix under target/, no debug chatter, one server for the run.
+export WINEPREFIX="$ROOT/target/wineprefix"
+export WINEDEBUG=-all
+export WINEDLLOVERRIDES="mscoree,mshtml="
+mkdir -p "$WINEPREFIX"
+wineserver_bin="$(dirname "$WINE")/wineserver"
+[ -x "$wineserver_bin" ] || wineserver_bin="$(command -v wineserver || true)"
+[ -n "$wineserver_bin" ] || die "no wineserver next to $WINE"
+# A persistent server, and the prefix's services started once here with
+# their output on /dev/null: a Windows process started later must not be the
+# one that starts them, or they would inherit its stdout and stderr and hold
+# the test harness's pipes open after it exits.
+"$wineserver_bin" -p >/dev/null 2>&1 </dev/null || true
+trap '"$wineserver_bin" -k >/dev/null 2>&1 || true' EXIT
+timeout 300 "$WINE" wineboot --init >/dev/null 2>&1 </dev/null || die "wineboot --init failed in $WINEPREFIX"
+
+timeout 120 "$WINE" "$DOTNET_EXE" --list-runtimes >"$ROOT/target/windows-runtimes.txt" 2>&1 </dev/null ||
+    die "wine64 dotnet.exe --list-runtimes failed: $(cat "$ROOT/target/windows-runtimes.txt")"
+runtimes="$(tr -d '\r' <"$ROOT/target/windows-runtimes.txt")"
+grep -q "^Microsoft.NETCore.App $DOTNETCORE2_VERSION " <<<"$runtimes" ||
+    die "the Windows dotnet.exe does not list Microsoft.NETCore.App $DOTNETCORE2_VERSION: $runtimes"
+
+# The ProcessPrng shim (tests only; see tests/windows/processprng-shim.c).
+shim_dir="$ROOT/target/windows-shim"
+mkdir -p "$shim_dir"
+x86_64-w64-mingw32-gcc -O2 -shared -o "$shim_dir/bcryptprimitives.dll" \
+    tests/windows/processprng-shim.c -ladvapi32 || die "cannot build the ProcessPrng shim"
+
+# The C# programs and the Linux-side runtime the harness provisions (the
+# programs are IL: the same files run on the Windows runtime).
+bash scripts/provision-dotnet.sh >/dev/null || die "scripts/provision-dotnet.sh failed"
+
+mkdir -p target
+: >"$log"
+start=$(date +%s)
+
+# ------------------------------------------------------------ 1: no runtime
+
+tests=()
+for f in tests/*.rs; do
+    name="$(basename "$f" .rs)"
+    case "$name" in
+        # e2e_*: part 2; ui: compile-fail tests of the host compiler;
+        # generated_files: runs the repository's Python generators, a check
+        # of the source tree, not of the target.
+        e2e_* | ui | generated_files) ;;
+        *) tests+=(--test "$name") ;;
+    esac
+done
+# Cargo starts each test executable with wine64; a test that runs its own
+# executable again does so from inside Wine, where CreateProcess works
+# as on Windows (so no CORPROF_TEST_RUNNER).
+export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$WINE"
+say "building the unit tests and $((${#tests[@]} / 2)) integration tests for $TARGET"
+set +e
+cargo test --target "$TARGET" --no-run --lib "${tests[@]}" >>"$log" 2>&1
+built=$?
+set -e
+[ "$built" -eq 0 ] || { tail -n 30 "$log" >&2; die "building the tests for $TARGET failed (see $log)"; }
+cp "$shim_dir/bcryptprimitives.dll" "target/$TARGET/debug/deps/"
+say "running them under wine64"
+set +e
+cargo test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
+status1=${PIPESTATUS[0]}
+set -e
+unset CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER
+say "no-runtime tests took $(($(date +%s) - start)) s"
+
+# ------------------------------------------------------------ 2: end to end
+
+e2e=(--test e2e_profilers --test e2e_rewrite --test e2e_calltarget --test e2e_hooks --test e2e_call_sequence)
+export CORPROF_E2E_WINDOWS=1
+export CORPROF_E2E_WINE="$WINE"
+export CORPROF_E2E_WINDOWS_DOTNET="$DOTNET_EXE"
+export CORPROF_E2E_WINDOWS_SHIM="$shim_dir/bcryptprimitives.dll"
+say "end-to-end suites on the Windows x64 CoreCLR $DOTNETCORE2_VERSION under Wine"
+e2e_start=$(date +%s)
+set +e
+cargo test --no-fail-fast "${e2e[@]}" 2>&1 | tee -a "$log"
+status2=${PIPESTATUS[0]}
+set -e
+say "end-to-end suites took $(($(date +%s) - e2e_start)) s"
+
+passed=$(awk '/^test result:/ { p += $4 } END { print p + 0 }' "$log")
+failed=$(awk '/^test result:/ { f += $6 } END { print f + 0 }' "$log")
+if { [ "$status1" -ne 0 ] || [ "$status2" -ne 0 ]; } && [ "$failed" -eq 0 ]; then
+    # A crashed test binary prints no "test result".
+    failed=1
+fi
+say "took $(($(date +%s) - start)) s"
+echo "windows: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || exit 1
