@@ -134,9 +134,41 @@ pub fn list_in(dir: &Path) -> std::io::Result<Vec<DotnetProcess>> {
         .collect())
 }
 
-/// The .NET processes of this user: [`list_in`] the [`default_dir`].
+/// The .NET processes of this user: [`list_in`] the [`default_dir`]. On
+/// Windows, where listing `\\.\pipe\` fails (Wine answers it with "Bad
+/// device type"), every process of the system (Toolhelp) whose
+/// `\\.\pipe\dotnet-diagnostic-{pid}` exists, probed without connecting.
 pub fn list() -> std::io::Result<Vec<DotnetProcess>> {
-    list_in(&default_dir())
+    #[cfg(windows)]
+    {
+        list_in(&default_dir()).or_else(|_| list_by_processes())
+    }
+    #[cfg(not(windows))]
+    {
+        list_in(&default_dir())
+    }
+}
+
+/// Windows: the processes with a diagnostics pipe, found by enumerating
+/// processes (Toolhelp) and probing each one's pipe name.
+#[cfg(windows)]
+pub(crate) fn list_by_processes() -> std::io::Result<Vec<DotnetProcess>> {
+    let mut found = Vec::new();
+    for (pid, _exe) in super::toolhelp::processes()? {
+        if pid == 0 {
+            continue; // the idle process
+        }
+        let endpoint = alloc::format!(r"\\.\pipe\{PREFIX}{pid}");
+        if super::toolhelp::pipe_exists(&endpoint) {
+            found.push(DotnetProcess {
+                pid,
+                endpoint: PathBuf::from(endpoint),
+            });
+        }
+    }
+    found.sort_by_key(|process| process.pid);
+    found.dedup_by_key(|process| process.pid);
+    Ok(found)
 }
 
 /// The endpoint of process `pid` in `dir`: [`Error::NoSuchProcess`] when

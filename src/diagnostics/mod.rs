@@ -51,6 +51,8 @@ pub mod discovery;
 mod error;
 mod header;
 mod payload;
+#[cfg(windows)]
+mod toolhelp;
 mod transport;
 
 pub use client::{DiagnosticsClient, Response, DEFAULT_TIMEOUT};
