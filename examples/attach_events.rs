@@ -125,7 +125,11 @@ impl Profiler for AttachEvents {
         ));
         for module in modules {
             if let Ok(module) = info.module_info(module) {
-                let name = module.path.rsplit('/').next().unwrap_or(&module.path);
+                let name = module
+                    .path
+                    .rsplit(['/', '\\'])
+                    .next()
+                    .unwrap_or(&module.path);
                 log(format_args!("already loaded: {name}"));
             }
         }

@@ -159,11 +159,17 @@ set +e
 cargo test --no-fail-fast "${e2e[@]}" 2>&1 | tee -a "$log"
 status2=${PIPESTATUS[0]}
 set -e
+# Attach and live patching over the named pipe, with attach.exe under Wine.
+set +e
+cargo test --no-fail-fast --test e2e_attach -- list_shows_the_target live_patch_changes_a_running_loop \
+    attached_profiler_sees_what_happens 2>&1 | tee -a "$log"
+status3=${PIPESTATUS[0]}
+set -e
 say "end-to-end suites took $(($(date +%s) - e2e_start)) s"
 
 passed=$(awk '/^test result:/ { p += $4 } END { print p + 0 }' "$log")
 failed=$(awk '/^test result:/ { f += $6 } END { print f + 0 }' "$log")
-if { [ "$status1" -ne 0 ] || [ "$status2" -ne 0 ]; } && [ "$failed" -eq 0 ]; then
+if { [ "$status1" -ne 0 ] || [ "$status2" -ne 0 ] || [ "$status3" -ne 0 ]; } && [ "$failed" -eq 0 ]; then
     # A crashed test binary prints no "test result".
     failed=1
 fi

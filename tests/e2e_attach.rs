@@ -44,11 +44,26 @@ fn attach_bin() -> PathBuf {
             cmd.args(["build", "--quiet", "--example", "attach", "--manifest-path"])
                 .arg(dotnet::repo_root().join("Cargo.toml"))
                 .current_dir(dotnet::repo_root());
+            let windows = dotnet::runtime().windows;
+            if windows.is_some() {
+                cmd.args(["--target", dotnet::WINDOWS_TARGET]);
+            }
             let out = dotnet::run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
             if out.code() != Some(0) {
                 return Err(format!("cargo build --example attach: {}", out.stderr));
             }
-            Ok(dotnet::target_dir().join("debug/examples/attach"))
+            match windows {
+                Some(w) => {
+                    let dir = dotnet::target_dir()
+                        .join(dotnet::WINDOWS_TARGET)
+                        .join("debug/examples");
+                    // The test-only ProcessPrng shim Wine 8 needs (see the harness).
+                    fs::copy(&w.shim, dir.join("bcryptprimitives.dll"))
+                        .map_err(|e| format!("copying the shim: {e}"))?;
+                    Ok(dir.join("attach.exe"))
+                }
+                None => Ok(dotnet::target_dir().join("debug/examples/attach")),
+            }
         })
         .clone()
         .unwrap_or_else(|e| panic!("{e}"))
@@ -56,6 +71,12 @@ fn attach_bin() -> PathBuf {
 
 fn profiler_lib(name: &str) -> PathBuf {
     dotnet::build_example(name).unwrap_or_else(|e| panic!("building example {name}: {e}"))
+}
+
+/// A profiler's path as `attach` passes it to the runtime (`Z:\...` on the
+/// Windows runner).
+fn lib_arg(lib: &Path) -> String {
+    dotnet::runtime().program_path(lib)
 }
 
 /// Output of one run of `attach`.
@@ -67,7 +88,16 @@ struct AttachRun {
 }
 
 fn run_attach(args: &[&str], env: &[(&str, &str)]) -> AttachRun {
-    let mut cmd = Command::new(attach_bin());
+    // On the Windows runner, attach.exe under Wine (the named pipe lives
+    // there); elsewhere the Linux build.
+    let mut cmd = match dotnet::runtime().windows {
+        Some(w) => {
+            let mut cmd = Command::new(&w.wine);
+            cmd.arg(attach_bin());
+            cmd
+        }
+        None => Command::new(attach_bin()),
+    };
     cmd.args(args);
     for (k, v) in env {
         cmd.env(k, v);
@@ -76,8 +106,8 @@ fn run_attach(args: &[&str], env: &[(&str, &str)]) -> AttachRun {
     assert!(!out.timed_out, "attach {args:?} hung: {}", out.describe());
     AttachRun {
         code: out.code(),
-        stdout: out.stdout,
-        stderr: out.stderr,
+        stdout: out.stdout.replace("\r\n", "\n"),
+        stderr: out.stderr.replace("\r\n", "\n"),
         elapsed: out.elapsed,
     }
 }
@@ -120,7 +150,7 @@ impl Target {
         let stderr = Arc::new(Mutex::new(String::new()));
         collect(child.stdout.take().unwrap(), Arc::clone(&stdout));
         collect(child.stderr.take().unwrap(), Arc::clone(&stderr));
-        let target = Target {
+        let mut target = Target {
             pid: child.id(),
             child,
             dir,
@@ -128,6 +158,14 @@ impl Target {
             stderr,
         };
         target.wait_stdout("value=41");
+        // The pid the runtime knows: the child's on Linux, a Windows pid
+        // under Wine (the program writes it before "ready").
+        let written = fs::read_to_string(target.dir.join("pid")).expect("Attach writes its pid");
+        let pid: u32 = written.trim().parse().expect("a pid");
+        if rt.windows.is_none() {
+            assert_eq!(pid, target.pid, "the program's own pid is the child's");
+        }
+        target.pid = pid;
         target
     }
 
@@ -241,6 +279,30 @@ fn list_shows_the_target_with_its_command_line() {
     let rt = attach_runtime();
     let target = Target::start(&rt, "list");
     let pid = target.pid;
+    if rt.windows.is_some() {
+        // Under Wine: `attach list` (attach.exe, built for Windows) finds the
+        // process by its named pipe, through Toolhelp where listing
+        // \\.\pipe\ fails; 3.1 does not answer ProcessInfo and Windows has
+        // no /proc, so the command line is unknown.
+        let run = run_attach(&["list"], &[]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l == format!("{pid} (command line unknown: runtime before .NET 5)")),
+            "Windows: pid {pid} not listed:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        let (status, stdout, stderr) = target.stop();
+        assert_stopped(status, &stdout, &stderr, &["ready", "value=41", "done"]);
+        let run = run_attach(&["list"], &[]);
+        assert!(!run
+            .stdout
+            .lines()
+            .any(|l| l.starts_with(&format!("{pid} "))));
+        return;
+    }
 
     // The library finds its endpoint, named with the start time /proc gives.
     let endpoint = discovery::endpoint(pid).unwrap();
@@ -324,7 +386,7 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
     // Precondition: nothing profiles the target yet.
     assert!(!target.stderr().contains("attach_events"));
 
-    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS, "hello"], &[]);
+    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS, "hello"], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         run.stdout.trim(),
@@ -370,7 +432,7 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
     target.wait_stderr("gc reason=induced");
 
     // One profiler per process: a second attach is refused, in words.
-    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS], &[]);
+    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS], &[]);
     assert_eq!(run.code, Some(1));
     assert!(
         run.stderr.starts_with("attach: profiler already loaded:"),
@@ -405,7 +467,7 @@ fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
 
     // Client data: free text, with a `prefix=` word that selects what is named.
     let data = "shop prefix=E2E.Attach.Program.Val";
-    let run = run_attach(&[&pid, lib.to_str().unwrap(), ATTACH_EVENTS, data], &[]);
+    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS, data], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     target.wait_stderr("catch-up:");
     let err = target.stderr();
@@ -437,7 +499,8 @@ fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
 fn bad_targets_and_profilers_are_clear_errors() {
     let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
-    let lib = lib.to_str().unwrap();
+    let lib = lib_arg(&lib);
+    let lib = lib.as_str();
 
     // No such process (Linux pids stay below 2^22).
     let run = run_attach(&["4194305", lib, ATTACH_EVENTS], &[]);
@@ -519,7 +582,8 @@ fn bad_targets_and_profilers_are_clear_errors() {
 fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
     let rt = attach_runtime();
     let lib = profiler_lib("attach_events");
-    let lib = lib.to_str().unwrap();
+    let lib = lib_arg(&lib);
+    let lib = lib.as_str();
 
     // The profiler takes 8 s; the client waits its own 1 s limit plus the
     // 5 s attach timeout it passes to the runtime: 6 s.
@@ -582,7 +646,7 @@ fn live_patch_changes_a_running_loop_and_reverts() {
 
     // 100000 needs the long `ldc.i4` form: the body grows from 3 to 6 bytes.
     let data = "Attach!E2E.Attach.Program::Value 41 100000 3";
-    let run = run_attach(&[&pid, lib.to_str().unwrap(), LIVE_PATCH, data], &[]);
+    let run = run_attach(&[&pid, &lib_arg(&lib), LIVE_PATCH, data], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     target.wait_stdout("value=100000");
     let patched_at = Instant::now();
@@ -627,7 +691,8 @@ fn live_patch_changes_a_running_loop_and_reverts() {
 fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
     let rt = attach_runtime();
     let lib = profiler_lib("live_patch");
-    let lib = lib.to_str().unwrap();
+    let lib = lib_arg(&lib);
+    let lib = lib.as_str();
     let target = Target::start(&rt, "patch-bad");
     let pid = target.pid.to_string();
 

@@ -64,6 +64,9 @@ namespace E2E.Attach
             string gc = Path.Combine(dir, "gc");
             string gcDone = Path.Combine(dir, "gc-done");
             string stop = Path.Combine(dir, "stop");
+            // The pid as the runtime knows it (under Wine, a Windows pid,
+            // not the Linux one the test started).
+            File.WriteAllText(Path.Combine(dir, "pid"), Process.GetCurrentProcess().Id.ToString());
             Console.WriteLine("ready");
             Stopwatch clock = Stopwatch.StartNew();
             int last = int.MinValue;
