@@ -64,8 +64,15 @@ pub fn parse_name(name: &str) -> Option<(u32, Option<u64>)> {
 }
 
 /// Whether a process with this id exists, when the system can tell
-/// (`None` elsewhere).
+/// (Linux: `/proc`; Windows: a Toolhelp snapshot; `None` elsewhere).
 pub fn process_exists(pid: u32) -> Option<bool> {
+    #[cfg(windows)]
+    {
+        super::toolhelp::processes()
+            .ok()
+            .map(|all| all.iter().any(|&(p, _)| p == pid))
+    }
+    #[cfg(not(windows))]
     if cfg!(target_os = "linux") {
         Some(Path::new(&alloc::format!("/proc/{pid}")).exists())
     } else {
@@ -191,10 +198,14 @@ pub fn endpoint_in(dir: &Path, pid: u32) -> Result<PathBuf, Error> {
 }
 
 /// The endpoint of process `pid` in the [`default_dir`]. On Windows this is
-/// the pipe name, whether or not the pipe exists (opening it tells).
+/// the pipe name, whether or not the pipe exists (opening it tells), or
+/// [`Error::NoSuchProcess`] when no process has that id.
 pub fn endpoint(pid: u32) -> Result<PathBuf, Error> {
     #[cfg(windows)]
     {
+        if process_exists(pid) == Some(false) {
+            return Err(Error::NoSuchProcess(pid));
+        }
         Ok(PathBuf::from(alloc::format!(r"\\.\pipe\{PREFIX}{pid}")))
     }
     #[cfg(not(windows))]

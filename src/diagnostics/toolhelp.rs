@@ -138,6 +138,22 @@ mod tests {
     }
 
     #[test]
+    fn process_exists_and_endpoint_know_which_processes_there_are() {
+        use crate::diagnostics::discovery::{endpoint, process_exists};
+        use crate::diagnostics::Error;
+        let me = std::process::id();
+        assert_eq!(process_exists(me), Some(true));
+        // Windows pids are multiples of 4: this one is never used.
+        let none = 0x7FFF_FFF1;
+        assert_eq!(process_exists(none), Some(false));
+        assert!(matches!(endpoint(none), Err(Error::NoSuchProcess(p)) if p == none));
+        assert_eq!(
+            endpoint(me).unwrap(),
+            std::path::PathBuf::from(alloc::format!(r"\\.\pipe\dotnet-diagnostic-{me}"))
+        );
+    }
+
+    #[test]
     fn a_missing_pipe_does_not_exist() {
         assert!(!pipe_exists(r"\\.\pipe\corprof-no-such-pipe-4f1d"));
     }
