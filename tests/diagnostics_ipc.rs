@@ -11,8 +11,9 @@
 use std::time::{Duration, Instant};
 
 use corprof::diagnostics::{
-    discovery, AttachProfiler, Command, DiagnosticsClient, Error, ProcessInfo, WireError,
-    DS_IPC_E_BAD_ENCODING, DS_IPC_E_UNKNOWN_COMMAND,
+    decode_environment, discovery, encode_environment, AttachProfiler, Command, DiagnosticsClient,
+    Error, ProcessInfo, WireError, DS_IPC_E_BAD_ENCODING, DS_IPC_E_UNKNOWN_COMMAND,
+    MAX_ENVIRONMENT_BYTES,
 };
 use corprof::diagnostics::{
     encode_message, Header, PayloadReader, PayloadWriter, HEADER_SIZE, MAGIC, MAX_PAYLOAD_SIZE,
@@ -574,4 +575,146 @@ fn discovery_keeps_live_processes_with_their_own_key() {
     let error = discovery::endpoint_in(&dir, 1).unwrap_err();
     assert!(matches!(error, Error::NoRuntime { pid: 1, .. }), "{error}");
     assert!(error.to_string().contains("no .NET runtime"), "{error}");
+}
+
+// ---------------------------------------------------------------------------
+// The Process commands of .NET 5 to 8 (ds-process-protocol.c)
+// ---------------------------------------------------------------------------
+
+/// The header bytes of a request with no payload: magic, size 20, command.
+fn bare_request(set: u8, id: u8) -> Vec<u8> {
+    let mut expected = MAGIC_BYTES.to_vec();
+    expected.extend_from_slice(&[20, 0, set, id, 0, 0]);
+    expected
+}
+
+/// ProcessInfo2's answer: ProcessInfo's five fields, then the entry point's
+/// assembly name and the product version, each a string.
+#[cfg(unix)]
+#[test]
+fn process_info_2_decodes_the_two_extra_strings() {
+    let mut payload = Vec::new();
+    payload.extend_from_slice(&4242u64.to_le_bytes());
+    payload.extend_from_slice(&[1, 0, 0, 0, 2, 0, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11]);
+    for text in [
+        "/usr/bin/dotnet app.dll",
+        "Linux",
+        "x64",
+        "app",
+        "8.0.4+2d7eea25",
+    ] {
+        payload.extend_from_slice(&((text.encode_utf16().count() + 1) as u32).to_le_bytes());
+        payload.extend_from_slice(&utf16z(text));
+    }
+    let reply = fake::message(Command::OK, &payload);
+    let (path, server) = fake::serve(fake::Reply::Bytes(reply));
+    let info = client(&path).process_info_2().unwrap();
+    assert_eq!(info.info.process_id, 4242);
+    assert_eq!(info.info.command_line, "/usr/bin/dotnet app.dll");
+    assert_eq!(info.entrypoint_assembly, "app");
+    assert_eq!(info.runtime_version, "8.0.4+2d7eea25");
+    assert_eq!(info.encode().unwrap(), payload);
+    assert_eq!(server.join().unwrap(), bare_request(0x04, 0x04));
+    // Cut short: an error, not a crash.
+    let reply = fake::message(Command::OK, &payload[..payload.len() - 3]);
+    let (path, _server) = fake::serve(fake::Reply::Bytes(reply));
+    assert!(matches!(
+        client(&path).process_info_2(),
+        Err(Error::Wire(_))
+    ));
+}
+
+/// ProcessEnvironment: an OK response whose payload is the byte count of
+/// the block (uint) and a reserved ushort, then the block itself on the
+/// same connection: a uint count and that many NAME=VALUE strings.
+#[cfg(unix)]
+#[test]
+fn process_environment_reads_the_block_streamed_after_the_response() {
+    let mut block = Vec::new();
+    block.extend_from_slice(&3u32.to_le_bytes());
+    for text in ["PATH=/usr/bin", "EMPTY=", "A=b=c"] {
+        block.extend_from_slice(&((text.len() + 1) as u32).to_le_bytes());
+        block.extend_from_slice(&utf16z(text));
+    }
+    assert_eq!(
+        encode_environment(&[("PATH", "/usr/bin"), ("EMPTY", ""), ("A", "b=c")]).unwrap(),
+        block
+    );
+    let mut head = (block.len() as u32).to_le_bytes().to_vec();
+    head.extend_from_slice(&[0, 0]);
+    let mut reply = fake::message(Command::OK, &head);
+    reply.extend_from_slice(&block);
+    let (path, server) = fake::serve(fake::Reply::Bytes(reply));
+    let env = client(&path).process_environment().unwrap();
+    assert_eq!(
+        env,
+        [
+            ("PATH".to_string(), "/usr/bin".to_string()),
+            ("EMPTY".to_string(), String::new()),
+            ("A".to_string(), "b=c".to_string()),
+        ]
+    );
+    assert_eq!(server.join().unwrap(), bare_request(0x04, 0x02));
+
+    // A block shorter than announced: the read times out or fails, never hangs.
+    let mut short = fake::message(Command::OK, &head);
+    short.extend_from_slice(&block[..block.len() - 4]);
+    let error = fails_quickly(
+        fake::Reply::BytesThenHold(short, Duration::from_secs(3)),
+        |c| c.process_environment().map(|_| ()),
+    );
+    assert!(
+        matches!(error, Error::TimedOut { .. } | Error::Closed { .. }),
+        "{error:?}"
+    );
+    // An announced size past the limit: refused before anything is allocated.
+    let mut huge = ((MAX_ENVIRONMENT_BYTES + 1) as u32).to_le_bytes().to_vec();
+    huge.extend_from_slice(&[0, 0]);
+    let error = fails_quickly(fake::Reply::Bytes(fake::message(Command::OK, &huge)), |c| {
+        c.process_environment().map(|_| ())
+    });
+    assert!(
+        matches!(error, Error::Wire(WireError::PayloadTooLarge(_))),
+        "{error:?}"
+    );
+    // A count larger than the block could hold.
+    let mut lying = 1_000_000u32.to_le_bytes().to_vec();
+    lying.extend_from_slice(&[0; 8]);
+    assert!(decode_environment(&lying).is_err());
+}
+
+/// SetEnvironmentVariable's request: two strings; ApplyStartupHook's: one.
+#[cfg(unix)]
+#[test]
+fn set_environment_variable_and_apply_startup_hook_send_their_strings() {
+    let (path, server) = fake::serve(fake::Reply::Bytes(fake::message(Command::OK, &[])));
+    client(&path).set_environment_variable("NAME", "v").unwrap();
+    let mut expected = MAGIC_BYTES.to_vec();
+    let payload: Vec<u8> = [
+        &5u32.to_le_bytes()[..],
+        &utf16z("NAME"),
+        &2u32.to_le_bytes(),
+        &utf16z("v"),
+    ]
+    .concat();
+    expected.extend_from_slice(&((20 + payload.len()) as u16).to_le_bytes());
+    expected.extend_from_slice(&[0x04, 0x03, 0, 0]);
+    expected.extend_from_slice(&payload);
+    assert_eq!(server.join().unwrap(), expected);
+
+    let (path, server) = fake::serve(fake::Reply::Bytes(fake::message(Command::OK, &[])));
+    client(&path).apply_startup_hook("/h/Hook.dll").unwrap();
+    let mut expected = MAGIC_BYTES.to_vec();
+    let payload: Vec<u8> = [&12u32.to_le_bytes()[..], &utf16z("/h/Hook.dll")].concat();
+    expected.extend_from_slice(&((20 + payload.len()) as u16).to_le_bytes());
+    expected.extend_from_slice(&[0x04, 0x07, 0, 0]);
+    expected.extend_from_slice(&payload);
+    assert_eq!(server.join().unwrap(), expected);
+
+    // A NUL inside a string is refused before anything is sent.
+    let path = fake::temp_dir().join("none");
+    assert!(matches!(
+        client(&path).set_environment_variable("A\0B", "v"),
+        Err(Error::Wire(WireError::NulInString))
+    ));
 }

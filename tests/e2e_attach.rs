@@ -115,7 +115,10 @@ fn run_attach(args: &[&str], env: &[(&str, &str)]) -> AttachRun {
 /// A running `Attach` program whose output is collected as it comes.
 struct Target {
     child: Child,
+    /// The pid the runtime knows (see `wait_ready`).
     pid: u32,
+    /// On the Windows runner (where that pid is a Windows one).
+    windows: bool,
     dir: PathBuf,
     stdout: Arc<Mutex<String>>,
     stderr: Arc<Mutex<String>>,
@@ -134,6 +137,14 @@ fn collect(pipe: impl std::io::Read + Send + 'static, into: Arc<Mutex<String>>) 
 
 impl Target {
     fn start(rt: &Runtime, name: &str) -> Target {
+        let mut target = Target::start_with(rt, name, &[]);
+        target.wait_ready();
+        target
+    }
+
+    /// Starts the program with more environment variables, without waiting
+    /// for it to print anything.
+    fn start_with(rt: &Runtime, name: &str, env: &[(&str, &str)]) -> Target {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("e2e_attach")
             .join(format!("{name}-{}", std::process::id()));
@@ -141,6 +152,9 @@ impl Target {
         fs::create_dir_all(&dir).unwrap();
         let dir_arg = dir.to_str().unwrap().to_string();
         let mut cmd = rt.command("Attach", &["--sync-dir", &dir_arg, "--seconds", "90"], None);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -150,23 +164,27 @@ impl Target {
         let stderr = Arc::new(Mutex::new(String::new()));
         collect(child.stdout.take().unwrap(), Arc::clone(&stdout));
         collect(child.stderr.take().unwrap(), Arc::clone(&stderr));
-        let mut target = Target {
+        Target {
             pid: child.id(),
+            windows: rt.windows.is_some(),
             child,
             dir,
             stdout,
             stderr,
-        };
-        target.wait_stdout("value=41");
-        // The pid the runtime knows: the child's on Linux, a Windows pid
-        // under Wine (the program writes it before "ready").
-        let written = fs::read_to_string(target.dir.join("pid")).expect("Attach writes its pid");
-        let pid: u32 = written.trim().parse().expect("a pid");
-        if rt.windows.is_none() {
-            assert_eq!(pid, target.pid, "the program's own pid is the child's");
         }
-        target.pid = pid;
-        target
+    }
+
+    /// Waits for the first value, then takes the pid the runtime knows: the
+    /// child's on Linux, a Windows pid under Wine (the program writes it
+    /// before "ready").
+    fn wait_ready(&mut self) {
+        self.wait_stdout("value=41");
+        let written = fs::read_to_string(self.dir.join("pid")).expect("Attach writes its pid");
+        let pid: u32 = written.trim().parse().expect("a pid");
+        if !self.windows {
+            assert_eq!(pid, self.pid, "the program's own pid is the child's");
+        }
+        self.pid = pid;
     }
 
     fn stdout(&self) -> String {
@@ -793,4 +811,138 @@ fn attach_program_alone_times_out_and_checks_its_arguments() {
         out.assert_exit(2);
         assert!(out.stderr.contains("usage: Attach"), "{}", out.describe());
     }
+}
+
+/// The Process commands of .NET 5 to 8 against a running program: on 8.0,
+/// ProcessInfo2 names the entry point and the runtime version, the
+/// environment comes back, a variable set through the client is in it, and
+/// a startup hook applied to the running program runs; on 3.1 each is an
+/// unknown command.
+#[test]
+fn process_commands_answer_on_net8_and_are_unknown_on_3_1() {
+    let rt = attach_runtime();
+    if rt.windows.is_some() {
+        return attach_runtime_is_linux_only_here();
+    }
+    let target = Target::start(&rt, "process-commands");
+    let client = DiagnosticsClient::for_process(target.pid).unwrap();
+    if rt.major() == 3 {
+        for (command, result) in [
+            ("ProcessInfo2", client.process_info_2().map(|_| ())),
+            (
+                "ProcessEnvironment",
+                client.process_environment().map(|_| ()),
+            ),
+            (
+                "SetEnvironmentVariable",
+                client.set_environment_variable("CORPROF_E2E_SET", "x"),
+            ),
+            (
+                "ApplyStartupHook",
+                client.apply_startup_hook("/nonexistent/Hook.dll"),
+            ),
+        ] {
+            let error = result.unwrap_err();
+            assert_eq!(
+                error.hresult(),
+                Some(DS_IPC_E_UNKNOWN_COMMAND),
+                "CoreCLR 3.1, {command}: {error}"
+            );
+        }
+    } else {
+        let info = client.process_info_2().expect("ProcessInfo2 on .NET 8");
+        assert_eq!(info.info.process_id, u64::from(target.pid));
+        assert_eq!(info.entrypoint_assembly, "Attach", "{info:?}");
+        assert!(info.runtime_version.starts_with("8.0.4"), "{info:?}");
+        assert_eq!(info.info, client.process_info().unwrap());
+
+        // The harness sets DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 on every run.
+        let env = client
+            .process_environment()
+            .expect("ProcessEnvironment on .NET 8");
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT" && v == "1"),
+            "{env:?}"
+        );
+        assert!(!env.iter().any(|(k, _)| k == "CORPROF_E2E_SET"), "{env:?}");
+        client
+            .set_environment_variable("CORPROF_E2E_SET", "from the client")
+            .expect("SetEnvironmentVariable on .NET 8");
+        let env = client.process_environment().unwrap();
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "CORPROF_E2E_SET" && v == "from the client"),
+            "{env:?}"
+        );
+        let hook = rt.programs_dir.join("StartupHook/StartupHook.dll");
+        // Applied to a running .NET 8 process, the hook runs at once (on a
+        // thread of the runtime's), in the middle of the program.
+        client
+            .apply_startup_hook(hook.to_str().unwrap())
+            .expect("ApplyStartupHook on a running .NET 8");
+        target.wait_stdout("startup hook ran\n");
+    }
+    let (status, stdout, stderr) = target.stop();
+    let expected: &[&str] = if rt.major() == 3 {
+        &["ready", "value=41", "done"]
+    } else {
+        &["ready", "value=41", "startup hook ran", "done"]
+    };
+    assert_stopped(status, &stdout, &stderr, expected);
+}
+
+/// A runtime started suspended (`DOTNET_DefaultDiagnosticPortSuspend=1`)
+/// waits for ResumeRuntime before Main; a startup hook applied meanwhile
+/// runs before Main once it resumes (.NET 8). CoreCLR 3.1 does not know the
+/// setting and starts at once.
+#[test]
+fn a_suspended_runtime_runs_an_applied_startup_hook_when_resumed() {
+    let rt = attach_runtime();
+    if rt.windows.is_some() {
+        return attach_runtime_is_linux_only_here();
+    }
+    let mut target = Target::start_with(
+        &rt,
+        "suspended",
+        &[
+            ("DOTNET_DefaultDiagnosticPortSuspend", "1"),
+            ("COMPlus_DefaultDiagnosticPortSuspend", "1"),
+        ],
+    );
+    if rt.major() == 3 {
+        target.wait_ready();
+        assert_eq!(
+            target.stdout(),
+            "ready\nvalue=41\n",
+            "CoreCLR 3.1 does not suspend"
+        );
+    } else {
+        // Suspended: nothing printed after a second.
+        thread::sleep(Duration::from_secs(1));
+        assert_eq!(target.stdout(), "", ".NET 8 waits for ResumeRuntime");
+        let pid = target.child.id();
+        let endpoint = discovery::endpoint(pid).expect("a suspended runtime listens");
+        let client = DiagnosticsClient::at(endpoint);
+        let hook = rt.programs_dir.join("StartupHook/StartupHook.dll");
+        client
+            .apply_startup_hook(hook.to_str().unwrap())
+            .expect("ApplyStartupHook while suspended");
+        client.resume_runtime().expect("ResumeRuntime");
+        target.wait_ready();
+        assert_eq!(target.stdout(), "startup hook ran\nready\nvalue=41\n");
+    }
+    let (status, stdout, stderr) = target.stop();
+    let mut expected = vec!["ready", "value=41", "done"];
+    if rt.major() != 3 {
+        expected.insert(0, "startup hook ran");
+    }
+    assert_stopped(status, &stdout, &stderr, &expected);
+}
+
+/// The Linux test process drives the IPC client itself here; under Wine it
+/// cannot reach the named pipe, and the Windows runtime is 3.1, whose answers
+/// the Linux 3.1 run pins.
+fn attach_runtime_is_linux_only_here() {
+    panic!("run this test on Linux (scripts/test-windows.sh does not select it)");
 }

@@ -1,16 +1,17 @@
 //! [`DiagnosticsClient`]: sends one command per connection and reads the
 //! answer, within a time limit.
 
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::time::Duration;
 use std::path::{Path, PathBuf};
 
-use super::commands::{AttachProfiler, ProcessInfo};
+use super::commands::{AttachProfiler, ProcessInfo, ProcessInfo2};
 use super::discovery;
-use super::error::Error;
+use super::error::{Error, WireError};
 use super::header::{encode_message, Command, Header, HEADER_SIZE};
-use super::payload::PayloadReader;
+use super::payload::{PayloadReader, PayloadWriter};
 use crate::HRESULT;
 
 /// The default limit on each command's connection, send and answer.
@@ -91,19 +92,7 @@ impl DiagnosticsClient {
         let message = encode_message(command, payload)?;
         let mut connection = super::transport::Connection::open(&self.endpoint, limit)?;
         connection.write_all(&message, "sending the request")?;
-        let mut header = [0u8; HEADER_SIZE];
-        connection.read_exact(&mut header, "reading the response header")?;
-        let header = Header::decode(&header)?;
-        let mut payload = vec![0u8; header.payload_len()];
-        connection.read_exact(&mut payload, "reading the response payload")?;
-        if header.command == Command::ERROR {
-            let mut reader = PayloadReader::new(&payload);
-            return Err(Error::Runtime(HRESULT(reader.i32()?)));
-        }
-        Ok(Response {
-            command: header.command,
-            payload,
-        })
+        read_response(&mut connection)
     }
 
     /// `ProcessInfo`: the process id, command line, OS and architecture
@@ -113,6 +102,64 @@ impl DiagnosticsClient {
         let response = self.send(Command::PROCESS_INFO, &[])?;
         expect_ok(&response)?;
         Ok(ProcessInfo::decode(&response.payload)?)
+    }
+
+    /// `ProcessInfo2`: what [`process_info`](Self::process_info) answers,
+    /// the entry point's assembly name and the runtime's product version
+    /// (.NET 6 and later; earlier runtimes answer
+    /// [`DS_IPC_E_UNKNOWN_COMMAND`](super::DS_IPC_E_UNKNOWN_COMMAND)).
+    pub fn process_info_2(&self) -> Result<ProcessInfo2, Error> {
+        let response = self.send(Command::PROCESS_INFO_2, &[])?;
+        expect_ok(&response)?;
+        Ok(ProcessInfo2::decode(&response.payload)?)
+    }
+
+    /// `ProcessEnvironment`: the target's environment variables, as
+    /// `(name, value)` pairs in the runtime's order (.NET 5 and later). The
+    /// runtime streams the block after its response; a block larger than
+    /// [`MAX_ENVIRONMENT_BYTES`] is refused before it is read.
+    pub fn process_environment(&self) -> Result<Vec<(String, String)>, Error> {
+        let message = encode_message(Command::PROCESS_ENVIRONMENT, &[])?;
+        let mut connection = super::transport::Connection::open(&self.endpoint, self.timeout)?;
+        connection.write_all(&message, "sending the request")?;
+        let response = read_response(&mut connection)?;
+        expect_ok(&response)?;
+        // uint incoming bytes, ushort reserved.
+        let mut reader = PayloadReader::new(&response.payload);
+        let incoming = reader.u32()? as usize;
+        if reader.remaining() != 2 {
+            return Err(WireError::TrailingBytes(reader.remaining()).into());
+        }
+        if incoming > MAX_ENVIRONMENT_BYTES {
+            return Err(WireError::PayloadTooLarge(incoming).into());
+        }
+        let mut block = vec![0u8; incoming];
+        connection.read_exact(&mut block, "reading the environment block")?;
+        Ok(super::commands::decode_environment(&block)?)
+    }
+
+    /// `SetEnvironmentVariable`: sets `name` to `value` in the target
+    /// process (.NET 6 and later), as `Environment.SetEnvironmentVariable`
+    /// would; an empty `value` removes the variable on Windows and sets it
+    /// empty elsewhere, as the runtime does.
+    pub fn set_environment_variable(&self, name: &str, value: &str) -> Result<(), Error> {
+        let mut payload = PayloadWriter::new();
+        payload.string(name)?.string(value)?;
+        let response = self.send(Command::SET_ENVIRONMENT_VARIABLE, payload.as_bytes())?;
+        expect_ok(&response)
+    }
+
+    /// `ApplyStartupHook`: asks the runtime to run the startup hook in the
+    /// assembly at `path` (a class `StartupHook` with a static
+    /// `Initialize()`, as `DOTNET_STARTUP_HOOKS` names them) (.NET 8 and
+    /// later). The runtime accepts it while it is suspended at startup (a
+    /// diagnostic port with `suspend`), and runs the hook when it resumes,
+    /// before `Main`.
+    pub fn apply_startup_hook(&self, path: &str) -> Result<(), Error> {
+        let mut payload = PayloadWriter::new();
+        payload.string(path)?;
+        let response = self.send(Command::APPLY_STARTUP_HOOK, payload.as_bytes())?;
+        expect_ok(&response)
     }
 
     /// `ResumeRuntime`: lets a runtime started with
@@ -143,6 +190,29 @@ impl DiagnosticsClient {
         }
         Ok(hr)
     }
+}
+
+/// The most environment bytes [`DiagnosticsClient::process_environment`]
+/// reads (16 MiB): a larger count from the target is an error, not an
+/// allocation.
+pub const MAX_ENVIRONMENT_BYTES: usize = 16 << 20;
+
+/// Reads one response (header and payload) from `connection`; an `Error`
+/// response becomes [`Error::Runtime`].
+fn read_response(connection: &mut super::transport::Connection) -> Result<Response, Error> {
+    let mut header = [0u8; HEADER_SIZE];
+    connection.read_exact(&mut header, "reading the response header")?;
+    let header = Header::decode(&header)?;
+    let mut payload = vec![0u8; header.payload_len()];
+    connection.read_exact(&mut payload, "reading the response payload")?;
+    if header.command == Command::ERROR {
+        let mut reader = PayloadReader::new(&payload);
+        return Err(Error::Runtime(HRESULT(reader.i32()?)));
+    }
+    Ok(Response {
+        command: header.command,
+        payload,
+    })
 }
 
 fn expect_ok(response: &Response) -> Result<(), Error> {

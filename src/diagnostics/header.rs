@@ -70,6 +70,26 @@ impl Command {
         set: 0x04,
         id: 0x01,
     };
+    /// Process 0x04/0x02 `ProcessEnvironment` (.NET 5 and later).
+    pub const PROCESS_ENVIRONMENT: Command = Command {
+        set: 0x04,
+        id: 0x02,
+    };
+    /// Process 0x04/0x03 `SetEnvironmentVariable` (.NET 6 and later).
+    pub const SET_ENVIRONMENT_VARIABLE: Command = Command {
+        set: 0x04,
+        id: 0x03,
+    };
+    /// Process 0x04/0x04 `ProcessInfo2` (.NET 6 and later).
+    pub const PROCESS_INFO_2: Command = Command {
+        set: 0x04,
+        id: 0x04,
+    };
+    /// Process 0x04/0x07 `ApplyStartupHook` (.NET 8 and later).
+    pub const APPLY_STARTUP_HOOK: Command = Command {
+        set: 0x04,
+        id: 0x07,
+    };
 
     /// The protocol's name of a known command, `None` for others.
     pub fn name(self) -> Option<&'static str> {
@@ -79,6 +99,10 @@ impl Command {
             Command::ATTACH_PROFILER => "AttachProfiler",
             Command::PROCESS_INFO => "ProcessInfo",
             Command::RESUME_RUNTIME => "ResumeRuntime",
+            Command::PROCESS_ENVIRONMENT => "ProcessEnvironment",
+            Command::SET_ENVIRONMENT_VARIABLE => "SetEnvironmentVariable",
+            Command::PROCESS_INFO_2 => "ProcessInfo2",
+            Command::APPLY_STARTUP_HOOK => "ApplyStartupHook",
             _ => return None,
         })
     }

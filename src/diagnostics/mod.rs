@@ -55,8 +55,10 @@ mod payload;
 mod toolhelp;
 mod transport;
 
-pub use client::{DiagnosticsClient, Response, DEFAULT_TIMEOUT};
-pub use commands::{AttachProfiler, ProcessInfo};
+pub use client::{DiagnosticsClient, Response, DEFAULT_TIMEOUT, MAX_ENVIRONMENT_BYTES};
+pub use commands::{
+    decode_environment, encode_environment, AttachProfiler, ProcessInfo, ProcessInfo2,
+};
 pub use error::{
     describe_hresult, Error, WireError, CORDIAGIPC_E_UNKNOWN_ERROR, DS_IPC_E_BAD_ENCODING,
     DS_IPC_E_NOTSUPPORTED, DS_IPC_E_NOT_YET_AVAILABLE, DS_IPC_E_UNKNOWN_COMMAND,
