@@ -239,9 +239,10 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
 
 #[test]
 fn attach_sample_patches_a_constant_of_your_running_program_and_reverts() {
-    // Six seconds of loop (the attach comes about a second in); the patch
-    // lasts two.
-    let seconds = Path::new("6");
+    // Ten seconds of loop (the attach comes about a second in, later on a
+    // loaded machine: a CI run once took more than three); the patch lasts
+    // two.
+    let seconds = Path::new("10");
     let patch = Path::new("Shop!Shop.Pricing::DiscountPercent 10 50 2");
     let run = script("attach-sample.sh", &[shop(), patch, seconds], &[]);
     let stdout = text(&run.stdout);
