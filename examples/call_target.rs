@@ -247,7 +247,17 @@ impl Profiler for CallTargetProfiler {
         };
         let is_target = self.targets_of(info, f.module).contains(&f.token);
         let rejit = self.config.as_ref().is_some_and(|c| c.rejit);
-        if !is_target || rejit || !lock(&self.wrapped).insert((f.module, f.token)) {
+        if !is_target || rejit {
+            return Ok(());
+        }
+        if !lock(&self.wrapped).insert((f.module, f.token)) {
+            // Tier 1, or on .NET 7 and later on-stack replacement: the runtime
+            // compiles the IL installed first again; it must not be wrapped
+            // twice (the facade would refuse it anyway).
+            log(format_args!(
+                "{:?} JIT-compiled again: it keeps its wrapped IL",
+                f.token
+            ));
             return Ok(());
         }
         match self.wrapped_il(info, f.module, f.token) {

@@ -599,3 +599,53 @@ fn a_tail_call_is_wrapped_without_its_prefix() {
         run.describe()
     );
 }
+
+/// A method with a hot loop, wrapped under the runtime's default tiering:
+/// on .NET 8 the runtime compiles it again by on-stack replacement, from the
+/// wrapped IL (the profiler says so and does not wrap it twice), and the
+/// program's output is unchanged: one begin and one end per call. On 3.1 a
+/// method with a loop is compiled once.
+#[test]
+fn a_hot_loop_wrapped_under_default_tiering_runs_unchanged() {
+    let runtime = dotnet::runtime();
+    const N: i32 = 3_000_000;
+    let total: i64 = (0..N).map(|i| i64::from(i % 7)).sum();
+    let helper = runtime.program_path(&helper(&runtime));
+    let profiler = Profiler::new(dotnet::build_example("call_target").unwrap(), CALL_TARGET)
+        .with_env("CORPROF_CALLTARGET", "Rewrite!E2E.Rewrite.Program::HotLoop")
+        .with_env("CORPROF_CALLTARGET_HELPER", &helper)
+        .with_env("DOTNET_STARTUP_HOOKS", &helper);
+    let run = runtime.run("Rewrite", &["--hot-loop", &N.to_string()], Some(&profiler));
+    run.assert_exit(43).assert_stdout(&[
+        &format!("hot loop total={total}"),
+        &format!("hot loop again total={total}"),
+        "hits=0",
+        "done",
+    ]);
+    let end = format!("calltarget end E2E.Rewrite.Program::HotLoop -> {total}");
+    let begin = format!("calltarget begin E2E.Rewrite.Program::HotLoop({N})");
+    assert_eq!(
+        probe_lines(&run),
+        [&begin, &end, &begin, &end],
+        "{}",
+        run.describe()
+    );
+    let again = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("JIT-compiled again: it keeps its wrapped IL"))
+        .count();
+    if runtime.major() == 3 {
+        assert_eq!(
+            again, 0,
+            "CoreCLR 3.1 compiles HotLoop once:\n{}",
+            run.stderr
+        );
+    } else {
+        assert!(
+            again >= 1,
+            ".NET 8 compiles HotLoop again (OSR):\n{}",
+            run.stderr
+        );
+    }
+}
