@@ -822,7 +822,7 @@ fn attach_program_alone_times_out_and_checks_its_arguments() {
 fn process_commands_answer_on_net8_and_are_unknown_on_3_1() {
     let rt = attach_runtime();
     if rt.windows.is_some() {
-        return attach_runtime_is_linux_only_here();
+        return refuse_the_windows_runner();
     }
     let target = Target::start(&rt, "process-commands");
     let client = DiagnosticsClient::for_process(target.pid).unwrap();
@@ -900,7 +900,7 @@ fn process_commands_answer_on_net8_and_are_unknown_on_3_1() {
 fn a_suspended_runtime_runs_an_applied_startup_hook_when_resumed() {
     let rt = attach_runtime();
     if rt.windows.is_some() {
-        return attach_runtime_is_linux_only_here();
+        return refuse_the_windows_runner();
     }
     let mut target = Target::start_with(
         &rt,
@@ -940,9 +940,10 @@ fn a_suspended_runtime_runs_an_applied_startup_hook_when_resumed() {
     assert_stopped(status, &stdout, &stderr, &expected);
 }
 
-/// The Linux test process drives the IPC client itself here; under Wine it
-/// cannot reach the named pipe, and the Windows runtime is 3.1, whose answers
-/// the Linux 3.1 run pins.
-fn attach_runtime_is_linux_only_here() {
+/// For tests where the Linux test process drives the IPC client itself:
+/// under Wine it cannot reach the named pipe (and the Windows runtime is 3.1,
+/// whose answers the Linux 3.1 run pins). scripts/test-windows.sh does not
+/// select them; run by hand there, they say why instead of passing.
+fn refuse_the_windows_runner() {
     panic!("run this test on Linux (scripts/test-windows.sh does not select it)");
 }

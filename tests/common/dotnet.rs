@@ -131,11 +131,6 @@ pub(crate) fn windows_path(path: &Path) -> String {
     format!("Z:{}", absolute(path).display()).replace('/', "\\")
 }
 
-/// True when the tests run on the Windows runner (`scripts/test-windows.sh`).
-pub(crate) fn on_windows_runner() -> bool {
-    matches!(WindowsRunner::from_env(), Ok(Some(_)))
-}
-
 /// A profiler to load into a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Profiler {
@@ -486,12 +481,6 @@ impl Runtime {
             .next()
             .and_then(|m| m.parse().ok())
             .unwrap_or_else(|| panic!("e2e: a runtime version without a major: {}", self.version))
-    }
-
-    /// True on .NET 5 and later (what the `DOTNET_` prefix, the Process IPC
-    /// commands and the newer `ICorProfilerInfo` versions need).
-    pub(crate) fn is_net5_or_later(&self) -> bool {
-        self.major() >= 5
     }
 
     /// `path` as the program and its profiler see it: the path itself, or
