@@ -582,6 +582,7 @@ fn discovery_keeps_live_processes_with_their_own_key() {
 // ---------------------------------------------------------------------------
 
 /// The header bytes of a request with no payload: magic, size 20, command.
+#[cfg(unix)]
 fn bare_request(set: u8, id: u8) -> Vec<u8> {
     let mut expected = MAGIC_BYTES.to_vec();
     expected.extend_from_slice(&[20, 0, set, id, 0, 0]);
