@@ -28,7 +28,7 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use super::info::{ProfilerInfo, Result};
 use super::metadata::MetadataImport;
-use super::strings::read_utf16;
+use super::strings::{read_utf16, wide};
 use crate::metadata::{
     mdAssemblyRef, mdMemberRef, mdMethodSpec, mdSignature, mdString, mdToken, mdTypeRef,
     mdTypeSpec, ofRead, ofWrite, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit,
@@ -149,14 +149,6 @@ fn enumerate<T: Copy + Default>(
     }
 }
 
-/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
-/// NUL of its own.
-fn wide(name: &str) -> Result<Vec<WCHAR>> {
-    if name.contains('\0') {
-        return Err(E_INVALIDARG);
-    }
-    Ok(name.encode_utf16().chain([0]).collect())
-}
 
 fn len_u32(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| E_INVALIDARG)

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
-use super::strings::{write_utf16, Utf16Buf};
+use super::strings::{wide, write_utf16, Utf16Buf};
 #[cfg(feature = "cil")]
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
@@ -15,7 +15,7 @@ use crate::metadata::{
     mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask, IMetaDataImport,
     IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
 };
-use crate::{E_FAIL, E_INVALIDARG, WCHAR};
+use crate::{E_FAIL, E_INVALIDARG};
 
 /// The most rows a metadata table can hold: a token's row number has 24 bits.
 const MAX_ROWS: usize = 0x00FF_FFFF;
@@ -406,14 +406,6 @@ fn is_nested(flags: u32) -> bool {
     flags & tdVisibilityMask.0 >= tdNestedPublic.0
 }
 
-/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
-/// NUL of its own.
-fn wide(name: &str) -> Result<Vec<WCHAR>> {
-    if name.contains('\0') {
-        return Err(E_INVALIDARG);
-    }
-    Ok(name.encode_utf16().chain([0]).collect())
-}
 
 /// Closes a metadata enumerator (`CloseEnum`) when dropped.
 struct EnumHandle<'a> {

@@ -196,6 +196,15 @@ pub(crate) fn write_utf16<W: fmt::Write + ?Sized>(out: &mut W, units: &[WCHAR]) 
     out.write_str(chunk_str(&bytes[..n]))
 }
 
+/// `name` as a NUL-terminated UTF-16 string; `E_INVALIDARG` when it holds a
+/// NUL of its own.
+pub(crate) fn wide(name: &str) -> Result<Vec<WCHAR>, HRESULT> {
+    if name.contains('\0') {
+        return Err(crate::E_INVALIDARG);
+    }
+    Ok(name.encode_utf16().chain([0]).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
