@@ -6,12 +6,21 @@
 //! `CORECLR_PROFILER={C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17}` and
 //! `CORECLR_PROFILER_PATH=.../libruntime_events.so`. The summary goes to
 //! stderr, or to the file named by `RUNTIME_EVENTS_OUTPUT`.
+//!
+//! It also tries what later runtimes offer, and reports each answer (or the
+//! error a runtime without it gives): the large-object threshold
+//! (`ICorProfilerInfo10`), the variable `RUNTIME_EVENTS_PROBE` read and
+//! `RUNTIME_EVENTS_SET` set through the runtime (`ICorProfilerInfo11`, .NET
+//! 5), a weak GC handle to the first exception thrown and a strong one to
+//! the second, read at shutdown after the program's collections
+//! (`ICorProfilerInfo13`, .NET 7), and the non-GC heap's ranges and objects
+//! (`ICorProfilerInfo14`, .NET 8).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Mutex;
 
-use corprof::facade::{Bools, Profiler, ProfilerInfo, Result};
+use corprof::facade::{Bools, ObjectHandle, Profiler, ProfilerInfo, Result};
 use corprof::profiling::*;
 use corprof::HRESULT;
 
@@ -25,6 +34,9 @@ struct Counts {
     assemblies: Vec<String>,
     modules: Vec<String>,
     threads: u32,
+    /// The weak handle (first exception) and the strong one (second), or
+    /// why they could not be made.
+    handles: Vec<std::result::Result<ObjectHandle, HRESULT>>,
 }
 
 #[derive(Default)]
@@ -78,7 +90,14 @@ impl Profiler for RuntimeEvents {
             .class_of(object)
             .and_then(|class| info.class_name(class));
         let name = name.unwrap_or_else(|error| format!("<unknown: {error:?}>"));
-        *self.counts().exceptions.entry(name).or_default() += 1;
+        let mut counts = self.counts();
+        *counts.exceptions.entry(name).or_default() += 1;
+        let kind = match counts.handles.len() {
+            0 => COR_PRF_HANDLE_TYPE_WEAK,
+            1 => COR_PRF_HANDLE_TYPE_STRONG,
+            _ => return Ok(()),
+        };
+        counts.handles.push(info.create_handle(object, kind));
         Ok(())
     }
 
@@ -113,8 +132,9 @@ impl Profiler for RuntimeEvents {
         Ok(())
     }
 
-    fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        let counts = self.counts();
+    fn shutdown(&self, info: &ProfilerInfo) -> Result<()> {
+        let mut counts = self.counts();
+        let later = later_runtimes(info, std::mem::take(&mut counts.handles));
         let mut report = String::from("runtime events summary\n");
         for ((reason, generation), n) in &counts.gcs {
             let reason = reason_name(*reason);
@@ -130,6 +150,7 @@ impl Profiler for RuntimeEvents {
             report += &format!("module {path}\n");
         }
         report += &format!("threads created={}\n", counts.threads);
+        report += &later;
         match std::env::var_os("RUNTIME_EVENTS_OUTPUT") {
             Some(path) => {
                 if let Err(error) = std::fs::write(&path, &report) {
@@ -142,6 +163,77 @@ impl Profiler for RuntimeEvents {
         }
         Ok(())
     }
+}
+
+/// The report's lines on what later runtimes offer (see the module docs).
+fn later_runtimes(
+    info: &ProfilerInfo,
+    handles: Vec<std::result::Result<ObjectHandle, HRESULT>>,
+) -> String {
+    let mut out = String::new();
+    match info.loh_object_size_threshold() {
+        Ok(bytes) => out += &format!("loh threshold={bytes}\n"),
+        Err(error) => out += &format!("loh threshold: {error}\n"),
+    }
+    match info.environment_variable("RUNTIME_EVENTS_PROBE") {
+        Ok(value) => out += &format!("env RUNTIME_EVENTS_PROBE={value:?}\n"),
+        Err(error) => out += &format!("env: {error}\n"),
+    }
+    match info.environment_variable("RUNTIME_EVENTS_UNSET_VARIABLE") {
+        Ok(value) => out += &format!("env RUNTIME_EVENTS_UNSET_VARIABLE={value:?}\n"),
+        Err(error) => out += &format!("env unset: {error}\n"),
+    }
+    let set = info
+        .set_environment_variable("RUNTIME_EVENTS_SET", Some("from the profiler"))
+        .and_then(|()| info.environment_variable("RUNTIME_EVENTS_SET"));
+    match set {
+        Ok(value) => out += &format!("env set RUNTIME_EVENTS_SET={value:?}\n"),
+        Err(error) => out += &format!("env set: {error}\n"),
+    }
+    // The program has collected twice since the exceptions: the first one's
+    // weak handle is cleared, the second one's strong handle kept it.
+    let mut read = Vec::new();
+    for (kind, handle) in ["weak", "strong"].into_iter().zip(handles) {
+        match handle.and_then(|h| {
+            let object = info.object_from_handle(&h);
+            info.destroy_handle(h)?;
+            object
+        }) {
+            Ok(object) => read.push(format!(
+                "{kind} {}",
+                if object.is_null() { "cleared" } else { "alive" }
+            )),
+            Err(error) => read.push(format!("{kind}: {error}")),
+        }
+    }
+    out += &format!("handles {}\n", read.join(", "));
+    match info.non_gc_heap_ranges() {
+        Ok(ranges) => {
+            let bytes: usize = ranges.iter().map(|r| r.rangeLength).sum();
+            out += &format!(
+                "non-gc heap ranges={} bytes>0={}\n",
+                ranges.len(),
+                bytes > 0
+            );
+        }
+        Err(error) => out += &format!("non-gc heap: {error}\n"),
+    }
+    match info.non_gc_objects() {
+        Ok(objects) => {
+            let objects: Vec<ObjectID> = objects.take(100).collect();
+            let frozen = objects
+                .iter()
+                .filter(|&&o| info.is_frozen_object(o) == Ok(true))
+                .count();
+            out += &format!(
+                "non-gc objects>0={} all frozen={}\n",
+                !objects.is_empty(),
+                frozen == objects.len()
+            );
+        }
+        Err(error) => out += &format!("non-gc objects: {error}\n"),
+    }
+    out
 }
 
 corprof::profiler!(RuntimeEvents, "C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17");

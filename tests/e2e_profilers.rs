@@ -188,7 +188,8 @@ fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
     let runtime = dotnet::runtime();
     let report_file = scratch_file("runtime_events");
     let profiler = example("runtime_events", RUNTIME_EVENTS)
-        .with_env("RUNTIME_EVENTS_OUTPUT", report_file.to_str().unwrap());
+        .with_env("RUNTIME_EVENTS_OUTPUT", report_file.to_str().unwrap())
+        .with_env("RUNTIME_EVENTS_PROBE", "probe value");
     let run = runtime.run("Basics", &[], Some(&profiler));
     run.assert_exit(42).assert_stdout(BASICS);
     let report = fs::read_to_string(&report_file)
@@ -256,6 +257,44 @@ fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
         threads >= 4,
         "the main thread and the three workers, at least: {threads}\n{report}"
     );
+
+    // What later runtimes offer. ICorProfilerInfo10 and 11 are there on both
+    // (3.1 offers up to 11): the LOH threshold, and the environment read,
+    // missing and written through the runtime.
+    for line in [
+        "loh threshold=85000",
+        "env RUNTIME_EVENTS_PROBE=Some(\"probe value\")",
+        "env RUNTIME_EVENTS_UNSET_VARIABLE=None",
+        "env set RUNTIME_EVENTS_SET=Some(\"from the profiler\")",
+    ] {
+        assert!(report.lines().any(|l| l == line), "{line:?}:\n{report}");
+    }
+    let not_implemented = "E_NOTIMPL (0x80004001): The method is not implemented.";
+    let expected: Vec<String> = if runtime.major() == 3 {
+        // No ICorProfilerInfo13/14: a clear E_NOTIMPL, and the program runs.
+        vec![
+            format!("handles weak: {not_implemented}, strong: {not_implemented}"),
+            format!("non-gc heap: {not_implemented}"),
+            format!("non-gc objects: {not_implemented}"),
+        ]
+    } else {
+        // .NET 8: after the program's two induced collections, the weak
+        // handle to the first exception is cleared and the strong one kept
+        // the second alive; string literals live in the non-GC heap, whose
+        // objects are all frozen.
+        vec![
+            "handles weak cleared, strong alive".to_string(),
+            "non-gc heap ranges=1 bytes>0=true".to_string(),
+            "non-gc objects>0=true all frozen=true".to_string(),
+        ]
+    };
+    for line in &expected {
+        assert!(
+            report.lines().any(|l| l == line),
+            "{} {line:?}:\n{report}",
+            runtime.version
+        );
+    }
 }
 
 #[test]

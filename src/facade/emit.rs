@@ -149,7 +149,6 @@ fn enumerate<T: Copy + Default>(
     }
 }
 
-
 fn len_u32(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| E_INVALIDARG)
 }

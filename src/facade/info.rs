@@ -113,7 +113,7 @@ pub struct RuntimeInfo {
 ///
 /// `call` must write to its argument either null or a pointer that owns one
 /// reference to an object implementing `I`.
-unsafe fn take_interface<I: Interface>(
+pub(super) unsafe fn take_interface<I: Interface>(
     call: impl FnOnce(*mut *mut c_void) -> HRESULT,
 ) -> Result<I> {
     let mut out: *mut c_void = core::ptr::null_mut();

@@ -406,7 +406,6 @@ fn is_nested(flags: u32) -> bool {
     flags & tdVisibilityMask.0 >= tdNestedPublic.0
 }
 
-
 /// Closes a metadata enumerator (`CloseEnum`) when dropped.
 struct EnumHandle<'a> {
     import: &'a IMetaDataImport,

@@ -1,0 +1,172 @@
+//! The heap and the process of later runtimes, behind safe methods of
+//! [`ProfilerInfo`]: the large-object threshold and frozen objects
+//! (`ICorProfilerInfo10`), the environment (`ICorProfilerInfo11`, .NET 5),
+//! GC handles (`ICorProfilerInfo13`, .NET 7) and the non-GC heap
+//! (`ICorProfilerInfo14`, .NET 8).
+//!
+//! On a runtime without the interface a method needs, it answers
+//! `E_NOTIMPL` without calling anything (CoreCLR 3.1 offers
+//! `ICorProfilerInfo11` at most: the handles and the non-GC heap answer
+//! `E_NOTIMPL` there).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::ffi::c_void;
+
+use super::enumerators::ObjectIter;
+use super::info::{take_interface, ProfilerInfo, Result};
+use super::strings::{read_utf16, wide};
+use crate::profiling::{ObjectHandleID, ObjectID, COR_PRF_HANDLE_TYPE, COR_PRF_NONGC_HEAP_RANGE};
+use crate::{E_INVALIDARG, E_NOTIMPL, E_POINTER};
+
+/// A GC handle the profiler made with [`ProfilerInfo::create_handle`]: weak
+/// (cleared when its object is collected), strong (keeps it alive) or
+/// pinned. Give it back with [`ProfilerInfo::destroy_handle`]; a handle
+/// that is dropped instead stays in the runtime until it exits.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ObjectHandle(ObjectHandleID);
+
+// SAFETY: a handle is an opaque token of the runtime's handle table, valid
+// on any thread until `DestroyHandle`; this type never dereferences it.
+unsafe impl Send for ObjectHandle {}
+// SAFETY: as above; `&ObjectHandle` only reads the token.
+unsafe impl Sync for ObjectHandle {}
+
+impl ObjectHandle {
+    /// The raw `ObjectHandleID`.
+    pub fn as_raw(&self) -> ObjectHandleID {
+        self.0
+    }
+}
+
+impl ProfilerInfo {
+    /// The size from which objects go to the large object heap
+    /// (`GetLOHObjectSizeThreshold`, `ICorProfilerInfo10`; 85,000 bytes
+    /// unless `GCLOHThreshold` says otherwise).
+    pub fn loh_object_size_threshold(&self) -> Result<u32> {
+        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let mut threshold = 0;
+        // SAFETY: a valid out-pointer.
+        unsafe { v10.GetLOHObjectSizeThreshold(&mut threshold) }.ok()?;
+        Ok(threshold)
+    }
+
+    /// Whether `object` lives in a frozen segment, which the GC never
+    /// moves or frees (`IsFrozenObject`, `ICorProfilerInfo10`; from .NET 8
+    /// string literals and `typeof` objects live there).
+    pub fn is_frozen_object(&self, object: ObjectID) -> Result<bool> {
+        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let mut frozen = 0;
+        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok()?;
+        Ok(frozen != 0)
+    }
+
+    /// The value of an environment variable of the process, `None` when it
+    /// is not set (`GetEnvironmentVariable`, `ICorProfilerInfo11`, .NET 5).
+    pub fn environment_variable(&self, name: &str) -> Result<Option<String>> {
+        let v11 = self.v11().ok_or(E_NOTIMPL)?;
+        let name = wide(name)?;
+        // A missing variable is a failure with a length of 0 (seen on 3.1.23
+        // and 8.0.4; tests/e2e_profilers.rs); ask for the length first to
+        // tell "missing" apart from other failures.
+        let mut length = 0;
+        // SAFETY: `name` is NUL-terminated; a null buffer of 0 units asks for
+        // the length only.
+        let hr = unsafe {
+            v11.GetEnvironmentVariable(name.as_ptr(), 0, &mut length, core::ptr::null_mut())
+        };
+        if hr.is_err() && length == 0 {
+            return Ok(None);
+        }
+        // SAFETY: `name` is NUL-terminated; `read_utf16` passes a buffer of
+        // the capacity it states and a valid length out-pointer.
+        read_utf16(|capacity, needed, buffer| unsafe {
+            v11.GetEnvironmentVariable(name.as_ptr(), capacity, needed, buffer)
+        })
+        .map(Some)
+    }
+
+    /// Sets an environment variable of the process, or removes it with
+    /// `None` (`SetEnvironmentVariable`, `ICorProfilerInfo11`, .NET 5), as
+    /// the program's own `Environment.SetEnvironmentVariable` would.
+    pub fn set_environment_variable(&self, name: &str, value: Option<&str>) -> Result<()> {
+        let v11 = self.v11().ok_or(E_NOTIMPL)?;
+        if name.is_empty() {
+            return Err(E_INVALIDARG);
+        }
+        let name = wide(name)?;
+        let value = value.map(wide).transpose()?;
+        let value_ptr = value.as_ref().map_or(core::ptr::null(), |v| v.as_ptr());
+        // SAFETY: NUL-terminated strings (or null for "remove") that live
+        // across the call.
+        unsafe { v11.SetEnvironmentVariable(name.as_ptr(), value_ptr) }.ok()
+    }
+
+    /// Makes a GC handle to `object` (`CreateHandle`, `ICorProfilerInfo13`,
+    /// .NET 7): `COR_PRF_HANDLE_TYPE_WEAK` does not keep it alive and reads
+    /// as null once it is collected, `..._STRONG` keeps it alive, `..._PINNED`
+    /// also keeps it from moving.
+    pub fn create_handle(
+        &self,
+        object: ObjectID,
+        kind: COR_PRF_HANDLE_TYPE,
+    ) -> Result<ObjectHandle> {
+        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        let mut handle: ObjectHandleID = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the runtime checks the ID and kind.
+        unsafe { v13.CreateHandle(object, kind, &mut handle) }.ok()?;
+        if handle.is_null() {
+            return Err(E_POINTER);
+        }
+        Ok(ObjectHandle(handle))
+    }
+
+    /// The object a handle refers to now (`GetObjectIDFromHandle`,
+    /// `ICorProfilerInfo13`): `ObjectID::NULL` for a weak handle whose
+    /// object was collected. The ID is valid until the next GC.
+    pub fn object_from_handle(&self, handle: &ObjectHandle) -> Result<ObjectID> {
+        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        let mut object = ObjectID::NULL;
+        // SAFETY: a live handle this profiler made (it is destroyed only by
+        // `destroy_handle`, which takes it by value) and a valid out-pointer.
+        unsafe { v13.GetObjectIDFromHandle(handle.0, &mut object) }.ok()?;
+        Ok(object)
+    }
+
+    /// Gives a handle back (`DestroyHandle`, `ICorProfilerInfo13`).
+    pub fn destroy_handle(&self, handle: ObjectHandle) -> Result<()> {
+        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        // SAFETY: a live handle this profiler made, consumed here.
+        unsafe { v13.DestroyHandle(handle.0) }.ok()
+    }
+
+    /// The ranges of the non-GC (frozen) heap (`GetNonGCHeapBounds`,
+    /// `ICorProfilerInfo14`, .NET 8).
+    pub fn non_gc_heap_ranges(&self) -> Result<Vec<COR_PRF_NONGC_HEAP_RANGE>> {
+        let v14 = self.v14().ok_or(E_NOTIMPL)?;
+        let mut count = 0;
+        // SAFETY: asking for the count with an empty buffer.
+        unsafe { v14.GetNonGCHeapBounds(0, &mut count, core::ptr::null_mut()) }.ok()?;
+        // Bounded by what the runtime can have: a segment is at least 4 KiB
+        // of the address space.
+        if count > 1 << 20 {
+            return Err(crate::E_UNEXPECTED);
+        }
+        let mut ranges = alloc::vec![COR_PRF_NONGC_HEAP_RANGE::default(); count as usize];
+        let mut filled = 0;
+        // SAFETY: `ranges` has room for `count` entries.
+        unsafe { v14.GetNonGCHeapBounds(count, &mut filled, ranges.as_mut_ptr()) }.ok()?;
+        ranges.truncate((filled as usize).min(ranges.len()));
+        Ok(ranges)
+    }
+
+    /// The objects of the non-GC heap (`EnumerateNonGCObjects`,
+    /// `ICorProfilerInfo14`, .NET 8).
+    pub fn non_gc_objects(&self) -> Result<ObjectIter> {
+        let v14 = self.v14().ok_or(E_NOTIMPL)?;
+        // SAFETY: the method writes null or one owned ICorProfilerObjectEnum.
+        unsafe { take_interface(|out: *mut *mut c_void| v14.EnumerateNonGCObjects(out)) }
+            .map(ObjectIter::new)
+    }
+}
