@@ -14,13 +14,17 @@
 //! 5), a weak GC handle to the first exception thrown and a strong one to
 //! the second, read at shutdown after the program's collections
 //! (`ICorProfilerInfo13`, .NET 7), and the non-GC heap's ranges and objects
-//! (`ICorProfilerInfo14`, .NET 8).
+//! (`ICorProfilerInfo14`, .NET 8), and an in-process EventPipe session
+//! (`ICorProfilerInfo12`, .NET 5) that counts the runtime's own
+//! `ExceptionThrown` events beside the profiler's exception callbacks.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Mutex;
 
-use corprof::facade::{Bools, ObjectHandle, Profiler, ProfilerInfo, Result};
+use corprof::facade::{
+    Bools, EventPipeEvent, EventPipeProvider, ObjectHandle, Profiler, ProfilerInfo, Result,
+};
 use corprof::profiling::*;
 use corprof::HRESULT;
 
@@ -37,6 +41,10 @@ struct Counts {
     /// The weak handle (first exception) and the strong one (second), or
     /// why they could not be made.
     handles: Vec<std::result::Result<ObjectHandle, HRESULT>>,
+    /// The in-process EventPipe session (.NET 5), or why there is none.
+    session: Option<std::result::Result<EVENTPIPE_SESSION, HRESULT>>,
+    /// `ExceptionThrown_V1` events (id 80) the session delivered.
+    eventpipe_exceptions: u32,
 }
 
 #[derive(Default)]
@@ -62,14 +70,47 @@ fn reason_name(reason: COR_PRF_GC_REASON) -> String {
 
 impl Profiler for RuntimeEvents {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        // EventPipe events need ICorProfilerInfo12 (.NET 5); older runtimes
+        // refuse a high flag they do not know.
+        let eventpipe = info.version() >= 12;
         info.set_event_mask(
             COR_PRF_MONITOR_GC
                 | COR_PRF_MONITOR_EXCEPTIONS
                 | COR_PRF_MONITOR_ASSEMBLY_LOADS
                 | COR_PRF_MONITOR_MODULE_LOADS
                 | COR_PRF_MONITOR_THREADS,
-            COR_PRF_HIGH_MONITOR::empty(),
-        )
+            if eventpipe {
+                COR_PRF_HIGH_MONITOR_EVENT_PIPE
+            } else {
+                COR_PRF_HIGH_MONITOR::empty()
+            },
+        )?;
+        // The runtime's own exception events (ExceptionKeyword 0x8000,
+        // level 4 Informational), counted beside the profiler callbacks.
+        let session = info.event_pipe_start_session(
+            &[EventPipeProvider {
+                name: "Microsoft-Windows-DotNETRuntime",
+                keywords: 0x8000,
+                level: 4,
+                filter: None,
+            }],
+            false,
+        );
+        self.counts().session = Some(session);
+        Ok(())
+    }
+
+    fn event_pipe_event_delivered(
+        &self,
+        _info: &ProfilerInfo,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        // ExceptionThrown_V1 is event 80 of the runtime provider (the only
+        // provider of the session).
+        if event.event_id == 80 {
+            self.counts().eventpipe_exceptions += 1;
+        }
+        Ok(())
     }
 
     fn garbage_collection_started(
@@ -133,6 +174,14 @@ impl Profiler for RuntimeEvents {
     }
 
     fn shutdown(&self, info: &ProfilerInfo) -> Result<()> {
+        // Stopping the session delivers its last events first (outside the
+        // lock: the delivery takes it).
+        let session = self.counts().session.take();
+        let stopped = match session {
+            Some(Ok(session)) => info.event_pipe_stop_session(session).map(|()| session),
+            Some(Err(error)) => Err(error),
+            None => Err(HRESULT(0)),
+        };
         let mut counts = self.counts();
         let later = later_runtimes(info, std::mem::take(&mut counts.handles));
         let mut report = String::from("runtime events summary\n");
@@ -151,6 +200,15 @@ impl Profiler for RuntimeEvents {
         }
         report += &format!("threads created={}\n", counts.threads);
         report += &later;
+        match stopped {
+            Ok(_) => {
+                report += &format!(
+                    "eventpipe exception events={}\n",
+                    counts.eventpipe_exceptions
+                )
+            }
+            Err(error) => report += &format!("eventpipe: {error}\n"),
+        }
         match std::env::var_os("RUNTIME_EVENTS_OUTPUT") {
             Some(path) => {
                 if let Err(error) = std::fs::write(&path, &report) {

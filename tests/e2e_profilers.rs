@@ -295,6 +295,24 @@ fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
             runtime.version
         );
     }
+
+    // The in-process EventPipe session (ICorProfilerInfo12, .NET 5): on 8.0
+    // it delivers one ExceptionThrown event per exception the profiler's own
+    // callback counted; 3.1 has no ICorProfilerInfo12.
+    let callbacks: u32 = lines_with(&report, "exception type=")
+        .iter()
+        .map(|l| l.rsplit("count=").next().unwrap().parse::<u32>().unwrap())
+        .sum();
+    assert!(callbacks >= 2, "{report}");
+    let eventpipe = if runtime.major() == 3 {
+        format!("eventpipe: {not_implemented}")
+    } else {
+        format!("eventpipe exception events={callbacks}")
+    };
+    assert!(
+        report.lines().any(|l| l == eventpipe),
+        "{eventpipe:?}:\n{report}"
+    );
 }
 
 #[test]

@@ -32,6 +32,7 @@ mod args;
 mod attach;
 mod emit;
 mod enumerators;
+mod eventpipe;
 mod heap;
 mod info;
 mod metadata;
@@ -49,6 +50,7 @@ pub use args::*;
 pub use attach::not_allowed_after_attach;
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
+pub use eventpipe::EventPipeProvider;
 pub use heap::ObjectHandle;
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
