@@ -47,7 +47,8 @@
 //! 3. the safe API, feature `std`: `facade` (the `Profiler` trait,
 //!    `ProfilerInfo`, metadata import and emit, names, stack walks);
 //! 4. the capabilities, each a feature of its own: `instrument`
-//!    (CallTarget, ReJIT bodies) and `hooks` (enter/leave/tailcall hooks);
+//!    (CallTarget, ReJIT bodies), `hooks` (enter/leave/tailcall hooks) and
+//!    `eventpipe` (decoding in-process EventPipe events);
 //!
 //! and beside them `cil` (the CIL codec, `no_std`) and `diagnostics` (the
 //! diagnostics IPC client). The default features turn everything on;
@@ -74,6 +75,10 @@ mod ctypes;
 #[cfg(feature = "diagnostics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "diagnostics")))]
 pub mod diagnostics;
+/// Decoding in-process EventPipe events: metadata blobs, payloads, the runtime provider's layouts.
+#[cfg(feature = "eventpipe")]
+#[cfg_attr(docsrs, doc(cfg(feature = "eventpipe")))]
+pub mod eventpipe;
 #[cfg(doc)]
 pub mod example_generated;
 #[cfg(feature = "std")]

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 const JIT_TRACER: &str = "DF63A541-5A33-4611-8829-F4E495985EE3";
 const RUNTIME_EVENTS: &str = "C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17";
 const PANICKING: &str = "0F6E2A9C-5D1B-4E8A-B3C7-9A2D4F6E8B10";
+const EVENTPIPE_EVENTS: &str = "3F6D1A2B-8C4E-4B7A-9D5F-1E2C3B4A5D6E";
 
 fn scratch_file(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e_profilers");
@@ -361,5 +362,69 @@ fn a_wrong_clsid_is_refused_and_the_program_runs_without_profiler() {
         )),
         "{}",
         run.describe()
+    );
+}
+
+/// The `eventpipe_events` example: an in-process EventPipe session for the
+/// runtime provider, its events decoded by `corprof::eventpipe`. On 8.0 the
+/// exceptions Basics throws are counted exactly by type, its two
+/// `GC.Collect` calls as `Induced` GCs, and allocation ticks by type; on 3.1
+/// it says why it does nothing. The program's output is unchanged.
+#[test]
+fn eventpipe_events_counts_the_runtime_events_on_net8_and_explains_on_3_1() {
+    let runtime = dotnet::runtime();
+    let run = runtime.run(
+        "Basics",
+        &[],
+        Some(&example("eventpipe_events", EVENTPIPE_EVENTS)),
+    );
+    run.assert_exit(42).assert_stdout(BASICS);
+    let lines = lines_with(&run.stderr, "eventpipe ");
+    if runtime.major() == 3 {
+        assert!(
+            run.stderr.contains(
+                "eventpipe_events: in-process EventPipe needs .NET 5 or later (ICorProfilerInfo12); \
+                 this runtime offers ICorProfilerInfo11: not profiling"
+            ),
+            "CoreCLR 3.1: {}",
+            run.describe()
+        );
+        assert!(lines.is_empty(), "CoreCLR 3.1: {lines:?}");
+        return;
+    }
+    let exceptions: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("eventpipe exception "))
+        .collect();
+    assert_eq!(
+        exceptions,
+        [
+            "eventpipe exception E2E.Basics.MyException 1",
+            "eventpipe exception System.InvalidOperationException 1",
+        ],
+        "{}",
+        run.describe()
+    );
+    assert!(lines.contains(&"eventpipe gc Induced 2"), "{lines:?}");
+    let allocs: Vec<(u64, u64)> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("eventpipe alloc "))
+        .map(|rest| {
+            let mut words = rest.rsplitn(3, ' ');
+            let bytes = words.next().unwrap().parse().unwrap();
+            let ticks = words.next().unwrap().parse().unwrap();
+            (ticks, bytes)
+        })
+        .collect();
+    assert!(!allocs.is_empty(), "{lines:?}");
+    assert!(
+        allocs.iter().all(|&(ticks, bytes)| ticks >= 1 && bytes > 0),
+        "{lines:?}"
+    );
+    assert!(
+        !run.stderr.contains("undecoded") && !run.stderr.contains("not decoded"),
+        "{}",
+        run.stderr
     );
 }

@@ -1,0 +1,82 @@
+//! Layouts of the runtime provider's events, whose metadata names no
+//! fields, transcribed from the runtime's manifest
+//! (dotnet/runtime `src/coreclr/vm/ClrEtwAll.man`: the templates and the
+//! `GCReasonMap`). Only leading fields are listed where later versions
+//! append more: the decoder ignores the rest.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::metadata::{Field, FieldType};
+
+/// The runtime's own provider.
+pub const RUNTIME_PROVIDER: &str = "Microsoft-Windows-DotNETRuntime";
+
+fn fields(list: &[(&str, FieldType)]) -> Vec<Field> {
+    list.iter()
+        .map(|&(name, ty)| Field {
+            name: String::from(name),
+            ty,
+        })
+        .collect()
+}
+
+/// The fields of a runtime-provider event, by event id and version, for the
+/// events this table knows: `GCStart` (1, version 2 and later),
+/// `GCAllocationTick` (10, version 2 and later), `ExceptionThrown` (80,
+/// version 1). `None` for others.
+pub fn runtime_fields(event_id: u32, version: u32) -> Option<Vec<Field>> {
+    use FieldType::*;
+    match (event_id, version) {
+        // GCStart_V2: Count, Depth, Reason (GCReasonMap), Type (GCTypeMap),
+        // ClrInstanceID, ClientSequenceNumber.
+        (1, v) if v >= 2 => Some(fields(&[
+            ("Count", UInt32),
+            ("Depth", UInt32),
+            ("Reason", UInt32),
+            ("Type", UInt32),
+            ("ClrInstanceID", UInt16),
+            ("ClientSequenceNumber", UInt64),
+        ])),
+        // GCAllocationTick_V2 (V3 adds Address, V4 ObjectSize after these).
+        (10, v) if v >= 2 => Some(fields(&[
+            ("AllocationAmount", UInt32),
+            ("AllocationKind", UInt32),
+            ("ClrInstanceID", UInt16),
+            ("AllocationAmount64", UInt64),
+            ("TypeID", Pointer),
+            ("TypeName", String),
+            ("HeapIndex", UInt32),
+        ])),
+        // ExceptionThrown_V1: ExceptionType, ExceptionMessage, ExceptionEIP,
+        // ExceptionHRESULT, ExceptionFlags, ClrInstanceID.
+        (80, 1) => Some(fields(&[
+            ("ExceptionType", String),
+            ("ExceptionMessage", String),
+            ("ExceptionEIP", Pointer),
+            ("ExceptionHRESULT", UInt32),
+            ("ExceptionFlags", UInt16),
+            ("ClrInstanceID", UInt16),
+        ])),
+        _ => None,
+    }
+}
+
+/// A GC reason by its name in the manifest's `GCReasonMap` (`Induced`,
+/// `AllocSmall`, ...); `Reason<n>` for values the map does not list.
+pub fn gc_reason_name(reason: u32) -> String {
+    let name = match reason {
+        0 => "AllocSmall",
+        1 => "Induced",
+        2 => "LowMemory",
+        3 => "Empty",
+        4 => "AllocLarge",
+        5 => "OutOfSpaceSmallObjectHeap",
+        6 => "OutOfSpaceLargeObjectHeap",
+        7 => "InducedNoForce",
+        8 => "Stress",
+        9 => "InducedLowMemory",
+        _ => return alloc::format!("Reason{reason}"),
+    };
+    String::from(name)
+}
