@@ -35,14 +35,13 @@ fn runtime_provider_metadata_names_no_fields() {
 fn exception_payload(ty: &str, message: &str) -> Vec<u8> {
     let mut data = utf16z(ty);
     data.extend(utf16z(message));
-    data.extend(0x7f00_1234_5678u64.to_le_bytes()); // ExceptionEIP (64-bit)
+    data.extend(0x1234_5678usize.to_le_bytes()); // ExceptionEIP: a pointer
     data.extend(0x8013_1509u32.to_le_bytes()); // ExceptionHRESULT
     data.extend(0x10u16.to_le_bytes()); // ExceptionFlags
     data.extend(7u16.to_le_bytes()); // ClrInstanceID
     data
 }
 
-#[cfg(target_pointer_width = "64")]
 #[test]
 fn exception_thrown_decodes_by_the_manifest_layout() {
     let fields = runtime_fields(80, 1).unwrap();
@@ -50,7 +49,7 @@ fn exception_thrown_decodes_by_the_manifest_layout() {
     let values = decode_payload(&fields, &data).unwrap();
     assert_eq!(values[0].as_str(), Some("System.InvalidOperationException"));
     assert_eq!(values[1].as_str(), Some("state is invalid"));
-    assert_eq!(values[2].as_u64(), Some(0x7f00_1234_5678));
+    assert_eq!(values[2].as_u64(), Some(0x1234_5678));
     assert_eq!(values[3].as_u64(), Some(0x8013_1509));
     assert_eq!(values[4].as_u64(), Some(0x10));
     assert_eq!(values[5].as_u64(), Some(7));
