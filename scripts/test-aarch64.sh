@@ -34,19 +34,11 @@ missing=()
 command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu)
 [ -f "$SYSROOT/lib/libc.so.6" ] || missing+=(libc6-dev-arm64-cross)
-if [ ${#missing[@]} -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || die "missing ${missing[*]}; install them (apt-get install ${missing[*]}) and retry"
-    command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and there is no apt-get to install them with"
-    say "installing ${missing[*]} with apt-get"
-    mkdir -p target
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-        >target/apt-aarch64.log 2>&1 || die "apt-get install ${missing[*]} failed (see target/apt-aarch64.log)"
-fi
+# shellcheck source=scripts/install-lib.sh
+. scripts/install-lib.sh
+install_apt_packages target/apt-aarch64.log "${missing[@]}"
 command -v qemu-aarch64 >/dev/null 2>&1 || die "qemu-aarch64 is still missing after installing qemu-user"
-if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
-    say "adding the Rust target $TARGET"
-    rustup target add "$TARGET" >/dev/null 2>&1 || die "rustup target add $TARGET failed"
-fi
+install_rust_target "$TARGET"
 
 # ------------------------------------------------------------ the tests
 

@@ -43,19 +43,11 @@ say() {
 missing=()
 [ -x "$WINE" ] || missing+=(wine64)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
-if [ ${#missing[@]} -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || die "missing ${missing[*]}; install them (apt-get install ${missing[*]}) and retry"
-    command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and there is no apt-get to install them with"
-    say "installing ${missing[*]} with apt-get"
-    mkdir -p target
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"; } \
-        >target/apt-windows.log 2>&1 || die "apt-get install ${missing[*]} failed (see target/apt-windows.log)"
-fi
+# shellcheck source=scripts/install-lib.sh
+. scripts/install-lib.sh
+install_apt_packages target/apt-windows.log "${missing[@]}"
 [ -x "$WINE" ] || die "$WINE is still missing after installing wine64"
-if ! rustup target list --installed 2>/dev/null | grep -qx "$TARGET"; then
-    say "adding the Rust target $TARGET"
-    rustup target add "$TARGET" >/dev/null 2>&1 || die "rustup target add $TARGET failed"
-fi
+install_rust_target "$TARGET"
 
 # The Windows CoreCLR: the win_amd64 wheel, downloaded by pip and unpacked.
 marker="$WIN_DOTNET_DIR/.corprof-complete"
