@@ -44,7 +44,8 @@ csharp_pick_compiler() {
                 die "apt-get install mono-mcs failed"
             command -v mcs >/dev/null 2>&1 || die "mono-mcs was installed but mcs is still not on PATH"
         fi
-        CSHARP_COMPILER=("$(command -v mcs)")
+        # 7.2: `in` parameters and readonly structs (calltarget/ uses them).
+        CSHARP_COMPILER=("$(command -v mcs)" -langversion:7.2)
         CSHARP_COMPILER_ID="$(mcs --version 2>&1 | head -n 1)"
     fi
 }

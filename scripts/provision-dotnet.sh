@@ -251,6 +251,12 @@ for name in "${ALL[@]}"; do
     fi
     shopt -s nullglob
     sources=("$dir"/*.cs)
+    # `sources = DIR` in build.txt: also compile ROOT/DIR/*.cs (calltarget/).
+    extra_sources="$(build_setting "$dir" sources)"
+    if [ -n "$extra_sources" ]; then
+        [ -d "$ROOT/$extra_sources" ] || die "$name: its sources directory $extra_sources does not exist"
+        sources+=("$ROOT/$extra_sources"/*.cs)
+    fi
     shopt -u nullglob
     [ ${#sources[@]} -gt 0 ] || die "$dir has no .cs files"
 
