@@ -1,14 +1,19 @@
-//! CallTarget-style instrumentation: wraps methods so that they call the
-//! `Begin`/`End`/`OnException` probes of a managed helper assembly the
-//! application never referenced (see docs/instrumentation.md, which walks
-//! through this example).
+//! CallTarget instrumentation: wraps methods so that they call the generic
+//! `OnMethodBegin`/`OnMethodEnd` methods of an integration in a managed
+//! helper assembly the application never referenced (built from
+//! calltarget/ by scripts/build-calltarget-helper.sh; see
+//! docs/instrumentation.md, which walks through this example).
 //!
 //! * `CORPROF_CALLTARGET`: `;`-separated `Assembly!Namespace.Type::Method`
-//!   (every overload of each).
+//!   (every overload of each), each optionally `=Namespace.IntegrationType`.
+//! * `CORPROF_CALLTARGET_INTEGRATION`: the integration type of the targets
+//!   that name none (default `CorProf.CallTarget.LogIntegration`). A
+//!   missing integration type is reported once; its targets stay unwrapped.
 //! * `CORPROF_CALLTARGET_HELPER`: the helper assembly's path. It must also
 //!   be listed in `DOTNET_STARTUP_HOOKS`, which makes the host load it
 //!   before `Main`; otherwise nothing is instrumented (the wrapped code
-//!   could not bind to it) and the profiler says why.
+//!   could not bind to it) and the profiler says why. The integrations are
+//!   read from the helper's metadata when it loads.
 //! * `CORPROF_CALLTARGET_REJIT=1`: wrap by ReJIT instead of at first JIT.
 //!   The wrapped IL (and every metadata reference it needs) is prepared in
 //!   `ModuleLoadFinished`, the documented time for metadata changes; a
@@ -19,17 +24,19 @@
 //! * `CORPROF_CALLTARGET_VERBOSE=1`: print each wrapped method's probe
 //!   tokens and new IL.
 //!
-//! Messages go to stderr as `calltarget: ...`; the helper writes the probe
-//! events (`calltarget begin ...`).
+//! Messages go to stderr as `calltarget: ...`; the integrations write their
+//! own (LogIntegration: `calltarget begin ...`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use corprof::cil::MethodBody;
 use corprof::facade::{AssemblyReference, Profiler, ProfilerInfo, Result, ShutdownFlag, Waited};
-use corprof::instrument::{CallTarget, MethodTarget, MethodTargets, RejitBodies};
+use corprof::instrument::{
+    CallTarget, Integration, MethodTarget, MethodTargets, RejitBodies, DEFAULT_INTEGRATION,
+};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,
@@ -55,6 +62,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 struct Config {
     targets: MethodTargets,
     helper_name: String,
+    /// `CORPROF_CALLTARGET_INTEGRATION`, or the default.
+    integration: String,
     rejit: bool,
     sync_dir: Option<PathBuf>,
     /// `CORPROF_CALLTARGET_VERBOSE=1`: the probe tokens and new IL listing.
@@ -85,6 +94,8 @@ fn config() -> std::result::Result<Config, String> {
     Ok(Config {
         targets: MethodTargets::new(targets),
         helper_name: helper_name.to_string(),
+        integration: var("CORPROF_CALLTARGET_INTEGRATION")
+            .unwrap_or_else(|| DEFAULT_INTEGRATION.to_string()),
         rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
         sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
         verbose: var("CORPROF_CALLTARGET_VERBOSE").as_deref() == Some("1"),
@@ -101,18 +112,45 @@ struct CallTargetProfiler {
     /// ReJIT mode: the wrapped IL of each target (and its name), made at
     /// module load.
     rejit: Arc<RejitBodies<String>>,
+    /// The helper's module, once loaded.
+    helper: Mutex<Option<ModuleID>>,
+    /// ReJIT mode: modules loaded before the helper, prepared when it loads.
+    pending: Mutex<Vec<ModuleID>>,
+    /// Each integration as read from the helper (an error reported once).
+    integrations: Mutex<HashMap<String, Option<Arc<Integration>>>>,
 }
 
 impl CallTargetProfiler {
-    fn call_target(&self) -> Option<CallTarget<'_>> {
-        let config = self.config.as_ref()?;
-        Some(CallTarget {
-            assembly: AssemblyReference {
-                name: &config.helper_name,
-                ..AssemblyReference::default()
-            },
-            probe_type: "CallTarget.Probe",
-        })
+    /// The integration `name`, read from the helper's metadata once (what
+    /// is missing is reported then, and `None` answered ever after).
+    fn integration(&self, info: &ProfilerInfo, name: &str) -> Option<Arc<Integration>> {
+        if let Some(known) = lock(&self.integrations).get(name) {
+            return known.clone();
+        }
+        let helper = (*lock(&self.helper))?;
+        let read = match info.module_metadata(helper) {
+            Ok(Some(import)) => Integration::read(&import, name),
+            Ok(None) => Err("the helper has no metadata".to_string()),
+            Err(e) => Err(format!("the helper's metadata: {e}")),
+        };
+        let mut known = lock(&self.integrations);
+        if let Some(k) = known.get(name) {
+            return k.clone();
+        }
+        let answer = match read {
+            Ok(i) => {
+                for shape in i.ignored() {
+                    log(format_args!("integration {name}: ignored {shape}: not a shape of the contract"));
+                }
+                Some(Arc::new(i))
+            }
+            Err(why) => {
+                log(format_args!("integration {name}: {why}; its targets stay unwrapped"));
+                None
+            }
+        };
+        known.insert(name.to_string(), answer.clone());
+        answer
     }
 
     /// The target methods of `module`, looked up once.
@@ -132,7 +170,25 @@ impl CallTargetProfiler {
         module: ModuleID,
         method: mdMethodDef,
     ) -> std::result::Result<(Vec<u8>, String), String> {
-        let ct = self.call_target().ok_or("not configured")?;
+        let config = self.config.as_ref().ok_or("not configured")?;
+        let name = config
+            .targets
+            .target_of(module, method)
+            .and_then(|t| t.integration.clone())
+            .unwrap_or_else(|| config.integration.clone());
+        if lock(&self.helper).is_none() {
+            return Err(format!("{method:?}: the helper {} is not loaded yet", config.helper_name));
+        }
+        let integration = self
+            .integration(info, &name)
+            .ok_or_else(|| format!("{method:?}: no integration {name}"))?;
+        let ct = CallTarget {
+            assembly: AssemblyReference {
+                name: &config.helper_name,
+                ..AssemblyReference::default()
+            },
+            integration: &integration,
+        };
         let w = ct.wrap_in_module(info, module, method).map_err(|e| {
             let import = info.module_metadata(module).ok().flatten();
             match import.and_then(|i| i.method_name(method).ok()) {
@@ -213,9 +269,12 @@ impl Profiler for CallTargetProfiler {
         let Some(config) = &self.config else {
             return Ok(());
         };
-        let mut events = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_DISABLE_INLINING;
+        // Module loads: the helper's, to read the integrations from.
+        let mut events = COR_PRF_MONITOR_JIT_COMPILATION
+            | COR_PRF_DISABLE_INLINING
+            | COR_PRF_MONITOR_MODULE_LOADS;
         if config.rejit {
-            events |= COR_PRF_ENABLE_REJIT | COR_PRF_MONITOR_MODULE_LOADS;
+            events |= COR_PRF_ENABLE_REJIT;
         }
         info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
         let targets: Vec<String> = config
@@ -279,20 +338,33 @@ impl Profiler for CallTargetProfiler {
         module: ModuleID,
         _: HRESULT,
     ) -> Result<()> {
-        // ReJIT mode only: metadata changes belong here, before ReJIT time.
-        if !self.config.as_ref().is_some_and(|c| c.rejit) {
+        let Some(config) = &self.config else {
+            return Ok(());
+        };
+        let assembly = info
+            .module_metadata(module)
+            .ok()
+            .flatten()
+            .and_then(|m| m.assembly_name().ok());
+        let is_helper = assembly.as_deref() == Some(config.helper_name.as_str());
+        if is_helper {
+            *lock(&self.helper) = Some(module);
+        }
+        // ReJIT mode only: metadata changes belong here, before ReJIT time
+        // (once the helper, whose integrations say what to call, is known).
+        if !config.rejit {
             return Ok(());
         }
-        for method in self.targets_of(info, module) {
-            match self.wrapped_il(info, module, method) {
-                Ok((il, name)) => {
-                    log(format_args!("prepared {name} for ReJIT"));
-                    // SAFETY: as in `jit_compilation_started`; installed
-                    // in `get_rejit_parameters`.
-                    unsafe { self.rejit.insert(module, method, il, name) };
-                }
-                Err(why) => log(format_args!("left unchanged: {why}")),
-            }
+        let modules = if is_helper {
+            std::mem::take(&mut *lock(&self.pending))
+        } else if lock(&self.helper).is_none() {
+            lock(&self.pending).push(module);
+            return Ok(());
+        } else {
+            vec![module]
+        };
+        for module in modules {
+            self.prepare_rejit(info, module);
         }
         Ok(())
     }
@@ -325,6 +397,24 @@ impl Profiler for CallTargetProfiler {
     }
 }
 
+impl CallTargetProfiler {
+    /// ReJIT mode: the wrapped IL of `module`'s targets, kept for
+    /// `get_rejit_parameters`.
+    fn prepare_rejit(&self, info: &ProfilerInfo, module: ModuleID) {
+        for method in self.targets_of(info, module) {
+            match self.wrapped_il(info, module, method) {
+                Ok((il, name)) => {
+                    log(format_args!("prepared {name} for ReJIT"));
+                    // SAFETY: as in `jit_compilation_started`; installed
+                    // in `get_rejit_parameters`.
+                    unsafe { self.rejit.insert(module, method, il, name) };
+                }
+                Err(why) => log(format_args!("left unchanged: {why}")),
+            }
+        }
+    }
+}
+
 fn new_profiler() -> CallTargetProfiler {
     let config = config()
         .map_err(|why| log(format_args!("not instrumenting: {why}")))
@@ -334,6 +424,9 @@ fn new_profiler() -> CallTargetProfiler {
         wrapped: Mutex::default(),
         shut_down: Arc::default(),
         rejit: Arc::default(),
+        helper: Mutex::default(),
+        pending: Mutex::default(),
+        integrations: Mutex::default(),
     }
 }
 

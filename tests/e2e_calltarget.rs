@@ -286,31 +286,62 @@ fn wraps_every_case_at_first_jit_without_changing_the_program() {
     assert_eq!(after_fib, expected, "{}", run.describe());
 }
 
+/// The `Probes { ... }` of each wrapped method (CORPROF_CALLTARGET_VERBOSE).
+fn probes_of(run: &RunOutput) -> Vec<&str> {
+    run.stderr
+        .lines()
+        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
+        .collect()
+}
+
+/// The part of a `Probes { ... }` every method of a module shares: the
+/// contract's TypeRefs and `System.Exception`.
+fn shared_part(probes: &str) -> &str {
+    let from = probes.find("state: ").expect("a state token");
+    probes[from..].split(", method_name").next().unwrap()
+}
+
 #[test]
 fn every_method_of_a_module_uses_the_same_references() {
     // The references are looked up before they are defined: wrapping 19
-    // methods adds one AssemblyRef, one TypeRef and four MemberRefs, so
-    // every wrapped body names the same tokens.
+    // methods adds one AssemblyRef, the contract's TypeRefs and one
+    // MemberRef per integration method (one OnMethodBegin per argument
+    // count), so every wrapped body names the same tokens for them; the
+    // MethodSpecs are the methods' own.
     let runtime = dotnet::runtime();
     let profiler =
         call_target(&runtime, &spec(ALL_TARGETS)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
     let run = runtime.run("CallTarget", &[], Some(&profiler));
     assert_unchanged(&run);
-    let probes: Vec<&str> = run
-        .stderr
-        .lines()
-        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
-        .map(|p| p.split(", method_name").next().unwrap())
-        .collect();
+    let probes = probes_of(&run);
     assert_eq!(probes.len(), ALL_TARGETS.len(), "{}", run.describe());
+    let shared: Vec<&str> = probes.iter().map(|p| shared_part(p)).collect();
     assert!(
-        probes.iter().all(|p| *p == probes[0]),
-        "{probes:#?}\n{}",
+        shared.iter().all(|p| *p == shared[0]),
+        "{shared:#?}\n{}",
         run.describe()
     );
-    // MemberRefs, and a TypeRef for System.Exception.
-    assert!(probes[0].starts_with("begin: Token(0x0A"), "{}", probes[0]);
-    assert!(probes[0].contains("exception: Token(0x01"), "{}", probes[0]);
+    // TypeRefs for the contract's types and System.Exception.
+    assert!(shared[0].starts_with("state: Token(0x01"), "{}", shared[0]);
+    assert!(shared[0].contains("exception: Token(0x01"), "{}", shared[0]);
+    // MemberRefs of the integration's methods: the program's targets take
+    // 0 to 4 arguments, so at most five OnMethodBegin references, and the
+    // two OnMethodEnd ones.
+    let field = |p: &str, name: &str| {
+        let rest = &p[p.find(name).unwrap() + name.len()..];
+        rest.split(')').next().unwrap().to_string()
+    };
+    let begins: std::collections::HashSet<String> =
+        probes.iter().map(|p| field(p, "begin: ")).collect();
+    let ends: std::collections::HashSet<String> =
+        probes.iter().map(|p| field(p, " end: ")).collect();
+    assert!(
+        begins.iter().all(|b| b.starts_with("Some(Token(0x0A")),
+        "{begins:?}"
+    );
+    assert!((2..=5).contains(&begins.len()), "{begins:?}");
+    assert!(ends.iter().all(|e| e.starts_with("Some(Token(0x0A")), "{ends:?}");
+    assert_eq!(ends.len(), 2, "{ends:?}");
     // The method names are user strings of their own.
     let names: std::collections::HashSet<&str> = run
         .stderr
@@ -318,34 +349,36 @@ fn every_method_of_a_module_uses_the_same_references() {
         .filter_map(|l| l.split_once("method_name: ").map(|(_, n)| n))
         .collect();
     assert_eq!(names.len(), ALL_TARGETS.len(), "{}", run.describe());
-    // The listing shows the shape: Begin first, the new clauses last.
-    assert_has(&run, "IL_0000: ldstr 0x70");
+    // The listing shows the shape: the begin call through a MethodSpec
+    // (0x2B) with the name, no array and no box, the new clauses last.
+    assert_has(&run, ": ldstr 0x70");
+    assert_has(&run, ": call 0x2B");
     assert_has(&run, " finally handler ");
+    // Add(int, int): its arguments by address, no array, no box; begin
+    // and end through MethodSpecs, the result through GetReturnValue.
+    let add = listing(&run, "E2E.CallTarget.Program::Add");
+    for needle in ["ldarga.s 0", "ldarga.s 1", "call 0x2B", "call 0x0A"] {
+        assert!(add.contains(needle), "{needle}: {add}");
+    }
+    assert_eq!(add.matches("call 0x2B").count(), 2, "{add}");
+    for absent in ["newarr", "box", "stelem"] {
+        assert!(!add.contains(absent), "{absent}: {add}");
+    }
 }
 
-#[test]
-fn methods_first_compiled_on_eight_threads_at_once_share_the_references() {
-    // Eight threads released together each JIT-compile their own target:
-    // the wrappers add the same references concurrently, and still every
-    // body names the same tokens (one ask-then-define at a time).
-    let runtime = dotnet::runtime();
-    let targets: Vec<String> = (0..8).map(|i| format!("Program::W{i}")).collect();
-    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
-    let profiler =
-        call_target(&runtime, &spec(&targets)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
-    let run = runtime.run("CallTarget", &["--threads"], Some(&profiler));
-    assert!(!run.crashed(), "{}", run.describe());
-    run.assert_exit(EXIT)
-        .assert_stdout(&["threads=0,2,4,6,8,10,12,14"]);
-    assert_eq!(assert_balanced_per_method(&run), 8, "{}", run.describe());
-    let probes: Vec<&str> = run
+/// The IL listing CORPROF_CALLTARGET_VERBOSE printed for `method`.
+fn listing(run: &RunOutput, method: &str) -> String {
+    let head = format!("calltarget: {method}: Probes {{");
+    let at = run
         .stderr
+        .find(&head)
+        .unwrap_or_else(|| panic!("no listing of {method}\n{}", run.describe()));
+    run.stderr[at..]
         .lines()
-        .filter_map(|l| l.split_once(": Probes { ").map(|(_, p)| p))
-        .map(|p| p.split(", method_name").next().unwrap())
-        .collect();
-    assert_eq!(probes.len(), 8, "{}", run.describe());
-    assert!(probes.iter().all(|p| *p == probes[0]), "{probes:#?}");
+        .skip(1)
+        .take_while(|l| l.starts_with("IL_") || l.starts_with(".try") || l.starts_with("  "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// For calls on several threads (lines interleave): each method's lines

@@ -11,65 +11,62 @@ use super::opcode::OpCode;
 use super::sig::{calling_convention as cc, LocalVarSig, MethodSig, TypeSig};
 use super::stack::StackSig;
 
-/// The tokens the wrapped body refers to, all valid in the wrapped method's
-/// module.
+/// The integration methods and types the wrapped body refers to, all
+/// tokens valid in the wrapped method's module (the contract:
+/// docs/instrumentation.md, "The contract").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Probes {
-    /// `static object Begin(string, object, object[])` (MemberRef).
-    pub begin: Token,
-    /// `static void End(object, object)` (MemberRef).
-    pub end: Token,
-    /// `static void EndVoid(object)` (MemberRef).
-    pub end_void: Token,
-    /// `static void OnException(class System.Exception, object)` (MemberRef).
-    pub on_exception: Token,
-    /// `System.Exception` (TypeRef), the class the new catch clause catches.
+    /// `OnMethodBegin<TTarget, TArg1..TArgN>` for the method's `N`
+    /// parameters (the generic MemberRef; [`wrap`] instantiates it), or
+    /// `None`: no begin call.
+    pub begin: Option<Token>,
+    /// `begin` takes a trailing `string method` (the target's name,
+    /// [`method_name`](Probes::method_name)).
+    pub begin_takes_name: bool,
+    /// `OnMethodEnd<TTarget, TReturn>` for a non-void method, or
+    /// `OnMethodEnd<TTarget>` for a void one (generic MemberRef), or
+    /// `None`: no end call (and no new exception clauses).
+    pub end: Option<Token>,
+    /// `end` takes the state by reference (`in CallTargetState`, as Roslyn
+    /// compiles it: `ldloca`), not by value (as mcs 6.8 compiles `in`:
+    /// `ldloc`).
+    pub end_state_by_ref: bool,
+    /// `CorProf.CallTarget.CallTargetState` (a value type's TypeRef).
+    pub state: Token,
+    /// ``CorProf.CallTarget.CallTargetReturn`1`` (a generic value type's
+    /// TypeRef), whose `GetReturnValue()` gives the value to return.
+    pub return_type: Token,
+    /// `System.Exception` (TypeRef), the class the new catch clauses catch.
     pub exception: Token,
-    /// The user string (`ldstr` token) passed to `Begin` as the method name.
+    /// The user string (`ldstr` token) of the method's name, for a `begin`
+    /// that takes it.
     pub method_name: Token,
 }
 
-impl Probes {
-    /// The stack effect of a call to one of the probes, `None` for other
-    /// tokens.
-    pub fn stack_sig(&self, token: Token) -> Option<StackSig> {
-        let sig = |params, returns_value| StackSig {
-            params,
-            has_this: false,
-            returns_value,
-        };
-        if token == self.begin {
-            Some(sig(3, true))
-        } else if token == self.end || token == self.on_exception {
-            Some(sig(2, false))
-        } else if token == self.end_void {
-            Some(sig(1, false))
-        } else {
-            None
-        }
-    }
-}
-
-/// What `this` is in the wrapped method.
+/// What `this` is in the wrapped method, and so what `TTarget` is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ThisArg {
-    /// A static method: `Begin` gets `null`.
+    /// A static method: `TTarget` is `object`, the instance `null`.
     Static,
-    /// An instance method of a reference type: `Begin` gets `this`.
-    Reference,
+    /// An instance method of a reference type: `TTarget` is the type (the
+    /// declaring type as a signature: `Class(typedef)`, or a generic class
+    /// instantiation over the type's own parameters, `VAR 0`, ...), the
+    /// instance `this`.
+    Reference(TypeSig),
     /// An instance method of a value type: `this` is a managed pointer;
-    /// `Begin` gets a boxed copy of the value. The type is the declaring
-    /// type as a signature: `ValueType(typedef)`, or a generic value-type
-    /// instantiation over the type's own parameters (`VAR 0`, ...).
+    /// `TTarget` is the type (`ValueType(typedef)` or a generic value-type
+    /// instantiation over its own parameters) and the integration gets a
+    /// copy of the value (`ldobj`). A by-ref-like type (see
+    /// [`WrapContext::can_box`]) is passed as `object` `null`.
     Value(TypeSig),
 }
 
 /// The metadata the wrapper needs, supplied by the caller (a profiler
 /// answers these with `IMetaDataEmit`; see `corprof::facade::MetadataEmit`).
 pub trait WrapContext {
-    /// A token usable with `box` and `ldobj` for `ty`: the TypeDef or
-    /// TypeRef of a `VALUETYPE`, or a TypeSpec of the signature (a
-    /// primitive, a generic parameter, a generic instantiation). `None`
+    /// A token usable with `ldobj` for `ty`, and as a MemberRef parent: the
+    /// TypeDef or TypeRef of a `VALUETYPE`, or a TypeSpec of the signature
+    /// (a primitive, a generic parameter, a generic instantiation). `None`
     /// fails the wrap.
     fn type_token(&mut self, ty: &TypeSig) -> Option<Token>;
 
@@ -80,30 +77,46 @@ pub trait WrapContext {
     /// `MetadataImport::stack_sig`).
     fn stack_sig(&mut self, token: Token) -> Option<StackSig>;
 
-    /// Whether a value of `ty` (a value type) may be boxed: `false` for
-    /// by-ref-like types (`Span<T>`, `ref struct`s), which the wrapper
-    /// then passes to the probes as `null` (the runtime refuses to box
-    /// them: `InvalidProgramException`). The default says yes.
+    /// The MethodSpec token instantiating the generic method `method` (a
+    /// MemberRef of [`Probes`]) with `args` (a MethodSpec blob of them,
+    /// `DefineMethodSpec`). `None` fails the wrap.
+    fn method_spec(&mut self, method: Token, args: &[TypeSig]) -> Option<Token>;
+
+    /// The MemberRef of method `name` with signature `sig` on `parent` (a
+    /// TypeSpec: `CallTargetReturn<TReturn>::GetReturnValue`). `None`
+    /// fails the wrap.
+    fn member_ref(&mut self, parent: Token, name: &str, sig: &MethodSig) -> Option<Token>;
+
+    /// Whether `ty` (a value type) may be boxed or be a generic argument:
+    /// `false` for by-ref-like types (`Span<T>`, `ref struct`s), which the
+    /// wrapper then passes to the integration as `object` `null` (the
+    /// runtime refuses them as generic arguments). The default says yes.
     fn can_box(&mut self, ty: &TypeSig) -> bool {
         let _ = ty;
         true
     }
 }
 
-/// How a value reaches an `object` parameter of a probe.
-enum AsObject {
-    /// Already an object reference.
-    Reference,
-    /// `box` with this type.
-    Box(TypeSig),
-    /// Cannot be boxed (pointers, `TypedReference`): passed as `null`.
+/// How a value reaches the integration as a generic argument.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Generic {
+    /// As itself: the generic argument is this type.
+    Itself(TypeSig),
+    /// As `object` `null` (pointers, `TypedReference`, by-ref-like types:
+    /// no generic argument can be one).
     Null,
 }
 
-fn as_object(ty: &TypeSig) -> AsObject {
-    let ty = ty.unmodified();
-    if ty.is_reference_type() {
-        return AsObject::Reference;
+fn unsupported(s: &'static str) -> Error {
+    Error::new(0, ErrorKind::Unsupported(s))
+}
+
+/// What the integration sees of a value of type `ty` (by-refs looked
+/// through).
+fn generic_of<C: WrapContext>(cx: &mut C, ty: &TypeSig) -> Generic {
+    let mut ty = ty.unmodified();
+    if let TypeSig::ByRef(inner) = ty {
+        ty = inner.unmodified();
     }
     match ty {
         TypeSig::Ptr(_)
@@ -111,189 +124,127 @@ fn as_object(ty: &TypeSig) -> AsObject {
         | TypeSig::TypedByRef
         | TypeSig::ByRef(_)
         | TypeSig::Pinned(_)
-        | TypeSig::Void => AsObject::Null,
-        other => AsObject::Box(other.clone()),
+        | TypeSig::Void => Generic::Null,
+        TypeSig::ValueType(_) | TypeSig::GenericInst { value_type: true, .. } if !cx.can_box(ty) => {
+            Generic::Null
+        }
+        other => Generic::Itself(other.clone()),
     }
 }
 
-fn unsupported(s: &'static str) -> Error {
-    Error::new(0, ErrorKind::Unsupported(s))
-}
-
-/// Builds the instruction sequences of the wrapper.
-struct Emitter<'a, C: WrapContext> {
-    body: &'a mut MethodBody,
-    cx: &'a mut C,
-}
-
-impl<C: WrapContext> Emitter<'_, C> {
-    /// [`as_object`], with the context's say on boxing.
-    fn classify(&mut self, ty: &TypeSig) -> AsObject {
-        match as_object(ty) {
-            AsObject::Box(t) if !self.cx.can_box(&t) => AsObject::Null,
-            other => other,
+impl Generic {
+    fn arg(&self) -> TypeSig {
+        match self {
+            Generic::Itself(t) => t.clone(),
+            Generic::Null => TypeSig::Object,
         }
-    }
-
-    fn token_of(&mut self, ty: &TypeSig) -> Result<Token, Error> {
-        match ty.unmodified() {
-            TypeSig::ValueType(t) | TypeSig::Class(t) => Ok(*t),
-            other => self
-                .cx
-                .type_token(other)
-                .ok_or_else(|| unsupported("no type token for a type to box")),
-        }
-    }
-
-    fn ldarg(i: u16) -> (OpCode, Operand) {
-        match i {
-            0 => (OpCode::LDARG_0, Operand::None),
-            1 => (OpCode::LDARG_1, Operand::None),
-            2 => (OpCode::LDARG_2, Operand::None),
-            3 => (OpCode::LDARG_3, Operand::None),
-            4..=255 => (OpCode::LDARG_S, Operand::Var(i)),
-            _ => (OpCode::LDARG, Operand::Var(i)),
-        }
-    }
-
-    fn ldloc(i: u16) -> (OpCode, Operand) {
-        match i {
-            0 => (OpCode::LDLOC_0, Operand::None),
-            1 => (OpCode::LDLOC_1, Operand::None),
-            2 => (OpCode::LDLOC_2, Operand::None),
-            3 => (OpCode::LDLOC_3, Operand::None),
-            4..=255 => (OpCode::LDLOC_S, Operand::Var(i)),
-            _ => (OpCode::LDLOC, Operand::Var(i)),
-        }
-    }
-
-    fn stloc(i: u16) -> (OpCode, Operand) {
-        match i {
-            0 => (OpCode::STLOC_0, Operand::None),
-            1 => (OpCode::STLOC_1, Operand::None),
-            2 => (OpCode::STLOC_2, Operand::None),
-            3 => (OpCode::STLOC_3, Operand::None),
-            4..=255 => (OpCode::STLOC_S, Operand::Var(i)),
-            _ => (OpCode::STLOC, Operand::Var(i)),
-        }
-    }
-
-    /// Appends the code that turns the value on the stack, of type `ty`,
-    /// into an object (`box`, nothing, or `pop; ldnull`).
-    fn push_as_object(
-        &mut self,
-        out: &mut Vec<(OpCode, Operand)>,
-        ty: &TypeSig,
-    ) -> Result<(), Error> {
-        match self.classify(ty) {
-            AsObject::Reference => {}
-            AsObject::Box(t) => {
-                let tok = self.token_of(&t)?;
-                out.push((OpCode::BOX, Operand::Token(tok)));
-            }
-            AsObject::Null => {
-                out.push((OpCode::POP, Operand::None));
-                out.push((OpCode::LDNULL, Operand::None));
-            }
-        }
-        Ok(())
-    }
-
-    /// Code that pushes argument `index` (of type `ty`) as an object; a
-    /// by-ref argument is read through.
-    fn arg_as_object(
-        &mut self,
-        out: &mut Vec<(OpCode, Operand)>,
-        index: u16,
-        ty: &TypeSig,
-    ) -> Result<(), Error> {
-        let ty = ty.unmodified();
-        match ty {
-            TypeSig::ByRef(inner) => {
-                let inner = inner.unmodified();
-                match self.classify(inner) {
-                    AsObject::Null => out.push((OpCode::LDNULL, Operand::None)),
-                    AsObject::Reference => {
-                        out.push(Self::ldarg(index));
-                        out.push((OpCode::LDIND_REF, Operand::None));
-                    }
-                    AsObject::Box(t) => {
-                        let tok = self.token_of(&t)?;
-                        out.push(Self::ldarg(index));
-                        out.push((OpCode::LDOBJ, Operand::Token(tok)));
-                        out.push((OpCode::BOX, Operand::Token(tok)));
-                    }
-                }
-            }
-            TypeSig::Ptr(_) | TypeSig::FnPtr(_) | TypeSig::TypedByRef => {
-                out.push((OpCode::LDNULL, Operand::None))
-            }
-            _ => match self.classify(ty) {
-                AsObject::Null => out.push((OpCode::LDNULL, Operand::None)),
-                _ => {
-                    out.push(Self::ldarg(index));
-                    self.push_as_object(out, ty)?;
-                }
-            },
-        }
-        Ok(())
-    }
-
-    fn append(&mut self, code: &[(OpCode, Operand)]) -> Result<Label, Error> {
-        let mut first = None;
-        for (op, operand) in code {
-            let l = self.body.push(*op, operand.clone())?;
-            first.get_or_insert(l);
-        }
-        first.ok_or_else(|| Error::new(0, ErrorKind::UnknownLabel))
     }
 }
 
-/// Method wrapping: surround a method body with calls to probe methods
-/// (CallTarget-style instrumentation, as APM agents do).
+type Code = Vec<(OpCode, Operand)>;
+
+fn ldarg(i: u16) -> (OpCode, Operand) {
+    match i {
+        0 => (OpCode::LDARG_0, Operand::None),
+        1 => (OpCode::LDARG_1, Operand::None),
+        2 => (OpCode::LDARG_2, Operand::None),
+        3 => (OpCode::LDARG_3, Operand::None),
+        4..=255 => (OpCode::LDARG_S, Operand::Var(i)),
+        _ => (OpCode::LDARG, Operand::Var(i)),
+    }
+}
+
+fn ldarga(i: u16) -> (OpCode, Operand) {
+    match i {
+        0..=255 => (OpCode::LDARGA_S, Operand::Var(i)),
+        _ => (OpCode::LDARGA, Operand::Var(i)),
+    }
+}
+
+fn ldloc(i: u16) -> (OpCode, Operand) {
+    match i {
+        0 => (OpCode::LDLOC_0, Operand::None),
+        1 => (OpCode::LDLOC_1, Operand::None),
+        2 => (OpCode::LDLOC_2, Operand::None),
+        3 => (OpCode::LDLOC_3, Operand::None),
+        4..=255 => (OpCode::LDLOC_S, Operand::Var(i)),
+        _ => (OpCode::LDLOC, Operand::Var(i)),
+    }
+}
+
+fn ldloca(i: u16) -> (OpCode, Operand) {
+    match i {
+        0..=255 => (OpCode::LDLOCA_S, Operand::Var(i)),
+        _ => (OpCode::LDLOCA, Operand::Var(i)),
+    }
+}
+
+fn stloc(i: u16) -> (OpCode, Operand) {
+    match i {
+        0 => (OpCode::STLOC_0, Operand::None),
+        1 => (OpCode::STLOC_1, Operand::None),
+        2 => (OpCode::STLOC_2, Operand::None),
+        3 => (OpCode::STLOC_3, Operand::None),
+        4..=255 => (OpCode::STLOC_S, Operand::Var(i)),
+        _ => (OpCode::STLOC, Operand::Var(i)),
+    }
+}
+
+fn append(body: &mut MethodBody, code: &[(OpCode, Operand)]) -> Result<Vec<Label>, Error> {
+    code.iter()
+        .map(|(op, operand)| body.push(*op, operand.clone()))
+        .collect()
+}
+
+/// Method wrapping: surround a method body with calls to an integration's
+/// generic methods (CallTarget instrumentation, as APM agents do).
 ///
 /// [`wrap`] turns a decoded body into the equivalent of
 ///
 /// ```text
-/// object state = Begin("Type::Method", this-or-null, new object[] { args... });
+/// CallTargetState state = default;
+/// TReturn result = default;
+/// Exception exception = null;
+/// try {
+///     state = OnMethodBegin<TTarget, TArg1, ..>(instance, ref arg1, .. [, "Type::Method"]);
+/// } catch (Exception) { }                          // the integration's own
 /// try {
 ///     try {
 ///         original body; every `ret` becomes `stloc result; leave AFTER`
-///     } catch (System.Exception e) {
-///         OnException(e, state);
-///         rethrow;
+///     } catch (Exception e) {
+///         exception = e;
+///         rethrow;                                 // unchanged
 ///     }
 /// } finally {
-///     End(state, (object)result);   // or EndVoid(state) for a void method
+///     try {
+///         result = OnMethodEnd<TTarget, TReturn>(instance, result, exception, in state)
+///             .GetReturnValue();                   // OnMethodEnd<TTarget>(instance, exception, in state)
+///     } catch (Exception) { }                      // the integration's own
 /// }
 /// AFTER: return result;
 /// ```
 ///
-/// The probes are static methods of a helper assembly, referenced through
-/// the tokens in [`Probes`]; their signatures are fixed:
+/// `OnMethodBegin` and `OnMethodEnd` are static generic methods of the
+/// integration (MemberRefs in [`Probes`]), called through MethodSpecs
+/// instantiated for the method: `TTarget` from [`ThisArg`], each `TArgI`
+/// the parameter's type (a `ref`/`out` parameter's element type: the
+/// integration gets the caller's reference; a by-value parameter is passed
+/// by `ldarga`, so a change the integration makes is what the body sees),
+/// `TReturn` the return type. Nothing is boxed and no array is built. A
+/// missing probe (`None`) is not called; with no `end`, no clause is added.
 ///
-/// | probe | signature |
-/// |---|---|
-/// | `Begin` | `static object (string name, object this, object[] args)` |
-/// | `End` | `static void (object state, object result)` |
-/// | `EndVoid` | `static void (object state)` |
-/// | `OnException` | `static void (class System.Exception e, object state)` |
-///
-/// `End` runs in a `finally`, so it also runs after `OnException`; the helper
-/// tells the two apart through its state object.
-///
-/// Pure `core` + `alloc`: the metadata the wrapper needs (type tokens for
-/// `box`, the token of the extended local signature, call-site stack
-/// effects) comes from a [`WrapContext`] the caller implements.
-/// `corprof::instrument::CallTarget` is the implementation over a module's
-/// metadata.
+/// Pure `core` + `alloc`: the metadata the wrapper needs (type tokens,
+/// MethodSpecs, the `GetReturnValue` MemberRef, the extended local
+/// signature, call-site stack effects) comes from a [`WrapContext`] the
+/// caller implements. `corprof::instrument::CallTarget` is the
+/// implementation over a module's metadata.
 ///
 /// ```
 /// use corprof::cil::{LocalVarSig, MethodSig, TypeSig};
 /// use corprof::cil::{wrap, Probes, ThisArg, WrapContext};
 /// use corprof::cil::{MethodBody, StackSig, Token};
 ///
-/// struct Cx;
+/// struct Cx(u32);
 /// impl WrapContext for Cx {
 ///     fn type_token(&mut self, _: &TypeSig) -> Option<Token> {
 ///         Some(Token(0x1B00_0001)) // a TypeSpec the caller defined
@@ -304,12 +255,21 @@ impl<C: WrapContext> Emitter<'_, C> {
 ///     fn stack_sig(&mut self, _: Token) -> Option<StackSig> {
 ///         None // the body below calls nothing
 ///     }
+///     fn method_spec(&mut self, _: Token, _: &[TypeSig]) -> Option<Token> {
+///         self.0 += 1;
+///         Some(Token(0x2B00_0000 + self.0))
+///     }
+///     fn member_ref(&mut self, _: Token, _: &str, _: &MethodSig) -> Option<Token> {
+///         Some(Token(0x0A00_0009))
+///     }
 /// }
 /// let probes = Probes {
-///     begin: Token(0x0A00_0001),
-///     end: Token(0x0A00_0002),
-///     end_void: Token(0x0A00_0003),
-///     on_exception: Token(0x0A00_0004),
+///     begin: Some(Token(0x0A00_0001)),
+///     begin_takes_name: false,
+///     end: Some(Token(0x0A00_0002)),
+///     end_state_by_ref: true,
+///     state: Token(0x0100_0003),
+///     return_type: Token(0x0100_0004),
 ///     exception: Token(0x0100_0005),
 ///     method_name: Token(0x7000_0001),
 /// };
@@ -317,8 +277,9 @@ impl<C: WrapContext> Emitter<'_, C> {
 /// let mut body = MethodBody::decode(&[0x0E, 0x1F, 41, 0x2A])?;
 /// let sig = MethodSig::static_method(TypeSig::I4, vec![]);
 /// let locals = LocalVarSig { locals: vec![] };
-/// wrap(&mut body, &sig, &ThisArg::Static, &locals, &probes, &mut Cx)?;
-/// assert_eq!(body.clauses().len(), 2); // the catch, then the finally
+/// wrap(&mut body, &sig, &ThisArg::Static, &locals, &probes, &mut Cx(0))?;
+/// // The begin guard, the exception catch, the end guard, the finally.
+/// assert_eq!(body.clauses().len(), 4);
 /// assert_eq!(body.header().local_var_sig, Some(Token(0x1100_0001)));
 /// let il = body.encode()?; // for SetILFunctionBody
 /// # assert!(MethodBody::decode(&il).is_ok());
@@ -331,28 +292,33 @@ impl<C: WrapContext> Emitter<'_, C> {
 /// [`Probes`].
 ///
 /// `locals` is the method's local signature as it is (empty when the
-/// header names none): the wrapper appends an `object` (the probe state)
-/// and, for a non-void method, a local of the return type, asks `cx` for
-/// the token of the result and stores it in the header, with `InitLocals`
-/// set. Max stack is recomputed (call sites of the original body through
+/// header names none): the wrapper appends the locals it needs (the
+/// `CallTargetState`, the result, the exception, the `CallTargetReturn`,
+/// an `object` for arguments passed as `null`), asks `cx` for the token
+/// of the result and stores it in the header, with `InitLocals` set. Max
+/// stack is recomputed (call sites of the original body through
 /// [`WrapContext::stack_sig`]).
 ///
-/// Handles static and instance methods (value-type `this` is boxed),
-/// void and non-void returns (boxed for `End` when a value type, returned
-/// unboxed), by-ref parameters (`ref`/`out`: the value they point to is
-/// passed), generic methods and methods of generic types (`box !!0`,
-/// `box !0` through TypeSpecs), existing exception clauses (kept inside the
-/// new ones, listed first as ECMA-335 II.19 requires), bodies ending in
-/// `throw`, and `tail.` calls (the prefix becomes `nop`: no tail call may
-/// leave a protected region, III.2.4).
+/// Handles static and instance methods (a value-type `this` is passed as
+/// a copy), void and non-void returns, by-ref parameters, generic methods
+/// and methods of generic types (`!!0`, `!0` as generic arguments),
+/// existing exception clauses (kept inside the new ones, listed first as
+/// ECMA-335 II.19 requires), bodies ending in `throw`, and `tail.` calls
+/// (the prefix becomes `nop`: no tail call may leave a protected region,
+/// III.2.4).
+///
+/// Arguments no generic argument can stand for (pointers, function
+/// pointers, `TypedReference`, by-ref-like types: see
+/// [`WrapContext::can_box`]) reach the integration as `ref object` to a
+/// `null` local (a change is ignored), and such a result as `object`
+/// `null` (not replaceable).
 ///
 /// Fails with [`ErrorKind::Unsupported`] (and leaves `body` as it was) for:
 /// vararg and unmanaged calling conventions, `EXPLICITTHIS`, by-ref and
-/// `TypedReference` returns, `jmp`, an empty body, and when `cx` answers
-/// `None`; with [`ErrorKind::Unencodable`] when the locals would pass
-/// 65535; with the codec's errors for IL that does not analyse. Pointer, `TypedReference` and by-ref-like arguments (see
-/// [`WrapContext::can_box`]) are passed to `Begin` as `null`, and such
-/// results to `End`.
+/// `TypedReference` returns, `jmp`, an empty body, probes that are both
+/// `None`, and when `cx` answers `None`; with [`ErrorKind::Unencodable`]
+/// when the locals would pass 65535; with the codec's errors for IL that
+/// does not analyse.
 pub fn wrap<C: WrapContext>(
     body: &mut MethodBody,
     sig: &MethodSig,
@@ -386,6 +352,11 @@ pub fn wrap<C: WrapContext>(
     if body.instructions().is_empty() {
         return Err(unsupported("empty body"));
     }
+    if probes.begin.is_none() && probes.end.is_none() {
+        return Err(unsupported(
+            "the integration has neither OnMethodBegin nor OnMethodEnd for this method",
+        ));
+    }
     if body
         .instructions()
         .iter()
@@ -399,133 +370,279 @@ pub fn wrap<C: WrapContext>(
         .ok_or_else(|| unsupported("too many parameters"))?;
     let returns = *ret != TypeSig::Void;
 
-    // Work on a copy: `body` stays untouched on failure.
-    let mut work = body.clone();
+    // TTarget and how the instance is loaded.
+    let (target, instance): (TypeSig, Code) = match this {
+        ThisArg::Static => (TypeSig::Object, vec![(OpCode::LDNULL, Operand::None)]),
+        ThisArg::Reference(ty) => (ty.clone(), vec![ldarg(0)]),
+        ThisArg::Value(ty) => match generic_of(cx, ty) {
+            Generic::Null => (TypeSig::Object, vec![(OpCode::LDNULL, Operand::None)]),
+            Generic::Itself(ty) => {
+                let tok = match &ty {
+                    TypeSig::ValueType(t) => *t,
+                    other => cx
+                        .type_token(other)
+                        .ok_or_else(|| unsupported("no type token for `this`"))?,
+                };
+                (ty, vec![ldarg(0), (OpCode::LDOBJ, Operand::Token(tok))])
+            }
+        },
+    };
+    let args: Vec<Generic> = sig.params.iter().map(|p| generic_of(cx, p)).collect();
+    let result_generic = if returns {
+        Some(generic_of(cx, &sig.ret))
+    } else {
+        None
+    };
+
+    // The new locals.
     let mut new_locals = locals.clone();
-    let mut added = vec![TypeSig::Object];
-    if returns {
-        added.push(sig.ret.clone());
+    let state = new_locals.push_locals([TypeSig::ValueType(probes.state)])?;
+    let result = if returns {
+        Some(new_locals.push_locals([sig.ret.clone()])?)
+    } else {
+        None
+    };
+    let mut exception = None;
+    let mut returned = None;
+    if probes.end.is_some() {
+        exception = Some(new_locals.push_locals([TypeSig::Class(probes.exception)])?);
+        if let Some(Generic::Itself(t)) = &result_generic {
+            returned = Some(new_locals.push_locals([TypeSig::generic_value_type(
+                probes.return_type,
+                vec![t.clone()],
+            )])?);
+        }
     }
-    let state = new_locals.push_locals(added)?;
-    let result = state + 1;
+    let scratch = if probes.begin.is_some() && args.contains(&Generic::Null) {
+        Some(new_locals.push_locals([TypeSig::Object])?)
+    } else {
+        None
+    };
     let local_tok = cx
         .local_sig_token(&new_locals)
         .ok_or_else(|| unsupported("no token for the extended local signature"))?;
 
+    // Stack effects of the calls this wrapper adds.
+    let mut calls: Vec<(Token, StackSig)> = Vec::new();
+
+    // Work on a copy: `body` stays untouched on failure.
+    let mut work = body.clone();
     let original_first = work.instructions()[0].label();
-    let rets: Vec<Label> = work
-        .instructions()
-        .iter()
-        .filter(|i| i.opcode() == OpCode::RET)
-        .map(|i| i.label())
-        .collect();
-    let tails: Vec<Label> = work
-        .instructions()
-        .iter()
-        .filter(|i| i.opcode() == OpCode::TAIL)
-        .map(|i| i.label())
-        .collect();
+    let mut clauses: Vec<ExceptionClause> = Vec::new();
+    let mut after_clauses: Vec<ExceptionClause> = Vec::new();
 
-    let mut em = Emitter {
-        body: &mut work,
-        cx: &mut *cx,
-    };
-    type Code = Vec<(OpCode, Operand)>;
-    // catch (Exception e) { OnException(e, state); rethrow; }
-    let catch_start = em.append(&[
-        Emitter::<C>::ldloc(state),
-        (OpCode::CALL, Operand::Token(probes.on_exception)),
-        (OpCode::RETHROW, Operand::None),
-    ])?;
-    // finally { End(state, result) / EndVoid(state); }
-    let mut fin: Code = vec![Emitter::<C>::ldloc(state)];
-    if returns {
-        fin.push(Emitter::<C>::ldloc(result));
-        em.push_as_object(&mut fin, &sig.ret)?;
-        fin.push((OpCode::CALL, Operand::Token(probes.end)));
-    } else {
-        fin.push((OpCode::CALL, Operand::Token(probes.end_void)));
-    }
-    fin.push((OpCode::ENDFINALLY, Operand::None));
-    let finally_start = em.append(&fin)?;
-    // AFTER: return result;
-    let mut after: Code = Vec::new();
-    if returns {
-        after.push(Emitter::<C>::ldloc(result));
-    }
-    after.push((OpCode::RET, Operand::None));
-    let after_start = em.append(&after)?;
-
-    // Prologue: state = Begin(name, this, args).
-    let mut pro: Code = vec![(OpCode::LDSTR, Operand::Token(probes.method_name))];
-    match this {
-        ThisArg::Static => pro.push((OpCode::LDNULL, Operand::None)),
-        ThisArg::Reference => pro.push(Emitter::<C>::ldarg(0)),
-        ThisArg::Value(ty) if !em.cx.can_box(ty) => pro.push((OpCode::LDNULL, Operand::None)),
-        ThisArg::Value(ty) => {
-            let tok = em.token_of(ty)?;
-            pro.push(Emitter::<C>::ldarg(0));
-            pro.push((OpCode::LDOBJ, Operand::Token(tok)));
-            pro.push((OpCode::BOX, Operand::Token(tok)));
+    if let (Some(end), Some(ex)) = (probes.end, exception) {
+        let rets: Vec<Label> = work
+            .instructions()
+            .iter()
+            .filter(|i| i.opcode() == OpCode::RET)
+            .map(|i| i.label())
+            .collect();
+        let tails: Vec<Label> = work
+            .instructions()
+            .iter()
+            .filter(|i| i.opcode() == OpCode::TAIL)
+            .map(|i| i.label())
+            .collect();
+        // catch (Exception e) { exception = e; rethrow; }
+        let catch = append(
+            &mut work,
+            &[stloc(ex), (OpCode::RETHROW, Operand::None)],
+        )?;
+        // finally { try { result = End(...).GetReturnValue(); } catch { } }
+        let mut generic_args = vec![target.clone()];
+        if let Some(g) = &result_generic {
+            generic_args.push(g.arg());
         }
-    }
-    let object_tok = em.token_of(&TypeSig::Object)?;
-    pro.push(OpCode::ldc_i4(i32::from(n_params)));
-    pro.push((OpCode::NEWARR, Operand::Token(object_tok)));
-    let first_arg = u16::from(sig.has_this());
-    for (i, p) in sig.params.iter().enumerate() {
-        pro.push((OpCode::DUP, Operand::None));
-        pro.push(OpCode::ldc_i4(i as i32));
-        em.arg_as_object(&mut pro, first_arg + i as u16, p)?;
-        pro.push((OpCode::STELEM_REF, Operand::None));
-    }
-    pro.push((OpCode::CALL, Operand::Token(probes.begin)));
-    pro.push(Emitter::<C>::stloc(state));
-    for (i, (op, operand)) in pro.into_iter().enumerate() {
-        work.insert(i, op, operand)?;
-    }
-
-    // Every `ret` of the original body: `stloc result; leave AFTER`.
-    for r in rets {
-        if returns {
-            let (op, operand) = Emitter::<C>::stloc(result);
-            work.replace(r, op, operand)?;
-            work.insert_after(r, OpCode::LEAVE, Operand::Branch(after_start))?;
+        let spec = cx
+            .method_spec(end, &generic_args)
+            .ok_or_else(|| unsupported("no MethodSpec for OnMethodEnd"))?;
+        calls.push((
+            spec,
+            StackSig {
+                params: 3 + u32::from(returns),
+                has_this: false,
+                returns_value: true,
+            },
+        ));
+        let mut fin: Code = instance.clone();
+        match (&result_generic, result) {
+            (Some(Generic::Itself(_)), Some(r)) => fin.push(ldloc(r)),
+            (Some(Generic::Null), _) => fin.push((OpCode::LDNULL, Operand::None)),
+            _ => {}
+        }
+        fin.push(ldloc(ex));
+        fin.push(if probes.end_state_by_ref {
+            ldloca(state)
         } else {
-            work.replace(r, OpCode::LEAVE, Operand::Branch(after_start))?;
+            ldloc(state)
+        });
+        fin.push((OpCode::CALL, Operand::Token(spec)));
+        match (&result_generic, result, returned) {
+            (Some(Generic::Itself(t)), Some(r), Some(rv)) => {
+                let parent = cx
+                    .type_token(&TypeSig::generic_value_type(
+                        probes.return_type,
+                        vec![t.clone()],
+                    ))
+                    .ok_or_else(|| unsupported("no TypeSpec for CallTargetReturn<TReturn>"))?;
+                let get = cx
+                    .member_ref(
+                        parent,
+                        "GetReturnValue",
+                        &MethodSig::instance_method(TypeSig::Var(0), vec![]),
+                    )
+                    .ok_or_else(|| unsupported("no MemberRef for GetReturnValue"))?;
+                calls.push((
+                    get,
+                    StackSig {
+                        params: 0,
+                        has_this: true,
+                        returns_value: true,
+                    },
+                ));
+                fin.push(stloc(rv));
+                fin.push(ldloca(rv));
+                fin.push((OpCode::CALL, Operand::Token(get)));
+                fin.push(stloc(r));
+            }
+            _ => fin.push((OpCode::POP, Operand::None)),
         }
-    }
-    for t in tails {
-        work.replace(t, OpCode::NOP, Operand::None)?;
-    }
-    // Clauses that ended at the end of the code now end where the new
-    // handlers begin.
-    for c in work.clauses_mut().iter_mut() {
-        for l in [&mut c.try_end, &mut c.handler_end] {
-            if *l == Label::END {
-                *l = catch_start;
+        // `leave` to the endfinally, patched below.
+        fin.push((OpCode::LEAVE, Operand::Branch(original_first)));
+        let guarded = append(&mut work, &fin)?;
+        let guard = append(
+            &mut work,
+            &[
+                (OpCode::POP, Operand::None),
+                (OpCode::LEAVE, Operand::Branch(original_first)),
+            ],
+        )?;
+        let endfinally = work.push(OpCode::ENDFINALLY, Operand::None)?;
+        for l in [guarded[guarded.len() - 1], guard[1]] {
+            work.replace(l, OpCode::LEAVE, Operand::Branch(endfinally))?;
+        }
+        // AFTER: return result;
+        let mut after: Code = Vec::new();
+        if let Some(r) = result {
+            after.push(ldloc(r));
+        }
+        after.push((OpCode::RET, Operand::None));
+        let after_start = append(&mut work, &after)?[0];
+
+        for r in rets {
+            if let Some(res) = result {
+                let (op, operand) = stloc(res);
+                work.replace(r, op, operand)?;
+                work.insert_after(r, OpCode::LEAVE, Operand::Branch(after_start))?;
+            } else {
+                work.replace(r, OpCode::LEAVE, Operand::Branch(after_start))?;
             }
         }
+        for t in tails {
+            work.replace(t, OpCode::NOP, Operand::None)?;
+        }
+        // Clauses that ended at the end of the code now end where the new
+        // handlers begin.
+        for c in work.clauses_mut().iter_mut() {
+            for l in [&mut c.try_end, &mut c.handler_end] {
+                if *l == Label::END {
+                    *l = catch[0];
+                }
+            }
+        }
+        clauses.push(ExceptionClause::new(
+            ClauseKind::Catch(probes.exception),
+            original_first,
+            catch[0],
+            catch[0],
+            guarded[0],
+        ));
+        clauses.push(ExceptionClause::new(
+            ClauseKind::Catch(probes.exception),
+            guarded[0],
+            guard[0],
+            guard[0],
+            endfinally,
+        ));
+        clauses.push(ExceptionClause::new(
+            ClauseKind::Finally,
+            original_first,
+            guarded[0],
+            guarded[0],
+            after_start,
+        ));
     }
-    let clauses = work.clauses_mut();
-    clauses.push(ExceptionClause::new(
-        ClauseKind::Catch(probes.exception),
-        original_first,
-        catch_start,
-        catch_start,
-        finally_start,
-    ));
-    clauses.push(ExceptionClause::new(
-        ClauseKind::Finally,
-        original_first,
-        finally_start,
-        finally_start,
-        after_start,
-    ));
+
+    if let Some(begin) = probes.begin {
+        // try { state = Begin(instance, ref args.. [, name]); leave BODY; }
+        // catch (Exception) { pop; leave BODY; }
+        let mut generic_args = vec![target.clone()];
+        generic_args.extend(args.iter().map(Generic::arg));
+        let spec = cx
+            .method_spec(begin, &generic_args)
+            .ok_or_else(|| unsupported("no MethodSpec for OnMethodBegin"))?;
+        calls.push((
+            spec,
+            StackSig {
+                params: 1 + u32::from(n_params) + u32::from(probes.begin_takes_name),
+                has_this: false,
+                returns_value: true,
+            },
+        ));
+        let mut pro: Code = Vec::new();
+        if let Some(s) = scratch {
+            pro.push((OpCode::LDNULL, Operand::None));
+            pro.push(stloc(s));
+        }
+        let try_at = pro.len();
+        pro.extend(instance.iter().cloned());
+        let first_arg = u16::from(sig.has_this());
+        for (i, (p, g)) in sig.params.iter().zip(&args).enumerate() {
+            let index = first_arg + i as u16;
+            match g {
+                Generic::Null => pro.push(ldloca(scratch.unwrap_or(0))),
+                Generic::Itself(_) if matches!(p.unmodified(), TypeSig::ByRef(_)) => {
+                    pro.push(ldarg(index))
+                }
+                Generic::Itself(_) => pro.push(ldarga(index)),
+            }
+        }
+        if probes.begin_takes_name {
+            pro.push((OpCode::LDSTR, Operand::Token(probes.method_name)));
+        }
+        pro.push((OpCode::CALL, Operand::Token(spec)));
+        pro.push(stloc(state));
+        pro.push((OpCode::LEAVE, Operand::Branch(original_first)));
+        let handler_at = pro.len();
+        pro.push((OpCode::POP, Operand::None));
+        pro.push((OpCode::LEAVE, Operand::Branch(original_first)));
+        let mut labels = Vec::new();
+        for (i, (op, operand)) in pro.into_iter().enumerate() {
+            labels.push(work.insert(i, op, operand)?);
+        }
+        after_clauses.push(ExceptionClause::new(
+            ClauseKind::Catch(probes.exception),
+            labels[try_at],
+            labels[handler_at],
+            labels[handler_at],
+            original_first,
+        ));
+    }
+
+    let all = work.clauses_mut();
+    all.extend(clauses);
+    all.extend(after_clauses);
     let header = work.header_mut();
     header.local_var_sig = Some(local_tok);
     header.init_locals = true;
-    work.update_max_stack(|t| probes.stack_sig(t).or_else(|| cx.stack_sig(t)))?;
+    work.update_max_stack(|t| {
+        calls
+            .iter()
+            .find(|(c, _)| *c == t)
+            .map(|(_, s)| *s)
+            .or_else(|| cx.stack_sig(t))
+    })?;
     *body = work;
     Ok(())
 }

@@ -1,15 +1,19 @@
-//! [`CallTarget`]: wrap a method of a module so that it calls the probes of
-//! a managed helper assembly the module never referenced (see
-//! [`crate::cil::wrap`] for the IL shape and docs/instrumentation.md for
-//! the whole path).
+//! [`CallTarget`]: wrap a method of a module so that it calls the generic
+//! methods of an integration type in a managed helper assembly the module
+//! never referenced (see [`crate::cil::wrap`] for the IL shape and
+//! docs/instrumentation.md for the contract and the whole path).
 //!
-//! For each method: the helper's AssemblyRef, the probe type's TypeRef, the
-//! four probe MemberRefs, a TypeRef to `System.Exception` (in the scope the
-//! module already uses for `System.Object`), the method-name user string,
-//! TypeSpecs for every type to box and the extended local signature are
-//! added to the module's metadata through [`MetadataEmit`] (idempotently),
-//! then the body is wrapped and encoded.
+//! [`Integration::read`] reads an integration's methods from the helper
+//! module's metadata once. For each method wrapped: the helper's
+//! AssemblyRef, TypeRefs to the integration and the contract's value types,
+//! MemberRefs of the integration's generic methods (signatures carried over
+//! from the helper), a TypeRef to `System.Exception` (in the scope the
+//! module already uses for `System.Object`), MethodSpecs instantiating them
+//! for the method, the method-name user string and the extended local
+//! signature are added to the module's metadata through [`MetadataEmit`]
+//! (idempotently), then the body is wrapped and encoded.
 
+use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::format;
 use alloc::string::String;
@@ -19,7 +23,7 @@ use core::fmt;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::cil::{wrap, Probes, ThisArg, WrapContext};
-use crate::cil::{LocalVarSig, MethodSig, TypeSig};
+use crate::cil::{LocalVarSig, MethodSig, MethodSpecSig, TypeSig};
 use crate::cil::{MethodBody, StackSig, Token};
 use crate::facade::MetadataImport;
 use crate::facade::ProfilerInfo;
@@ -31,17 +35,332 @@ use crate::profiling::ModuleID;
 use crate::Interface;
 use crate::HRESULT;
 
-/// The helper assembly and the type holding the probes.
-///
-/// The probe type must declare, as `public static`:
-/// `object Begin(string, object, object[])`, `void End(object, object)`,
-/// `void EndVoid(object)` and `void OnException(System.Exception, object)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The namespace of the contract's types (calltarget/Contract.cs).
+const CONTRACT: &str = "CorProf.CallTarget";
+
+/// The integration every target uses unless it names its own.
+pub const DEFAULT_INTEGRATION: &str = "CorProf.CallTarget.LogIntegration";
+
+/// The helper assembly and the integration whose methods a wrapped method
+/// calls.
+#[derive(Clone, Debug)]
 pub struct CallTarget<'a> {
-    /// The helper assembly, as the module will reference it.
+    /// The helper assembly, as the module will reference it (it defines
+    /// the contract's types and the integration).
     pub assembly: AssemblyReference<'a>,
-    /// The probe type's full name (`CallTarget.Probe`).
-    pub probe_type: &'a str,
+    /// The integration, as [`Integration::read`] found it in the helper.
+    pub integration: &'a Integration,
+}
+
+/// One of an integration's methods the wrapper calls: its signature as the
+/// helper declares it (helper tokens) and the helper's names for them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ProbeMethod {
+    name: &'static str,
+    sig: MethodSig,
+}
+
+/// What an integration type of the helper assembly offers: which
+/// `OnMethodBegin` arities, and whether `OnMethodEnd<TTarget, TReturn>`
+/// and `OnMethodEnd<TTarget>` exist (the contract:
+/// docs/instrumentation.md). Read once per integration from the helper
+/// module's metadata; `Send + Sync`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Integration {
+    type_name: String,
+    /// By number of target arguments; `true`: takes the trailing name.
+    begins: BTreeMap<u32, (ProbeMethod, bool)>,
+    end: Option<ProbeMethod>,
+    end_void: Option<ProbeMethod>,
+    /// The full names of the helper's TypeDefs (`true`) and TypeRefs
+    /// (`false`) the signatures use.
+    names: BTreeMap<u32, (bool, String)>,
+    ignored: Vec<String>,
+}
+
+/// Whether `ty` is `VALUETYPE` of the contract type `name`, per `names`.
+fn is_contract_type(ty: &TypeSig, names: &BTreeMap<u32, (bool, String)>, name: &str) -> bool {
+    let token = match ty.unmodified() {
+        TypeSig::ValueType(t) => t,
+        TypeSig::GenericInst {
+            value_type: true,
+            ty,
+            ..
+        } => ty,
+        _ => return false,
+    };
+    names
+        .get(&token.0)
+        .is_some_and(|(def, n)| *def && n.strip_prefix(CONTRACT).and_then(|r| r.strip_prefix('.')) == Some(name))
+}
+
+/// Collects the tokens a type uses.
+fn tokens_of(ty: &TypeSig, out: &mut Vec<Token>) {
+    match ty {
+        TypeSig::ValueType(t) | TypeSig::Class(t) => out.push(*t),
+        TypeSig::GenericInst { ty, args, .. } => {
+            out.push(*ty);
+            args.iter().for_each(|a| tokens_of(a, out));
+        }
+        TypeSig::Modified { modifier, ty, .. } => {
+            out.push(*modifier);
+            tokens_of(ty, out);
+        }
+        TypeSig::Ptr(t) | TypeSig::ByRef(t) | TypeSig::Pinned(t) | TypeSig::SzArray(t) => {
+            tokens_of(t, out)
+        }
+        TypeSig::Array(t, _) => tokens_of(t, out),
+        TypeSig::FnPtr(m) => {
+            tokens_of(&m.ret, out);
+            m.params.iter().for_each(|p| tokens_of(p, out));
+        }
+        _ => {}
+    }
+}
+
+/// `ty` with every token replaced by `map`'s answer.
+fn map_tokens(
+    ty: &TypeSig,
+    map: &mut impl FnMut(Token) -> Result<Token, WrapError>,
+) -> Result<TypeSig, WrapError> {
+    Ok(match ty {
+        TypeSig::ValueType(t) => TypeSig::ValueType(map(*t)?),
+        TypeSig::Class(t) => TypeSig::Class(map(*t)?),
+        TypeSig::GenericInst {
+            value_type,
+            ty,
+            args,
+        } => TypeSig::GenericInst {
+            value_type: *value_type,
+            ty: map(*ty)?,
+            args: args
+                .iter()
+                .map(|a| map_tokens(a, map))
+                .collect::<Result<_, _>>()?,
+        },
+        TypeSig::Modified {
+            required,
+            modifier,
+            ty,
+        } => TypeSig::Modified {
+            required: *required,
+            modifier: map(*modifier)?,
+            ty: Box::new(map_tokens(ty, map)?),
+        },
+        TypeSig::Ptr(t) => TypeSig::Ptr(Box::new(map_tokens(t, map)?)),
+        TypeSig::ByRef(t) => TypeSig::ByRef(Box::new(map_tokens(t, map)?)),
+        TypeSig::Pinned(t) => TypeSig::Pinned(Box::new(map_tokens(t, map)?)),
+        TypeSig::SzArray(t) => TypeSig::SzArray(Box::new(map_tokens(t, map)?)),
+        TypeSig::Array(t, shape) => TypeSig::Array(Box::new(map_tokens(t, map)?), shape.clone()),
+        TypeSig::FnPtr(m) => TypeSig::FnPtr(Box::new(map_sig(m, map)?)),
+        other => other.clone(),
+    })
+}
+
+fn map_sig(
+    sig: &MethodSig,
+    map: &mut impl FnMut(Token) -> Result<Token, WrapError>,
+) -> Result<MethodSig, WrapError> {
+    Ok(MethodSig {
+        ret: map_tokens(&sig.ret, map)?,
+        params: sig
+            .params
+            .iter()
+            .map(|p| map_tokens(p, map))
+            .collect::<Result<_, _>>()?,
+        ..sig.clone()
+    })
+}
+
+impl Integration {
+    /// Reads the integration type `type_name` (`Namespace.Type`, a
+    /// top-level type) from the helper module's metadata: its public
+    /// static `OnMethodBegin`/`OnMethodEnd` methods of the contract's
+    /// shapes. `Err` says what is missing (no such type, no method of a
+    /// known shape); methods with those names but another shape are
+    /// listed by [`ignored`](Integration::ignored).
+    pub fn read(helper: &MetadataImport, type_name: &str) -> Result<Integration, String> {
+        let typedef = helper
+            .find_type_def(type_name, None)
+            .map_err(|hr| format!("no integration type {type_name} in the helper ({hr})"))?;
+        let methods = helper
+            .methods(typedef)
+            .map_err(|hr| format!("cannot list the methods of {type_name} ({hr})"))?;
+        let mut found: Vec<(&'static str, MethodSig, String)> = Vec::new();
+        let mut names = BTreeMap::new();
+        for m in methods {
+            let Ok(props) = helper.method_props(m) else {
+                continue;
+            };
+            let name: &'static str = match props.name.as_str() {
+                "OnMethodBegin" => "OnMethodBegin",
+                "OnMethodEnd" => "OnMethodEnd",
+                _ => continue,
+            };
+            // public (6) static (0x10)
+            if props.attributes & 0x7 != 0x6 || props.attributes & 0x10 == 0 {
+                found.push((name, MethodSig::static_method(TypeSig::Void, vec![]), String::from("not public static")));
+                continue;
+            }
+            let sig = match MethodSig::decode(props.signature) {
+                Ok(sig) => sig,
+                Err(e) => {
+                    found.push((name, MethodSig::static_method(TypeSig::Void, vec![]), format!("{e}")));
+                    continue;
+                }
+            };
+            let mut tokens = Vec::new();
+            tokens_of(&sig.ret, &mut tokens);
+            sig.params.iter().for_each(|p| tokens_of(p, &mut tokens));
+            for t in tokens {
+                let is_def = t.0 >> 24 == 0x02;
+                if let Ok(n) = base_type_name(helper, mdToken(t.0)) {
+                    names.insert(t.0, (is_def, n));
+                }
+            }
+            found.push((name, sig, String::new()));
+        }
+        let mut integration = Integration {
+            type_name: type_name.into(),
+            begins: BTreeMap::new(),
+            end: None,
+            end_void: None,
+            names,
+            ignored: Vec::new(),
+        };
+        for (name, sig, problem) in found {
+            let shape = format!("{name}`{}({} parameters)", sig.generic_params, sig.params.len());
+            if !problem.is_empty() {
+                integration.ignored.push(format!("{name}: {problem}"));
+                continue;
+            }
+            if !integration.accept(name, &sig) {
+                let names = &integration.names;
+                let text = sig.format_method(name, &|t| {
+                    names.get(&t.0).map_or_else(|| format!("{t:?}"), |n| n.1.clone())
+                });
+                integration.ignored.push(format!("{shape}: {text}"));
+            }
+        }
+        if integration.begins.is_empty() && integration.end.is_none() && integration.end_void.is_none() {
+            return Err(format!(
+                "integration {type_name} has no OnMethodBegin or OnMethodEnd of the contract's shapes{}",
+                if integration.ignored.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (ignored: {})", integration.ignored.join(", "))
+                }
+            ));
+        }
+        Ok(integration)
+    }
+
+    /// Files `sig` (of method `name`) under its shape; `false` when it has
+    /// none of the contract's.
+    fn accept(&mut self, name: &'static str, sig: &MethodSig) -> bool {
+        let g = sig.generic_params;
+        let p = &sig.params;
+        if g == 0 || sig.has_this() || p.first().map(TypeSig::unmodified) != Some(&TypeSig::MVar(0)) {
+            return false;
+        }
+        let method = ProbeMethod {
+            name,
+            sig: sig.clone(),
+        };
+        if name == "OnMethodBegin" {
+            let n = g as usize;
+            let args_ok = (1..n).all(|i| {
+                matches!(p.get(i).map(TypeSig::unmodified), Some(TypeSig::ByRef(inner)) if inner.unmodified() == &TypeSig::MVar(i as u32))
+            });
+            let takes_name = p.len() == n + 1 && p[n].unmodified() == &TypeSig::String;
+            if !args_ok || !(p.len() == n || takes_name) || !is_contract_type(&sig.ret, &self.names, "CallTargetState") {
+                return false;
+            }
+            self.begins.insert(g - 1, (method, takes_name));
+            return true;
+        }
+        // `in CallTargetState` is a by-ref (Roslyn); mcs 6.8 compiles `in`
+        // as a by-value parameter: both are accepted, and passed so.
+        let state_ok = |t: Option<&TypeSig>| match t.map(TypeSig::unmodified) {
+            Some(TypeSig::ByRef(inner)) => is_contract_type(inner, &self.names, "CallTargetState"),
+            Some(other) => is_contract_type(other, &self.names, "CallTargetState"),
+            None => false,
+        };
+        let exception_ok = |t: Option<&TypeSig>| matches!(t.map(TypeSig::unmodified), Some(TypeSig::Class(e)) if self.names.get(&e.0).map(|(_, n)| n.as_str()) == Some("System.Exception"));
+        match (g, p.len()) {
+            (2, 4)
+                if p[1].unmodified() == &TypeSig::MVar(1)
+                    && exception_ok(p.get(2))
+                    && state_ok(p.get(3))
+                    && is_contract_type(&sig.ret, &self.names, "CallTargetReturn`1") =>
+            {
+                self.end = Some(method);
+                true
+            }
+            (1, 3)
+                if exception_ok(p.get(1))
+                    && state_ok(p.get(2))
+                    && is_contract_type(&sig.ret, &self.names, "CallTargetReturn") =>
+            {
+                self.end_void = Some(method);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The integration type's full name.
+    pub fn type_name(&self) -> &str {
+        &self.type_name
+    }
+
+    /// The argument counts `OnMethodBegin` is defined for.
+    pub fn begin_arities(&self) -> Vec<u32> {
+        self.begins.keys().copied().collect()
+    }
+
+    /// Whether `OnMethodEnd<TTarget, TReturn>` (`void_target: false`) or
+    /// `OnMethodEnd<TTarget>` (`true`) is defined.
+    pub fn has_end(&self, void_target: bool) -> bool {
+        if void_target {
+            self.end_void.is_some()
+        } else {
+            self.end.is_some()
+        }
+    }
+
+    /// The methods named `OnMethodBegin`/`OnMethodEnd` whose shape is not
+    /// the contract's (never called), with their generic and parameter
+    /// counts.
+    pub fn ignored(&self) -> &[String] {
+        &self.ignored
+    }
+
+    /// The MemberRef, in the module `emit` opens, of `method`.
+    fn member_ref(
+        &self,
+        emit: &MetadataEmit,
+        helper: mdToken,
+        corlib: mdToken,
+        integration: mdToken,
+        method: &ProbeMethod,
+    ) -> Result<Token, WrapError> {
+        let mut map = |t: Token| -> Result<Token, WrapError> {
+            let (is_def, name) = self
+                .names
+                .get(&t.0)
+                .ok_or(WrapError::Unsupported("a helper token without a name"))?;
+            let scope = if *is_def { helper } else { corlib };
+            emit.type_ref(scope, name)
+                .map(|r| Token(r.0))
+                .map_err(md("DefineTypeRefByName(integration signature)"))
+        };
+        let sig = map_sig(&method.sig, &mut map)?;
+        let blob = sig.encode()?;
+        emit.member_ref(integration, method.name, &blob)
+            .map(|r| Token(r.0))
+            .map_err(md("DefineMemberRef(integration method)"))
+    }
 }
 
 /// Why a method was not wrapped.
@@ -54,6 +373,8 @@ pub enum WrapError {
     Cil(crate::cil::Error),
     /// A method the wrapper refuses; the text says why.
     Unsupported(&'static str),
+    /// The integration has no method of the shape this method needs.
+    Integration(String),
 }
 
 impl fmt::Display for WrapError {
@@ -62,6 +383,7 @@ impl fmt::Display for WrapError {
             WrapError::Metadata(what, hr) => write!(f, "{what} failed ({hr})"),
             WrapError::Cil(e) => write!(f, "{e}"),
             WrapError::Unsupported(why) => write!(f, "unsupported: {why}"),
+            WrapError::Integration(why) => write!(f, "{why}"),
         }
     }
 }
@@ -81,10 +403,11 @@ fn md(what: &'static str) -> impl FnOnce(HRESULT) -> WrapError {
 pub struct Wrapped {
     /// The new IL body (header, code, exception sections).
     pub il: Vec<u8>,
-    /// `Namespace.Type::Method`, as `Begin` receives it.
+    /// `Namespace.Type::Method`, as `OnMethodBegin` receives it.
     pub name: String,
-    /// The module's tokens the new IL uses for the probes (the same for
-    /// every method of a module: the references are found, not redefined).
+    /// The module's tokens the new IL uses for the integration (the same
+    /// for every method of a module of the same shape: the references are
+    /// found, not redefined).
     pub probes: Probes,
 }
 
@@ -135,6 +458,32 @@ impl WrapContext for EmitContext<'_> {
 
     fn stack_sig(&mut self, token: Token) -> Option<StackSig> {
         self.emit.import().stack_sig(token)
+    }
+
+    fn method_spec(&mut self, method: Token, args: &[TypeSig]) -> Option<Token> {
+        let r = MethodSpecSig::new(args.to_vec())
+            .encode()
+            .map_err(WrapError::Cil)
+            .and_then(|blob| {
+                self.emit
+                    .method_spec(mdToken(method.0), &blob)
+                    .map_err(md("DefineMethodSpec"))
+            })
+            .map(|t| Token(t.0));
+        self.note(r)
+    }
+
+    fn member_ref(&mut self, parent: Token, name: &str, sig: &MethodSig) -> Option<Token> {
+        let r = sig
+            .encode()
+            .map_err(WrapError::Cil)
+            .and_then(|blob| {
+                self.emit
+                    .member_ref(mdToken(parent.0), name, &blob)
+                    .map_err(md("DefineMemberRef(GetReturnValue)"))
+            })
+            .map(|t| Token(t.0));
+        self.note(r)
     }
 
     fn can_box(&mut self, ty: &TypeSig) -> bool {
@@ -330,7 +679,16 @@ impl CallTarget<'_> {
                 ))
             }
         } else {
-            ThisArg::Reference
+            let class_token = Token(class.0);
+            let n = generic_param_count(import, class.token())?;
+            if n == 0 {
+                ThisArg::Reference(TypeSig::Class(class_token))
+            } else {
+                ThisArg::Reference(TypeSig::generic_class(
+                    class_token,
+                    (0..n).map(TypeSig::Var).collect(),
+                ))
+            }
         };
         let mut body = MethodBody::decode(il)?;
         let locals = match body.header().local_var_sig {
@@ -341,7 +699,7 @@ impl CallTarget<'_> {
             )?,
             None => LocalVarSig { locals: vec![] },
         };
-        let probes = self.probes(emit, &name)?;
+        let probes = self.probes(emit, &name, &sig)?;
         let mut cx = EmitContext {
             emit,
             failure: None,
@@ -380,64 +738,67 @@ impl CallTarget<'_> {
         self.wrap_method(&emit, method, &il)
     }
 
-    /// Adds (or finds) every reference the wrapped body uses.
-    fn probes(&self, emit: &MetadataEmit, name: &str) -> Result<Probes, WrapError> {
+    /// Adds (or finds) every reference the wrapped body uses; `Err` when
+    /// the integration has no method for this method's shape.
+    fn probes(&self, emit: &MetadataEmit, name: &str, sig: &MethodSig) -> Result<Probes, WrapError> {
+        let integration = self.integration;
+        let n = sig.params.len() as u32;
+        let begin = integration.begins.get(&n);
+        if begin.is_none() && !integration.begins.is_empty() {
+            return Err(WrapError::Integration(format!(
+                "integration {} has no OnMethodBegin for {n} arguments (it has {:?})",
+                integration.type_name,
+                integration.begin_arities()
+            )));
+        }
+        let void = sig.ret.unmodified() == &TypeSig::Void;
+        let end = if void {
+            integration.end_void.as_ref()
+        } else {
+            integration.end.as_ref()
+        };
+        if begin.is_none() && end.is_none() {
+            return Err(WrapError::Integration(format!(
+                "integration {} has no OnMethodEnd for a {} method and no OnMethodBegin",
+                integration.type_name,
+                if void { "void" } else { "non-void" }
+            )));
+        }
         let assembly = emit
             .assembly_ref(&self.assembly)
             .map_err(md("DefineAssemblyRef"))?;
-        let probe = emit
-            .type_ref(assembly.token(), self.probe_type)
-            .map_err(md("DefineTypeRefByName(probe type)"))?;
+        let helper = assembly.token();
+        let integration_ref = emit
+            .type_ref(helper, &integration.type_name)
+            .map_err(md("DefineTypeRefByName(integration type)"))?;
         let corlib = emit
             .scope_of_type_ref("System.Object")
             .map_err(md("finding the module's TypeRef to System.Object"))?;
         let exception = emit
             .type_ref(corlib, "System.Exception")
             .map_err(md("DefineTypeRefByName(System.Exception)"))?;
-        let object = TypeSig::Object;
-        let sigs: [(&str, MethodSig); 4] = [
-            (
-                "Begin",
-                MethodSig::static_method(
-                    TypeSig::Object,
-                    vec![
-                        TypeSig::String,
-                        TypeSig::Object,
-                        TypeSig::sz_array(TypeSig::Object),
-                    ],
-                ),
-            ),
-            (
-                "End",
-                MethodSig::static_method(TypeSig::Void, vec![object.clone(), object.clone()]),
-            ),
-            (
-                "EndVoid",
-                MethodSig::static_method(TypeSig::Void, vec![object.clone()]),
-            ),
-            (
-                "OnException",
-                MethodSig::static_method(
-                    TypeSig::Void,
-                    vec![TypeSig::Class(Token(exception.0)), object],
-                ),
-            ),
-        ];
-        let mut tokens = [Token(0); 4];
-        for (slot, (member, sig)) in tokens.iter_mut().zip(sigs) {
-            let blob = sig.encode()?;
-            *slot = Token(
-                emit.member_ref(probe.token(), member, &blob)
-                    .map_err(md("DefineMemberRef(probe)"))?
-                    .0,
-            );
-        }
+        let state = emit
+            .type_ref(helper, &format!("{CONTRACT}.CallTargetState"))
+            .map_err(md("DefineTypeRefByName(CallTargetState)"))?;
+        let return_type = emit
+            .type_ref(helper, &format!("{CONTRACT}.CallTargetReturn`1"))
+            .map_err(md("DefineTypeRefByName(CallTargetReturn`1)"))?;
+        let mut member = |m: &ProbeMethod| {
+            integration.member_ref(emit, helper, corlib, integration_ref.token(), m)
+        };
+        let begin_ref = begin.map(|(m, _)| member(m)).transpose()?;
+        let state_by_ref = end.is_some_and(|m| {
+            matches!(m.sig.params.last().map(TypeSig::unmodified), Some(TypeSig::ByRef(_)))
+        });
+        let end_ref = end.map(&mut member).transpose()?;
         let method_name = emit.user_string(name).map_err(md("DefineUserString"))?;
         Ok(Probes {
-            begin: tokens[0],
-            end: tokens[1],
-            end_void: tokens[2],
-            on_exception: tokens[3],
+            begin: begin_ref,
+            begin_takes_name: begin.is_some_and(|(_, named)| *named),
+            end: end_ref,
+            end_state_by_ref: state_by_ref,
+            state: Token(state.0),
+            return_type: Token(return_type.0),
             exception: Token(exception.0),
             method_name: Token(method_name.0),
         })
@@ -445,7 +806,8 @@ impl CallTarget<'_> {
 }
 
 /// One target of instrumentation: `Assembly!Namespace.Type::Method` (every
-/// overload of `Method`). Nested types join their names with `+`
+/// overload of `Method`), optionally with its own integration type,
+/// `Assembly!Namespace.Type::Method=Namespace.IntegrationType`. Nested types join their names with `+`
 /// (`Assembly!N.Outer+Inner::M`); a generic type is named as in metadata,
 /// with its arity and without type arguments (``Shop!WebShop.Repository`1::Find``,
 /// every instantiation). How this form relates to
@@ -460,22 +822,39 @@ pub struct MethodTarget {
     pub type_name: String,
     /// The method's name.
     pub method: String,
+    /// The integration type named after `=`, if any (otherwise the
+    /// caller's default, [`DEFAULT_INTEGRATION`] in the example).
+    pub integration: Option<String>,
 }
 
 impl fmt::Display for MethodTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}!{}::{}", self.assembly, self.type_name, self.method)
+        write!(f, "{}!{}::{}", self.assembly, self.type_name, self.method)?;
+        match &self.integration {
+            Some(i) => write!(f, "={i}"),
+            None => Ok(()),
+        }
     }
 }
 
 impl MethodTarget {
-    /// Parses one `Assembly!Namespace.Type::Method`.
+    /// Parses one `Assembly!Namespace.Type::Method[=Namespace.IntegrationType]`.
     pub fn parse(text: &str) -> Result<MethodTarget, String> {
         let text = text.trim();
         let bad = |why: &str| {
             format!("bad target {text:?}: {why} (expected Assembly!Namespace.Type::Method)")
         };
-        let (assembly, rest) = text.split_once('!').ok_or_else(|| bad("no `!`"))?;
+        let (target, integration) = match text.split_once('=') {
+            Some((t, i)) => {
+                let i = i.trim();
+                if i.is_empty() || i.contains(['!', ':', ';', '=', '\0', ' ']) {
+                    return Err(bad("an empty or malformed integration type after `=`"));
+                }
+                (t.trim(), Some(String::from(i)))
+            }
+            None => (text, None),
+        };
+        let (assembly, rest) = target.split_once('!').ok_or_else(|| bad("no `!`"))?;
         let (type_name, method) = rest.rsplit_once("::").ok_or_else(|| bad("no `::`"))?;
         let ok = |s: &str| !s.is_empty() && !s.contains(['!', ':', ';', '\0']);
         if !ok(assembly) || !ok(type_name) || !ok(method) {
@@ -485,6 +864,7 @@ impl MethodTarget {
             assembly: assembly.into(),
             type_name: type_name.into(),
             method: method.into(),
+            integration,
         })
     }
 
@@ -589,8 +969,9 @@ pub struct MethodTargets {
 
 #[derive(Debug, Default)]
 struct Seen {
-    /// The target methods of every module looked up.
-    modules: BTreeMap<ModuleID, Vec<mdMethodDef>>,
+    /// The target methods of every module looked up, each with the index
+    /// of the (first) target that named it.
+    modules: BTreeMap<ModuleID, Vec<(mdMethodDef, usize)>>,
     /// Per target: found in some module.
     found: Vec<bool>,
 }
@@ -634,7 +1015,7 @@ impl MethodTargets {
         unknown: impl FnMut(&MethodTarget, &str),
     ) -> Vec<mdMethodDef> {
         if let Some(known) = self.lock().modules.get(&module) {
-            return known.clone();
+            return known.iter().map(|m| m.0).collect();
         }
         match info.module_metadata(module).ok().flatten() {
             Some(import) => {
@@ -655,7 +1036,7 @@ impl MethodTargets {
         unknown: impl FnMut(&MethodTarget, &str),
     ) -> Vec<mdMethodDef> {
         if let Some(known) = self.lock().modules.get(&module) {
-            return known.clone();
+            return known.iter().map(|m| m.0).collect();
         }
         let (mut methods, mut found, mut missing) = (Vec::new(), Vec::new(), Vec::new());
         for (i, target) in self.targets.iter().enumerate() {
@@ -664,7 +1045,7 @@ impl MethodTargets {
             }
             match target.find(import) {
                 Ok(m) => {
-                    methods.extend(m);
+                    methods.extend(m.into_iter().map(|m| (m, i)));
                     found.push(i);
                 }
                 Err(why) => missing.push((i, why)),
@@ -678,7 +1059,7 @@ impl MethodTargets {
     fn remember(
         &self,
         module: ModuleID,
-        methods: Vec<mdMethodDef>,
+        methods: Vec<(mdMethodDef, usize)>,
         found: &[usize],
         missing: Vec<(usize, String)>,
         mut unknown: impl FnMut(&MethodTarget, &str),
@@ -686,7 +1067,7 @@ impl MethodTargets {
         {
             let mut seen = self.lock();
             if let Some(known) = seen.modules.get(&module) {
-                return known.clone();
+                return known.iter().map(|m| m.0).collect();
             }
             seen.modules.insert(module, methods.clone());
             for &i in found {
@@ -696,7 +1077,21 @@ impl MethodTargets {
         for (i, why) in missing {
             unknown(&self.targets[i], &why);
         }
-        methods
+        methods.into_iter().map(|m| m.0).collect()
+    }
+
+    /// The target that named `method` of `module` (the first, when several
+    /// did), once [`methods_of`](Self::methods_of) or
+    /// [`methods_in`](Self::methods_in) looked the module up.
+    pub fn target_of(&self, module: ModuleID, method: mdMethodDef) -> Option<&MethodTarget> {
+        let i = self
+            .lock()
+            .modules
+            .get(&module)?
+            .iter()
+            .find(|m| m.0 == method)?
+            .1;
+        self.targets.get(i)
     }
 
     /// Forgets what was found in `module` (call it from
@@ -731,7 +1126,8 @@ mod tests {
             MethodTarget {
                 assembly: "App".into(),
                 type_name: "N.S.Type".into(),
-                method: "Run".into()
+                method: "Run".into(),
+                integration: None,
             }
         );
         assert_eq!(t.to_string(), "App!N.S.Type::Run");

@@ -19,5 +19,7 @@
 mod calltarget;
 mod rejit;
 
-pub use calltarget::{CallTarget, MethodTarget, MethodTargets, WrapError, Wrapped};
+pub use calltarget::{
+    CallTarget, Integration, MethodTarget, MethodTargets, WrapError, Wrapped, DEFAULT_INTEGRATION,
+};
 pub use rejit::RejitBodies;
