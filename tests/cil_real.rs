@@ -371,7 +371,7 @@ fn real_bodies_grown_in_the_middle_keep_their_targets() {
 /// Every real body wraps (`corprof::cil::wrap`), except the vararg one,
 /// which is refused: the original instructions stay in order (each `ret`
 /// now a `leave` or `stloc; leave`, each `tail.` a `nop`), the compiler's
-/// exception clauses come first, two new ones last, and the result
+/// exception clauses come first, four new ones last, and the result
 /// re-decodes to the same listing with a max stack that covers the
 /// original's.
 #[test]
@@ -393,12 +393,21 @@ fn real_bodies_wrap() {
             let sig = self.0.sigs.get(&t)?;
             MethodSig::decode(sig).ok().map(|s| s.stack_sig())
         }
+        fn method_spec(&mut self, method: Token, _: &[TypeSig]) -> Option<Token> {
+            // OnMethodBegin 0x0A000F01 -> 0x2B000F01, OnMethodEnd -> ..F02.
+            Some(Token(0x2B00_0000 | (method.0 & 0xFFFF)))
+        }
+        fn member_ref(&mut self, _: Token, _: &str, _: &MethodSig) -> Option<Token> {
+            Some(Token(0x0A00_0F00))
+        }
     }
     let probes = Probes {
-        begin: Token(0x0A00_0F01),
-        end: Token(0x0A00_0F02),
-        end_void: Token(0x0A00_0F03),
-        on_exception: Token(0x0A00_0F04),
+        begin: Some(Token(0x0A00_0F01)),
+        begin_takes_name: true,
+        end: Some(Token(0x0A00_0F02)),
+        end_state_by_ref: true,
+        state: Token(0x0100_0F03),
+        return_type: Token(0x0100_0F04),
         exception: Token(0x0100_0F05),
         method_name: Token(0x7000_0F06),
     };
@@ -420,7 +429,7 @@ fn real_bodies_wrap() {
             } else if name.starts_with("Point::") {
                 ThisArg::Value(TypeSig::ValueType(Token(0x0200_0004)))
             } else {
-                ThisArg::Reference
+                ThisArg::Reference(TypeSig::Class(Token(0x0200_0002)))
             };
             let result = wrap(&mut body, &sig, &this, &locals, &probes, &mut Cx(&f));
             if name.ends_with("::VarArgs") {
@@ -455,7 +464,7 @@ fn real_bodies_wrap() {
                 );
             }
             let n = original.clauses().len();
-            assert_eq!(again.clauses().len(), n + 2, "{which} {name}");
+            assert_eq!(again.clauses().len(), n + 4, "{which} {name}");
             for (old, new) in original.clauses().iter().zip(again.clauses()) {
                 // Filter labels are renumbered by the re-decode: compare kinds.
                 match (old.kind, new.kind) {
@@ -464,7 +473,9 @@ fn real_bodies_wrap() {
                 }
             }
             assert_eq!(again.clauses()[n].kind, ClauseKind::Catch(probes.exception));
-            assert_eq!(again.clauses()[n + 1].kind, ClauseKind::Finally);
+            assert_eq!(again.clauses()[n + 1].kind, ClauseKind::Catch(probes.exception));
+            assert_eq!(again.clauses()[n + 2].kind, ClauseKind::Finally);
+            assert_eq!(again.clauses()[n + 3].kind, ClauseKind::Catch(probes.exception));
         }
         assert!(wrapped >= 40, "{which}: {wrapped}");
     }

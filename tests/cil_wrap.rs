@@ -1,25 +1,32 @@
-//! `corprof::cil::wrap`: hand-written bodies wrapped in probe calls, checked
-//! instruction by instruction (listings written by hand from the ECMA-335
-//! encodings) and re-decoded from the encoded bytes.
+//! `corprof::cil::wrap`: hand-written bodies wrapped in calls to an
+//! integration's generic methods, checked instruction by instruction
+//! (listings written by hand from the ECMA-335 encodings) and re-decoded
+//! from the encoded bytes.
 
 use corprof::cil::{wrap, Probes, ThisArg, WrapContext};
 use corprof::cil::{ClauseKind, ErrorKind, MethodBody, StackSig, Token};
 use corprof::cil::{LocalVarSig, MethodSig, TypeSig};
 
 const PROBES: Probes = Probes {
-    begin: Token(0x0A00_0010),
-    end: Token(0x0A00_0011),
-    end_void: Token(0x0A00_0012),
-    on_exception: Token(0x0A00_0013),
+    begin: Some(Token(0x0A00_0010)),
+    begin_takes_name: true,
+    end: Some(Token(0x0A00_0011)),
+    end_state_by_ref: true,
+    state: Token(0x0100_0030),
+    return_type: Token(0x0100_0031),
     exception: Token(0x0100_0020),
     method_name: Token(0x7000_0001),
 };
 
 /// Answers type tokens from a table (TypeSpecs 0x1B00_00xx), the local
-/// signature token 0x1100_0009, and one call site.
+/// signature token 0x1100_0009, one call site, MethodSpecs 0x2B00_0001,
+/// 0x2B00_0002, ... in the order asked, and MemberRef 0x0A00_0100; it
+/// remembers what was asked.
 #[derive(Default)]
 struct Cx {
     locals: Option<LocalVarSig>,
+    specs: Vec<(Token, Vec<TypeSig>)>,
+    member_refs: Vec<(Token, String, MethodSig)>,
 }
 
 impl WrapContext for Cx {
@@ -45,17 +52,26 @@ impl WrapContext for Cx {
             returns_value: true,
         })
     }
+    fn method_spec(&mut self, method: Token, args: &[TypeSig]) -> Option<Token> {
+        self.specs.push((method, args.to_vec()));
+        Some(Token(0x2B00_0000 + self.specs.len() as u32))
+    }
+    fn member_ref(&mut self, parent: Token, name: &str, sig: &MethodSig) -> Option<Token> {
+        self.member_refs.push((parent, name.to_string(), sig.clone()));
+        Some(Token(0x0A00_0100))
+    }
 }
 
-fn wrapped(
+fn wrapped_with(
     original: &[u8],
     sig: &MethodSig,
     this: ThisArg,
     locals: &LocalVarSig,
+    probes: &Probes,
 ) -> (MethodBody, Cx) {
     let mut body = MethodBody::decode(original).unwrap();
     let mut cx = Cx::default();
-    wrap(&mut body, sig, &this, locals, &PROBES, &mut cx).unwrap();
+    wrap(&mut body, sig, &this, locals, probes, &mut cx).unwrap();
     let bytes = body.encode().unwrap();
     let again = MethodBody::decode(&bytes).unwrap();
     assert_eq!(
@@ -66,8 +82,28 @@ fn wrapped(
     (again, cx)
 }
 
+fn wrapped(
+    original: &[u8],
+    sig: &MethodSig,
+    this: ThisArg,
+    locals: &LocalVarSig,
+) -> (MethodBody, Cx) {
+    wrapped_with(original, sig, this, locals, &PROBES)
+}
+
 fn no_locals() -> LocalVarSig {
     LocalVarSig { locals: vec![] }
+}
+
+/// `CallTargetState`, the result type, `Exception`, `CallTargetReturn<T>`.
+fn state() -> TypeSig {
+    TypeSig::ValueType(PROBES.state)
+}
+fn exception() -> TypeSig {
+    TypeSig::Class(PROBES.exception)
+}
+fn returned(t: TypeSig) -> TypeSig {
+    TypeSig::generic_value_type(PROBES.return_type, vec![t])
 }
 
 #[test]
@@ -78,47 +114,70 @@ fn static_int_method() {
     let (body, cx) = wrapped(&original, &sig, ThisArg::Static, &no_locals());
     assert_eq!(
         body.to_string(),
-        "IL_0000: ldstr 0x70000001\n\
-         IL_0005: ldnull\n\
-         IL_0006: ldc.i4.1\n\
-         IL_0007: newarr 0x1B000001\n\
-         IL_000c: dup\n\
-         IL_000d: ldc.i4.0\n\
-         IL_000e: ldarg.0\n\
-         IL_000f: box 0x1B000002\n\
-         IL_0014: stelem.ref\n\
-         IL_0015: call 0x0A000010\n\
-         IL_001a: stloc.0\n\
-         IL_001b: ldarg.0\n\
-         IL_001c: ldc.i4.1\n\
-         IL_001d: add\n\
-         IL_001e: stloc.1\n\
-         IL_001f: leave IL_0039\n\
-         IL_0024: ldloc.0\n\
-         IL_0025: call 0x0A000013\n\
-         IL_002a: rethrow\n\
-         IL_002c: ldloc.0\n\
-         IL_002d: ldloc.1\n\
-         IL_002e: box 0x1B000002\n\
-         IL_0033: call 0x0A000011\n\
-         IL_0038: endfinally\n\
-         IL_0039: ldloc.1\n\
-         IL_003a: ret\n\
-         .try IL_001b to IL_0024 catch 0x01000020 handler IL_0024 to IL_002c\n\
-         .try IL_001b to IL_002c finally handler IL_002c to IL_0039\n"
+        "IL_0000: ldnull\n\
+         IL_0001: ldarga.s 0\n\
+         IL_0003: ldstr 0x70000001\n\
+         IL_0008: call 0x2B000002\n\
+         IL_000d: stloc.0\n\
+         IL_000e: leave IL_0019\n\
+         IL_0013: pop\n\
+         IL_0014: leave IL_0019\n\
+         IL_0019: ldarg.0\n\
+         IL_001a: ldc.i4.1\n\
+         IL_001b: add\n\
+         IL_001c: stloc.1\n\
+         IL_001d: leave IL_0044\n\
+         IL_0022: stloc.2\n\
+         IL_0023: rethrow\n\
+         IL_0025: ldnull\n\
+         IL_0026: ldloc.1\n\
+         IL_0027: ldloc.2\n\
+         IL_0028: ldloca.s 0\n\
+         IL_002a: call 0x2B000001\n\
+         IL_002f: stloc.3\n\
+         IL_0030: ldloca.s 3\n\
+         IL_0032: call 0x0A000100\n\
+         IL_0037: stloc.1\n\
+         IL_0038: leave IL_0043\n\
+         IL_003d: pop\n\
+         IL_003e: leave IL_0043\n\
+         IL_0043: endfinally\n\
+         IL_0044: ldloc.1\n\
+         IL_0045: ret\n\
+         .try IL_0019 to IL_0022 catch 0x01000020 handler IL_0022 to IL_0025\n\
+         .try IL_0025 to IL_003d catch 0x01000020 handler IL_003d to IL_0043\n\
+         .try IL_0019 to IL_0025 finally handler IL_0025 to IL_0044\n\
+         .try IL_0000 to IL_0013 catch 0x01000020 handler IL_0013 to IL_0019\n"
     );
     // Fat header: flags 0x301B (size 3, InitLocals, MoreSects, fat), max
-    // stack 6 (name, this, array, array, index, value), 0x3B bytes of
-    // code, locals 0x11000009.
+    // stack 4 (OnMethodEnd's four arguments), 0x46 bytes of code, locals
+    // 0x11000009.
     let bytes = body.encode().unwrap();
     assert_eq!(
         bytes[..12],
-        [0x1B, 0x30, 0x06, 0x00, 0x3B, 0, 0, 0, 0x09, 0, 0, 0x11]
+        [0x1B, 0x30, 0x04, 0x00, 0x46, 0, 0, 0, 0x09, 0, 0, 0x11]
     );
     assert_eq!(
         cx.locals.unwrap().locals,
-        vec![TypeSig::Object, TypeSig::I4],
-        "state and result appended"
+        vec![state(), TypeSig::I4, exception(), returned(TypeSig::I4)],
+        "state, result, exception and CallTargetReturn<int> appended"
+    );
+    // OnMethodEnd<object, int>, then OnMethodBegin<object, int>.
+    assert_eq!(
+        cx.specs,
+        vec![
+            (Token(0x0A00_0011), vec![TypeSig::Object, TypeSig::I4]),
+            (Token(0x0A00_0010), vec![TypeSig::Object, TypeSig::I4]),
+        ]
+    );
+    // CallTargetReturn<int>::GetReturnValue: `instance !0 ()` on its TypeSpec.
+    assert_eq!(
+        cx.member_refs,
+        vec![(
+            Token(0x1B00_0005),
+            "GetReturnValue".to_string(),
+            MethodSig::instance_method(TypeSig::Var(0), vec![])
+        )]
     );
 }
 
@@ -148,48 +207,64 @@ fn instance_void_method_with_existing_locals_and_tail_call() {
     let locals = LocalVarSig {
         locals: vec![TypeSig::I4],
     };
-    let (body, cx) = wrapped(&original, &sig, ThisArg::Reference, &locals);
+    let class = TypeSig::Class(Token(0x0200_0003));
+    let (body, cx) = wrapped(&original, &sig, ThisArg::Reference(class.clone()), &locals);
     assert_eq!(
         body.to_string(),
-        "IL_0000: ldstr 0x70000001\n\
-         IL_0005: ldarg.0\n\
-         IL_0006: ldc.i4.1\n\
-         IL_0007: newarr 0x1B000001\n\
-         IL_000c: dup\n\
-         IL_000d: ldc.i4.0\n\
-         IL_000e: ldarg.1\n\
-         IL_000f: stelem.ref\n\
-         IL_0010: call 0x0A000010\n\
-         IL_0015: stloc.1\n\
-         IL_0016: ldc.i4.0\n\
-         IL_0017: stloc.0\n\
-         IL_0018: ldloc.0\n\
-         IL_0019: nop\n\
-         IL_001a: call 0x0A000001\n\
-         IL_001f: pop\n\
-         IL_0020: leave IL_0034\n\
-         IL_0025: ldloc.1\n\
-         IL_0026: call 0x0A000013\n\
-         IL_002b: rethrow\n\
-         IL_002d: ldloc.1\n\
-         IL_002e: call 0x0A000012\n\
-         IL_0033: endfinally\n\
-         IL_0034: ret\n\
-         .try IL_0016 to IL_0025 catch 0x01000020 handler IL_0025 to IL_002d\n\
-         .try IL_0016 to IL_002d finally handler IL_002d to IL_0034\n"
+        "IL_0000: ldarg.0\n\
+         IL_0001: ldarga.s 1\n\
+         IL_0003: ldstr 0x70000001\n\
+         IL_0008: call 0x2B000002\n\
+         IL_000d: stloc.1\n\
+         IL_000e: leave IL_0019\n\
+         IL_0013: pop\n\
+         IL_0014: leave IL_0019\n\
+         IL_0019: ldc.i4.0\n\
+         IL_001a: stloc.0\n\
+         IL_001b: ldloc.0\n\
+         IL_001c: nop\n\
+         IL_001d: call 0x0A000001\n\
+         IL_0022: pop\n\
+         IL_0023: leave IL_0041\n\
+         IL_0028: stloc.2\n\
+         IL_0029: rethrow\n\
+         IL_002b: ldarg.0\n\
+         IL_002c: ldloc.2\n\
+         IL_002d: ldloca.s 1\n\
+         IL_002f: call 0x2B000001\n\
+         IL_0034: pop\n\
+         IL_0035: leave IL_0040\n\
+         IL_003a: pop\n\
+         IL_003b: leave IL_0040\n\
+         IL_0040: endfinally\n\
+         IL_0041: ret\n\
+         .try IL_0019 to IL_0028 catch 0x01000020 handler IL_0028 to IL_002b\n\
+         .try IL_002b to IL_003a catch 0x01000020 handler IL_003a to IL_0040\n\
+         .try IL_0019 to IL_002b finally handler IL_002b to IL_0041\n\
+         .try IL_0000 to IL_0013 catch 0x01000020 handler IL_0013 to IL_0019\n"
     );
     assert_eq!(
         cx.locals.unwrap().locals,
-        vec![TypeSig::I4, TypeSig::Object],
-        "the existing local stays first; only the state is added"
+        vec![TypeSig::I4, state(), exception()],
+        "the existing local stays first; a void method has no result"
     );
+    // OnMethodEnd<C> and OnMethodBegin<C, string>; nothing else.
+    assert_eq!(
+        cx.specs,
+        vec![
+            (Token(0x0A00_0011), vec![class.clone()]),
+            (Token(0x0A00_0010), vec![class, TypeSig::String]),
+        ]
+    );
+    assert!(cx.member_refs.is_empty());
 }
 
 #[test]
 fn value_type_this_by_ref_and_generic_parameters() {
     // instance !!0 S<T>.M<U>(ref int a, !!0 b, !0 c) { ldarg.2 ret } of a
-    // generic struct S<T>: `this` is loaded through its pointer and boxed
-    // with the instantiation's TypeSpec; `ref int` is read with ldobj.
+    // generic struct S<T>: `this` is copied through its pointer (ldobj with
+    // the instantiation's TypeSpec); `ref int` is passed as it is, the
+    // others by address; the generic arguments are `!!0` and `!0`.
     let sig = MethodSig::instance_method(
         TypeSig::MVar(0),
         vec![
@@ -199,43 +274,46 @@ fn value_type_this_by_ref_and_generic_parameters() {
         ],
     )
     .with_generic_params(1);
-    let this = ThisArg::Value(TypeSig::generic_value_type(
-        Token(0x0200_0002),
-        vec![TypeSig::Var(0)],
-    ));
-    let (body, _) = wrapped(&[0x0A, 0x04, 0x2A], &sig, this, &no_locals());
+    let s_of_t = TypeSig::generic_value_type(Token(0x0200_0002), vec![TypeSig::Var(0)]);
+    let this = ThisArg::Value(s_of_t.clone());
+    let (body, cx) = wrapped(&[0x0A, 0x04, 0x2A], &sig, this, &no_locals());
     let listing = body.to_string();
-    let prologue = "IL_0000: ldstr 0x70000001\n\
-         IL_0005: ldarg.0\n\
-         IL_0006: ldobj 0x1B000005\n\
-         IL_000b: box 0x1B000005\n\
-         IL_0010: ldc.i4.3\n\
-         IL_0011: newarr 0x1B000001\n\
-         IL_0016: dup\n\
-         IL_0017: ldc.i4.0\n\
-         IL_0018: ldarg.1\n\
-         IL_0019: ldobj 0x1B000002\n\
-         IL_001e: box 0x1B000002\n\
-         IL_0023: stelem.ref\n\
-         IL_0024: dup\n\
-         IL_0025: ldc.i4.1\n\
-         IL_0026: ldarg.2\n\
-         IL_0027: box 0x1B000003\n\
-         IL_002c: stelem.ref\n\
-         IL_002d: dup\n\
-         IL_002e: ldc.i4.2\n\
-         IL_002f: ldarg.3\n\
-         IL_0030: box 0x1B000004\n\
-         IL_0035: stelem.ref\n\
-         IL_0036: call 0x0A000010\n\
-         IL_003b: stloc.0\n\
-         IL_003c: ldarg.2\n\
-         IL_003d: stloc.1\n";
+    let prologue = "IL_0000: ldarg.0\n\
+         IL_0001: ldobj 0x1B000005\n\
+         IL_0006: ldarg.1\n\
+         IL_0007: ldarga.s 2\n\
+         IL_0009: ldarga.s 3\n\
+         IL_000b: ldstr 0x70000001\n\
+         IL_0010: call 0x2B000002\n\
+         IL_0015: stloc.0\n\
+         IL_0016: leave IL_0021\n\
+         IL_001b: pop\n\
+         IL_001c: leave IL_0021\n\
+         IL_0021: ldarg.2\n\
+         IL_0022: stloc.1\n";
     assert!(listing.starts_with(prologue), "{listing}");
-    // The result (!!0) is boxed for End with the MVar TypeSpec.
+    // OnMethodEnd gets a fresh copy of `this` and the !!0 result.
     assert!(
-        listing.contains("IL_004c: ldloc.1\nIL_004d: box 0x1B000003\nIL_0052: call 0x0A000011\n"),
+        listing.contains(
+            "IL_002b: ldarg.0\nIL_002c: ldobj 0x1B000005\nIL_0031: ldloc.1\nIL_0032: ldloc.2\n\
+             IL_0033: ldloca.s 0\nIL_0035: call 0x2B000001\n"
+        ),
         "{listing}"
+    );
+    assert_eq!(
+        cx.specs,
+        vec![
+            (Token(0x0A00_0011), vec![s_of_t.clone(), TypeSig::MVar(0)]),
+            (
+                Token(0x0A00_0010),
+                vec![s_of_t, TypeSig::I4, TypeSig::MVar(0), TypeSig::Var(0)]
+            ),
+        ]
+    );
+    assert_eq!(
+        cx.locals.unwrap().locals[3],
+        returned(TypeSig::MVar(0)),
+        "CallTargetReturn<!!0>"
     );
 }
 
@@ -275,45 +353,99 @@ fn existing_clauses_stay_inside_and_first() {
     let sig = MethodSig::static_method(TypeSig::Void, vec![]);
     let (body, _) = wrapped(&original, &sig, ThisArg::Static, &no_locals());
     let c = body.clauses();
-    assert_eq!(c.len(), 3, "{body}");
+    assert_eq!(c.len(), 5, "{body}");
     assert_eq!(
         c[0].kind,
         ClauseKind::Catch(Token(0x0100_0005)),
         "old clause first"
     );
     assert_eq!(c[1].kind, ClauseKind::Catch(PROBES.exception));
-    assert_eq!(c[2].kind, ClauseKind::Finally);
+    assert_eq!(c[2].kind, ClauseKind::Catch(PROBES.exception));
+    assert_eq!(c[3].kind, ClauseKind::Finally);
+    assert_eq!(c[4].kind, ClauseKind::Catch(PROBES.exception));
     let listing = body.to_string();
-    // The prologue takes 0x12 bytes: ldstr(5) ldnull ldc.i4.0 newarr(5) call(5) stloc.0.
+    // The begin call takes 0x17 bytes: ldnull ldstr(5) call(5) stloc.0
+    // leave(5) pop leave(5).
     assert!(
         listing.contains(
-            "IL_0012: br.s IL_0019\n\
-             IL_0014: leave IL_0034\n\
-             IL_0019: ldc.i4.1\n\
-             IL_001a: call 0x0A000001\n\
-             IL_001f: pop\n\
-             IL_0020: leave.s IL_0014\n\
-             IL_0022: pop\n\
-             IL_0023: rethrow\n\
-             IL_0025: ldloc.0\n"
+            "IL_0017: br.s IL_001e\n\
+             IL_0019: leave IL_0043\n\
+             IL_001e: ldc.i4.1\n\
+             IL_001f: call 0x0A000001\n\
+             IL_0024: pop\n\
+             IL_0025: leave.s IL_0019\n\
+             IL_0027: pop\n\
+             IL_0028: rethrow\n\
+             IL_002a: stloc.1\n"
         ),
         "{listing}"
     );
     assert!(
         listing.ends_with(
-            "IL_0034: ret\n\
-             .try IL_0019 to IL_0022 catch 0x01000005 handler IL_0022 to IL_0025\n\
-             .try IL_0012 to IL_0025 catch 0x01000020 handler IL_0025 to IL_002d\n\
-             .try IL_0012 to IL_002d finally handler IL_002d to IL_0034\n"
+            "IL_0043: ret\n\
+             .try IL_001e to IL_0027 catch 0x01000005 handler IL_0027 to IL_002a\n\
+             .try IL_0017 to IL_002a catch 0x01000020 handler IL_002a to IL_002d\n\
+             .try IL_002d to IL_003c catch 0x01000020 handler IL_003c to IL_0042\n\
+             .try IL_0017 to IL_002d finally handler IL_002d to IL_0043\n\
+             .try IL_0000 to IL_0011 catch 0x01000020 handler IL_0011 to IL_0017\n"
         ),
         "{listing}"
     );
 }
 
 #[test]
+fn a_missing_probe_is_not_called() {
+    // static int F(int x) => x + 1, with only OnMethodBegin (no name): no
+    // clause but the begin guard, the `ret` stays.
+    let original = [0x12, 0x02, 0x17, 0x58, 0x2A];
+    let sig = MethodSig::static_method(TypeSig::I4, vec![TypeSig::I4]);
+    let begin_only = Probes {
+        end: None,
+        begin_takes_name: false,
+        ..PROBES
+    };
+    let (body, cx) = wrapped_with(&original, &sig, ThisArg::Static, &no_locals(), &begin_only);
+    assert_eq!(
+        body.to_string(),
+        "IL_0000: ldnull\n\
+         IL_0001: ldarga.s 0\n\
+         IL_0003: call 0x2B000001\n\
+         IL_0008: stloc.0\n\
+         IL_0009: leave IL_0014\n\
+         IL_000e: pop\n\
+         IL_000f: leave IL_0014\n\
+         IL_0014: ldarg.0\n\
+         IL_0015: ldc.i4.1\n\
+         IL_0016: add\n\
+         IL_0017: ret\n\
+         .try IL_0000 to IL_000e catch 0x01000020 handler IL_000e to IL_0014\n"
+    );
+    assert_eq!(cx.specs.len(), 1);
+    assert_eq!(cx.locals.unwrap().locals, vec![state(), TypeSig::I4]);
+
+    // Only OnMethodEnd: no begin call, the state stays default.
+    let end_only = Probes {
+        begin: None,
+        ..PROBES
+    };
+    let (body, cx) = wrapped_with(&original, &sig, ThisArg::Static, &no_locals(), &end_only);
+    let listing = body.to_string();
+    assert!(listing.starts_with("IL_0000: ldarg.0\nIL_0001: ldc.i4.1\n"), "{listing}");
+    assert!(!listing.contains("ldstr"), "{listing}");
+    assert_eq!(body.clauses().len(), 3, "{listing}");
+    assert_eq!(cx.specs.len(), 1);
+    assert_eq!(cx.specs[0].0, Token(0x0A00_0011));
+}
+
+#[test]
 fn unsupported_methods_are_refused_and_left_untouched() {
     let original = [0x0A, 0x02, 0x2A]; // ldarg.0 ret
-    let cases: Vec<(MethodSig, ThisArg, &[u8], &str)> = vec![
+    let none = Probes {
+        begin: None,
+        end: None,
+        ..PROBES
+    };
+    let cases: Vec<(MethodSig, ThisArg, &[u8], Probes, &str)> = vec![
         (
             MethodSig {
                 calling_convention: 0x05,
@@ -321,28 +453,39 @@ fn unsupported_methods_are_refused_and_left_untouched() {
             },
             ThisArg::Static,
             &original,
+            PROBES,
             "vararg method",
         ),
         (
             MethodSig::static_method(TypeSig::by_ref(TypeSig::I4), vec![]),
             ThisArg::Static,
             &original,
+            PROBES,
             "returns by reference",
         ),
         (
             MethodSig::static_method(TypeSig::I4, vec![]),
-            ThisArg::Reference,
+            ThisArg::Reference(TypeSig::Object),
             &original,
+            PROBES,
             "the signature's HASTHIS does not match the `this` kind given",
         ),
         (
             MethodSig::static_method(TypeSig::Void, vec![]),
             ThisArg::Static,
             &[0x16, 0x27, 0x01, 0, 0, 0x06], // jmp 0x06000001
+            PROBES,
             "uses `jmp`",
         ),
+        (
+            MethodSig::static_method(TypeSig::I4, vec![]),
+            ThisArg::Static,
+            &original,
+            none,
+            "the integration has neither OnMethodBegin nor OnMethodEnd for this method",
+        ),
     ];
-    for (sig, this, bytes, why) in cases {
+    for (sig, this, bytes, probes, why) in cases {
         let mut body = MethodBody::decode(bytes).unwrap();
         let before = body.clone();
         let err = wrap(
@@ -350,7 +493,7 @@ fn unsupported_methods_are_refused_and_left_untouched() {
             &sig,
             &this,
             &no_locals(),
-            &PROBES,
+            &probes,
             &mut Cx::default(),
         )
         .unwrap_err();
@@ -360,7 +503,7 @@ fn unsupported_methods_are_refused_and_left_untouched() {
 }
 
 #[test]
-fn by_ref_like_values_reach_the_probes_as_null() {
+fn by_ref_like_values_reach_the_integration_as_null_objects() {
     /// Says `ValueType(0x02000009)` (a `ref struct`) cannot be boxed.
     struct RefStruct(Cx);
     impl WrapContext for RefStruct {
@@ -373,13 +516,20 @@ fn by_ref_like_values_reach_the_probes_as_null() {
         fn stack_sig(&mut self, t: Token) -> Option<StackSig> {
             self.0.stack_sig(t)
         }
+        fn method_spec(&mut self, m: Token, a: &[TypeSig]) -> Option<Token> {
+            self.0.method_spec(m, a)
+        }
+        fn member_ref(&mut self, p: Token, n: &str, s: &MethodSig) -> Option<Token> {
+            self.0.member_ref(p, n, s)
+        }
         fn can_box(&mut self, ty: &TypeSig) -> bool {
             *ty != TypeSig::ValueType(Token(0x0200_0009))
         }
     }
-    // static S F(S s) { ldarg.0 ret }
+    // static S F(S s, int* p) { ldarg.0 ret }
     let span = TypeSig::ValueType(Token(0x0200_0009));
-    let sig = MethodSig::static_method(span.clone(), vec![span]);
+    let ptr = TypeSig::Ptr(Box::new(TypeSig::I4));
+    let sig = MethodSig::static_method(span.clone(), vec![span.clone(), ptr]);
     let mut body = MethodBody::decode(&[0x0A, 0x02, 0x2A]).unwrap();
     let mut cx = RefStruct(Cx::default());
     wrap(
@@ -392,14 +542,43 @@ fn by_ref_like_values_reach_the_probes_as_null() {
     )
     .unwrap();
     let listing = body.to_string();
+    // The scratch `object` (local 3) is cleared, then passed by address
+    // for both arguments, outside the begin guard.
     assert!(
-        listing.contains("IL_000c: dup\nIL_000d: ldc.i4.0\nIL_000e: ldnull\nIL_000f: stelem.ref\n"),
+        listing.starts_with(
+            "IL_0000: ldnull\n\
+             IL_0001: stloc.3\n\
+             IL_0002: ldnull\n\
+             IL_0003: ldloca.s 3\n\
+             IL_0005: ldloca.s 3\n\
+             IL_0007: ldstr 0x70000001\n"
+        ),
         "{listing}"
     );
-    // End gets the result loaded, dropped and replaced by null.
+    // OnMethodEnd gets null for the result, and its answer is dropped.
     assert!(
-        listing.contains("ldloc.1\nIL_0027: pop\nIL_0028: ldnull\nIL_0029: call 0x0A000011\n"),
+        listing.contains(
+            "IL_0027: ldnull\nIL_0028: ldnull\nIL_0029: ldloc.2\nIL_002a: ldloca.s 0\n\
+             IL_002c: call 0x2B000001\nIL_0031: pop\n"
+        ),
         "{listing}"
     );
     assert!(!listing.contains("box"), "{listing}");
+    let cx = cx.0;
+    assert_eq!(
+        cx.specs,
+        vec![
+            (Token(0x0A00_0011), vec![TypeSig::Object, TypeSig::Object]),
+            (
+                Token(0x0A00_0010),
+                vec![TypeSig::Object, TypeSig::Object, TypeSig::Object]
+            ),
+        ]
+    );
+    assert_eq!(
+        cx.locals.unwrap().locals,
+        vec![state(), span, exception(), TypeSig::Object],
+        "no CallTargetReturn for a result passed as null"
+    );
+    assert!(cx.member_refs.is_empty());
 }
