@@ -140,12 +140,16 @@ impl CallTargetProfiler {
         let answer = match read {
             Ok(i) => {
                 for shape in i.ignored() {
-                    log(format_args!("integration {name}: ignored {shape}: not a shape of the contract"));
+                    log(format_args!(
+                        "integration {name}: ignored {shape}: not a shape of the contract"
+                    ));
                 }
                 Some(Arc::new(i))
             }
             Err(why) => {
-                log(format_args!("integration {name}: {why}; its targets stay unwrapped"));
+                log(format_args!(
+                    "integration {name}: {why}; its targets stay unwrapped"
+                ));
                 None
             }
         };
@@ -177,7 +181,10 @@ impl CallTargetProfiler {
             .and_then(|t| t.integration.clone())
             .unwrap_or_else(|| config.integration.clone());
         if lock(&self.helper).is_none() {
-            return Err(format!("{method:?}: the helper {} is not loaded yet", config.helper_name));
+            return Err(format!(
+                "{method:?}: the helper {} is not loaded yet",
+                config.helper_name
+            ));
         }
         let integration = self
             .integration(info, &name)

@@ -473,9 +473,15 @@ fn real_bodies_wrap() {
                 }
             }
             assert_eq!(again.clauses()[n].kind, ClauseKind::Catch(probes.exception));
-            assert_eq!(again.clauses()[n + 1].kind, ClauseKind::Catch(probes.exception));
+            assert_eq!(
+                again.clauses()[n + 1].kind,
+                ClauseKind::Catch(probes.exception)
+            );
             assert_eq!(again.clauses()[n + 2].kind, ClauseKind::Finally);
-            assert_eq!(again.clauses()[n + 3].kind, ClauseKind::Catch(probes.exception));
+            assert_eq!(
+                again.clauses()[n + 3].kind,
+                ClauseKind::Catch(probes.exception)
+            );
         }
         assert!(wrapped >= 40, "{which}: {wrapped}");
     }

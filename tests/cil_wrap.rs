@@ -57,7 +57,8 @@ impl WrapContext for Cx {
         Some(Token(0x2B00_0000 + self.specs.len() as u32))
     }
     fn member_ref(&mut self, parent: Token, name: &str, sig: &MethodSig) -> Option<Token> {
-        self.member_refs.push((parent, name.to_string(), sig.clone()));
+        self.member_refs
+            .push((parent, name.to_string(), sig.clone()));
         Some(Token(0x0A00_0100))
     }
 }
@@ -430,7 +431,10 @@ fn a_missing_probe_is_not_called() {
     };
     let (body, cx) = wrapped_with(&original, &sig, ThisArg::Static, &no_locals(), &end_only);
     let listing = body.to_string();
-    assert!(listing.starts_with("IL_0000: ldarg.0\nIL_0001: ldc.i4.1\n"), "{listing}");
+    assert!(
+        listing.starts_with("IL_0000: ldarg.0\nIL_0001: ldc.i4.1\n"),
+        "{listing}"
+    );
     assert!(!listing.contains("ldstr"), "{listing}");
     assert_eq!(body.clauses().len(), 3, "{listing}");
     assert_eq!(cx.specs.len(), 1);

@@ -340,7 +340,10 @@ fn every_method_of_a_module_uses_the_same_references() {
         "{begins:?}"
     );
     assert!((2..=5).contains(&begins.len()), "{begins:?}");
-    assert!(ends.iter().all(|e| e.starts_with("Some(Token(0x0A")), "{ends:?}");
+    assert!(
+        ends.iter().all(|e| e.starts_with("Some(Token(0x0A")),
+        "{ends:?}"
+    );
     assert_eq!(ends.len(), 2, "{ends:?}");
     // The method names are user strings of their own.
     let names: std::collections::HashSet<&str> = run
@@ -379,6 +382,30 @@ fn listing(run: &RunOutput, method: &str) -> String {
         .take_while(|l| l.starts_with("IL_") || l.starts_with(".try") || l.starts_with("  "))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[test]
+fn methods_first_compiled_on_eight_threads_at_once_share_the_references() {
+    // Eight threads released together each JIT-compile their own target:
+    // the wrappers add the same references concurrently, and still every
+    // body names the same tokens (one ask-then-define at a time), the
+    // MethodSpecs included (the eight targets have the same shape).
+    let runtime = dotnet::runtime();
+    let targets: Vec<String> = (0..8).map(|i| format!("Program::W{i}")).collect();
+    let targets: Vec<&str> = targets.iter().map(String::as_str).collect();
+    let profiler =
+        call_target(&runtime, &spec(&targets)).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTarget", &["--threads"], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(EXIT)
+        .assert_stdout(&["threads=0,2,4,6,8,10,12,14"]);
+    assert_eq!(assert_balanced_per_method(&run), 8, "{}", run.describe());
+    let probes: Vec<&str> = probes_of(&run)
+        .into_iter()
+        .map(|p| p.split(", method_name").next().unwrap())
+        .collect();
+    assert_eq!(probes.len(), 8, "{}", run.describe());
+    assert!(probes.iter().all(|p| *p == probes[0]), "{probes:#?}");
 }
 
 /// For calls on several threads (lines interleave): each method's lines
@@ -681,4 +708,171 @@ fn a_hot_loop_wrapped_under_default_tiering_runs_unchanged() {
             run.stderr
         );
     }
+}
+
+/// `OUTPUT` with the line `from` replaced by `to`.
+fn output_with(from: &str, to: &str) -> Vec<&'static str> {
+    let to: &'static str = Box::leak(to.to_string().into_boxed_str());
+    OUTPUT
+        .iter()
+        .map(|l| if *l == from { to } else { *l })
+        .collect()
+}
+
+#[test]
+fn an_integration_changes_an_argument_and_replaces_the_return_value() {
+    // ChangeIntegration (tests/e2e/programs/CallTargetProbe): Add's `a`
+    // += 100 through its `ref`, the result + 1000 through
+    // CallTargetReturn<int>; Fail keeps the default LogIntegration.
+    let runtime = dotnet::runtime();
+    let targets = format!(
+        "CallTarget!E2E.CallTarget.Program::Add=E2E.CallTargetTest.ChangeIntegration;{}",
+        spec(&["Program::Fail"])
+    );
+    let run = runtime.run("CallTarget", &[], Some(&call_target(&runtime, &targets)));
+    assert!(!run.crashed(), "{}", run.describe());
+    // Add(2, 3) = (2 + 100) + 3, replaced by 105 + 1000.
+    run.assert_exit(EXIT)
+        .assert_stdout(&output_with("add=5", "add=1105"));
+    assert_has(&run, "calltarget: wrapped E2E.CallTarget.Program::Add\n");
+    assert_eq!(
+        probe_lines(&run),
+        [
+            "calltarget begin E2E.CallTarget.Program::Fail(boom)",
+            "calltarget exception E2E.CallTarget.Program::Fail System.InvalidOperationException",
+        ],
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn exceptions_of_the_integration_never_reach_the_program() {
+    // ThrowingIntegration throws from every OnMethodBegin (0 to 2
+    // arguments) and OnMethodEnd; the program's own exceptions (Fail,
+    // Thrower(-1), Rethrows) still reach it unchanged.
+    let runtime = dotnet::runtime();
+    let wrapped = [
+        "Program::Add",
+        "Greeter::Greet",
+        "Program::Fail",
+        "Program::Fib",
+        "Program::Thrower",
+        "Program::Rethrows",
+        "Program::Echo",
+        "Holder`1::Get",
+        "Point::Sum",
+    ];
+    let profiler = call_target(&runtime, &spec(&wrapped)).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "E2E.CallTargetTest.ThrowingIntegration",
+    );
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    for target in wrapped {
+        assert_has(
+            &run,
+            &format!("calltarget: wrapped E2E.CallTarget.{target}\n"),
+        );
+    }
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+}
+
+#[test]
+fn the_counting_and_noop_integrations_see_every_call() {
+    let runtime = dotnet::runtime();
+    let counting = call_target(&runtime, &spec(ALL_TARGETS)).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.CountingIntegration",
+    );
+    let run = runtime.run("CallTarget", &[], Some(&counting));
+    assert_unchanged(&run);
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+    // As LogIntegration sees them (the first test): 42 calls, three of
+    // which end in an exception (Fail, Thrower(-1), Rethrows).
+    let counts: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("calltarget counts "))
+        .collect();
+    assert_eq!(
+        counts,
+        ["calltarget counts begin 42 end 42 exception 3"],
+        "{}",
+        run.describe()
+    );
+
+    let noop = call_target(&runtime, &spec(ALL_TARGETS)).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.NoopIntegration",
+    );
+    let run = runtime.run("CallTarget", &[], Some(&noop));
+    assert_unchanged(&run);
+    for target in ALL_TARGETS {
+        assert_has(
+            &run,
+            &format!("calltarget: wrapped E2E.CallTarget.{target}\n"),
+        );
+    }
+    assert!(
+        !run.stderr.contains("calltarget counts") && probe_lines(&run).is_empty(),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn missing_integrations_and_shapes_are_reported_once_and_left_unwrapped() {
+    let runtime = dotnet::runtime();
+    // No.Such does not exist (two targets name it: one report); EndOnly
+    // has only the void OnMethodEnd and an OnMethodBegin of another
+    // shape (reported, never called).
+    let targets = [
+        "CallTarget!E2E.CallTarget.Program::Add=No.Such",
+        "CallTarget!E2E.CallTarget.Program::Fail=No.Such",
+        "CallTarget!E2E.CallTarget.Program::Describe=E2E.CallTargetTest.EndOnlyIntegration",
+        "CallTarget!E2E.CallTarget.Greeter::Greet=E2E.CallTargetTest.EndOnlyIntegration",
+    ]
+    .join(";");
+    let run = runtime.run("CallTarget", &[], Some(&call_target(&runtime, &targets)));
+    assert_unchanged(&run);
+    let reports = run
+        .stderr
+        .matches("calltarget: integration No.Such: no integration type No.Such in the helper")
+        .count();
+    assert_eq!(reports, 1, "{}", run.describe());
+    assert_has(&run, "; its targets stay unwrapped\n");
+    assert_has(
+        &run,
+        "calltarget: integration E2E.CallTargetTest.EndOnlyIntegration: ignored OnMethodBegin`2(2 parameters)",
+    );
+    assert_eq!(
+        run.stderr
+            .matches("ignored OnMethodBegin`2(2 parameters)")
+            .count(),
+        1,
+        "{}",
+        run.describe()
+    );
+    assert_has(
+        &run,
+        "calltarget: left unchanged: E2E.CallTarget.Program.Describe: integration E2E.CallTargetTest.EndOnlyIntegration has no OnMethodEnd for a non-void method and no OnMethodBegin\n",
+    );
+    // Greet is void: wrapped with the end probe alone.
+    assert_has(&run, "calltarget: wrapped E2E.CallTarget.Greeter::Greet\n");
+    assert_eq!(
+        run.stderr.matches("calltarget endonly ok\n").count(),
+        1,
+        "{}",
+        run.describe()
+    );
+    for unwrapped in ["Program::Add", "Program::Fail", "Program::Describe"] {
+        assert!(
+            !run.stderr
+                .contains(&format!("calltarget: wrapped E2E.CallTarget.{unwrapped}\n")),
+            "{unwrapped}\n{}",
+            run.describe()
+        );
+    }
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
 }

@@ -125,9 +125,10 @@ fn generic_of<C: WrapContext>(cx: &mut C, ty: &TypeSig) -> Generic {
         | TypeSig::ByRef(_)
         | TypeSig::Pinned(_)
         | TypeSig::Void => Generic::Null,
-        TypeSig::ValueType(_) | TypeSig::GenericInst { value_type: true, .. } if !cx.can_box(ty) => {
-            Generic::Null
-        }
+        TypeSig::ValueType(_)
+        | TypeSig::GenericInst {
+            value_type: true, ..
+        } if !cx.can_box(ty) => Generic::Null,
         other => Generic::Itself(other.clone()),
     }
 }
@@ -445,10 +446,7 @@ pub fn wrap<C: WrapContext>(
             .map(|i| i.label())
             .collect();
         // catch (Exception e) { exception = e; rethrow; }
-        let catch = append(
-            &mut work,
-            &[stloc(ex), (OpCode::RETHROW, Operand::None)],
-        )?;
+        let catch = append(&mut work, &[stloc(ex), (OpCode::RETHROW, Operand::None)])?;
         // finally { try { result = End(...).GetReturnValue(); } catch { } }
         let mut generic_args = vec![target.clone()];
         if let Some(g) = &result_generic {

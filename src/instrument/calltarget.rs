@@ -89,9 +89,9 @@ fn is_contract_type(ty: &TypeSig, names: &BTreeMap<u32, (bool, String)>, name: &
         } => ty,
         _ => return false,
     };
-    names
-        .get(&token.0)
-        .is_some_and(|(def, n)| *def && n.strip_prefix(CONTRACT).and_then(|r| r.strip_prefix('.')) == Some(name))
+    names.get(&token.0).is_some_and(|(def, n)| {
+        *def && n.strip_prefix(CONTRACT).and_then(|r| r.strip_prefix('.')) == Some(name)
+    })
 }
 
 /// Collects the tokens a type uses.
@@ -199,13 +199,21 @@ impl Integration {
             };
             // public (6) static (0x10)
             if props.attributes & 0x7 != 0x6 || props.attributes & 0x10 == 0 {
-                found.push((name, MethodSig::static_method(TypeSig::Void, vec![]), String::from("not public static")));
+                found.push((
+                    name,
+                    MethodSig::static_method(TypeSig::Void, vec![]),
+                    String::from("not public static"),
+                ));
                 continue;
             }
             let sig = match MethodSig::decode(props.signature) {
                 Ok(sig) => sig,
                 Err(e) => {
-                    found.push((name, MethodSig::static_method(TypeSig::Void, vec![]), format!("{e}")));
+                    found.push((
+                        name,
+                        MethodSig::static_method(TypeSig::Void, vec![]),
+                        format!("{e}"),
+                    ));
                     continue;
                 }
             };
@@ -229,7 +237,11 @@ impl Integration {
             ignored: Vec::new(),
         };
         for (name, sig, problem) in found {
-            let shape = format!("{name}`{}({} parameters)", sig.generic_params, sig.params.len());
+            let shape = format!(
+                "{name}`{}({} parameters)",
+                sig.generic_params,
+                sig.params.len()
+            );
             if !problem.is_empty() {
                 integration.ignored.push(format!("{name}: {problem}"));
                 continue;
@@ -237,12 +249,17 @@ impl Integration {
             if !integration.accept(name, &sig) {
                 let names = &integration.names;
                 let text = sig.format_method(name, &|t| {
-                    names.get(&t.0).map_or_else(|| format!("{t:?}"), |n| n.1.clone())
+                    names
+                        .get(&t.0)
+                        .map_or_else(|| format!("{t:?}"), |n| n.1.clone())
                 });
                 integration.ignored.push(format!("{shape}: {text}"));
             }
         }
-        if integration.begins.is_empty() && integration.end.is_none() && integration.end_void.is_none() {
+        if integration.begins.is_empty()
+            && integration.end.is_none()
+            && integration.end_void.is_none()
+        {
             return Err(format!(
                 "integration {type_name} has no OnMethodBegin or OnMethodEnd of the contract's shapes{}",
                 if integration.ignored.is_empty() {
@@ -260,7 +277,8 @@ impl Integration {
     fn accept(&mut self, name: &'static str, sig: &MethodSig) -> bool {
         let g = sig.generic_params;
         let p = &sig.params;
-        if g == 0 || sig.has_this() || p.first().map(TypeSig::unmodified) != Some(&TypeSig::MVar(0)) {
+        if g == 0 || sig.has_this() || p.first().map(TypeSig::unmodified) != Some(&TypeSig::MVar(0))
+        {
             return false;
         }
         let method = ProbeMethod {
@@ -273,7 +291,10 @@ impl Integration {
                 matches!(p.get(i).map(TypeSig::unmodified), Some(TypeSig::ByRef(inner)) if inner.unmodified() == &TypeSig::MVar(i as u32))
             });
             let takes_name = p.len() == n + 1 && p[n].unmodified() == &TypeSig::String;
-            if !args_ok || !(p.len() == n || takes_name) || !is_contract_type(&sig.ret, &self.names, "CallTargetState") {
+            if !args_ok
+                || !(p.len() == n || takes_name)
+                || !is_contract_type(&sig.ret, &self.names, "CallTargetState")
+            {
                 return false;
             }
             self.begins.insert(g - 1, (method, takes_name));
@@ -740,7 +761,12 @@ impl CallTarget<'_> {
 
     /// Adds (or finds) every reference the wrapped body uses; `Err` when
     /// the integration has no method for this method's shape.
-    fn probes(&self, emit: &MetadataEmit, name: &str, sig: &MethodSig) -> Result<Probes, WrapError> {
+    fn probes(
+        &self,
+        emit: &MetadataEmit,
+        name: &str,
+        sig: &MethodSig,
+    ) -> Result<Probes, WrapError> {
         let integration = self.integration;
         let n = sig.params.len() as u32;
         let begin = integration.begins.get(&n);
@@ -788,7 +814,10 @@ impl CallTarget<'_> {
         };
         let begin_ref = begin.map(|(m, _)| member(m)).transpose()?;
         let state_by_ref = end.is_some_and(|m| {
-            matches!(m.sig.params.last().map(TypeSig::unmodified), Some(TypeSig::ByRef(_)))
+            matches!(
+                m.sig.params.last().map(TypeSig::unmodified),
+                Some(TypeSig::ByRef(_))
+            )
         });
         let end_ref = end.map(&mut member).transpose()?;
         let method_name = emit.user_string(name).map_err(md("DefineUserString"))?;
