@@ -23,6 +23,13 @@
 //!   before reverting (creating `DIR/go-3`).
 //! * `CORPROF_CALLTARGET_VERBOSE=1`: print each wrapped method's probe
 //!   tokens and new IL.
+//! * `CORPROF_CALLTARGET_INLINING=1`: leave inlining on (by default the
+//!   profiler sets `COR_PRF_DISABLE_INLINING`, so that a small target is
+//!   compiled, and wrapped, on its own rather than inlined into a caller
+//!   compiled first). With it, the integration's small methods are inlined
+//!   into the wrapped method (the cheapest wrapping); a target the JIT may
+//!   inline must then be `NoInlining`, have exception handling, or be
+//!   wrapped by ReJIT before its callers are compiled.
 //!
 //! Messages go to stderr as `calltarget: ...`; the integrations write their
 //! own (LogIntegration: `calltarget begin ...`).
@@ -68,6 +75,8 @@ struct Config {
     sync_dir: Option<PathBuf>,
     /// `CORPROF_CALLTARGET_VERBOSE=1`: the probe tokens and new IL listing.
     verbose: bool,
+    /// `CORPROF_CALLTARGET_INLINING=1`: inlining stays on.
+    inlining: bool,
 }
 
 fn config() -> std::result::Result<Config, String> {
@@ -99,6 +108,7 @@ fn config() -> std::result::Result<Config, String> {
         rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
         sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
         verbose: var("CORPROF_CALLTARGET_VERBOSE").as_deref() == Some("1"),
+        inlining: var("CORPROF_CALLTARGET_INLINING").as_deref() == Some("1"),
     })
 }
 
@@ -277,9 +287,10 @@ impl Profiler for CallTargetProfiler {
             return Ok(());
         };
         // Module loads: the helper's, to read the integrations from.
-        let mut events = COR_PRF_MONITOR_JIT_COMPILATION
-            | COR_PRF_DISABLE_INLINING
-            | COR_PRF_MONITOR_MODULE_LOADS;
+        let mut events = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS;
+        if !config.inlining {
+            events |= COR_PRF_DISABLE_INLINING;
+        }
         if config.rejit {
             events |= COR_PRF_ENABLE_REJIT;
         }

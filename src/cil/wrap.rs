@@ -210,20 +210,25 @@ fn append(body: &mut MethodBody, code: &[(OpCode, Operand)]) -> Result<Vec<Label
 ///     state = OnMethodBegin<TTarget, TArg1, ..>(instance, ref arg1, .. [, "Type::Method"]);
 /// } catch (Exception) { }                          // the integration's own
 /// try {
+///     original body; every `ret` becomes `stloc result; leave NORMAL`
+/// } catch (Exception e) {
+///     exception = e;
 ///     try {
-///         original body; every `ret` becomes `stloc result; leave AFTER`
-///     } catch (Exception e) {
-///         exception = e;
-///         rethrow;                                 // unchanged
-///     }
-/// } finally {
-///     try {
-///         result = OnMethodEnd<TTarget, TReturn>(instance, result, exception, in state)
-///             .GetReturnValue();                   // OnMethodEnd<TTarget>(instance, exception, in state)
+///         OnMethodEnd<TTarget, TReturn>(instance, result, e, in state);
 ///     } catch (Exception) { }                      // the integration's own
+///     rethrow;                                     // unchanged
 /// }
-/// AFTER: return result;
+/// NORMAL:
+/// try {
+///     result = OnMethodEnd<TTarget, TReturn>(instance, result, null, in state)
+///         .GetReturnValue();                       // void: OnMethodEnd<TTarget>(instance, null, in state)
+/// } catch (Exception) { }                          // the integration's own
+/// return result;
 /// ```
+///
+/// No `finally`: the normal path runs no handler (a `leave` to the end
+/// call), so the wrapping costs the calls themselves, which the JIT may
+/// inline (see docs/instrumentation.md, "Cost").
 ///
 /// `OnMethodBegin` and `OnMethodEnd` are static generic methods of the
 /// integration (MemberRefs in [`Probes`]), called through MethodSpecs
@@ -279,7 +284,8 @@ fn append(body: &mut MethodBody, code: &[(OpCode, Operand)]) -> Result<Vec<Label
 /// let sig = MethodSig::static_method(TypeSig::I4, vec![]);
 /// let locals = LocalVarSig { locals: vec![] };
 /// wrap(&mut body, &sig, &ThisArg::Static, &locals, &probes, &mut Cx(0))?;
-/// // The begin guard, the exception catch, the end guard, the finally.
+/// // The end guard in the catch, the catch, the normal end's guard, the
+/// // begin guard.
 /// assert_eq!(body.clauses().len(), 4);
 /// assert_eq!(body.header().local_var_sig, Some(Token(0x1100_0001)));
 /// let il = body.encode()?; // for SetILFunctionBody
@@ -445,9 +451,6 @@ pub fn wrap<C: WrapContext>(
             .filter(|i| i.opcode() == OpCode::TAIL)
             .map(|i| i.label())
             .collect();
-        // catch (Exception e) { exception = e; rethrow; }
-        let catch = append(&mut work, &[stloc(ex), (OpCode::RETHROW, Operand::None)])?;
-        // finally { try { result = End(...).GetReturnValue(); } catch { } }
         let mut generic_args = vec![target.clone()];
         if let Some(g) = &result_generic {
             generic_args.push(g.arg());
@@ -463,21 +466,8 @@ pub fn wrap<C: WrapContext>(
                 returns_value: true,
             },
         ));
-        let mut fin: Code = instance.clone();
-        match (&result_generic, result) {
-            (Some(Generic::Itself(_)), Some(r)) => fin.push(ldloc(r)),
-            (Some(Generic::Null), _) => fin.push((OpCode::LDNULL, Operand::None)),
-            _ => {}
-        }
-        fin.push(ldloc(ex));
-        fin.push(if probes.end_state_by_ref {
-            ldloca(state)
-        } else {
-            ldloc(state)
-        });
-        fin.push((OpCode::CALL, Operand::Token(spec)));
-        match (&result_generic, result, returned) {
-            (Some(Generic::Itself(t)), Some(r), Some(rv)) => {
+        let get_return_value = match (&result_generic, returned) {
+            (Some(Generic::Itself(t)), Some(_)) => {
                 let parent = cx
                     .type_token(&TypeSig::generic_value_type(
                         probes.return_type,
@@ -499,76 +489,115 @@ pub fn wrap<C: WrapContext>(
                         returns_value: true,
                     },
                 ));
-                fin.push(stloc(rv));
-                fin.push(ldloca(rv));
-                fin.push((OpCode::CALL, Operand::Token(get)));
-                fin.push(stloc(r));
+                Some(get)
             }
-            _ => fin.push((OpCode::POP, Operand::None)),
-        }
-        // `leave` to the endfinally, patched below.
-        fin.push((OpCode::LEAVE, Operand::Branch(original_first)));
-        let guarded = append(&mut work, &fin)?;
-        let guard = append(
-            &mut work,
-            &[
-                (OpCode::POP, Operand::None),
-                (OpCode::LEAVE, Operand::Branch(original_first)),
-            ],
-        )?;
-        let endfinally = work.push(OpCode::ENDFINALLY, Operand::None)?;
-        for l in [guarded[guarded.len() - 1], guard[1]] {
-            work.replace(l, OpCode::LEAVE, Operand::Branch(endfinally))?;
-        }
-        // AFTER: return result;
-        let mut after: Code = Vec::new();
+            _ => None,
+        };
+        // The end call: OnMethodEnd(instance, [result,] exception, state),
+        // its answer the new result on the normal path (`replace`), dropped
+        // on the exceptional one; then `leave` (patched below).
+        let end_call = |exception: (OpCode, Operand), replace: bool| -> Code {
+            let mut code: Code = instance.clone();
+            match (&result_generic, result) {
+                (Some(Generic::Itself(_)), Some(r)) => code.push(ldloc(r)),
+                (Some(Generic::Null), _) => code.push((OpCode::LDNULL, Operand::None)),
+                _ => {}
+            }
+            code.push(exception);
+            code.push(if probes.end_state_by_ref {
+                ldloca(state)
+            } else {
+                ldloc(state)
+            });
+            code.push((OpCode::CALL, Operand::Token(spec)));
+            match (get_return_value, result, returned) {
+                (Some(get), Some(r), Some(rv)) if replace => {
+                    code.push(stloc(rv));
+                    code.push(ldloca(rv));
+                    code.push((OpCode::CALL, Operand::Token(get)));
+                    code.push(stloc(r));
+                }
+                _ => code.push((OpCode::POP, Operand::None)),
+            }
+            code.push((OpCode::LEAVE, Operand::Branch(original_first)));
+            code
+        };
+        let guard_code = [
+            (OpCode::POP, Operand::None),
+            (OpCode::LEAVE, Operand::Branch(original_first)),
+        ];
+        // catch (Exception e) {
+        //     exception = e;
+        //     try { End(instance, result, e, state); } catch { }
+        //     rethrow;
+        // }
+        let catch = work.push(stloc(ex).0, stloc(ex).1)?;
+        let failed = append(&mut work, &end_call(ldloc(ex), false))?;
+        let failed_guard = append(&mut work, &guard_code)?;
+        let rethrow = work.push(OpCode::RETHROW, Operand::None)?;
+        // NORMAL: try { result = End(instance, result, null, state)
+        //     .GetReturnValue(); } catch { }
+        let normal = append(&mut work, &end_call((OpCode::LDNULL, Operand::None), true))?;
+        let normal_guard = append(&mut work, &guard_code)?;
+        // DONE: return result;
+        let mut done: Code = Vec::new();
         if let Some(r) = result {
-            after.push(ldloc(r));
+            done.push(ldloc(r));
         }
-        after.push((OpCode::RET, Operand::None));
-        let after_start = append(&mut work, &after)?[0];
+        done.push((OpCode::RET, Operand::None));
+        let done = append(&mut work, &done)?[0];
+        for (code, to) in [
+            (&failed, rethrow),
+            (&failed_guard, rethrow),
+            (&normal, done),
+            (&normal_guard, done),
+        ] {
+            work.replace(code[code.len() - 1], OpCode::LEAVE, Operand::Branch(to))?;
+        }
 
         for r in rets {
             if let Some(res) = result {
                 let (op, operand) = stloc(res);
                 work.replace(r, op, operand)?;
-                work.insert_after(r, OpCode::LEAVE, Operand::Branch(after_start))?;
+                work.insert_after(r, OpCode::LEAVE, Operand::Branch(normal[0]))?;
             } else {
-                work.replace(r, OpCode::LEAVE, Operand::Branch(after_start))?;
+                work.replace(r, OpCode::LEAVE, Operand::Branch(normal[0]))?;
             }
         }
         for t in tails {
             work.replace(t, OpCode::NOP, Operand::None)?;
         }
         // Clauses that ended at the end of the code now end where the new
-        // handlers begin.
+        // handler begins.
         for c in work.clauses_mut().iter_mut() {
             for l in [&mut c.try_end, &mut c.handler_end] {
                 if *l == Label::END {
-                    *l = catch[0];
+                    *l = catch;
                 }
             }
         }
+        // Inner before outer (II.19): the guard inside the catch handler,
+        // then the catch; the normal path's guard.
         clauses.push(ExceptionClause::new(
             ClauseKind::Catch(probes.exception),
-            original_first,
-            catch[0],
-            catch[0],
-            guarded[0],
+            failed[0],
+            failed_guard[0],
+            failed_guard[0],
+            rethrow,
         ));
         clauses.push(ExceptionClause::new(
             ClauseKind::Catch(probes.exception),
-            guarded[0],
-            guard[0],
-            guard[0],
-            endfinally,
+            original_first,
+            catch,
+            catch,
+            normal[0],
         ));
         clauses.push(ExceptionClause::new(
-            ClauseKind::Finally,
-            original_first,
-            guarded[0],
-            guarded[0],
-            after_start,
+            ClauseKind::Catch(probes.exception),
+            normal[0],
+            normal_guard[0],
+            normal_guard[0],
+            done,
         ));
     }
 
