@@ -877,3 +877,92 @@ fn missing_integrations_and_shapes_are_reported_once_and_left_unwrapped() {
     }
     assert!(probe_lines(&run).is_empty(), "{}", run.describe());
 }
+
+/// `allocated=N` of CallTargetBench's line.
+#[track_caller]
+fn allocated(run: &RunOutput) -> u64 {
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(0);
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("calls="))
+        .unwrap_or_else(|| panic!("no result line\n{}", run.describe()));
+    line.split(' ')
+        .find_map(|f| f.strip_prefix("allocated="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no allocated= in {line:?}"))
+}
+
+#[test]
+fn noop_and_counting_integrations_allocate_nothing_per_call() {
+    // The allocation guard (docs/performance.md): CallTargetBench calls
+    // `NoInlining int Add(int, int)` CALLS times and prints the bytes its
+    // thread allocated meanwhile (GC.GetAllocatedBytesForCurrentThread).
+    // Wrapped for NoopIntegration and CountingIntegration, with inlining
+    // off (the default) and on, it must allocate exactly what it does
+    // unwrapped: not one byte per call.
+    const CALLS: u64 = 1_000_000;
+    let runtime = dotnet::runtime();
+    let calls = CALLS.to_string();
+    let bench = |target: &str, integration: &str, inlining: &str, extra: &[&str]| {
+        let profiler = call_target(
+            &runtime,
+            &format!("CallTargetBench!E2E.CallTargetBench.Program::{target}"),
+        )
+        .with_env("CORPROF_CALLTARGET_INTEGRATION", integration)
+        .with_env("CORPROF_CALLTARGET_INLINING", inlining);
+        let mut args = vec![calls.as_str()];
+        args.extend_from_slice(extra);
+        runtime.run("CallTargetBench", &args, Some(&profiler))
+    };
+    // Precondition: the meter sees one box per call.
+    let boxed = bench(
+        "Unused",
+        "CorProf.CallTarget.NoopIntegration",
+        "0",
+        &["--box"],
+    );
+    assert!(allocated(&boxed) >= 24 * CALLS, "{}", boxed.describe());
+    for inlining in ["0", "1"] {
+        let plain = bench(
+            "Unused",
+            "CorProf.CallTarget.NoopIntegration",
+            inlining,
+            &[],
+        );
+        let baseline = allocated(&plain);
+        assert!(baseline < 1024, "{}", plain.describe());
+        assert!(
+            !plain.stderr.contains("calltarget: wrapped"),
+            "{}",
+            plain.describe()
+        );
+        for integration in ["NoopIntegration", "CountingIntegration"] {
+            let run = bench(
+                "Add",
+                &format!("CorProf.CallTarget.{integration}"),
+                inlining,
+                &[],
+            );
+            assert_has(
+                &run,
+                "calltarget: wrapped E2E.CallTargetBench.Program::Add\n",
+            );
+            assert_eq!(
+                allocated(&run),
+                baseline,
+                "{integration} (inlining {inlining}) allocated per call\n{}",
+                run.describe()
+            );
+            if integration == "CountingIntegration" {
+                // Warm-up (1,000) and measured calls all went through it.
+                let line = format!(
+                    "calltarget counts begin {n} end {n} exception 0\n",
+                    n = CALLS + 1000
+                );
+                assert_has(&run, &line);
+            }
+        }
+    }
+}
