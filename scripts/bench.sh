@@ -10,6 +10,7 @@
 #   bash scripts/bench.sh runtime    # overhead on a real runtime only
 #   bash scripts/bench.sh hooks      # enter/leave hooks against a C floor (scripts/bench-hooks.sh)
 #   bash scripts/bench.sh build      # clean build time of the library per Cargo feature set
+#   bash scripts/bench.sh calltarget # CallTarget wrapping cost per call and bytes (scripts/bench-calltarget.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -179,5 +180,6 @@ case "$what" in
     runtime) machine; echo; bash scripts/bench-runtime.sh ;;
     hooks) machine; echo; bash scripts/bench-hooks.sh ;;
     build) machine; echo; build ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build]" ;;
+    calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget]" ;;
 esac

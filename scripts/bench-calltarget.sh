@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Cost of CallTarget wrapping on a real CoreCLR (docs/performance.md,
+# "CallTarget"): the CallTargetBench program calls a NoInlining
+# `int Add(int, int)` CALLS times (default 10,000,000) and prints the time
+# per call (Stopwatch) and the bytes its thread allocated meanwhile
+# (GC.GetAllocatedBytesForCurrentThread, exact). Configurations, all under
+# the release build of examples/call_target.rs with tiered compilation off:
+#   unwrapped       the profiler loaded, its target a method never called
+#   noop            Add wrapped for CorProf.CallTarget.NoopIntegration
+#   counting        Add wrapped for CorProf.CallTarget.CountingIntegration
+# each with inlining on (CORPROF_CALLTARGET_INLINING=1: the integration's
+# methods inlined into Add) and, for unwrapped and noop, off (the example's
+# default, COR_PRF_DISABLE_INLINING: every probe a real call). Rounds are
+# interleaved (every configuration once per round) after one untimed
+# warm-up round; prints a markdown table of medians, the nanoseconds added
+# per call against `unwrapped` of the same inlining setting, and bytes per
+# call.
+#
+#   bash scripts/bench-calltarget.sh          # 7 rounds
+#   RUNS=15 CALLS=20000000 bash scripts/bench-calltarget.sh
+#
+# CORPROF_RUNTIME picks the provisioned runtime (scripts/provision-dotnet.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { printf 'bench-calltarget: error: %s\n' "$*" >&2; exit 1; }
+log() { printf 'bench-calltarget: %s\n' "$*" >&2; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+runs="${RUNS:-7}"
+calls="${CALLS:-10000000}"
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$runs'"
+[[ "$calls" =~ ^[1-9][0-9]*$ ]] || die "CALLS must be a positive integer, got '$calls'"
+
+log "provisioning (scripts/provision-dotnet.sh)"
+provision_out=$(bash scripts/provision-dotnet.sh) || die "provisioning failed; see .cache/provision-dotnet.log"
+value() { printf '%s\n' "$provision_out" | sed -n "s/^$1=//p" | tail -n 1; }
+host=$(value DOTNET_HOST)
+version=$(value DOTNET_RUNTIME_VERSION)
+programs=$(value E2E_PROGRAMS_DIR)
+[ -x "$host" ] || die "provisioning printed no usable DOTNET_HOST"
+bench="$programs/CallTargetBench/CallTargetBench.dll"
+helper="$programs/CallTargetProbe/CallTargetProbe.dll"
+[ -f "$bench" ] && [ -f "$helper" ] || die "CallTargetBench or CallTargetProbe was not built in $programs"
+log "building examples/call_target.rs (release)"
+cargo build --quiet --release --example call_target || die "cargo build failed"
+library="$PWD/target/release/examples/libcall_target.so"
+
+configs=(unwrapped-inline noop-inline counting-inline unwrapped-noinline noop-noinline)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# run CONFIG -> "ns_per_call bytes_per_call" (fails on a run that did not
+# wrap what it should, or printed no result)
+run() {
+    local config="$1" target=Add integration=NoopIntegration inlining=1 out
+    case "$config" in
+        unwrapped-*) target=Unused ;;
+        counting-*) integration=CountingIntegration ;;
+    esac
+    case "$config" in *-noinline) inlining=0 ;; esac
+    out=$(env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
+        COMPlus_TieredCompilation=0 DOTNET_TieredCompilation=0 \
+        CORECLR_ENABLE_PROFILING=1 \
+        CORECLR_PROFILER='{8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364}' \
+        CORECLR_PROFILER_PATH="$library" \
+        DOTNET_STARTUP_HOOKS="$helper" CORPROF_CALLTARGET_HELPER="$helper" \
+        CORPROF_CALLTARGET="CallTargetBench!E2E.CallTargetBench.Program::$target" \
+        CORPROF_CALLTARGET_INTEGRATION="CorProf.CallTarget.$integration" \
+        CORPROF_CALLTARGET_INLINING="$inlining" \
+        "$host" exec "$bench" "$calls" 2>"$scratch/err") || die "$config: the program failed: $(cat "$scratch/err")"
+    if [ "$target" = Add ]; then
+        grep -q '^calltarget: wrapped E2E.CallTargetBench.Program::Add$' "$scratch/err" ||
+            die "$config: Add was not wrapped: $(cat "$scratch/err")"
+    fi
+    printf '%s\n' "$out" | sed -n 's/.*ns_per_call=\([0-9.]*\) allocated=[0-9]* bytes_per_call=\([0-9.]*\).*/\1 \2/p'
+}
+
+log "warm-up round"
+for c in "${configs[@]}"; do run "$c" >/dev/null; done
+for ((r = 1; r <= runs; r++)); do
+    log "round $r of $runs"
+    for c in "${configs[@]}"; do
+        read -r ns bytes <<<"$(run "$c")"
+        [ -n "$ns" ] || die "$c printed no result"
+        echo "$ns" >>"$scratch/$c.ns"
+        echo "$bytes" >>"$scratch/$c.bytes"
+    done
+done
+
+echo "## CallTarget: $calls calls of NoInlining int Add(int, int), .NET $version, median of $runs interleaved rounds"
+echo
+echo "| configuration | inlining | ns per call | added ns per call | bytes per call |"
+echo "|---|---|---:|---:|---:|"
+for c in "${configs[@]}"; do
+    ns=$(median <"$scratch/$c.ns")
+    bytes=$(sort -g "$scratch/$c.bytes" | tail -n 1)
+    case "$c" in *-noinline) inl=off; base=unwrapped-noinline ;; *) inl=on; base=unwrapped-inline ;; esac
+    base_ns=$(median <"$scratch/$base.ns")
+    added=$(awk -v a="$ns" -v b="$base_ns" 'BEGIN {printf "%.2f", a - b}')
+    echo "| ${c%-*} | $inl | $ns | $added | $bytes (max) |"
+done
+echo
+echo "Command: RUNS=$runs CALLS=$calls bash scripts/bench.sh calltarget"
