@@ -83,5 +83,11 @@ namespace CorProf.CallTarget
         {
             return default(CallTargetReturn);
         }
+
+        /// <summary>"void": the result of a void method, a Task or a ValueTask.</summary>
+        public override string ToString()
+        {
+            return "void";
+        }
     }
 }

@@ -86,6 +86,12 @@ namespace CorProf.CallTarget
             return new CallTargetReturn<TReturn>(returnValue);
         }
 
+        public static TResult OnAsyncMethodEnd<TTarget, TResult>(TTarget instance, TResult result, Exception exception, in CallTargetState state)
+        {
+            Count(exception);
+            return result;
+        }
+
         public static CallTargetReturn OnMethodEnd<TTarget>(TTarget instance, Exception exception, in CallTargetState state)
         {
             Count(exception);

@@ -3,6 +3,9 @@
 //   calltarget begin Namespace.Type::Method(arg1, arg2)
 //   calltarget end Namespace.Type::Method -> value      (or -> void)
 //   calltarget exception Namespace.Type::Method System.InvalidOperationException
+// For an async method (Task, Task<T>, ValueTask, ValueTask<T>) the end or
+// exception line comes when the task completes, with the awaited value
+// (`-> void` for Task and ValueTask) or the fault.
 // With CORPROF_CALLTARGET_SHOW_THIS=1, `begin` is followed by
 //   calltarget this Namespace.Type::Method <this.ToString(), or null>
 // Methods of more than 8 parameters find no OnMethodBegin here (add one).
@@ -83,6 +86,14 @@ namespace CorProf.CallTarget
         {
             End(state.Method, exception, "void");
             return default(CallTargetReturn);
+        }
+
+        // Async targets: the awaited value (void for Task and ValueTask) or
+        // the fault, when the task completes.
+        public static TResult OnAsyncMethodEnd<TTarget, TResult>(TTarget instance, TResult result, Exception exception, in CallTargetState state)
+        {
+            End(state.Method, exception, Text(result));
+            return result;
         }
 
         static void End(string method, Exception exception, string value)

@@ -59,6 +59,11 @@ namespace CorProf.CallTarget
             return new CallTargetReturn<TReturn>(returnValue);
         }
 
+        public static TResult OnAsyncMethodEnd<TTarget, TResult>(TTarget instance, TResult result, Exception exception, in CallTargetState state)
+        {
+            return result;
+        }
+
         public static CallTargetReturn OnMethodEnd<TTarget>(TTarget instance, Exception exception, in CallTargetState state)
         {
 

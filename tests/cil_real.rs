@@ -410,6 +410,7 @@ fn real_bodies_wrap() {
         return_type: Token(0x0100_0F04),
         exception: Token(0x0100_0F05),
         method_name: Token(0x7000_0F06),
+        async_end: None,
     };
     for (which, f) in fixtures() {
         let mut wrapped = 0;

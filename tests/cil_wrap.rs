@@ -16,6 +16,7 @@ const PROBES: Probes = Probes {
     return_type: Token(0x0100_0031),
     exception: Token(0x0100_0020),
     method_name: Token(0x7000_0001),
+    async_end: None,
 };
 
 /// Answers type tokens from a table (TypeSpecs 0x1B00_00xx), the local

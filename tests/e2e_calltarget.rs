@@ -966,3 +966,77 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
         }
     }
 }
+
+/// What `CallTargetAsync` prints without a profiler.
+const ASYNC_OUTPUT: &[&str] = &[
+    "compute=42",
+    "fault=bad",
+    "faulted=True,1,InvalidOperationException",
+    "paused",
+    "quick=2",
+    "later=x!",
+    "eager=negative",
+    "cancelled=True",
+];
+
+#[test]
+fn async_methods_end_when_their_task_completes() {
+    // LogIntegration's OnAsyncMethodEnd runs when the task completes: with
+    // the awaited value (not the Task), `void` for Task, the fault of a
+    // faulting task; the awaited tasks behave as unprofiled (same values,
+    // same exception, same single inner exception, same cancellation).
+    let runtime = dotnet::runtime();
+    let plain = runtime.run("CallTargetAsync", &[], None);
+    plain.assert_exit(45).assert_stdout(ASYNC_OUTPUT);
+    let targets = [
+        "Compute",
+        "Pause",
+        "Fault",
+        "Quick",
+        "Later",
+        "Eager",
+        "Cancelled",
+    ]
+    .iter()
+    .map(|m| format!("CallTargetAsync!E2E.CallTargetAsync.Program::{m}"))
+    .collect::<Vec<_>>()
+    .join(";");
+    let profiler = call_target(&runtime, &targets).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let run = runtime.run("CallTargetAsync", &[], Some(&profiler));
+    assert!(!run.crashed(), "{}", run.describe());
+    run.assert_exit(45).assert_stdout(ASYNC_OUTPUT);
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    assert_eq!(assert_balanced(&run), 8, "{}", run.describe());
+    let p = "E2E.CallTargetAsync.Program";
+    assert_eq!(
+        probe_lines(&run),
+        [
+            format!("calltarget begin {p}::Compute(21)"),
+            format!("calltarget end {p}::Compute -> 42"),
+            format!("calltarget begin {p}::Fault(bad)"),
+            format!("calltarget exception {p}::Fault System.InvalidOperationException"),
+            format!("calltarget begin {p}::Fault(again)"),
+            format!("calltarget exception {p}::Fault System.InvalidOperationException"),
+            format!("calltarget begin {p}::Pause(5)"),
+            format!("calltarget end {p}::Pause -> void"),
+            format!("calltarget begin {p}::Quick(1)"),
+            format!("calltarget end {p}::Quick -> 2"),
+            format!("calltarget begin {p}::Later(x)"),
+            format!("calltarget end {p}::Later -> x!"),
+            // Thrown before any task: at once, through OnAsyncMethodEnd.
+            format!("calltarget begin {p}::Eager(-1)"),
+            format!("calltarget exception {p}::Eager System.ArgumentException"),
+            format!("calltarget begin {p}::Cancelled()"),
+            format!(
+                "calltarget exception {p}::Cancelled System.Threading.Tasks.TaskCanceledException"
+            ),
+        ],
+        "{}",
+        run.describe()
+    );
+    // The end goes through CallTargetAsync with a delegate to
+    // OnAsyncMethodEnd (ldftn of a MethodSpec), not OnMethodEnd.
+    let compute = listing(&run, &format!("{p}::Compute"));
+    assert!(compute.contains("ldftn 0x2B"), "{compute}");
+    assert!(compute.contains("newobj 0x0A"), "{compute}");
+}

@@ -103,4 +103,4 @@ pub use sig::{
     FieldSig, LocalVarSig, MethodSig, MethodSpecSig, PropertySig, TypeSig, MAX_SIG_DEPTH,
 };
 pub use stack::StackSig;
-pub use wrap::{wrap, Probes, ThisArg, WrapContext};
+pub use wrap::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};

@@ -14,7 +14,7 @@ use super::stack::StackSig;
 /// The integration methods and types the wrapped body refers to, all
 /// tokens valid in the wrapped method's module (the contract:
 /// docs/instrumentation.md, "The contract").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probes {
     /// `OnMethodBegin<TTarget, TArg1..TArgN>` for the method's `N`
     /// parameters (the generic MemberRef; [`wrap`] instantiates it), or
@@ -41,6 +41,32 @@ pub struct Probes {
     /// The user string (`ldstr` token) of the method's name, for a `begin`
     /// that takes it.
     pub method_name: Token,
+    /// For a method returning `Task`, `Task<T>`, `ValueTask` or
+    /// `ValueTask<T>` whose integration has `OnAsyncMethodEnd`: the end
+    /// probe runs when the task completes (and `end` is not called).
+    pub async_end: Option<AsyncProbes>,
+}
+
+/// What an async target's wrapping calls (docs/instrumentation.md, "Async
+/// methods").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsyncProbes {
+    /// `OnAsyncMethodEnd<TTarget, TResult>` (the integration's generic
+    /// MemberRef).
+    pub end: Token,
+    /// `end` takes the state by reference (as `Probes::end_state_by_ref`).
+    pub end_state_by_ref: bool,
+    /// `CallTargetAsync.ContinueTask` or `ContinueValueTask` for the
+    /// method's return type (generic MemberRef: `<TTarget, TResult>` for
+    /// `Task<T>`/`ValueTask<T>`, `<TTarget>` for `Task`/`ValueTask`).
+    pub continuation: Token,
+    /// Whether `continuation` takes `<TTarget, TResult>` (else `<TTarget>`).
+    pub generic_result: bool,
+    /// ``CorProf.CallTarget.AsyncMethodEnd`2`` (a generic delegate's TypeRef).
+    pub delegate: Token,
+    /// `TResult`: the task's `T`, or `CallTargetReturn` for `Task` and
+    /// `ValueTask`.
+    pub result: TypeSig,
 }
 
 /// What `this` is in the wrapped method, and so what `TTarget` is.
@@ -278,6 +304,7 @@ fn append(body: &mut MethodBody, code: &[(OpCode, Operand)]) -> Result<Vec<Label
 ///     return_type: Token(0x0100_0004),
 ///     exception: Token(0x0100_0005),
 ///     method_name: Token(0x7000_0001),
+///     async_end: None,
 /// };
 /// // static int F() => 41;
 /// let mut body = MethodBody::decode(&[0x0E, 0x1F, 41, 0x2A])?;
@@ -359,7 +386,7 @@ pub fn wrap<C: WrapContext>(
     if body.instructions().is_empty() {
         return Err(unsupported("empty body"));
     }
-    if probes.begin.is_none() && probes.end.is_none() {
+    if probes.begin.is_none() && probes.end.is_none() && probes.async_end.is_none() {
         return Err(unsupported(
             "the integration has neither OnMethodBegin nor OnMethodEnd for this method",
         ));
@@ -409,9 +436,14 @@ pub fn wrap<C: WrapContext>(
     } else {
         None
     };
+    let asynchronous = probes.async_end.as_ref().filter(|_| returns);
     let mut exception = None;
     let mut returned = None;
-    if probes.end.is_some() {
+    let mut async_default = None;
+    if let Some(a) = asynchronous {
+        exception = Some(new_locals.push_locals([TypeSig::Class(probes.exception)])?);
+        async_default = Some(new_locals.push_locals([a.result.clone()])?);
+    } else if probes.end.is_some() {
         exception = Some(new_locals.push_locals([TypeSig::Class(probes.exception)])?);
         if let Some(Generic::Itself(t)) = &result_generic {
             returned = Some(new_locals.push_locals([TypeSig::generic_value_type(
@@ -438,7 +470,11 @@ pub fn wrap<C: WrapContext>(
     let mut clauses: Vec<ExceptionClause> = Vec::new();
     let mut after_clauses: Vec<ExceptionClause> = Vec::new();
 
-    if let (Some(end), Some(ex)) = (probes.end, exception) {
+    let end = match asynchronous {
+        Some(a) => Some(a.end),
+        None => probes.end,
+    };
+    if let (Some(end), Some(ex)) = (end, exception) {
         let rets: Vec<Label> = work
             .instructions()
             .iter()
@@ -452,12 +488,18 @@ pub fn wrap<C: WrapContext>(
             .map(|i| i.label())
             .collect();
         let mut generic_args = vec![target.clone()];
-        if let Some(g) = &result_generic {
-            generic_args.push(g.arg());
+        match (asynchronous, &result_generic) {
+            (Some(a), _) => generic_args.push(a.result.clone()),
+            (None, Some(g)) => generic_args.push(g.arg()),
+            (None, None) => {}
         }
         let spec = cx
             .method_spec(end, &generic_args)
             .ok_or_else(|| unsupported("no MethodSpec for OnMethodEnd"))?;
+        let state_by_ref = match asynchronous {
+            Some(a) => a.end_state_by_ref,
+            None => probes.end_state_by_ref,
+        };
         calls.push((
             spec,
             StackSig {
@@ -498,13 +540,15 @@ pub fn wrap<C: WrapContext>(
         // on the exceptional one; then `leave` (patched below).
         let end_call = |exception: (OpCode, Operand), replace: bool| -> Code {
             let mut code: Code = instance.clone();
-            match (&result_generic, result) {
-                (Some(Generic::Itself(_)), Some(r)) => code.push(ldloc(r)),
-                (Some(Generic::Null), _) => code.push((OpCode::LDNULL, Operand::None)),
+            match (async_default, &result_generic, result) {
+                // OnAsyncMethodEnd before any task: default(TResult).
+                (Some(d), _, _) => code.push(ldloc(d)),
+                (None, Some(Generic::Itself(_)), Some(r)) => code.push(ldloc(r)),
+                (None, Some(Generic::Null), _) => code.push((OpCode::LDNULL, Operand::None)),
                 _ => {}
             }
             code.push(exception);
-            code.push(if probes.end_state_by_ref {
+            code.push(if state_by_ref {
                 ldloca(state)
             } else {
                 ldloc(state)
@@ -537,7 +581,63 @@ pub fn wrap<C: WrapContext>(
         let rethrow = work.push(OpCode::RETHROW, Operand::None)?;
         // NORMAL: try { result = End(instance, result, null, state)
         //     .GetReturnValue(); } catch { }
-        let normal = append(&mut work, &end_call((OpCode::LDNULL, Operand::None), true))?;
+        let normal_code = match (asynchronous, result) {
+            (Some(a), Some(r)) => {
+                // result = CallTargetAsync.Continue..(instance, result,
+                //     state, new AsyncMethodEnd<TTarget, TResult>(
+                //     OnAsyncMethodEnd<TTarget, TResult>));
+                let pair = vec![target.clone(), a.result.clone()];
+                let delegate = cx
+                    .type_token(&TypeSig::generic_class(a.delegate, pair.clone()))
+                    .ok_or_else(|| unsupported("no TypeSpec for AsyncMethodEnd<,>"))?;
+                let ctor = cx
+                    .member_ref(
+                        delegate,
+                        ".ctor",
+                        &MethodSig::instance_method(
+                            TypeSig::Void,
+                            vec![TypeSig::Object, TypeSig::I],
+                        ),
+                    )
+                    .ok_or_else(|| unsupported("no MemberRef for AsyncMethodEnd's constructor"))?;
+                calls.push((
+                    ctor,
+                    StackSig {
+                        params: 2,
+                        has_this: true,
+                        returns_value: false,
+                    },
+                ));
+                let continuation_args = if a.generic_result {
+                    pair
+                } else {
+                    vec![target.clone()]
+                };
+                let continuation = cx
+                    .method_spec(a.continuation, &continuation_args)
+                    .ok_or_else(|| unsupported("no MethodSpec for CallTargetAsync"))?;
+                calls.push((
+                    continuation,
+                    StackSig {
+                        params: 4,
+                        has_this: false,
+                        returns_value: true,
+                    },
+                ));
+                let mut code: Code = instance.clone();
+                code.push(ldloc(r));
+                code.push(ldloc(state));
+                code.push((OpCode::LDNULL, Operand::None));
+                code.push((OpCode::LDFTN, Operand::Token(spec)));
+                code.push((OpCode::NEWOBJ, Operand::Token(ctor)));
+                code.push((OpCode::CALL, Operand::Token(continuation)));
+                code.push(stloc(r));
+                code.push((OpCode::LEAVE, Operand::Branch(original_first)));
+                code
+            }
+            _ => end_call((OpCode::LDNULL, Operand::None), true),
+        };
+        let normal = append(&mut work, &normal_code)?;
         let normal_guard = append(&mut work, &guard_code)?;
         // DONE: return result;
         let mut done: Code = Vec::new();

@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::cil::{wrap, Probes, ThisArg, WrapContext};
+use crate::cil::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
 use crate::cil::{LocalVarSig, MethodSig, MethodSpecSig, TypeSig};
 use crate::cil::{MethodBody, StackSig, Token};
 use crate::facade::MetadataImport;
@@ -72,6 +72,10 @@ pub struct Integration {
     begins: BTreeMap<u32, (ProbeMethod, bool)>,
     end: Option<ProbeMethod>,
     end_void: Option<ProbeMethod>,
+    async_end: Option<ProbeMethod>,
+    /// `CallTargetAsync.ContinueTask`/`ContinueValueTask`, by name and
+    /// generic parameter count.
+    continuations: Vec<(&'static str, u32, ProbeMethod)>,
     /// The full names of the helper's TypeDefs (`true`) and TypeRefs
     /// (`false`) the signatures use.
     names: BTreeMap<u32, (bool, String)>,
@@ -195,6 +199,7 @@ impl Integration {
             let name: &'static str = match props.name.as_str() {
                 "OnMethodBegin" => "OnMethodBegin",
                 "OnMethodEnd" => "OnMethodEnd",
+                "OnAsyncMethodEnd" => "OnAsyncMethodEnd",
                 _ => continue,
             };
             // public (6) static (0x10)
@@ -233,9 +238,12 @@ impl Integration {
             begins: BTreeMap::new(),
             end: None,
             end_void: None,
+            async_end: None,
+            continuations: Vec::new(),
             names,
             ignored: Vec::new(),
         };
+        integration.read_continuations(helper);
         for (name, sig, problem) in found {
             let shape = format!(
                 "{name}`{}({} parameters)",
@@ -259,6 +267,7 @@ impl Integration {
         if integration.begins.is_empty()
             && integration.end.is_none()
             && integration.end_void.is_none()
+            && integration.async_end.is_none()
         {
             return Err(format!(
                 "integration {type_name} has no OnMethodBegin or OnMethodEnd of the contract's shapes{}",
@@ -270,6 +279,39 @@ impl Integration {
             ));
         }
         Ok(integration)
+    }
+
+    /// Reads `CorProf.CallTarget.CallTargetAsync`'s `ContinueTask` and
+    /// `ContinueValueTask` (absent from an older helper: async targets then
+    /// get `OnMethodEnd` with the task).
+    fn read_continuations(&mut self, helper: &MetadataImport) {
+        let Ok(typedef) = helper.find_type_def(&format!("{CONTRACT}.CallTargetAsync"), None) else {
+            return;
+        };
+        for m in helper.methods(typedef).unwrap_or_default() {
+            let Ok(props) = helper.method_props(m) else {
+                continue;
+            };
+            let name: &'static str = match props.name.as_str() {
+                "ContinueTask" => "ContinueTask",
+                "ContinueValueTask" => "ContinueValueTask",
+                _ => continue,
+            };
+            let Ok(sig) = MethodSig::decode(props.signature) else {
+                continue;
+            };
+            let mut tokens = Vec::new();
+            tokens_of(&sig.ret, &mut tokens);
+            sig.params.iter().for_each(|p| tokens_of(p, &mut tokens));
+            for t in tokens {
+                if let Ok(n) = base_type_name(helper, mdToken(t.0)) {
+                    self.names.insert(t.0, (t.0 >> 24 == 0x02, n));
+                }
+            }
+            let g = sig.generic_params;
+            self.continuations
+                .push((name, g, ProbeMethod { name, sig }));
+        }
     }
 
     /// Files `sig` (of method `name`) under its shape; `false` when it has
@@ -308,6 +350,18 @@ impl Integration {
             None => false,
         };
         let exception_ok = |t: Option<&TypeSig>| matches!(t.map(TypeSig::unmodified), Some(TypeSig::Class(e)) if self.names.get(&e.0).map(|(_, n)| n.as_str()) == Some("System.Exception"));
+        if name == "OnAsyncMethodEnd" {
+            let ok = g == 2
+                && p.len() == 4
+                && p[1].unmodified() == &TypeSig::MVar(1)
+                && exception_ok(p.get(2))
+                && state_ok(p.get(3))
+                && sig.ret.unmodified() == &TypeSig::MVar(1);
+            if ok {
+                self.async_end = Some(method);
+            }
+            return ok;
+        }
         match (g, p.len()) {
             (2, 4)
                 if p[1].unmodified() == &TypeSig::MVar(1)
@@ -643,6 +697,41 @@ fn base_type_name(import: &MetadataImport, token: mdToken) -> Result<String, Wra
     Ok(String::from_utf16_lossy(&buf[..end]))
 }
 
+/// For a return type `Task`, `Task<T>`, `ValueTask` or `ValueTask<T>`:
+/// the `CallTargetAsync` method that continues it, whether it takes
+/// `<TTarget, TResult>`, and `TResult` (`None`: `CallTargetReturn`).
+fn async_kind(
+    import: &MetadataImport,
+    ret: &TypeSig,
+) -> Option<(&'static str, bool, Option<TypeSig>)> {
+    let name = |t: &Token| base_type_name(import, mdToken(t.0)).ok();
+    match ret.unmodified() {
+        TypeSig::Class(t) if name(t)? == "System.Threading.Tasks.Task" => {
+            Some(("ContinueTask", false, None))
+        }
+        TypeSig::ValueType(t) if name(t)? == "System.Threading.Tasks.ValueTask" => {
+            Some(("ContinueValueTask", false, None))
+        }
+        TypeSig::GenericInst {
+            value_type,
+            ty,
+            args,
+        } if args.len() == 1 => {
+            let n = name(ty)?;
+            match (*value_type, n.as_str()) {
+                (false, "System.Threading.Tasks.Task`1") => {
+                    Some(("ContinueTask", true, Some(args[0].clone())))
+                }
+                (true, "System.Threading.Tasks.ValueTask`1") => {
+                    Some(("ContinueValueTask", true, Some(args[0].clone())))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The number of generic parameters of a type or method (`EnumGenericParams`).
 fn generic_param_count(import: &MetadataImport, owner: mdToken) -> Result<u32, WrapError> {
     let import2 = import
@@ -813,6 +902,44 @@ impl CallTarget<'_> {
             integration.member_ref(emit, helper, corlib, integration_ref.token(), m)
         };
         let begin_ref = begin.map(|(m, _)| member(m)).transpose()?;
+        let async_end = match (&integration.async_end, async_kind(emit.import(), &sig.ret)) {
+            (Some(end), Some((continuation, generic_result, result))) => integration
+                .continuations
+                .iter()
+                .find(|(n, g, _)| *n == continuation && *g == if generic_result { 2 } else { 1 })
+                .map(|(_, _, c)| -> Result<AsyncProbes, WrapError> {
+                    let result = match result {
+                        Some(t) => t,
+                        None => TypeSig::ValueType(Token(
+                            emit.type_ref(helper, &format!("{CONTRACT}.CallTargetReturn"))
+                                .map_err(md("DefineTypeRefByName(CallTargetReturn)"))?
+                                .0,
+                        )),
+                    };
+                    Ok(AsyncProbes {
+                        end: member(end)?,
+                        end_state_by_ref: matches!(
+                            end.sig.params.last().map(TypeSig::unmodified),
+                            Some(TypeSig::ByRef(_))
+                        ),
+                        continuation: {
+                            let contract = emit
+                                .type_ref(helper, &format!("{CONTRACT}.CallTargetAsync"))
+                                .map_err(md("DefineTypeRefByName(CallTargetAsync)"))?;
+                            integration.member_ref(emit, helper, corlib, contract.token(), c)?
+                        },
+                        generic_result,
+                        delegate: Token(
+                            emit.type_ref(helper, &format!("{CONTRACT}.AsyncMethodEnd`2"))
+                                .map_err(md("DefineTypeRefByName(AsyncMethodEnd`2)"))?
+                                .0,
+                        ),
+                        result,
+                    })
+                })
+                .transpose()?,
+            _ => None,
+        };
         let state_by_ref = end.is_some_and(|m| {
             matches!(
                 m.sig.params.last().map(TypeSig::unmodified),
@@ -830,6 +957,7 @@ impl CallTarget<'_> {
             return_type: Token(return_type.0),
             exception: Token(exception.0),
             method_name: Token(method_name.0),
+            async_end,
         })
     }
 }
