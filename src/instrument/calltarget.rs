@@ -1297,6 +1297,126 @@ mod tests {
     }
 
     #[test]
+    fn targets_may_name_their_integration() {
+        let t = MethodTarget::parse("App!N.T::M = My.Integration").unwrap();
+        assert_eq!(t.integration.as_deref(), Some("My.Integration"));
+        assert_eq!((t.type_name.as_str(), t.method.as_str()), ("N.T", "M"));
+        assert_eq!(t.to_string(), "App!N.T::M=My.Integration");
+        assert_eq!(MethodTarget::parse("App!N.T::M").unwrap().integration, None);
+        for bad in [
+            "App!N.T::M=",
+            "App!N.T::M=a b",
+            "App!N.T::M=A=B",
+            "App!N.T::M=A::B",
+        ] {
+            let err = MethodTarget::parse(bad).unwrap_err();
+            assert!(err.contains("integration type after `=`"), "{bad}: {err}");
+        }
+    }
+
+    /// An integration over made-up helper tokens: CallTargetState
+    /// (0x02000001), CallTargetReturn`1 (0x02000002), CallTargetReturn
+    /// (0x02000003), System.Exception (0x01000001).
+    fn integration() -> Integration {
+        let mut names = BTreeMap::new();
+        for (t, def, n) in [
+            (0x0200_0001, true, "CorProf.CallTarget.CallTargetState"),
+            (0x0200_0002, true, "CorProf.CallTarget.CallTargetReturn`1"),
+            (0x0200_0003, true, "CorProf.CallTarget.CallTargetReturn"),
+            (0x0100_0001, false, "System.Exception"),
+            (0x0200_0004, true, "Other.CallTargetState"),
+        ] {
+            names.insert(t, (def, String::from(n)));
+        }
+        Integration {
+            type_name: "I".into(),
+            begins: BTreeMap::new(),
+            end: None,
+            end_void: None,
+            async_end: None,
+            continuations: Vec::new(),
+            names,
+            ignored: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn integration_methods_are_filed_by_shape() {
+        use crate::cil::TypeSig as T;
+        let state = T::ValueType(Token(0x0200_0001));
+        let exception = T::Class(Token(0x0100_0001));
+        let mvar = T::MVar;
+        let by_ref = |t: T| T::by_ref(t);
+        let generic = |ret: T, params: Vec<T>, g: u32| {
+            MethodSig::static_method(ret, params).with_generic_params(g)
+        };
+        let mut i = integration();
+        // OnMethodBegin<TTarget, TArg1, TArg2>(TTarget, ref TArg1, ref TArg2)
+        let begin2 = generic(
+            state.clone(),
+            vec![mvar(0), by_ref(mvar(1)), by_ref(mvar(2))],
+            3,
+        );
+        assert!(i.accept("OnMethodBegin", &begin2));
+        // OnMethodBegin<TTarget>(TTarget, string method)
+        let named = generic(state.clone(), vec![mvar(0), T::String], 1);
+        assert!(i.accept("OnMethodBegin", &named));
+        assert_eq!(i.begin_arities(), [0, 2]);
+        assert!(
+            i.begins[&0].1 && !i.begins[&2].1,
+            "only the first takes the name"
+        );
+        // Not the contract's: by-value arguments, another return type, a
+        // CallTargetState of another namespace, an instance method.
+        for odd in [
+            generic(state.clone(), vec![mvar(0), mvar(1)], 2),
+            generic(T::Void, vec![mvar(0)], 1),
+            generic(T::ValueType(Token(0x0200_0004)), vec![mvar(0)], 1),
+            MethodSig::instance_method(state.clone(), vec![mvar(0)]).with_generic_params(1),
+        ] {
+            assert!(!i.accept("OnMethodBegin", &odd), "{odd:?}");
+        }
+        assert_eq!(i.begin_arities(), [0, 2]);
+        // OnMethodEnd<TTarget, TReturn>(TTarget, TReturn, Exception, in
+        // CallTargetState) -> CallTargetReturn<TReturn>; `in` compiled as a
+        // by-ref (Roslyn) or by value (mcs).
+        let returned = T::generic_value_type(Token(0x0200_0002), vec![mvar(1)]);
+        for state_param in [by_ref(state.clone()), state.clone()] {
+            let mut i = integration();
+            let end = generic(
+                returned.clone(),
+                vec![mvar(0), mvar(1), exception.clone(), state_param.clone()],
+                2,
+            );
+            assert!(i.accept("OnMethodEnd", &end));
+            assert!(i.has_end(false) && !i.has_end(true));
+            let end_void = generic(
+                T::ValueType(Token(0x0200_0003)),
+                vec![mvar(0), exception.clone(), state_param.clone()],
+                1,
+            );
+            assert!(i.accept("OnMethodEnd", &end_void));
+            assert!(i.has_end(true));
+            let async_end = generic(
+                mvar(1),
+                vec![mvar(0), mvar(1), exception.clone(), state_param],
+                2,
+            );
+            assert!(i.accept("OnAsyncMethodEnd", &async_end));
+            assert!(i.async_end.is_some());
+        }
+        // An end whose exception parameter is an object is not the contract's.
+        let mut i = integration();
+        let wrong = generic(
+            returned,
+            vec![mvar(0), mvar(1), T::Object, by_ref(state)],
+            2,
+        );
+        assert!(!i.accept("OnMethodEnd", &wrong));
+        assert!(!i.has_end(false));
+    }
+
+    #[test]
     fn bad_targets_say_what_is_wrong() {
         for (text, why) in [
             ("App.N.T::M", "no `!`"),
