@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
 # Runs the call_target example (docs/instrumentation.md): wraps the named
-# methods so that they call the Begin/End/OnException probes of the helper
-# assembly CallTargetProbe.dll, which the program never referenced.
-# Provisions a .NET runtime when needed (scripts/provision-dotnet.sh, which
-# also builds the helper from tests/e2e/programs/CallTargetProbe/Probe.cs),
-# builds the profiler, and runs the program with the five variables it needs.
-# The program's output goes to stdout, the profiler's messages and the
-# probes' lines (`calltarget begin ...`) to stderr; the script exits with
-# the program's own exit code (44 for the CallTarget sample).
+# methods so that they call an integration's OnMethodBegin/OnMethodEnd in
+# the helper assembly CallTargetHelper.dll, which the program never
+# referenced. Provisions a .NET runtime when needed
+# (scripts/provision-dotnet.sh), builds the helper from calltarget/
+# (scripts/build-calltarget-helper.sh) and the profiler, and runs the
+# program with the five variables it needs. The program's output goes to
+# stdout, the profiler's messages and the integration's lines
+# (LogIntegration: `calltarget begin ...`) to stderr; the script exits
+# with the program's own exit code (44 for the CallTarget sample).
 #
 #   bash scripts/calltarget-sample.sh                           # the CallTarget sample
 #   bash scripts/calltarget-sample.sh PATH/App.dll TARGETS [ARGS...]
 #
 # TARGETS: `;`-separated `Assembly!Namespace.Type::Method` (quote it; a
 # generic type is named with its arity, 'App!Shop.Repository`1::Find').
-# Extra settings (CORPROF_CALLTARGET_REJIT=1, CORPROF_CALLTARGET_VERBOSE=1)
-# pass through from the environment. CORPROF_CALLTARGET_HELPER=PATH/X.dll
-# uses your own helper instead (docs/instrumentation.md, "Your own helper").
+# A target may name its own integration: 'App!Ns.Type::Method=Ns.Integration'.
+# Extra settings pass through from the environment:
+# CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.CountingIntegration (or
+# NoopIntegration; default LogIntegration), CORPROF_CALLTARGET_REJIT=1,
+# CORPROF_CALLTARGET_VERBOSE=1, CORPROF_CALLTARGET_INLINING=1.
+# CORPROF_CALLTARGET_HELPER=PATH/X.dll uses a helper you built yourself
+# (docs/instrumentation.md, "Writing an integration").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,8 +34,7 @@ if [ -n "${CORPROF_CALLTARGET_HELPER:-}" ]; then
     [ -f "$CORPROF_CALLTARGET_HELPER" ] || { echo "error: no such file: CORPROF_CALLTARGET_HELPER=$CORPROF_CALLTARGET_HELPER" >&2; exit 1; }
     helper="$(cd "$(dirname "$CORPROF_CALLTARGET_HELPER")" && pwd)/$(basename "$CORPROF_CALLTARGET_HELPER")"
 else
-    helper="$programs/CallTargetProbe/CallTargetProbe.dll"
-    [ -f "$helper" ] || { echo "error: provisioning built no $helper" >&2; exit 1; }
+    helper=$(bash scripts/build-calltarget-helper.sh "$PWD/.cache/calltarget-helper/CallTargetHelper.dll") || exit 1
 fi
 
 if [ $# -eq 0 ]; then
