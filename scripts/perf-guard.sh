@@ -20,6 +20,9 @@
 #      FunctionHooks::LEAVE and TAILCALL false), counting the runtime's
 #      default stub too: at least 15 instructions per call below all three
 #      (no leave trampoline may run).
+#   3. CallTarget: scripts/calltarget-guard.sh (instructions the wrapping
+#      adds per call of a NoInlining Add, NoopIntegration against unwrapped,
+#      inlining on and off: within 5% of the figures measured when written).
 #
 #   bash scripts/perf-guard.sh
 #
@@ -178,3 +181,6 @@ echo
 echo "perf-guard: $(( $(date +%s) - started )) s"
 [ "$jit_ok" = ok ] || die "the Rust JIT tracer costs $jit_ratio x the C tracer per method (limit $JIT_RATIO_MAX)"
 [ "$hook_ok" = ok ] || die "corprof's do-nothing hooks cost $hook_ratio x the C saving floor per call (limit $HOOK_RATIO_MAX)"
+
+# --- 3. CallTarget. ----------------------------------------------------------
+bash scripts/calltarget-guard.sh || die "the CallTarget guard failed (scripts/calltarget-guard.sh)"
