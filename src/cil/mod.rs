@@ -23,8 +23,8 @@
 //! * [`OpCode`][OC] and [`OpCodeInfo`][OCI] hold the complete ECMA-335
 //!   opcode table.
 //! * [`sig`][S] decodes, builds and encodes signature blobs.
-//! * [`wrap`][W] surrounds a method body with calls to probe methods
-//!   (begin, end, exception), CallTarget-style.
+//! * [`wrap`][W] surrounds a method body with calls to an integration's
+//!   generic methods (begin, end, async end), CallTarget-style.
 //!
 //! [MS]: crate::cil::MethodSig
 //! [I]: crate::cil::Instruction

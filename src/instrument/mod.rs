@@ -7,8 +7,9 @@
 //! The parts, file by file:
 //!
 //! - `calltarget.rs`: [`CallTarget`] wraps a method so that it calls the
-//!   probes of a helper assembly the application never referenced
-//!   (metadata emit, signatures, [`cil::wrap`](crate::cil::wrap));
+//!   generic methods of an [`Integration`] in a helper assembly the
+//!   application never referenced (metadata emit, MethodSpecs,
+//!   [`cil::wrap`](crate::cil::wrap); the C# contract is in `calltarget/`);
 //!   [`MethodTarget`] and [`MethodTargets`] select methods by name
 //!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
