@@ -91,6 +91,9 @@ pub mod hooks;
 #[cfg_attr(docsrs, doc(cfg(feature = "instrument")))]
 pub mod instrument;
 pub mod metadata;
+#[cfg(feature = "profile")]
+#[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
+pub mod profile;
 pub mod profiling;
 
 pub use com::abi::{

@@ -7,8 +7,10 @@
 //!
 //! Floors, bottom to top: `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
-//! `sampling`, `eventpipe`), each on its own. `cil` and `diagnostics` stand
-//! beside: `cil` uses only the COM core, `diagnostics` the raw layer.
+//! `sampling`, `eventpipe`), each on its own. `cil`, `profile` and
+//! `diagnostics` stand beside: `cil` uses only the COM core, `profile`
+//! nothing, `diagnostics` the raw layer; the capabilities may use `cil` and
+//! `profile`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -28,6 +30,7 @@ const MODULES: &[&str] = &[
     "hooks",
     "sampling",
     "eventpipe",
+    "profile",
 ];
 
 /// What each module may use besides itself and the crate root's items.
@@ -42,6 +45,16 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "facade",
         "cil",
     ];
+    const CAPABILITY: &[&str] = &[
+        "com",
+        "ctypes",
+        "codes",
+        "profiling",
+        "metadata",
+        "facade",
+        "cil",
+        "profile",
+    ];
     match module {
         "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
@@ -49,7 +62,8 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "facade" => FACADE,
         "cil" => &["com"],
         "diagnostics" => RAW,
-        "instrument" | "hooks" | "sampling" | "eventpipe" => FACADE,
+        "profile" => &[],
+        "instrument" | "hooks" | "sampling" | "eventpipe" => CAPABILITY,
         other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
     }
 }
