@@ -4,8 +4,10 @@
 # CallTargetReturn<T>, LogIntegration, NoopIntegration, CountingIntegration,
 # the StartupHook class), every other .cs file a user adds to calltarget/,
 # and any EXTRA.cs files given, compiled with the provisioned C# compiler
-# (mcs, or the SDK's Roslyn) against the provisioned runtime's assemblies
-# (scripts/provision-dotnet.sh; CORPROF_RUNTIME picks the runtime).
+# (mcs, or the SDK's Roslyn) against the reference assemblies provisioning
+# names for the chosen runtime (CSHARP_REFERENCE_DIR: 3.1's assemblies for
+# both 3.1 and 8.0; scripts/provision-dotnet.sh; CORPROF_RUNTIME picks the
+# runtime).
 #
 #   bash scripts/build-calltarget-helper.sh OUT.dll [EXTRA.cs...]
 #
@@ -45,12 +47,16 @@ mode="$(value CORPROF_DOTNET_MODE)"
 host="$(value DOTNET_HOST)"
 version="$(value DOTNET_RUNTIME_VERSION)"
 runtime_dir="$(value DOTNET_RUNTIME_DIR)"
-[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] || die "provisioning printed no usable runtime"
+# The assemblies to compile against: the runtime's own on 3.1, 3.1's on 8.0
+# (mcs cannot read 8.0's System.Private.CoreLib; docs/e2e.md).
+reference_dir="$(value CSHARP_REFERENCE_DIR)"
+[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] && [ -d "$reference_dir" ] ||
+    die "provisioning printed no usable runtime"
 
 # shellcheck source=scripts/csharp-lib.sh
 . "$ROOT/scripts/csharp-lib.sh"
 csharp_pick_compiler "$mode" "$host"
-refs_text="$(csharp_refs "$runtime_dir")" || die "a runtime assembly is missing"
+refs_text="$(csharp_refs "$reference_dir")" || die "a runtime assembly is missing"
 mapfile -t refs <<<"$refs_text"
 
 mkdir -p "$(dirname "$out")"
