@@ -309,8 +309,11 @@ impl ProfilerInfo {
 
     /// A class's full name, generic instantiations included
     /// (`System.Collections.Generic.List<System.String>`), from
-    /// `GetClassIDInfo2` and the module's metadata. Arrays and other classes
-    /// without a TypeDef give `E_INVALIDARG`-like errors from the runtime.
+    /// `GetClassIDInfo2` and the module's metadata. Arrays are named by
+    /// `IsArrayClass` as their element type with C#-like brackets
+    /// (`System.Byte[]`, `System.String[,]`, `System.Int32[][]`); other
+    /// classes without a TypeDef (pointers, function pointers) give the
+    /// runtime's error.
     ///
     /// Bounded against broken answers: type arguments nest at most 16 deep
     /// and at most 256 classes are named in all (the rest print as `...`);
@@ -325,6 +328,9 @@ impl ProfilerInfo {
     fn class_name_depth(&self, class: ClassID, depth: u32, budget: &mut u32) -> Result<String> {
         const MAX_DEPTH: u32 = 16;
         *budget = budget.saturating_sub(1);
+        if let Some(name) = self.array_class_name(class, depth, budget) {
+            return Ok(name);
+        }
         let (mut module, mut typedef) = (ModuleID::NULL, mdTypeDef(0));
         let mut args: Vec<ClassID> = Vec::new();
         if let Some(v2) = self.v2() {
@@ -394,6 +400,34 @@ impl ProfilerInfo {
             name.push('>');
         }
         Ok(name)
+    }
+
+    /// The name of an array class (`System.Byte[]`, `System.String[,]`)
+    /// from `IsArrayClass`, or `None` when `class` is not an array: arrays
+    /// have no TypeDef for `GetClassIDInfo2` to answer.
+    fn array_class_name(&self, class: ClassID, depth: u32, budget: &mut u32) -> Option<String> {
+        let (mut element, mut element_class, mut rank) =
+            (crate::metadata::CorElementType(0), ClassID::NULL, 0u32);
+        // SAFETY: valid out-pointers; S_FALSE (not an array) is checked.
+        let hr = unsafe {
+            self.raw
+                .IsArrayClass(class, &mut element, &mut element_class, &mut rank)
+        };
+        if hr != crate::S_OK || rank == 0 || rank > 32 {
+            return None;
+        }
+        let mut name = if !element_class.is_null() && depth < 16 && *budget > 0 {
+            self.class_name_depth(element_class, depth + 1, budget)
+                .unwrap_or_else(|_| String::from("?"))
+        } else {
+            String::from(primitive_name(element).unwrap_or("?"))
+        };
+        name.push('[');
+        for _ in 1..rank {
+            name.push(',');
+        }
+        name.push(']');
+        Some(name)
     }
 
     /// A module's path, assembly and load address (`GetModuleInfo`).
@@ -815,4 +849,28 @@ mod tests {
         fn check<T: Send + Sync + Clone>() {}
         check::<ProfilerInfo>();
     }
+}
+
+/// The runtime type of a primitive element type, as `class_name` names it.
+fn primitive_name(element: crate::metadata::CorElementType) -> Option<&'static str> {
+    use crate::metadata::*;
+    Some(match element {
+        ELEMENT_TYPE_BOOLEAN => "System.Boolean",
+        ELEMENT_TYPE_CHAR => "System.Char",
+        ELEMENT_TYPE_I1 => "System.SByte",
+        ELEMENT_TYPE_U1 => "System.Byte",
+        ELEMENT_TYPE_I2 => "System.Int16",
+        ELEMENT_TYPE_U2 => "System.UInt16",
+        ELEMENT_TYPE_I4 => "System.Int32",
+        ELEMENT_TYPE_U4 => "System.UInt32",
+        ELEMENT_TYPE_I8 => "System.Int64",
+        ELEMENT_TYPE_U8 => "System.UInt64",
+        ELEMENT_TYPE_R4 => "System.Single",
+        ELEMENT_TYPE_R8 => "System.Double",
+        ELEMENT_TYPE_STRING => "System.String",
+        ELEMENT_TYPE_I => "System.IntPtr",
+        ELEMENT_TYPE_U => "System.UIntPtr",
+        ELEMENT_TYPE_OBJECT => "System.Object",
+        _ => return None,
+    })
 }

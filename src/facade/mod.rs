@@ -44,6 +44,7 @@ mod rewritten;
 mod shutdown;
 mod stack;
 pub(crate) mod strings;
+mod suspend;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;
@@ -59,6 +60,7 @@ pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::StackFrame;
+pub use suspend::SuspendedRuntime;
 
 use crate::profiling::ICorProfilerCallback11;
 use crate::IUnknown;

@@ -1,0 +1,109 @@
+//! Threads and runtime suspension, for samplers: the managed threads
+//! (`EnumThreads`), a sampler thread made ready for profiler calls
+//! (`InitializeCurrentThread`), object sizes (`GetObjectSize2`) and
+//! stopping every managed thread at a safe point (`SuspendRuntime` /
+//! `ResumeRuntime`, `ICorProfilerInfo10`, .NET Core 3.0), which is how a
+//! profiler walks other threads' stacks where the runtime cannot suspend a
+//! single thread for `DoStackSnapshot` (every platform but Windows).
+
+use core::ffi::c_void;
+
+use super::enumerators::ThreadIter;
+use super::info::{take_interface, ProfilerInfo, Result};
+use crate::profiling::{ObjectID, ThreadID};
+use crate::{E_NOTIMPL, HRESULT};
+
+/// The runtime suspended by [`ProfilerInfo::suspend_runtime`]: every
+/// managed thread is stopped at a safe point until [`resume`] or drop.
+///
+/// [`resume`]: SuspendedRuntime::resume
+#[derive(Debug)]
+#[must_use = "the runtime stays suspended only while this lives"]
+pub struct SuspendedRuntime<'a> {
+    info: &'a ProfilerInfo,
+    resumed: bool,
+}
+
+impl SuspendedRuntime<'_> {
+    /// Resumes the runtime (`ResumeRuntime`) and says what it answered.
+    pub fn resume(mut self) -> Result<()> {
+        self.resumed = true;
+        self.resume_now().ok()
+    }
+
+    fn resume_now(&self) -> HRESULT {
+        match self.info.v10() {
+            // SAFETY: this value exists only after a successful
+            // SuspendRuntime on this interface, and resumes once.
+            Some(v10) => unsafe { v10.ResumeRuntime() },
+            None => E_NOTIMPL,
+        }
+    }
+}
+
+impl Drop for SuspendedRuntime<'_> {
+    fn drop(&mut self) {
+        if !self.resumed {
+            let _ = self.resume_now();
+        }
+    }
+}
+
+impl ProfilerInfo {
+    /// The managed threads alive now (`EnumThreads`, version 4), as an
+    /// iterator that releases the runtime's enumerator when dropped.
+    pub fn threads(&self) -> Result<ThreadIter> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        // SAFETY: EnumThreads writes null or one ICorProfilerThreadEnum reference.
+        unsafe { take_interface(|out: *mut *mut c_void| v4.EnumThreads(out)) }.map(ThreadIter::new)
+    }
+
+    /// Prepares the calling (native) thread for later profiler calls
+    /// (`InitializeCurrentThread`, version 4), so that a call made while
+    /// the runtime is suspended does not wait on an allocation the
+    /// suspended threads hold. A sampler thread calls it once, first.
+    pub fn initialize_current_thread(&self) -> Result<()> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        // SAFETY: no arguments; valid on any thread.
+        unsafe { v4.InitializeCurrentThread() }.ok()
+    }
+
+    /// The size of `object` in bytes (`GetObjectSize2`, version 4).
+    pub fn object_size(&self, object: ObjectID) -> Result<usize> {
+        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let mut size = 0;
+        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        unsafe { v4.GetObjectSize2(object, &mut size) }.ok()?;
+        Ok(size)
+    }
+
+    /// Suspends the runtime (`SuspendRuntime`, `ICorProfilerInfo10`):
+    /// every managed thread stops at a safe point until the returned value
+    /// is resumed or dropped. Meanwhile [`stack_snapshot`] may walk any
+    /// managed thread. Call it from a native thread of the profiler's own
+    /// (a managed thread would wait for itself), never from a callback.
+    ///
+    /// [`stack_snapshot`]: ProfilerInfo::stack_snapshot
+    pub fn suspend_runtime(&self) -> Result<SuspendedRuntime<'_>> {
+        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        // SAFETY: no arguments; the runtime checks the calling thread.
+        unsafe { v10.SuspendRuntime() }.ok()?;
+        Ok(SuspendedRuntime {
+            info: self,
+            resumed: false,
+        })
+    }
+
+    /// The OS thread behind each managed thread alive now, as
+    /// `(ThreadID, OS thread ID)` pairs; threads without one yet (or any
+    /// more) are left out.
+    pub fn threads_with_os_ids(&self) -> Result<alloc::vec::Vec<(ThreadID, u32)>> {
+        Ok(self
+            .threads()?
+            .filter_map(|thread| {
+                let os = self.os_thread_id(thread).ok()?;
+                (os != 0).then_some((thread, os))
+            })
+            .collect())
+    }
+}
