@@ -35,6 +35,9 @@ if ! command -v chromium >/dev/null; then
 fi
 chromium --version >/dev/null 2>&1 || die "chromium is installed but does not run"
 
+step "profile readers: Go's pprof, gzip and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs)"
+bash scripts/install-profile-readers.sh >/dev/null
+
 step "rustfmt"
 cargo fmt --all -- --check
 

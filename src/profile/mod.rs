@@ -1,12 +1,27 @@
 //! Profiles and their formats: the stack trie ([`StackTree`]) that the
 //! sampler and the call-tree example fill, and the writers that stream it
-//! out: folded stacks, flame-graph SVG, pprof (`profile.proto`, gzipped) and
-//! speedscope JSON.
+//! out:
 //!
-//! The module knows nothing of the runtime: it stands beside `cil`, below
-//! the capability modules that use it (`sampling`), and the writers read
-//! only a [`StackTree`] and its [`Frames`].
+//! - [`write_folded`]: folded stacks (`flamegraph.pl`, inferno, speedscope);
+//! - [`write_flame`]: a flame-graph SVG that leaves out frames narrower
+//!   than a minimum width;
+//! - [`Pprof`]: pprof's `profile.proto`, gzipped ([`gzip`], no dependency);
+//! - [`write_speedscope`]: speedscope's JSON.
+//!
+//! The writers hold the current stack, never every path as text: memory is
+//! bounded by the tree. The module knows nothing of the runtime: it stands
+//! beside `cil`, below the capability modules that use it (`sampling`).
 
+mod flame;
+mod folded;
+mod gzip;
+mod pprof;
+mod speedscope;
 mod tree;
 
+pub use flame::{inclusive_widths, self_widths, write_flame, FlameOptions, FlameStats};
+pub use folded::{write_folded, FoldedStats};
+pub use gzip::{crc32, gzip};
+pub use pprof::Pprof;
+pub use speedscope::{write_speedscope, SpeedscopeProfile};
 pub use tree::{Children, FrameId, Frames, NodeId, StackTree};

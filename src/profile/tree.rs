@@ -159,6 +159,15 @@ impl StackTree {
         NodeId(id)
     }
 
+    /// The node numbered `index` (0 for the root, then in the order added).
+    ///
+    /// # Panics
+    /// When `index` is not below [`len`](Self::len).
+    pub fn find_index(&self, index: usize) -> NodeId {
+        assert!(index < self.nodes.len(), "no node {index}");
+        NodeId(index as u32)
+    }
+
     /// The node of `stack` (outermost frame first), when the tree has it.
     pub fn find<I: IntoIterator<Item = FrameId>>(&self, stack: I) -> Option<NodeId> {
         stack.into_iter().try_fold(NodeId::ROOT, |node, frame| {

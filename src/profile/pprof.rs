@@ -1,0 +1,396 @@
+//! pprof's `profile.proto` (github.com/google/pprof, `proto/profile.proto`,
+//! package `perftools.profiles`), encoded by hand and gzipped as the format
+//! requires on disk. Read by `go tool pprof`, Grafana Pyroscope and the
+//! other tools that take pprof.
+//!
+//! Field numbers, from that file: `Profile` `sample_type` = 1, `sample` =
+//! 2, `location` = 4, `function` = 5, `string_table` = 6, `time_nanos` = 9,
+//! `duration_nanos` = 10, `period_type` = 11, `period` = 12,
+//! `default_sample_type` = 14; `ValueType` `type` = 1, `unit` = 2;
+//! `Sample` `location_id` = 1 (packed, leaf first), `value` = 2 (packed),
+//! `label` = 3; `Label` `key` = 1, `str` = 2; `Location` `id` = 1, `line`
+//! = 4; `Line` `function_id` = 1; `Function` `id` = 1, `name` = 2,
+//! `system_name` = 3. `string_table[0]` is `""`.
+//!
+//! Each distinct frame name is one `Function` and one `Location` (ids from
+//! 1); managed code has no stable addresses or mappings to give.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use std::collections::HashMap;
+
+use super::gzip::gzip;
+use super::tree::{Frames, NodeId, StackTree};
+
+/// A pprof profile being built: sample types, samples, and the string,
+/// function and location tables they refer to.
+#[derive(Clone, Debug)]
+pub struct Pprof {
+    strings: Vec<String>,
+    string_ids: HashMap<String, i64>,
+    sample_types: Vec<(i64, i64)>,
+    /// `Sample` messages, each already encoded as field 2 of `Profile`.
+    samples: Vec<u8>,
+    sample_count: usize,
+    /// Function (and location) id of each frame name's string id.
+    functions: HashMap<i64, u64>,
+    /// String id of each function, by id - 1.
+    function_names: Vec<i64>,
+    time_nanos: i64,
+    duration_nanos: i64,
+    period_type: Option<(i64, i64)>,
+    period: i64,
+    default_sample_type: i64,
+}
+
+fn varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push(value as u8 | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// A varint field (wire type 0); zero is left out, as proto3 does.
+fn field_varint(out: &mut Vec<u8>, field: u32, value: u64) {
+    if value != 0 {
+        varint(out, u64::from(field) << 3);
+        varint(out, value);
+    }
+}
+
+/// A length-delimited field (wire type 2).
+fn field_bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+    varint(out, u64::from(field) << 3 | 2);
+    varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+/// A packed repeated varint field.
+fn field_packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
+    let mut packed = Vec::new();
+    for value in values {
+        varint(&mut packed, value);
+    }
+    if !packed.is_empty() {
+        field_bytes(out, field, &packed);
+    }
+}
+
+fn value_type(kind: (i64, i64)) -> Vec<u8> {
+    let mut out = Vec::new();
+    field_varint(&mut out, 1, kind.0 as u64);
+    field_varint(&mut out, 2, kind.1 as u64);
+    out
+}
+
+impl Pprof {
+    /// A profile whose samples have one value per `(type, unit)` of
+    /// `sample_types`, e.g. `[("cpu", "nanoseconds"), ("alloc_space",
+    /// "bytes")]`. The last type is the default one until
+    /// [`set_default_sample_type`](Self::set_default_sample_type).
+    pub fn new(sample_types: &[(&str, &str)]) -> Pprof {
+        let mut pprof = Pprof {
+            strings: alloc::vec![String::new()],
+            string_ids: HashMap::new(),
+            sample_types: Vec::new(),
+            samples: Vec::new(),
+            sample_count: 0,
+            functions: HashMap::new(),
+            function_names: Vec::new(),
+            time_nanos: 0,
+            duration_nanos: 0,
+            period_type: None,
+            period: 0,
+            default_sample_type: 0,
+        };
+        pprof.string_ids.insert(String::new(), 0);
+        pprof.sample_types = sample_types
+            .iter()
+            .map(|(kind, unit)| (pprof.string(kind), pprof.string(unit)))
+            .collect();
+        pprof
+    }
+
+    fn string(&mut self, text: &str) -> i64 {
+        if let Some(&id) = self.string_ids.get(text) {
+            return id;
+        }
+        let id = self.strings.len() as i64;
+        self.strings.push(String::from(text));
+        self.string_ids.insert(String::from(text), id);
+        id
+    }
+
+    /// The sampling period: `period` units of `(type, unit)` between
+    /// samples (e.g. `("cpu", "nanoseconds")`, 10,101,010 at 99 Hz).
+    pub fn set_period(&mut self, kind: &str, unit: &str, period: i64) {
+        self.period_type = Some((self.string(kind), self.string(unit)));
+        self.period = period;
+    }
+
+    /// When collection started (nanoseconds since the Unix epoch) and how
+    /// long it lasted.
+    pub fn set_time(&mut self, time_nanos: i64, duration_nanos: i64) {
+        self.time_nanos = time_nanos;
+        self.duration_nanos = duration_nanos;
+    }
+
+    /// The sample type tools show first (by its type name).
+    pub fn set_default_sample_type(&mut self, kind: &str) {
+        self.default_sample_type = self.string(kind);
+    }
+
+    /// How many samples were added.
+    pub fn sample_count(&self) -> usize {
+        self.sample_count
+    }
+
+    /// The location (and function) id of a frame name.
+    fn location(&mut self, name: &str) -> u64 {
+        let name = self.string(name);
+        if let Some(&id) = self.functions.get(&name) {
+            return id;
+        }
+        self.function_names.push(name);
+        let id = self.function_names.len() as u64;
+        self.functions.insert(name, id);
+        id
+    }
+
+    fn push_sample(&mut self, locations: &[u64], values: &[i64], labels: &[(i64, i64)]) {
+        let mut sample = Vec::new();
+        field_packed(&mut sample, 1, locations.iter().copied());
+        // Values are all given, zeros too: one per sample type.
+        let mut packed = Vec::new();
+        for &value in values {
+            varint(&mut packed, value as u64);
+        }
+        field_bytes(&mut sample, 2, &packed);
+        for &(key, text) in labels {
+            let mut label = Vec::new();
+            field_varint(&mut label, 1, key as u64);
+            field_varint(&mut label, 2, text as u64);
+            field_bytes(&mut sample, 3, &label);
+        }
+        field_bytes(&mut self.samples, 2, &sample);
+        self.sample_count += 1;
+    }
+
+    /// Adds one sample: its stack, leaf (innermost frame) first, one value
+    /// per sample type, and string labels such as `("thread", "Worker")`.
+    ///
+    /// # Panics
+    /// When `values` has not one value per sample type.
+    pub fn add_sample(
+        &mut self,
+        stack_leaf_first: &[&str],
+        values: &[i64],
+        labels: &[(&str, &str)],
+    ) {
+        assert_eq!(
+            values.len(),
+            self.sample_types.len(),
+            "one value per sample type"
+        );
+        let locations: Vec<u64> = stack_leaf_first.iter().map(|f| self.location(f)).collect();
+        let labels: Vec<(i64, i64)> = labels
+            .iter()
+            .map(|(k, v)| (self.string(k), self.string(v)))
+            .collect();
+        self.push_sample(&locations, values, &labels);
+    }
+
+    /// Adds a sample for every node of `tree` with a non-zero self value:
+    /// its stack and its values (clamped to `i64::MAX`), with `labels`.
+    ///
+    /// # Panics
+    /// When the tree's width is not the number of sample types.
+    pub fn add_tree(&mut self, tree: &StackTree, frames: &Frames, labels: &[(&str, &str)]) {
+        assert_eq!(
+            tree.width(),
+            self.sample_types.len(),
+            "one value per sample type"
+        );
+        let labels: Vec<(i64, i64)> = labels
+            .iter()
+            .map(|(k, v)| (self.string(k), self.string(v)))
+            .collect();
+        let mut ids: Vec<u64> = alloc::vec![0; frames.len()];
+        let mut locations = Vec::new();
+        let mut values = Vec::with_capacity(tree.width());
+        for index in 1..tree.len() {
+            let node = tree.find_index(index);
+            if tree.values(node).iter().all(|&v| v == 0) {
+                continue;
+            }
+            locations.clear();
+            let mut at: Option<NodeId> = Some(node);
+            while let Some(n) = at {
+                if let Some(frame) = tree.frame(n) {
+                    let slot = &mut ids[frame.index()];
+                    if *slot == 0 {
+                        *slot = self.location(frames.name(frame));
+                    }
+                    locations.push(*slot);
+                }
+                at = tree.parent(n);
+            }
+            values.clear();
+            values.extend(
+                tree.values(node)
+                    .iter()
+                    .map(|&v| v.min(i64::MAX as u64) as i64),
+            );
+            self.push_sample(&locations, &values, &labels);
+        }
+    }
+
+    /// The profile as protobuf bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.samples.len() + 64 * self.strings.len());
+        for &kind in &self.sample_types {
+            field_bytes(&mut out, 1, &value_type(kind));
+        }
+        out.extend_from_slice(&self.samples);
+        for (index, &name) in self.function_names.iter().enumerate() {
+            let id = index as u64 + 1;
+            let mut line = Vec::new();
+            field_varint(&mut line, 1, id);
+            let mut location = Vec::new();
+            field_varint(&mut location, 1, id);
+            field_bytes(&mut location, 4, &line);
+            field_bytes(&mut out, 4, &location);
+            let mut function = Vec::new();
+            field_varint(&mut function, 1, id);
+            field_varint(&mut function, 2, name as u64);
+            field_varint(&mut function, 3, name as u64);
+            field_bytes(&mut out, 5, &function);
+        }
+        for text in &self.strings {
+            field_bytes(&mut out, 6, text.as_bytes());
+        }
+        field_varint(&mut out, 9, self.time_nanos as u64);
+        field_varint(&mut out, 10, self.duration_nanos as u64);
+        if let Some(kind) = self.period_type {
+            field_bytes(&mut out, 11, &value_type(kind));
+        }
+        field_varint(&mut out, 12, self.period as u64);
+        field_varint(&mut out, 14, self.default_sample_type as u64);
+        out
+    }
+
+    /// The profile as pprof files hold it: gzipped protobuf.
+    pub fn encode_gzip(&self) -> Vec<u8> {
+        gzip(&self.encode())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal protobuf reader: (field, wire type, varint or bytes).
+    fn fields(mut bytes: &[u8]) -> Vec<(u64, u64, Vec<u8>)> {
+        fn read_varint(bytes: &mut &[u8]) -> u64 {
+            let (mut value, mut shift) = (0u64, 0);
+            loop {
+                let b = bytes[0];
+                *bytes = &bytes[1..];
+                value |= u64::from(b & 0x7f) << shift;
+                if b < 0x80 {
+                    return value;
+                }
+                shift += 7;
+            }
+        }
+        let mut out = Vec::new();
+        while !bytes.is_empty() {
+            let key = read_varint(&mut bytes);
+            match key & 7 {
+                0 => out.push((key >> 3, 0, read_varint(&mut bytes).to_le_bytes().to_vec())),
+                2 => {
+                    let len = read_varint(&mut bytes) as usize;
+                    out.push((key >> 3, 2, bytes[..len].to_vec()));
+                    bytes = &bytes[len..];
+                }
+                other => panic!("wire type {other}"),
+            }
+        }
+        out
+    }
+
+    fn packed(bytes: &[u8]) -> Vec<u64> {
+        let mut out = Vec::new();
+        let (mut value, mut shift) = (0u64, 0);
+        for &b in bytes {
+            value |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b < 0x80 {
+                out.push(value);
+                (value, shift) = (0, 0);
+            }
+        }
+        out
+    }
+
+    fn num(bytes: &[u8]) -> u64 {
+        u64::from_le_bytes(bytes.try_into().unwrap())
+    }
+
+    #[test]
+    fn a_tree_encodes_as_the_proto_says() {
+        let mut frames = Frames::new();
+        let (main, hot) = (frames.intern("Main"), frames.intern("Hot"));
+        let mut tree = StackTree::new(2);
+        tree.add([main, hot], &[300, 7]);
+        tree.add([main], &[0, 0]);
+        let mut pprof = Pprof::new(&[("cpu", "nanoseconds"), ("wall", "nanoseconds")]);
+        pprof.set_period("cpu", "nanoseconds", 10);
+        pprof.add_tree(&tree, &frames, &[("thread", "T1")]);
+        assert_eq!(pprof.sample_count(), 1);
+        let top = fields(&pprof.encode());
+        let strings: Vec<String> = top
+            .iter()
+            .filter(|f| f.0 == 6)
+            .map(|f| String::from_utf8(f.2.clone()).unwrap())
+            .collect();
+        assert_eq!(strings[0], "");
+        let s = |text: &str| strings.iter().position(|t| t == text).unwrap() as u64;
+        let types: Vec<_> = top.iter().filter(|f| f.0 == 1).collect();
+        assert_eq!(types.len(), 2);
+        let cpu = fields(&types[0].2);
+        assert_eq!(
+            (num(&cpu[0].2), num(&cpu[1].2)),
+            (s("cpu"), s("nanoseconds"))
+        );
+        let samples: Vec<_> = top.iter().filter(|f| f.0 == 2).collect();
+        assert_eq!(samples.len(), 1);
+        let sample = fields(&samples[0].2);
+        let locations = packed(&sample[0].2);
+        assert_eq!(sample[1].0, 2);
+        assert_eq!(packed(&sample[1].2), [300, 7]);
+        let label = fields(&sample[2].2);
+        assert_eq!((num(&label[0].2), num(&label[1].2)), (s("thread"), s("T1")));
+        // Leaf first: Hot, then Main; ids from 1, each a function of that name.
+        let functions: Vec<Vec<_>> = top
+            .iter()
+            .filter(|f| f.0 == 5)
+            .map(|f| fields(&f.2))
+            .collect();
+        let name_of = |id: u64| {
+            let f = functions.iter().find(|f| num(&f[0].2) == id).unwrap();
+            strings[num(&f[1].2) as usize].clone()
+        };
+        assert_eq!(locations.len(), 2);
+        assert!(locations.iter().all(|&l| l >= 1));
+        assert_eq!(
+            (name_of(locations[0]), name_of(locations[1])),
+            ("Hot".into(), "Main".into())
+        );
+        let location_count = top.iter().filter(|f| f.0 == 4).count();
+        assert_eq!(location_count, 2);
+        // period 10 (field 12).
+        assert_eq!(num(&top.iter().find(|f| f.0 == 12).unwrap().2), 10);
+    }
+}
