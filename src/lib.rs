@@ -95,6 +95,9 @@ pub mod metadata;
 #[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 pub mod profile;
 pub mod profiling;
+#[cfg(feature = "sampling")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sampling")))]
+pub mod sampling;
 
 pub use com::abi::{
     AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPBYTE, LPCBYTE,

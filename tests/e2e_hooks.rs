@@ -10,9 +10,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
+use common::browser;
 use common::dotnet::{self, Profiler};
 
 const CALL_TREE: &str = "3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73";
@@ -411,88 +411,19 @@ fn flame_svg_renders_in_headless_chromium() {
     let run = fast();
     let svg = run.dir.join("flame.svg");
     let png = run.dir.join("flame.png");
-    let profile = run.dir.join("chromium-profile");
-    let _ = fs::remove_file(&png);
-    let browser = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect("chromium is not installed: scripts/test.sh installs Debian's `chromium` package");
-    let out = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--window-size=1200,700",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", svg.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        png.is_file(),
-        "no screenshot; chromium said:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    browser::screenshot(
+        &format!("file://{}", svg.display()),
+        &png,
+        &run.dir.join("chromium-profile"),
+        &[],
     );
-    // Count the pixels in the flame palette (red 205..255, green 80..200,
-    // blue 40..80) with Python's zlib: the PNG is decoded, not trusted by size.
-    let script = r#"
-import sys, zlib, struct
-data = open(sys.argv[1], 'rb').read()
-assert data[:8] == b'\x89PNG\r\n\x1a\n'
-pos, idat, width, height, ctype = 8, b'', 0, 0, 0
-while pos < len(data):
-    n, kind = struct.unpack('>I4s', data[pos:pos+8]); body = data[pos+8:pos+8+n]; pos += 12 + n
-    if kind == b'IHDR': width, height, depth, ctype = struct.unpack('>IIBB', body[:10])
-    if kind == b'IDAT': idat += body
-bpp = {2: 3, 6: 4}[ctype]
-raw = zlib.decompress(idat); stride = width * bpp; prev = bytearray(stride); flame = 0; i = 0
-for y in range(height):
-    f = raw[i]; line = bytearray(raw[i+1:i+1+stride]); i += 1 + stride
-    for x in range(stride):
-        a = line[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p-a), abs(p-b), abs(p-c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        r, g, bl = line[x], line[x+1], line[x+2]
-        if r >= 205 and 80 <= g < 200 and 40 <= bl < 80: flame += 1
-    prev = line
-print(width, height, flame)
-"#;
-    let decoded = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&png)
-        .output()
-        .expect("python3");
-    let text = String::from_utf8_lossy(&decoded.stdout);
-    let numbers: Vec<u64> = text
-        .split_whitespace()
-        .map(|n| n.parse().unwrap())
-        .collect();
-    assert_eq!(
-        numbers.len(),
-        3,
-        "{text}{}",
-        String::from_utf8_lossy(&decoded.stderr)
-    );
-    let (width, height, flame) = (numbers[0], numbers[1], numbers[2]);
+    // Pixels in the flame palette (red 205..255, green 80..200, blue
+    // 40..80).
+    let (width, height, rgb) = browser::pixels(&png);
+    let flame = rgb
+        .iter()
+        .filter(|[r, g, b]| *r >= 205 && (80..200).contains(g) && (40..80).contains(b))
+        .count();
     assert_eq!((width, height), (1200, 700));
     // The "all" row alone is 1200 x 17 pixels of flame colour.
     assert!(

@@ -4,6 +4,8 @@
 // signals) and the provisioned runtime is a Unix one; the end-to-end test
 // crates that use it are `#![cfg(unix)]` too. Everything else is portable.
 #[cfg(unix)]
+pub(crate) mod browser;
+#[cfg(unix)]
 pub(crate) mod dotnet;
 pub(crate) mod expected;
 pub(crate) mod self_exec;

@@ -1,0 +1,131 @@
+//! Writing a [`Profile`] in every format `corprof::profile` has.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use std::fs::File;
+use std::io::{self, BufWriter};
+use std::path::Path;
+use std::time::UNIX_EPOCH;
+
+use super::sampler::{Profile, ALLOC_BYTES, CPU, SAMPLE_TYPES, WALL};
+use crate::profile::{
+    self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, Pprof,
+    SpeedscopeProfile,
+};
+
+/// What [`write_outputs`] wrote.
+#[derive(Clone, Debug, Default)]
+pub struct Written {
+    /// pprof samples (a stack of a thread with any non-zero value).
+    pub pprof_samples: usize,
+    /// Size of `profile.pb.gz`.
+    pub pprof_bytes: usize,
+    /// What the flame graph drew and left out.
+    pub flame: FlameStats,
+}
+
+impl Profile {
+    /// The profile in pprof: sample types `cpu` and `wall` (nanoseconds),
+    /// `alloc_objects` (count) and `alloc_space` (bytes), a `thread` label
+    /// per sample, the period in CPU nanoseconds, `cpu` the default type.
+    pub fn to_pprof(&self) -> Pprof {
+        let mut pprof = Pprof::new(&SAMPLE_TYPES);
+        pprof.set_period("cpu", "nanoseconds", self.period_nanos as i64);
+        let started = self
+            .started
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64);
+        pprof.set_time(started, self.duration.as_nanos() as i64);
+        pprof.set_default_sample_type("cpu");
+        for thread in &self.threads {
+            pprof.add_tree(&thread.tree, &self.frames, &[("thread", &thread.name)]);
+        }
+        pprof
+    }
+}
+
+fn create(dir: &Path, name: &str) -> io::Result<BufWriter<File>> {
+    Ok(BufWriter::new(File::create(dir.join(name))?))
+}
+
+/// Writes `profile` into `dir` (which must exist): `profile.pb.gz`
+/// (pprof), `speedscope.json` (a CPU, a wall and an allocation profile
+/// per thread, those with samples), `cpu.folded` and `wall.folded`
+/// (nanoseconds), `alloc.folded` (estimated bytes), every thread merged,
+/// and `flame.svg` (CPU time, frames narrower than 0.1 px left out).
+pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
+    let mut written = Written::default();
+    let pprof = profile.to_pprof();
+    written.pprof_samples = pprof.sample_count();
+    let bytes = pprof.encode_gzip();
+    written.pprof_bytes = bytes.len();
+    std::fs::write(dir.join("profile.pb.gz"), bytes)?;
+
+    let names: Vec<[String; 3]> = profile
+        .threads
+        .iter()
+        .map(|t| {
+            [
+                format!("cpu {}", t.name),
+                format!("wall {}", t.name),
+                format!("alloc {}", t.name),
+            ]
+        })
+        .collect();
+    // Per kind, the busiest thread first: speedscope opens the first.
+    let mut profiles = Vec::new();
+    for (kind, (value, unit)) in [
+        (CPU, "nanoseconds"),
+        (WALL, "nanoseconds"),
+        (ALLOC_BYTES, "bytes"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut threads: Vec<(u64, usize)> = profile
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.tree.inclusive(value)[0], i))
+            .collect();
+        threads.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (_, i) in threads {
+            profiles.push(SpeedscopeProfile {
+                name: &names[i][kind],
+                tree: &profile.threads[i].tree,
+                value,
+                unit,
+            });
+        }
+    }
+    write_speedscope(
+        "corprof sampler",
+        &profile.frames,
+        &profiles,
+        create(dir, "speedscope.json")?,
+    )?;
+
+    let merged = profile.merged();
+    for (name, value) in [
+        ("cpu.folded", CPU),
+        ("wall.folded", WALL),
+        ("alloc.folded", ALLOC_BYTES),
+    ] {
+        write_folded(&merged, &profile.frames, |v| v[value], create(dir, name)?)?;
+    }
+    let options = FlameOptions {
+        title: String::from("CPU time (corprof sampler)"),
+        unit: String::from("ms"),
+        divisor: 1_000_000,
+        ..FlameOptions::default()
+    };
+    written.flame = write_flame(
+        &merged,
+        &profile.frames,
+        &self_widths(&merged, CPU),
+        &options,
+        create(dir, "flame.svg")?,
+    )?;
+    Ok(written)
+}

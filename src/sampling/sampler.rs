@@ -1,0 +1,596 @@
+//! The sampler thread and the allocation sampler, recording into one
+//! [`StackTree`] per managed thread.
+
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::time::Duration;
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Instant, SystemTime};
+
+use super::alloc::{allocation_weight, AllocationCountdown};
+use super::clock::thread_cpu_nanos;
+use crate::facade::{ProfilerInfo, Result, StackFrame};
+use crate::profile::{FrameId, Frames, StackTree};
+use crate::profiling::{
+    ClassID, FunctionID, ObjectID, ThreadID, COR_PRF_ENABLE_OBJECT_ALLOCATED,
+    COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_MONITOR, COR_PRF_MONITOR_OBJECT_ALLOCATED,
+    COR_PRF_MONITOR_THREADS,
+};
+use crate::E_NOTIMPL;
+
+/// Index of the CPU time (nanoseconds) in each node's values.
+pub const CPU: usize = 0;
+/// Index of the wall time (nanoseconds).
+pub const WALL: usize = 1;
+/// Index of the estimated number of objects allocated.
+pub const ALLOC_OBJECTS: usize = 2;
+/// Index of the estimated bytes allocated.
+pub const ALLOC_BYTES: usize = 3;
+/// The sample types, in value order, as pprof names them (type, unit).
+pub const SAMPLE_TYPES: [(&str, &str); 4] = [
+    ("cpu", "nanoseconds"),
+    ("wall", "nanoseconds"),
+    ("alloc_objects", "count"),
+    ("alloc_space", "bytes"),
+];
+
+/// The frame standing for a run of native frames.
+pub const NATIVE_FRAME: &str = "[native code]";
+/// The frame of a sample whose thread had no managed frame to walk.
+pub const NO_MANAGED_FRAMES: &str = "[no managed frames]";
+
+/// Most pause durations kept for the statistics (about 3 hours at 99 Hz);
+/// later pauses are counted but not kept.
+const MAX_PAUSES: usize = 1 << 20;
+
+/// How the sampler samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SamplerOptions {
+    /// Stack samples per second (default 99: not a multiple of common
+    /// timer rates, so the samples do not beat with periodic work).
+    pub hz: u32,
+    /// The mean interval of the allocation sampler in bytes (default
+    /// 512 KiB); `None` turns allocation sampling off (and with it the
+    /// `ObjectAllocated` callback, which costs on every allocation).
+    pub allocation_mean_bytes: Option<u64>,
+}
+
+impl Default for SamplerOptions {
+    fn default() -> SamplerOptions {
+        SamplerOptions {
+            hz: 99,
+            allocation_mean_bytes: Some(512 << 10),
+        }
+    }
+}
+
+impl SamplerOptions {
+    /// The event mask the sampler needs, to set in `initialize` (object
+    /// allocation monitoring can only be enabled at startup).
+    pub fn event_mask(&self) -> COR_PRF_MONITOR {
+        let mut mask = COR_PRF_ENABLE_STACK_SNAPSHOT | COR_PRF_MONITOR_THREADS;
+        if self.allocation_mean_bytes.is_some() {
+            mask |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED;
+        }
+        mask
+    }
+}
+
+/// One thread's samples.
+#[derive(Clone, Debug)]
+pub struct ThreadProfile {
+    /// The managed thread's name, or `Thread <OS id>` when it has none.
+    pub name: String,
+    /// The OS thread it ran on when last sampled.
+    pub os_thread: u32,
+    /// Its stacks, with [`CPU`], [`WALL`], [`ALLOC_OBJECTS`] and
+    /// [`ALLOC_BYTES`] values.
+    pub tree: StackTree,
+}
+
+/// What the sampler did.
+#[derive(Clone, Debug, Default)]
+pub struct SamplerStats {
+    /// Successful suspensions (one stack sample of every thread each).
+    pub suspensions: u64,
+    /// Suspensions the runtime refused (the sample is skipped).
+    pub failed_suspensions: u64,
+    /// Threads walked.
+    pub walks: u64,
+    /// Walks that failed (threads with no managed frames, or not walkable
+    /// at that moment): counted, recorded as [`NO_MANAGED_FRAMES`].
+    pub failed_walks: u64,
+    /// Frames recorded by the walks.
+    pub frames: u64,
+    /// Allocations sampled.
+    pub allocation_samples: u64,
+    /// Pause of each suspension (suspend to resume) in nanoseconds, with
+    /// the number of threads walked in it; at most about a million kept.
+    pub pauses: Vec<(u64, u32)>,
+}
+
+impl SamplerStats {
+    /// The `q` quantile (0.0 to 1.0) of the pauses in nanoseconds (0 when
+    /// there were none).
+    pub fn pause_quantile(&self, q: f64) -> u64 {
+        let mut pauses: Vec<u64> = self.pauses.iter().map(|p| p.0).collect();
+        if pauses.is_empty() {
+            return 0;
+        }
+        pauses.sort_unstable();
+        let rank = (q.clamp(0.0, 1.0) * (pauses.len() - 1) as f64).round() as usize;
+        pauses[rank]
+    }
+}
+
+/// Everything sampled, for the writers.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    /// The frame names every tree uses.
+    pub frames: Frames,
+    /// One profile per managed thread sampled, in the order first seen.
+    pub threads: Vec<ThreadProfile>,
+    /// When sampling started.
+    pub started: SystemTime,
+    /// How long it ran.
+    pub duration: Duration,
+    /// The sampling period in nanoseconds.
+    pub period_nanos: u64,
+    /// What the sampler did.
+    pub stats: SamplerStats,
+}
+
+impl Profile {
+    /// Every thread's tree merged into one (frames shared).
+    pub fn merged(&self) -> StackTree {
+        let mut frames = self.frames.clone();
+        let mut all = StackTree::new(SAMPLE_TYPES.len());
+        for thread in &self.threads {
+            all.merge(&mut frames, &thread.tree, &self.frames);
+        }
+        debug_assert_eq!(frames.len(), self.frames.len());
+        all
+    }
+}
+
+/// A thread as the sampler tracks it.
+struct Tracked {
+    name: Option<String>,
+    os_thread: u32,
+    /// Its CPU clock at the last sample.
+    last_cpu: Option<u64>,
+    tree: StackTree,
+}
+
+struct State {
+    frames: Frames,
+    native: FrameId,
+    no_managed: FrameId,
+    threads: Vec<Tracked>,
+    by_id: HashMap<ThreadID, usize>,
+    stats: SamplerStats,
+    started: SystemTime,
+    start: Instant,
+    stopped: Option<Instant>,
+}
+
+impl State {
+    fn thread(&mut self, thread: ThreadID) -> &mut Tracked {
+        let index = match self.by_id.get(&thread) {
+            Some(&index) => index,
+            None => {
+                self.threads.push(Tracked {
+                    name: None,
+                    os_thread: 0,
+                    last_cpu: None,
+                    tree: StackTree::new(SAMPLE_TYPES.len()),
+                });
+                self.by_id.insert(thread, self.threads.len() - 1);
+                self.threads.len() - 1
+            }
+        };
+        &mut self.threads[index]
+    }
+}
+
+struct Inner {
+    info: ProfilerInfo,
+    options: SamplerOptions,
+    stop: Mutex<bool>,
+    wake: Condvar,
+    state: Mutex<State>,
+    /// Function names, resolved once per `FunctionID` (never while the
+    /// runtime is suspended, and never with `state` held).
+    names: Mutex<HashMap<FunctionID, FrameId>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A sampling profiler: a thread of its own that, `hz` times a second,
+/// suspends the runtime, walks every managed thread's stack, resumes it,
+/// and records each stack with the wall time since the last sample and the
+/// CPU time the thread used meanwhile; and an allocation sampler fed by
+/// [`Sampler::object_allocated`].
+///
+/// Use: set [`SamplerOptions::event_mask`] in `initialize`, then
+/// [`Sampler::start`]; forward `thread_name_changed`,
+/// `thread_destroyed` and `object_allocated`; in `shutdown`,
+/// [`Sampler::stop`] and write the [`Profile`]. The `sampler` example does
+/// exactly that.
+pub struct Sampler {
+    inner: Arc<Inner>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl core::fmt::Debug for Sampler {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sampler")
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One thread's walk in a suspension: its frames innermost first
+/// (`FunctionID::NULL` for a native run).
+struct Walked {
+    thread: ThreadID,
+    os_thread: u32,
+    frames: Vec<FunctionID>,
+    ok: bool,
+}
+
+impl Sampler {
+    /// Starts the sampler thread (named `corprof-sampler`).
+    ///
+    /// `E_NOTIMPL` when the runtime lacks `ICorProfilerInfo10` (before .NET
+    /// Core 3.0); `E_INVALIDARG` for a rate of 0 or above 10,000 Hz, or a
+    /// mean allocation interval of 0; `E_FAIL` when the thread cannot be
+    /// started.
+    pub fn start(info: &ProfilerInfo, options: SamplerOptions) -> Result<Sampler> {
+        if options.hz == 0 || options.hz > 10_000 || options.allocation_mean_bytes == Some(0) {
+            return Err(crate::E_INVALIDARG);
+        }
+        if info.v10().is_none() {
+            return Err(E_NOTIMPL);
+        }
+        let mut frames = Frames::new();
+        let native = frames.intern(NATIVE_FRAME);
+        let no_managed = frames.intern(NO_MANAGED_FRAMES);
+        let inner = Arc::new(Inner {
+            info: info.clone(),
+            options,
+            stop: Mutex::new(false),
+            wake: Condvar::new(),
+            state: Mutex::new(State {
+                frames,
+                native,
+                no_managed,
+                threads: Vec::new(),
+                by_id: HashMap::new(),
+                stats: SamplerStats::default(),
+                started: SystemTime::now(),
+                start: Instant::now(),
+                stopped: None,
+            }),
+            names: Mutex::new(HashMap::new()),
+        });
+        let worker = Arc::clone(&inner);
+        let thread = std::thread::Builder::new()
+            .name(String::from("corprof-sampler"))
+            .spawn(move || run(&worker))
+            .map_err(|_| crate::E_FAIL)?;
+        Ok(Sampler {
+            inner,
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// The options it samples with.
+    pub fn options(&self) -> SamplerOptions {
+        self.inner.options
+    }
+
+    /// Names a thread (forward `Profiler::thread_name_changed`).
+    pub fn thread_name_changed(&self, thread: ThreadID, name: &str) {
+        lock(&self.inner.state).thread(thread).name = Some(String::from(name));
+    }
+
+    /// Marks a thread gone (forward `Profiler::thread_destroyed`): its
+    /// samples are kept, and a new thread reusing its `ThreadID` gets a
+    /// profile of its own.
+    pub fn thread_destroyed(&self, thread: ThreadID) {
+        lock(&self.inner.state).by_id.remove(&thread);
+    }
+
+    /// Counts an allocation (forward `Profiler::object_allocated`): on the
+    /// allocating thread, by the Poisson countdown of `alloc.rs`; a sampled
+    /// allocation walks the thread's stack and records its estimated
+    /// objects and bytes under the stack and a last frame `new <Type>`.
+    pub fn object_allocated(&self, object: ObjectID, class: ClassID) -> Result<()> {
+        let Some(mean) = self.inner.options.allocation_mean_bytes else {
+            return Ok(());
+        };
+        std::thread_local! {
+            // Seeded by the thread-local's own address and the time, so
+            // that threads draw different intervals.
+            static COUNTDOWN: AllocationCountdown = AllocationCountdown::new({
+                let here = 0u8;
+                let now = SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as u64);
+                (&here as *const u8 as u64) ^ now ^ 0x9E37_79B9_7F4A_7C15
+            });
+        }
+        let info = &self.inner.info;
+        let size = info.object_size(object)? as u64;
+        if !COUNTDOWN.with(|countdown| countdown.allocated(size, mean)) {
+            return Ok(());
+        }
+        let weight = allocation_weight(size, mean);
+        let thread = info.current_thread()?;
+        let mut frames = Vec::with_capacity(64);
+        let walked = info
+            .stack_snapshot(ThreadID::NULL, |frame| {
+                push_frame(&mut frames, frame);
+                true
+            })
+            .is_ok();
+        let type_name = info.class_name(class).unwrap_or_else(|_| String::from("?"));
+        let mut stack = self.inner.resolve(&frames);
+        let mut state = lock(&self.inner.state);
+        let leaf = state.frames.intern(&(String::from("new ") + &type_name));
+        if !walked || stack.is_empty() {
+            stack = alloc::vec![state.no_managed];
+        }
+        state.stats.allocation_samples += 1;
+        let values = [
+            0,
+            0,
+            weight.objects.round() as u64,
+            weight.bytes.round() as u64,
+        ];
+        state
+            .thread(thread)
+            .tree
+            .add(stack.into_iter().chain(Some(leaf)), &values);
+        Ok(())
+    }
+
+    /// Stops the sampler thread and waits for it (idempotent); call it in
+    /// `shutdown`, before the runtime goes away. Returns what was sampled.
+    pub fn stop(&self) -> Profile {
+        *lock(&self.inner.stop) = true;
+        self.inner.wake.notify_all();
+        if let Some(thread) = lock(&self.thread).take() {
+            let _ = thread.join();
+        }
+        let mut state = lock(&self.inner.state);
+        let stopped = *state.stopped.get_or_insert_with(Instant::now);
+        let duration = stopped - state.start;
+        self.inner.profile(&state, duration)
+    }
+
+    /// What was sampled so far (the sampler keeps running).
+    pub fn profile(&self) -> Profile {
+        let state = lock(&self.inner.state);
+        let duration = state.start.elapsed();
+        self.inner.profile(&state, duration)
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        *lock(&self.inner.stop) = true;
+        self.inner.wake.notify_all();
+    }
+}
+
+/// Appends a walked frame, innermost first: a native run once.
+fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame) {
+    match frame {
+        StackFrame::Managed { function, .. } => frames.push(function),
+        StackFrame::Native { .. } => {
+            if frames.last() != Some(&FunctionID::NULL) {
+                frames.push(FunctionID::NULL);
+            }
+        }
+    }
+}
+
+impl Inner {
+    /// Frame IDs of walked frames (innermost first) as a stack, outermost
+    /// first. Names are resolved with no lock held but the name cache's
+    /// own, which the runtime's callbacks never wait on.
+    fn resolve(&self, walked: &[FunctionID]) -> Vec<FrameId> {
+        let mut missing: Vec<FunctionID> = {
+            let names = lock(&self.names);
+            walked
+                .iter()
+                .filter(|f| !f.is_null() && !names.contains_key(f))
+                .copied()
+                .collect()
+        };
+        missing.sort_unstable();
+        missing.dedup();
+        let resolved: Vec<(FunctionID, String)> = missing
+            .into_iter()
+            .map(|function| {
+                let name = self
+                    .info
+                    .instantiated_function_name(function)
+                    .unwrap_or_else(|hr| alloc::format!("[function {:#x}: {hr}]", function.0));
+                (function, name)
+            })
+            .collect();
+        let mut state = lock(&self.state);
+        let native = state.native;
+        let mut names = lock(&self.names);
+        for (function, name) in resolved {
+            let id = state.frames.intern(&name);
+            names.insert(function, id);
+        }
+        walked
+            .iter()
+            .rev()
+            .map(|f| {
+                if f.is_null() {
+                    native
+                } else {
+                    names.get(f).copied().unwrap_or(native)
+                }
+            })
+            .collect()
+    }
+
+    fn profile(&self, state: &State, duration: Duration) -> Profile {
+        Profile {
+            frames: state.frames.clone(),
+            threads: state
+                .threads
+                .iter()
+                .map(|t| ThreadProfile {
+                    name: t
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| alloc::format!("Thread {}", t.os_thread)),
+                    os_thread: t.os_thread,
+                    tree: t.tree.clone(),
+                })
+                .collect(),
+            started: state.started,
+            duration,
+            period_nanos: 1_000_000_000 / u64::from(self.options.hz),
+            stats: state.stats.clone(),
+        }
+    }
+}
+
+/// The sampler thread.
+fn run(inner: &Inner) {
+    let info = &inner.info;
+    let _ = info.initialize_current_thread();
+    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let mut next = Instant::now() + period;
+    let mut jitter = 0x9E37_79B9_7F4A_7C15u64 ^ (next.elapsed().as_nanos() as u64);
+    let mut last_sample: Option<Instant> = None;
+    let mut walked: Vec<Walked> = Vec::new();
+    let mut spare: Vec<Vec<FunctionID>> = Vec::new();
+    loop {
+        {
+            let mut stop = lock(&inner.stop);
+            loop {
+                if *stop {
+                    return;
+                }
+                let now = Instant::now();
+                if now >= next {
+                    break;
+                }
+                stop = inner
+                    .wake
+                    .wait_timeout(stop, next - now)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+        }
+        let began = Instant::now();
+        // The next beat, one period later give or take 10% at random: a
+        // strict beat would alias with periodic work of a period close to a
+        // divisor of its own, and sample only a few phases of it.
+        jitter ^= jitter << 13;
+        jitter ^= jitter >> 7;
+        jitter ^= jitter << 17;
+        let offset = period.as_nanos() as u64 / 5;
+        let delay = period - Duration::from_nanos(offset / 2)
+            + Duration::from_nanos(jitter % offset.max(1));
+        next = began + delay;
+        spare.extend(walked.drain(..).map(|mut w| {
+            w.frames.clear();
+            w.frames
+        }));
+        let suspended = match info.suspend_runtime() {
+            Ok(suspended) => suspended,
+            Err(hr) => {
+                lock(&inner.state).stats.failed_suspensions += 1;
+                if hr == E_NOTIMPL {
+                    return;
+                }
+                continue;
+            }
+        };
+        if let Ok(threads) = info.threads() {
+            for thread in threads {
+                let mut frames = spare.pop().unwrap_or_else(|| Vec::with_capacity(64));
+                let ok = info
+                    .stack_snapshot(thread, |frame| {
+                        push_frame(&mut frames, frame);
+                        true
+                    })
+                    .is_ok();
+                walked.push(Walked {
+                    thread,
+                    os_thread: info.os_thread_id(thread).unwrap_or(0),
+                    frames,
+                    ok,
+                });
+            }
+        }
+        let _ = suspended.resume();
+        let pause = began.elapsed();
+        let wall = last_sample.map_or(period, |last| began - last);
+        last_sample = Some(began);
+        record(inner, &walked, pause, wall);
+    }
+}
+
+/// Records one suspension's walks.
+fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
+    let stacks: Vec<Vec<FrameId>> = walked.iter().map(|w| inner.resolve(&w.frames)).collect();
+    let cpu_now: Vec<Option<u64>> = walked
+        .iter()
+        .map(|w| thread_cpu_nanos(w.os_thread))
+        .collect();
+    let mut state = lock(&inner.state);
+    let state = &mut *state;
+    state.stats.suspensions += 1;
+    if state.stats.pauses.len() < MAX_PAUSES {
+        state
+            .stats
+            .pauses
+            .push((pause.as_nanos() as u64, walked.len() as u32));
+    }
+    let no_managed = state.no_managed;
+    let wall = wall.as_nanos() as u64;
+    for ((walk, stack), cpu_now) in walked.iter().zip(stacks).zip(cpu_now) {
+        state.stats.walks += 1;
+        state.stats.frames += walk.frames.len() as u64;
+        let managed = walk.ok && walk.frames.iter().any(|f| !f.is_null());
+        if !managed {
+            state.stats.failed_walks += 1;
+        }
+        let thread = state.thread(walk.thread);
+        // A thread that moved to another OS thread (or is seen first)
+        // starts its CPU count here.
+        let cpu = match (thread.last_cpu, cpu_now) {
+            (Some(last), Some(now)) if thread.os_thread == walk.os_thread => {
+                now.saturating_sub(last)
+            }
+            _ => 0,
+        };
+        thread.os_thread = walk.os_thread;
+        thread.last_cpu = cpu_now;
+        let values = [cpu, wall];
+        if managed {
+            thread.tree.add(stack, &values);
+        } else {
+            thread.tree.add([no_managed], &values);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+// Sampling: a known split of CPU, wall time and allocations, for the
+// sampler's end-to-end test (tests/e2e_sampler.rs).
+//
+// - two threads "Spinner 1" and "Spinner 2" alternate Hot and Warm for
+//   SECONDS (argument 1, default 3): Hot runs three times Warm's loop, so
+//   Hot has 0.75 of their CPU time;
+// - "Sleeper" sleeps for SLEEP milliseconds (argument 2, default 2000);
+// - "Blocked" waits on an event until the spinners are done;
+// - the main thread allocates 3:1 in bytes from two call sites:
+//   AllocateMore (300 MB in 3,000-byte arrays) and AllocateLess (100 MB in
+//   1,000-byte arrays), interleaved.
+// Prints fixed lines; exit code 37.
+using System;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+namespace E2E.Sampling
+{
+    public static class Program
+    {
+        public const int ExitCode = 37;
+        const int Units = 100000;
+        static int sink;
+        static readonly byte[][] keep = new byte[64][];
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Hot(int seed)
+        {
+            int x = seed;
+            for (int i = 0; i < 3 * Units; i++)
+            {
+                x = x * 1103515245 + 12345 + i;
+            }
+            return x;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Warm(int seed)
+        {
+            int x = seed;
+            for (int i = 0; i < Units; i++)
+            {
+                x = x * 1103515245 + 12345 + i;
+            }
+            return x;
+        }
+
+        static void Spin(double seconds)
+        {
+            var clock = Stopwatch.StartNew();
+            int x = 1;
+            while (clock.Elapsed.TotalSeconds < seconds)
+            {
+                x = Hot(x);
+                x = Warm(x);
+            }
+            Interlocked.Add(ref sink, x);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void AllocateMore(int i)
+        {
+            keep[i & 63] = new byte[3000];
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void AllocateLess(int i)
+        {
+            keep[(i + 32) & 63] = new byte[1000];
+        }
+
+        public static int Main(string[] args)
+        {
+            double seconds = args.Length > 0 ? double.Parse(args[0]) : 3.0;
+            int sleep = args.Length > 1 ? int.Parse(args[1]) : 2000;
+            var release = new ManualResetEvent(false);
+            var spinners = new Thread[2];
+            for (int t = 0; t < spinners.Length; t++)
+            {
+                spinners[t] = new Thread(() => Spin(seconds)) { Name = "Spinner " + (t + 1) };
+            }
+            var sleeper = new Thread(() => Thread.Sleep(sleep)) { Name = "Sleeper" };
+            var blocked = new Thread(() => release.WaitOne()) { Name = "Blocked" };
+            sleeper.Start();
+            blocked.Start();
+            foreach (var s in spinners) s.Start();
+            for (int i = 0; i < 100000; i++)
+            {
+                AllocateMore(i);
+                AllocateLess(i);
+            }
+            Console.WriteLine("allocated more=" + 100000L * 3000 + " less=" + 100000L * 1000);
+            foreach (var s in spinners) s.Join();
+            Console.WriteLine("spinners done");
+            release.Set();
+            blocked.Join();
+            sleeper.Join();
+            Console.WriteLine("sleeper and blocked done");
+            Console.WriteLine("done");
+            return ExitCode;
+        }
+    }
+}

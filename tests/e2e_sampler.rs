@@ -1,0 +1,418 @@
+//! The `sampler` example on the runtime CI provisions (CORPROF_RUNTIME
+//! picks 3.1 or 8.0), against the `Sampling` program's known split:
+//!
+//! - two spinner threads alternate `Hot` and `Warm`, Hot doing three times
+//!   Warm's work: Hot holds 0.75 of their CPU time;
+//! - `Sleeper` sleeps 2 s, `Blocked` waits on an event until the spinners
+//!   are done (3 s): wall time, no CPU time;
+//! - the main thread allocates 300 MB from `AllocateMore` and 100 MB from
+//!   `AllocateLess`.
+//!
+//! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
+//! file by speedscope in headless Chromium; scripts/install-profile-readers.sh
+//! installs both (never skipped).
+
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::browser;
+use common::dotnet::{self, Profiler};
+
+const SAMPLER: &str = "7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819";
+const EXIT: i32 = 37;
+const OUTPUT: [&str; 4] = [
+    "allocated more=300000000 less=100000000",
+    "spinners done",
+    "sleeper and blocked done",
+    "done",
+];
+/// The spinners' and Blocked's duration, and Sleeper's, in seconds.
+const SPIN_SECONDS: f64 = 3.0;
+const SLEEP_SECONDS: f64 = 2.0;
+/// The sampling rate of the test.
+const HZ: u32 = 250;
+
+struct Run {
+    dir: PathBuf,
+    stderr: String,
+    summary: BTreeMap<String, String>,
+}
+
+impl Run {
+    fn summary(&self, key: &str) -> u64 {
+        self.summary
+            .get(key)
+            .unwrap_or_else(|| panic!("no {key} in summary.txt: {:?}", self.summary))
+            .parse()
+            .unwrap()
+    }
+
+    fn pprof(&self) -> String {
+        self.dir.join("profile.pb.gz").to_str().unwrap().to_string()
+    }
+}
+
+fn sampled() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let runtime = dotnet::runtime();
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("e2e_sampler")
+            .join(format!("{}-{}", runtime.major(), std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let library = dotnet::build_example("sampler")
+            .unwrap_or_else(|error| panic!("building example sampler: {error}"));
+        // 250 Hz: about 1,500 samples of the spinners in 3 s, so that Hot's
+        // share is known to +-0.012 (one standard deviation).
+        let profiler = Profiler::new(library, SAMPLER)
+            .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+            .with_env("CORPROF_SAMPLER_HZ", HZ.to_string());
+        let out = runtime.run("Sampling", &[], Some(&profiler));
+        out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+        let summary = fs::read_to_string(dir.join("summary.txt"))
+            .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
+            .lines()
+            .filter_map(|line| line.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Run {
+            dir,
+            stderr: out.stderr,
+            summary,
+        }
+    })
+}
+
+fn go_pprof(args: &[&str]) -> String {
+    readers();
+    let out = Command::new("go")
+        .args(["tool", "pprof"])
+        .args(args)
+        .env("HOME", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .expect(
+            "go is not installed: install Debian's golang-go (scripts/install-profile-readers.sh)",
+        );
+    assert!(
+        out.status.success(),
+        "go tool pprof {args:?}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Installs the readers once (Go, speedscope); returns speedscope's
+/// index.html.
+fn readers() -> &'static Path {
+    static INDEX: OnceLock<PathBuf> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg("scripts/install-profile-readers.sh")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "scripts/install-profile-readers.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        PathBuf::from(
+            text.lines()
+                .find_map(|l| l.strip_prefix("SPEEDSCOPE_INDEX="))
+                .expect("SPEEDSCOPE_INDEX"),
+        )
+    })
+}
+
+/// `go tool pprof -top` as (flat, cum) per function, in seconds (time) or
+/// megabytes (space), with `extra` options.
+fn top(run: &Run, index: &str, extra: &[&str]) -> (BTreeMap<String, (f64, f64)>, String) {
+    let unit = if index.starts_with("alloc") {
+        "-unit=MB"
+    } else {
+        "-unit=s"
+    };
+    let pprof = run.pprof();
+    let mut args = vec!["-top", "-nodecount=1000", unit];
+    let sample_index = format!("-sample_index={index}");
+    args.push(&sample_index);
+    args.extend_from_slice(extra);
+    args.push(&pprof);
+    let text = go_pprof(&args);
+    let number = |field: &str| -> f64 {
+        field
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+            .parse()
+            .unwrap_or_else(|_| panic!("{field:?} in:\n{text}"))
+    };
+    let rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("flat"))
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            (f.len() >= 6).then(|| (f[5..].join(" "), (number(f[0]), number(f[3]))))
+        })
+        .collect();
+    (rows, text)
+}
+
+/// What a `-top` report shows ("Showing nodes accounting for X, ..."): with
+/// a focus, the focused samples' total; in the report's unit.
+fn total(text: &str) -> f64 {
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Showing nodes accounting for "))
+        .map(|l| l.split(',').next().unwrap().to_string());
+    match line {
+        Some(value) => value
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+            .parse()
+            .unwrap_or_else(|_| panic!("{value:?}")),
+        None => 0.0,
+    }
+}
+
+const HOT: &str = "E2E.Sampling.Program.Hot";
+const WARM: &str = "E2E.Sampling.Program.Warm";
+
+#[test]
+fn without_a_profiler_the_program_prints_the_expected_lines() {
+    dotnet::runtime()
+        .run("Sampling", &[], None)
+        .assert_exit(EXIT)
+        .assert_stdout(&OUTPUT);
+}
+
+#[test]
+fn hot_holds_three_quarters_of_the_cpu_time() {
+    let run = sampled();
+    let (rows, text) = top(run, "cpu", &[]);
+    let hot = rows.get(HOT).unwrap_or_else(|| panic!("{text}")).0;
+    let warm = rows.get(WARM).unwrap_or_else(|| panic!("{text}")).0;
+    let share = hot / (hot + warm);
+    assert!(
+        (0.70..=0.80).contains(&share),
+        "Hot's share of Hot+Warm CPU time is {share:.3}, not 0.75 +- 0.05:\n{text}"
+    );
+    // The spinners ran for 3 s each: their CPU time is there (most of it;
+    // the machine may have fewer cores than busy threads).
+    assert!(hot + warm > 0.4 * 2.0 * SPIN_SECONDS, "{text}");
+}
+
+#[test]
+fn sleeping_and_blocked_threads_have_wall_time_and_no_cpu_time() {
+    let run = sampled();
+    for (thread, seconds) in [("Sleeper", SLEEP_SECONDS), ("Blocked", SPIN_SECONDS)] {
+        let focus = format!("-tagfocus=thread={thread}");
+        let (_, wall) = top(run, "wall", &[&focus]);
+        let (_, cpu) = top(run, "cpu", &[&focus]);
+        let (wall, cpu_text) = (total(&wall), cpu);
+        let cpu = total(&cpu_text);
+        assert!(
+            (seconds - 0.4..=seconds + 0.6).contains(&wall),
+            "{thread} has {wall} s of wall time, not about {seconds} s"
+        );
+        assert!(cpu < 0.05, "{thread} has {cpu} s of CPU time:\n{cpu_text}");
+    }
+    // Their stacks: where they wait.
+    let (rows, text) = top(run, "wall", &["-tagfocus=thread=Sleeper"]);
+    assert!(rows.contains_key("System.Threading.Thread.Sleep"), "{text}");
+}
+
+#[test]
+fn allocations_split_three_to_one_between_the_call_sites() {
+    let run = sampled();
+    let (rows, text) = top(run, "alloc_space", &[]);
+    let more = rows
+        .get("E2E.Sampling.Program.AllocateMore")
+        .unwrap_or_else(|| panic!("{text}"))
+        .1;
+    let less = rows
+        .get("E2E.Sampling.Program.AllocateLess")
+        .unwrap_or_else(|| panic!("{text}"))
+        .1;
+    let share = more / (more + less);
+    assert!(
+        (0.67..=0.83).contains(&share),
+        "AllocateMore's share of the bytes is {share:.3}, not 0.75 +- 0.08:\n{text}"
+    );
+    // 400 MB allocated, estimated from about 760 samples at 512 KiB.
+    assert!(
+        (320.0..=480.0).contains(&(more + less)),
+        "{} MB estimated for 400 MB:\n{text}",
+        more + less
+    );
+    // The allocated type is the last frame.
+    assert!(
+        rows.get("new System.Byte[]").is_some_and(|r| r.0 > 300.0),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_summary_counts_samples_walks_and_pauses() {
+    let run = sampled();
+    let suspensions = run.summary("suspensions");
+    let duration = run.summary("duration_ns") as f64 / 1e9;
+    // 250 Hz for the program's ~3 s: most of the beats, not more.
+    assert_eq!(run.summary("period_ns"), 1_000_000_000 / u64::from(HZ));
+    let beats = f64::from(HZ) * duration;
+    assert!(
+        suspensions as f64 >= 0.6 * beats && suspensions as f64 <= 1.05 * beats,
+        "{suspensions} suspensions in {duration} s"
+    );
+    assert!(run.summary("walks") >= 4 * suspensions / 2);
+    assert!(run.summary("allocation_samples") > 400);
+    let (median, p99) = (run.summary("pause_median_ns"), run.summary("pause_p99_ns"));
+    assert!(median > 0 && median <= p99, "{median} {p99}");
+    assert!(run.stderr.contains("sampler: "), "{}", run.stderr);
+    let threads = &run.summary["threads"];
+    for name in ["Spinner 1", "Spinner 2", "Sleeper", "Blocked"] {
+        assert!(threads.split(',').any(|t| t == name), "{threads}");
+    }
+}
+
+#[test]
+fn folded_stacks_and_the_flame_graph() {
+    let run = sampled();
+    let read = |name: &str| fs::read_to_string(run.dir.join(name)).unwrap();
+    let sum = |text: &str, leaf: &str| -> u64 {
+        text.lines()
+            .filter(|l| l.rsplit_once(' ').unwrap().0.ends_with(leaf))
+            .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+            .sum()
+    };
+    // The folded files agree with pprof on Hot's CPU time.
+    let cpu = read("cpu.folded");
+    let (rows, _) = top(run, "cpu", &[]);
+    let folded_hot = sum(&cpu, HOT) as f64 / 1e9;
+    assert!(
+        (folded_hot - rows[HOT].0).abs() < 0.011,
+        "{folded_hot} {:?}",
+        rows[HOT]
+    );
+    let wall = read("wall.folded");
+    assert!(sum(&wall, "System.Threading.Thread.Sleep") > 1_500_000_000);
+    let alloc = read("alloc.folded");
+    assert!(sum(&alloc, "new System.Byte[]") > 300_000_000);
+    let svg = read("flame.svg");
+    assert!(svg.contains("<title>E2E.Sampling.Program.Hot ("), "{svg}");
+    assert!(svg.contains("frames drawn;"));
+    assert_eq!(
+        run.summary("flame_frames_drawn"),
+        svg.matches("<g>").count() as u64
+    );
+}
+
+/// Counts the saturated pixels of a screenshot (speedscope's frames are
+/// pastel colours; its empty page is white, grey and black).
+fn coloured(png: &Path) -> usize {
+    let (width, height, rgb) = browser::pixels(png);
+    assert_eq!((width, height), (1200, 700));
+    rgb.iter()
+        .filter(|[r, g, b]| {
+            let (max, min) = ((*r).max(*g).max(*b), (*r).min(*g).min(*b));
+            max - min >= 40
+        })
+        .count()
+}
+
+#[test]
+fn speedscope_shows_the_profile_in_headless_chromium() {
+    let run = sampled();
+    let index = readers();
+    let json = fs::read(run.dir.join("speedscope.json")).unwrap();
+    // What `speedscope FILE` does: a script that hands speedscope the file.
+    let script = run.dir.join("load-profile.js");
+    let base64 = Command::new("base64")
+        .args(["-w", "0"])
+        .arg(run.dir.join("speedscope.json"))
+        .output()
+        .expect("base64");
+    assert!(!json.is_empty() && base64.status.success());
+    fs::write(
+        &script,
+        format!(
+            "speedscope.loadFileFromBase64(\"speedscope.json\", \"{}\")",
+            String::from_utf8(base64.stdout).unwrap()
+        ),
+    )
+    .unwrap();
+    let flags = [
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=10000",
+    ];
+    let empty = run.dir.join("speedscope-empty.png");
+    browser::screenshot(
+        &format!("file://{}", index.display()),
+        &empty,
+        &run.dir.join("chromium-empty"),
+        &flags,
+    );
+    let loaded = run.dir.join("speedscope.png");
+    browser::screenshot(
+        &format!(
+            "file://{}#localProfilePath={}",
+            index.display(),
+            script.display()
+        ),
+        &loaded,
+        &run.dir.join("chromium-loaded"),
+        &flags,
+    );
+    let (before, after) = (coloured(&empty), coloured(&loaded));
+    // The first profile (the busiest thread's CPU time: a spinner's Hot
+    // and Warm side by side) fills the page with frames; the empty page has
+    // only speedscope's logo and links.
+    assert!(
+        after > 100_000 && after > 3 * before,
+        "speedscope shows {after} coloured pixels with the profile, {before} without: blank?"
+    );
+    // And it says which profile it shows: the first.
+    let dom = browser::dump_dom(
+        &format!(
+            "file://{}#localProfilePath={}",
+            index.display(),
+            script.display()
+        ),
+        &run.dir.join("chromium-dom"),
+        &flags,
+    );
+    assert!(
+        dom.contains("cpu Spinner ") && dom.contains("(1/"),
+        "speedscope's title names no spinner's CPU profile:\n{}",
+        &dom[..dom.len().min(3000)]
+    );
+}
+
+#[test]
+fn a_bad_setting_is_reported_and_the_program_runs_unprofiled() {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!("bad-{}-{}", runtime.major(), std::process::id()));
+    let library = dotnet::build_example("sampler").unwrap();
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_HZ", "fast");
+    let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+    assert!(
+        out.stderr.contains(
+            "sampler: CORPROF_SAMPLER_HZ=\"fast\" is not a number from 1 to 10000; not sampling"
+        ),
+        "{}",
+        out.describe()
+    );
+    assert!(!dir.exists(), "nothing is written when not sampling");
+}
