@@ -795,6 +795,30 @@ impl fmt::Debug for ProfilerInfo {
     }
 }
 
+/// The runtime type of a primitive element type, as `class_name` names it.
+fn primitive_name(element: crate::metadata::CorElementType) -> Option<&'static str> {
+    use crate::metadata::*;
+    Some(match element {
+        ELEMENT_TYPE_BOOLEAN => "System.Boolean",
+        ELEMENT_TYPE_CHAR => "System.Char",
+        ELEMENT_TYPE_I1 => "System.SByte",
+        ELEMENT_TYPE_U1 => "System.Byte",
+        ELEMENT_TYPE_I2 => "System.Int16",
+        ELEMENT_TYPE_U2 => "System.UInt16",
+        ELEMENT_TYPE_I4 => "System.Int32",
+        ELEMENT_TYPE_U4 => "System.UInt32",
+        ELEMENT_TYPE_I8 => "System.Int64",
+        ELEMENT_TYPE_U8 => "System.UInt64",
+        ELEMENT_TYPE_R4 => "System.Single",
+        ELEMENT_TYPE_R8 => "System.Double",
+        ELEMENT_TYPE_STRING => "System.String",
+        ELEMENT_TYPE_I => "System.IntPtr",
+        ELEMENT_TYPE_U => "System.UIntPtr",
+        ELEMENT_TYPE_OBJECT => "System.Object",
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -849,28 +873,4 @@ mod tests {
         fn check<T: Send + Sync + Clone>() {}
         check::<ProfilerInfo>();
     }
-}
-
-/// The runtime type of a primitive element type, as `class_name` names it.
-fn primitive_name(element: crate::metadata::CorElementType) -> Option<&'static str> {
-    use crate::metadata::*;
-    Some(match element {
-        ELEMENT_TYPE_BOOLEAN => "System.Boolean",
-        ELEMENT_TYPE_CHAR => "System.Char",
-        ELEMENT_TYPE_I1 => "System.SByte",
-        ELEMENT_TYPE_U1 => "System.Byte",
-        ELEMENT_TYPE_I2 => "System.Int16",
-        ELEMENT_TYPE_U2 => "System.UInt16",
-        ELEMENT_TYPE_I4 => "System.Int32",
-        ELEMENT_TYPE_U4 => "System.UInt32",
-        ELEMENT_TYPE_I8 => "System.Int64",
-        ELEMENT_TYPE_U8 => "System.UInt64",
-        ELEMENT_TYPE_R4 => "System.Single",
-        ELEMENT_TYPE_R8 => "System.Double",
-        ELEMENT_TYPE_STRING => "System.String",
-        ELEMENT_TYPE_I => "System.IntPtr",
-        ELEMENT_TYPE_U => "System.UIntPtr",
-        ELEMENT_TYPE_OBJECT => "System.Object",
-        _ => return None,
-    })
 }
