@@ -7,7 +7,9 @@
 //!   out, or unwound by an exception);
 //! - `time.folded`: the same paths with their inclusive time in microseconds;
 //! - `flame.svg`: a self-contained flame graph of `time.folded` (one
-//!   rectangle per path, width proportional to time, a `<title>` to hover);
+//!   rectangle per path, width proportional to time, a `<title>` to hover;
+//!   paths narrower than 0.1 px are left out, and the picture says how
+//!   many);
 //! - `summary.txt`: `key=value` lines the tests read (event mask, balance).
 //!
 //! Frames are named with their generic instantiations
@@ -33,14 +35,18 @@
 //! `{3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73}`.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use corprof::facade::{Profiler, ProfilerInfo, Result, StackFrame};
 use corprof::hooks::{EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall};
+use corprof::profile::{
+    inclusive_widths, write_flame, write_folded, FlameOptions, Frames, NodeId, StackTree,
+};
 use corprof::profiling::*;
 
 /// What the hooks receive for each hooked function.
@@ -53,8 +59,6 @@ struct Function {
 
 /// One node of a thread's call tree.
 struct Node {
-    /// The `Hooked<Function>` record's address (0 for the root).
-    key: usize,
     parent: usize,
     /// (key, node) of each child: a short list, searched linearly (call
     /// trees fan out little, and this is the hot path).
@@ -79,7 +83,6 @@ impl ThreadTree {
     fn new() -> ThreadTree {
         ThreadTree {
             nodes: vec![Node {
-                key: 0,
                 parent: 0,
                 children: Vec::new(),
                 calls: 0,
@@ -102,7 +105,6 @@ impl ThreadTree {
             let next = self.nodes.len();
             self.nodes[parent].children.push((key, next));
             self.nodes.push(Node {
-                key,
                 parent,
                 children: Vec::new(),
                 calls: 0,
@@ -375,20 +377,21 @@ impl Profiler for CallTree {
     }
 }
 
-/// Per path: (calls, inclusive nanoseconds).
-type Paths = BTreeMap<String, (u64, u64)>;
-
 impl CallTree {
     fn write(&self, info: &ProfilerInfo, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
         let trees = lock(&self.state.trees).clone();
-        let mut paths = Paths::new();
+        // Every thread's tree in one, frames merged by name (two functions
+        // of one name share a frame, as in the folded format): values are
+        // (calls, inclusive nanoseconds).
+        let mut frames = Frames::new();
+        let mut merged = StackTree::new(2);
         let (mut unbalanced, mut open) = (0, 0);
         for tree in &trees {
             let tree = lock(tree);
             unbalanced += tree.unbalanced;
             open += tree.stack.len();
-            collect(&tree, 0, &mut String::new(), &mut paths);
+            merge(&tree, &mut frames, &mut merged);
         }
         let (events, _) = info.event_mask().unwrap_or_default();
         let mut summary = String::new();
@@ -402,171 +405,60 @@ impl CallTree {
         let _ = writeln!(summary, "threads={}", trees.len());
         let _ = writeln!(summary, "unbalanced={unbalanced}");
         let _ = writeln!(summary, "open_frames={open}");
-        let _ = writeln!(summary, "paths={}", paths.len());
+        let _ = writeln!(summary, "paths={}", merged.len() - 1);
         if let Some(late) = lock(&self.state.late).as_deref() {
             let _ = writeln!(summary, "late_install={late}");
         }
-        std::fs::write(dir.join("summary.txt"), summary)?;
-        if self.state.mode == Mode::Nothing {
-            return Ok(());
-        }
-        let mut calls = String::new();
-        let mut time = String::new();
-        for (path, (count, nanos)) in &paths {
-            let _ = writeln!(calls, "{path} {count}");
-            let _ = writeln!(time, "{path} {}", nanos / 1000);
-        }
-        std::fs::write(dir.join("calls.folded"), calls)?;
-        std::fs::write(dir.join("time.folded"), &time)?;
-        std::fs::write(dir.join("flame.svg"), flame_svg(&paths))?;
-        std::fs::write(
-            dir.join("exceptions.txt"),
-            lock(&self.state.exceptions).join("\n") + "\n",
-        )?;
-        std::fs::write(
-            dir.join("args.txt"),
-            lock(&self.state.args).join("\n") + "\n",
-        )?;
-        Ok(())
-    }
-}
-
-/// Adds every node under `node` to `paths`, `prefix` being its path.
-fn collect(tree: &ThreadTree, node: usize, prefix: &mut String, paths: &mut Paths) {
-    let mut children: Vec<usize> = tree.nodes[node].children.iter().map(|c| c.1).collect();
-    children.sort_unstable();
-    for child in children {
-        let entry = &tree.nodes[child];
-        // SAFETY: keys are addresses of `Hooked<Function>` records, which
-        // the facade never frees.
-        let name = &unsafe { &*(entry.key as *const Hooked<Function>) }
-            .client()
-            .name;
-        let len = prefix.len();
-        if !prefix.is_empty() {
-            prefix.push(';');
-        }
-        prefix.push_str(name);
-        let slot = paths.entry(prefix.clone()).or_default();
-        slot.0 += entry.calls;
-        slot.1 += entry.nanos;
-        debug_assert_eq!(entry.parent, node);
-        collect(tree, child, prefix, paths);
-        prefix.truncate(len);
-    }
-}
-
-/// A flame graph of inclusive times: a tree of paths, each drawn as a
-/// rectangle as wide as its time, its children side by side on top of it.
-fn flame_svg(paths: &Paths) -> String {
-    #[derive(Default)]
-    struct Frame {
-        nanos: u64,
-        children: BTreeMap<String, Frame>,
-    }
-    let mut root = Frame::default();
-    for (path, &(_, nanos)) in paths {
-        let mut frame = &mut root;
-        let parts: Vec<&str> = path.split(';').collect();
-        for (i, part) in parts.iter().enumerate() {
-            frame = frame.children.entry((*part).to_string()).or_default();
-            if i + 1 == parts.len() {
-                frame.nanos = frame.nanos.max(nanos);
-            }
-        }
-    }
-    // A parent is at least as wide as its children together.
-    fn settle(frame: &mut Frame) -> u64 {
-        let children: u64 = frame.children.values_mut().map(settle).sum();
-        frame.nanos = frame.nanos.max(children);
-        frame.nanos
-    }
-    root.nanos = 0;
-    let total = settle(&mut root).max(1);
-    fn depth(frame: &Frame) -> usize {
-        1 + frame.children.values().map(depth).max().unwrap_or(0)
-    }
-    const WIDTH: f64 = 1200.0;
-    const ROW: f64 = 18.0;
-    let rows = depth(&root);
-    let height = ROW * (rows as f64) + 40.0;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-         <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {WIDTH} {height}\" font-family=\"monospace\" font-size=\"11\">\n\
-         <rect x=\"0\" y=\"0\" width=\"{WIDTH}\" height=\"{height}\" fill=\"#f8f4ec\"/>\n\
-         <text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">Flame graph (inclusive time)</text>\n",
-        WIDTH / 2.0
-    );
-    fn escape(text: &str) -> String {
-        text.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    }
-    #[allow(clippy::too_many_arguments)]
-    fn draw(
-        svg: &mut String,
-        name: &str,
-        frame: &Frame,
-        x: f64,
-        level: usize,
-        total: u64,
-        height: f64,
-    ) {
-        let width = WIDTH * frame.nanos as f64 / total as f64;
-        let y = height - ROW * (level as f64 + 1.0);
-        let hash = name.bytes().fold(2166136261u32, |h, b| {
-            (h ^ u32::from(b)).wrapping_mul(16777619)
-        });
-        let (r, g, b) = (
-            205 + (hash % 50),
-            80 + ((hash >> 8) % 120),
-            40 + ((hash >> 16) % 40),
-        );
-        let label = escape(name);
-        let _ = write!(
-            svg,
-            "<g class=\"frame\"><title>{label} ({} us, {:.2}%)</title>\
-             <rect x=\"{x:.3}\" y=\"{y:.1}\" width=\"{width:.3}\" height=\"{:.1}\" fill=\"rgb({r},{g},{b})\" rx=\"2\"/>",
-            frame.nanos / 1000,
-            100.0 * frame.nanos as f64 / total as f64,
-            ROW - 1.0
-        );
-        let fits = (width / 7.0) as usize;
-        if fits >= 4 {
-            let text: String = if name.chars().count() > fits {
-                name.chars()
-                    .take(fits.saturating_sub(2))
-                    .collect::<String>()
-                    + ".."
-            } else {
-                name.to_string()
+        if self.state.mode != Mode::Nothing {
+            let create = |name: &str| -> std::io::Result<BufWriter<File>> {
+                Ok(BufWriter::new(File::create(dir.join(name))?))
             };
-            let _ = write!(
-                svg,
-                "<text x=\"{:.3}\" y=\"{:.1}\">{}</text>",
-                x + 3.0,
-                y + ROW - 5.0,
-                escape(&text)
-            );
+            write_folded(&merged, &frames, |v| v[0], create("calls.folded")?)?;
+            write_folded(&merged, &frames, |v| v[1] / 1000, create("time.folded")?)?;
+            let options = FlameOptions {
+                title: String::from("Flame graph (inclusive time)"),
+                unit: String::from("us"),
+                divisor: 1000,
+                ..FlameOptions::default()
+            };
+            let flame = write_flame(
+                &merged,
+                &frames,
+                &inclusive_widths(&merged, 1),
+                &options,
+                create("flame.svg")?,
+            )?;
+            let _ = writeln!(summary, "flame_frames_drawn={}", flame.drawn);
+            let _ = writeln!(summary, "flame_frames_omitted={}", flame.omitted);
+            std::fs::write(
+                dir.join("exceptions.txt"),
+                lock(&self.state.exceptions).join("\n") + "\n",
+            )?;
+            std::fs::write(
+                dir.join("args.txt"),
+                lock(&self.state.args).join("\n") + "\n",
+            )?;
         }
-        svg.push_str("</g>\n");
-        let mut child_x = x;
-        for (child_name, child) in &frame.children {
-            draw(svg, child_name, child, child_x, level + 1, total, height);
-            child_x += WIDTH * child.nanos as f64 / total as f64;
+        std::fs::write(dir.join("summary.txt"), summary)
+    }
+}
+
+/// Adds a thread's call tree to `merged`, naming each node's function.
+fn merge(tree: &ThreadTree, frames: &mut Frames, merged: &mut StackTree) {
+    // (thread tree node, merged node), depth first without recursion.
+    let mut pending = vec![(0usize, NodeId::ROOT)];
+    while let Some((node, into)) = pending.pop() {
+        for &(key, child) in &tree.nodes[node].children {
+            // SAFETY: keys are addresses of `Hooked<Function>` records,
+            // which the facade never frees.
+            let name = &unsafe { &*(key as *const Hooked<Function>) }.client().name;
+            let entry = &tree.nodes[child];
+            debug_assert_eq!(entry.parent, node);
+            let target = merged.child(into, frames.intern(name));
+            merged.add_to(target, &[entry.calls, entry.nanos]);
+            pending.push((child, target));
         }
     }
-    let top = Frame {
-        nanos: total,
-        children: root.children,
-    };
-    draw(&mut svg, "all", &top, 0.0, 0, total, height);
-    svg.push_str("</svg>\n");
-    svg
 }
 
 corprof::profiler!(CallTree, "{3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73}");

@@ -308,10 +308,13 @@ fn stack_walk_in_exception_thrown_names_the_thrower_first() {
 fn time_folded_has_the_same_paths_with_inclusive_times() {
     let run = fast();
     let time = parse_folded(&run.file("time.folded"));
-    assert_eq!(
-        time.keys().collect::<Vec<_>>(),
-        run.calls.keys().collect::<Vec<_>>()
+    // The paths of calls.folded, but those under a microsecond (a folded
+    // file leaves out zeros).
+    assert!(
+        time.keys().all(|path| run.calls.contains_key(path)),
+        "{time:?}"
     );
+    assert!(time.len() * 2 > run.calls.len(), "{time:?}");
     let main = time[&format!("{NS}Program.Main")];
     let fib = time[&format!("{NS}Program.Main;{NS}Program.Fib")];
     assert!(main >= fib, "inclusive: Main {main} us >= Fib {fib} us");
@@ -378,8 +381,13 @@ fn flame_svg_has_one_titled_rectangle_per_path() {
         "self-contained: no external references"
     );
     let rects = rectangles(&svg);
-    // Every path once, plus the "all" root.
-    assert_eq!(rects.len(), run.calls.len() + 1);
+    // Every path once, plus the "all" root, but the paths narrower than
+    // 0.1 px, which the summary counts.
+    let paths: usize = run.summary["paths"].parse().unwrap();
+    let omitted: usize = run.summary["flame_frames_omitted"].parse().unwrap();
+    assert_eq!(paths, run.calls.len());
+    assert_eq!(rects.len() + omitted, paths + 1);
+    assert_eq!(run.summary["flame_frames_drawn"], rects.len().to_string());
     let all = &rects[0];
     assert!(all.0.starts_with("all ("), "{}", all.0);
     assert_eq!((all.1, all.3), (0.0, 1200.0));

@@ -310,7 +310,7 @@ fn folded_stacks_and_the_flame_graph() {
     assert!(svg.contains("frames drawn;"));
     assert_eq!(
         run.summary("flame_frames_drawn"),
-        svg.matches("<g>").count() as u64
+        svg.matches("<g class=\"frame\">").count() as u64
     );
 }
 

@@ -183,7 +183,7 @@ pub fn write_flame<W: Write>(
             80 + ((hash >> 8) % 120),
             40 + ((hash >> 16) % 40),
         );
-        text.push_str("<g><title>");
+        text.push_str("<g class=\"frame\"><title>");
         escape(name, &mut text);
         let _ = write!(
             text,
