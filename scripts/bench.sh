@@ -11,6 +11,7 @@
 #   bash scripts/bench.sh hooks      # enter/leave hooks against a C floor (scripts/bench-hooks.sh)
 #   bash scripts/bench.sh build      # clean build time of the library per Cargo feature set
 #   bash scripts/bench.sh calltarget # CallTarget wrapping cost per call and bytes (scripts/bench-calltarget.sh)
+#   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -181,5 +182,6 @@ case "$what" in
     hooks) machine; echo; bash scripts/bench-hooks.sh ;;
     build) machine; echo; build ;;
     calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget]" ;;
+    sampler) machine; echo; bash scripts/bench-sampler.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler]" ;;
 esac

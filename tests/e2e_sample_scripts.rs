@@ -238,6 +238,38 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
 }
 
 #[test]
+fn sampler_sample_profiles_your_program_in_pprof() {
+    let out = shop().parent().unwrap().join("sampler");
+    let run = script(
+        "sampler-sample.sh",
+        &[shop()],
+        &[("CORPROF_SAMPLER_DIR", out.to_str().unwrap())],
+    );
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(7), "{stderr}");
+    assert_eq!(text(&run.stdout), SHOP_ONCE);
+    assert!(
+        stderr.contains(&format!("sampler-sample: wrote {}", out.display())),
+        "{stderr}"
+    );
+    // A short program: few samples, but every file, and a gzip pprof.
+    for file in [
+        "profile.pb.gz",
+        "speedscope.json",
+        "cpu.folded",
+        "wall.folded",
+        "alloc.folded",
+        "flame.svg",
+    ] {
+        assert!(out.join(file).is_file(), "{file}: {stderr}");
+    }
+    let pprof = fs::read(out.join("profile.pb.gz")).unwrap();
+    assert_eq!(&pprof[..2], &[0x1f, 0x8b], "gzip");
+    let summary = fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("threads="), "{summary}");
+}
+
+#[test]
 fn attach_sample_patches_a_constant_of_your_running_program_and_reverts() {
     // Ten seconds of loop (the attach comes about a second in, later on a
     // loaded machine: a CI run once took more than three); the patch lasts

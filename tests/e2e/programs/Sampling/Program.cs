@@ -10,6 +10,11 @@
 //   AllocateMore (300 MB in 3,000-byte arrays) and AllocateLess (100 MB in
 //   1,000-byte arrays), interleaved.
 // Prints fixed lines; exit code 37.
+//
+// `Sampling bench THREADS ROUNDS` is the benchmark of scripts/bench.sh
+// sampler instead: THREADS threads share ROUNDS rounds of Hot and Warm (a
+// fixed amount of CPU work however many threads; each waits for the others
+// at the end), and the program prints "bench done".
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -70,8 +75,41 @@ namespace E2E.Sampling
             keep[(i + 32) & 63] = new byte[1000];
         }
 
+        static int Bench(int threads, int rounds)
+        {
+            var workers = new Thread[threads];
+            // Every worker stays alive (waiting) until the last is done, so
+            // that each sample walks THREADS threads.
+            int remaining = threads;
+            var allDone = new ManualResetEvent(false);
+            for (int t = 0; t < threads; t++)
+            {
+                int share = rounds / threads + (t < rounds % threads ? 1 : 0);
+                workers[t] = new Thread(() =>
+                {
+                    int x = 1;
+                    for (int r = 0; r < share; r++)
+                    {
+                        x = Hot(x);
+                        x = Warm(x);
+                    }
+                    Interlocked.Add(ref sink, x);
+                    if (Interlocked.Decrement(ref remaining) == 0) allDone.Set();
+                    allDone.WaitOne();
+                }) { Name = "Worker " + t };
+            }
+            foreach (var w in workers) w.Start();
+            foreach (var w in workers) w.Join();
+            Console.WriteLine("bench done");
+            return ExitCode;
+        }
+
         public static int Main(string[] args)
         {
+            if (args.Length == 3 && args[0] == "bench")
+            {
+                return Bench(int.Parse(args[1]), int.Parse(args[2]));
+            }
             double seconds = args.Length > 0 ? double.Parse(args[0]) : 3.0;
             int sleep = args.Length > 1 ? int.Parse(args[1]) : 2000;
             var release = new ManualResetEvent(false);
