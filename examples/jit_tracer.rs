@@ -13,6 +13,12 @@
 //! ```
 //!
 //! Names go to stderr, or to the file named by `JIT_TRACER_OUTPUT`.
+//!
+//! `JIT_TRACER_NOTIFICATION_ONLY=1` makes it answer `LoadAsNotificationOnly`
+//! with `true` (and `0` with `false`; either way it writes the answer):
+//! listed in `CORECLR_NOTIFICATION_PROFILERS` (.NET 7+, with
+//! `CORECLR_ENABLE_NOTIFICATION_PROFILERS=1`), it then runs beside the main
+//! profiler as a notification-only one.
 
 use std::fmt::{self, Write as _};
 use std::fs::File;
@@ -131,6 +137,19 @@ impl Profiler for JitTracer {
         let _ = line.write_char('\n');
         self.write_line(&line);
         Ok(())
+    }
+
+    fn load_as_notification_only(&self) -> Result<bool> {
+        let Some(setting) = std::env::var_os("JIT_TRACER_NOTIFICATION_ONLY") else {
+            return Ok(false);
+        };
+        let yes = setting == "1";
+        let mut line = Line::new();
+        let _ = writeln!(line, "load_as_notification_only: {yes}");
+        self.write_line(&line);
+        // Refused, this instance gets no Shutdown: write the answer now.
+        let _ = self.out().flush();
+        Ok(yes)
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {

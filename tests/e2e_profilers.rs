@@ -184,6 +184,65 @@ fn runtime_settings_take_effect_under_the_prefixes_each_runtime_reads() {
     }
 }
 
+/// Notification-only profilers (.NET 7+): `jit_tracer`, listed in
+/// `CORECLR_NOTIFICATION_PROFILERS` (`path={CLSID};` entries, each ended by
+/// `;`) with `CORECLR_ENABLE_NOTIFICATION_PROFILERS=1`, runs beside
+/// `runtime_events`, the main profiler, when it answers
+/// `LoadAsNotificationOnly` with `true`: both see the program. Answering
+/// `false` it asks for the main profiler's slot, which is taken, and is
+/// refused. CoreCLR 3.1 has no such list: only the main profiler loads.
+#[test]
+fn a_notification_only_profiler_runs_beside_the_main_one_from_net7() {
+    let runtime = dotnet::runtime();
+    let jit = dotnet::build_example("jit_tracer").unwrap();
+    let list = format!("{}={{{JIT_TRACER}}};", jit.display());
+    for answer in ["1", "0"] {
+        let trace_file = scratch_file(&format!("notification-jit-{answer}"));
+        let report_file = scratch_file(&format!("notification-main-{answer}"));
+        let profiler = example("runtime_events", RUNTIME_EVENTS)
+            .with_env("RUNTIME_EVENTS_OUTPUT", report_file.to_str().unwrap())
+            .with_env("CORECLR_ENABLE_NOTIFICATION_PROFILERS", "1")
+            .with_env("CORECLR_NOTIFICATION_PROFILERS", &list)
+            .with_env("JIT_TRACER_OUTPUT", trace_file.to_str().unwrap())
+            .with_env("JIT_TRACER_NOTIFICATION_ONLY", answer);
+        let run = runtime.run("Basics", &[], Some(&profiler));
+        run.assert_exit(42).assert_stdout(BASICS);
+        let report = fs::read_to_string(&report_file)
+            .unwrap_or_else(|e| panic!("no report: {e}\n{}", run.describe()));
+        assert_eq!(report.lines().next(), Some("runtime events summary"));
+        assert!(
+            report.contains("exception type=System.InvalidOperationException"),
+            "the main profiler sees the program:\n{report}"
+        );
+        let trace = fs::read_to_string(&trace_file).unwrap_or_default();
+        match (runtime.major(), answer) {
+            (3, _) => assert_eq!(
+                trace,
+                "",
+                "CoreCLR 3.1 loads no notification profiler:\n{}",
+                run.describe()
+            ),
+            (_, "1") => {
+                assert!(
+                    trace.starts_with(
+                        "load_as_notification_only: true\ninitialize: ICorProfilerInfo"
+                    ),
+                    "{trace}"
+                );
+                assert!(
+                    trace.lines().any(|l| l == "jit: E2E.Basics.Program.Main"),
+                    "the notification profiler sees the JIT:\n{trace}"
+                );
+                assert!(trace.ends_with("shutdown\n"), "{trace}");
+            }
+            (_, _) => assert_eq!(
+                trace, "load_as_notification_only: false\n",
+                "asking for the taken main slot is refused before Initialize"
+            ),
+        }
+    }
+}
+
 #[test]
 fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
     let runtime = dotnet::runtime();
