@@ -8,7 +8,8 @@
 //! stderr, or to the file named by `RUNTIME_EVENTS_OUTPUT`.
 //!
 //! It also tries what later runtimes offer, and reports each answer (or the
-//! error a runtime without it gives): the large-object threshold
+//! error a runtime without it gives): the classes of the objects the first
+//! exception references and the large-object threshold
 //! (`ICorProfilerInfo10`), the variable `RUNTIME_EVENTS_PROBE` read and
 //! `RUNTIME_EVENTS_SET` set through the runtime (`ICorProfilerInfo11`, .NET
 //! 5), a weak GC handle to the first exception thrown and a strong one to
@@ -45,6 +46,9 @@ struct Counts {
     session: Option<std::result::Result<EVENTPIPE_SESSION, HRESULT>>,
     /// `ExceptionThrown_V1` events (id 80) the session delivered.
     eventpipe_exceptions: u32,
+    /// The classes of the objects the first exception references, or why
+    /// they could not be enumerated.
+    references: Option<std::result::Result<Vec<String>, HRESULT>>,
 }
 
 #[derive(Default)]
@@ -131,7 +135,25 @@ impl Profiler for RuntimeEvents {
             .class_of(object)
             .and_then(|class| info.class_name(class));
         let name = name.unwrap_or_else(|error| format!("<unknown: {error:?}>"));
+        // The first exception's references (`EnumerateObjectReferences`,
+        // ICorProfilerInfo10): the object stays put during this callback.
+        let references = if self.counts().references.is_none() {
+            Some(info.object_references(object).map(|refs| {
+                refs.iter()
+                    .map(|r| {
+                        info.class_of(*r)
+                            .and_then(|c| info.class_name(c))
+                            .unwrap_or_else(|e| format!("<unknown: {e:?}>"))
+                    })
+                    .collect::<Vec<_>>()
+            }))
+        } else {
+            None
+        };
         let mut counts = self.counts();
+        if references.is_some() {
+            counts.references = references;
+        }
         *counts.exceptions.entry(name).or_default() += 1;
         let kind = match counts.handles.len() {
             0 => COR_PRF_HANDLE_TYPE_WEAK,
@@ -199,6 +221,13 @@ impl Profiler for RuntimeEvents {
             report += &format!("module {path}\n");
         }
         report += &format!("threads created={}\n", counts.threads);
+        match &counts.references {
+            Some(Ok(classes)) => {
+                report += &format!("first exception references {}\n", classes.join(","))
+            }
+            Some(Err(error)) => report += &format!("first exception references: {error}\n"),
+            None => {}
+        }
         report += &later;
         match stopped {
             Ok(_) => {

@@ -278,6 +278,15 @@ fn runtime_events_reports_gcs_exceptions_loads_and_threads() {
         "a generation-2 induced GC:\n{report}"
     );
 
+    // The first exception, `new InvalidOperationException("state is
+    // invalid")` at its throw, references its message and nothing else yet
+    // (EnumerateObjectReferences, ICorProfilerInfo10: 3.1 and 8.0 alike).
+    assert!(
+        report
+            .lines()
+            .any(|line| line == "first exception references System.String"),
+        "{report}"
+    );
     for exception in ["System.InvalidOperationException", "E2E.Basics.MyException"] {
         assert!(
             report

@@ -1,6 +1,6 @@
 //! The heap and the process of later runtimes, behind safe methods of
-//! [`ProfilerInfo`]: the large-object threshold and frozen objects
-//! (`ICorProfilerInfo10`), the environment (`ICorProfilerInfo11`, .NET 5),
+//! [`ProfilerInfo`]: the large-object threshold, frozen objects and an
+//! object's references (`ICorProfilerInfo10`), the environment (`ICorProfilerInfo11`, .NET 5),
 //! GC handles (`ICorProfilerInfo13`, .NET 7) and the non-GC heap
 //! (`ICorProfilerInfo14`, .NET 8).
 //!
@@ -60,6 +60,53 @@ impl ProfilerInfo {
         // SAFETY: a valid out-pointer; the runtime checks the ID.
         unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok()?;
         Ok(frozen != 0)
+    }
+
+    /// The objects `object` references, in the order of its fields
+    /// (`EnumerateObjectReferences`, `ICorProfilerInfo10`): empty for an
+    /// object without references (the runtime answers `S_FALSE`). Null
+    /// references are left out.
+    ///
+    /// `object` must stay where it is during the walk: call it while the
+    /// runtime cannot collect, as in a callback that hands the object over
+    /// (`exception_thrown`, `object_allocated`), or with the runtime
+    /// suspended.
+    pub fn object_references(&self, object: ObjectID) -> Result<Vec<ObjectID>> {
+        unsafe extern "system" fn collect(
+            _root: ObjectID,
+            reference: *mut ObjectID,
+            client_data: *mut c_void,
+        ) -> crate::BOOL {
+            if reference.is_null() || client_data.is_null() {
+                return 0;
+            }
+            // SAFETY: `client_data` is the `Vec` `object_references` passed
+            // for this synchronous walk, and `reference` points at one of
+            // the object's reference fields, readable during the callback.
+            let (out, reference) =
+                unsafe { (&mut *(client_data as *mut Vec<ObjectID>), *reference) };
+            // Bounded: an object has at most as many fields as fit in it.
+            if out.len() >= 1 << 24 {
+                return 0;
+            }
+            if !reference.is_null() {
+                out.push(reference);
+            }
+            1
+        }
+        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let mut out: Vec<ObjectID> = Vec::new();
+        // SAFETY: `collect` reads `clientData` as the `Vec` passed here,
+        // which outlives the synchronous walk.
+        unsafe {
+            v10.EnumerateObjectReferences(
+                object,
+                Some(collect),
+                &mut out as *mut Vec<ObjectID> as *mut c_void,
+            )
+        }
+        .ok()?;
+        Ok(out)
     }
 
     /// The value of an environment variable of the process, `None` when it
