@@ -46,6 +46,11 @@
 //! facade, which refuses to set a method's IL a second time (tier 1, PGO's
 //! instrumented tier and on-stack replacement all compile the IL installed
 //! first; see `ProfilerInfo::set_il_function_body`).
+//! `IL_REWRITER_REJIT_TARGET=InlinedAnswer` makes `InlinedAnswer` (which
+//! the JIT inlines into `CallsInlined`, `Rewrite --rejit --target inlined`)
+//! the ReJIT target instead of `Answer`; `IL_REWRITER_WITH_INLINERS=FLAGS`
+//! asks with `RequestReJITWithInliners` and these `COR_PRF_REJIT_FLAGS` (1:
+//! `COR_PRF_REJIT_BLOCK_INLINING`), which compiles the inliners again too.
 //! `IL_REWRITER_TIMEOUT_MS` bounds each wait of the ReJIT thread for a
 //! `ready` file (default 60000).
 //!
@@ -68,6 +73,7 @@ use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
     COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
+    COR_PRF_REJIT_FLAGS,
 };
 use corprof::{ComRef, HRESULT};
 
@@ -95,6 +101,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 struct Targets {
     module: ModuleID,
     answer: mdMethodDef,
+    inlined_answer: mdMethodDef,
     work: mdMethodDef,
     guarded: mdMethodDef,
     hot_loop: mdMethodDef,
@@ -138,6 +145,12 @@ struct IlRewriter {
     rewritten: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
     /// `IL_REWRITER_EVERY_JIT=1`: leave the once-only rule to the facade.
     every_jit: bool,
+    /// `IL_REWRITER_REJIT_TARGET=InlinedAnswer`: re-JIT-compile
+    /// `InlinedAnswer` instead of `Answer`.
+    rejit_inlined: bool,
+    /// `IL_REWRITER_WITH_INLINERS=FLAGS`: `RequestReJITWithInliners` with
+    /// these `COR_PRF_REJIT_FLAGS` (a decimal number).
+    with_inliners: Option<u32>,
 }
 
 impl Default for IlRewriter {
@@ -149,6 +162,11 @@ impl Default for IlRewriter {
         let verbose = flag("IL_REWRITER_VERBOSE");
         let allow_inlining = flag("IL_REWRITER_ALLOW_INLINING");
         let every_jit = flag("IL_REWRITER_EVERY_JIT");
+        let rejit_inlined =
+            std::env::var("IL_REWRITER_REJIT_TARGET").is_ok_and(|v| v == "InlinedAnswer");
+        let with_inliners = std::env::var("IL_REWRITER_WITH_INLINERS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u32>().ok());
         let timeout = std::env::var("IL_REWRITER_TIMEOUT_MS")
             .ok()
             .and_then(|ms| ms.trim().parse::<u64>().ok())
@@ -163,6 +181,8 @@ impl Default for IlRewriter {
             modules: Mutex::default(),
             rewritten: Mutex::default(),
             every_jit,
+            rejit_inlined,
+            with_inliners,
         }
     }
 }
@@ -200,6 +220,7 @@ fn find_targets(
     Ok(Some(Targets {
         module,
         answer: method(program, PROGRAM_TYPE, "Answer", SIG_STATIC_INT)?,
+        inlined_answer: method(program, PROGRAM_TYPE, "InlinedAnswer", SIG_STATIC_INT)?,
         work: method(program, PROGRAM_TYPE, "Work", SIG_STATIC_INT_INT)?,
         guarded: method(program, PROGRAM_TYPE, "Guarded", SIG_STATIC_INT_INT)?,
         hot_loop: method(program, PROGRAM_TYPE, "HotLoop", SIG_STATIC_LONG_INT)?,
@@ -363,6 +384,8 @@ impl IlRewriter {
             dir: dir.to_path_buf(),
             timeout: self.timeout,
             verbose: self.verbose,
+            inlined: self.rejit_inlined,
+            with_inliners: self.with_inliners,
         };
         let spawned = thread::Builder::new()
             .name("il_rewriter-rejit".into())
@@ -378,6 +401,10 @@ impl IlRewriter {
 struct RejitDriver {
     info: ProfilerInfo,
     shared: Arc<Shared>,
+    /// The target is `InlinedAnswer` (else `Answer`).
+    inlined: bool,
+    /// Ask with `RequestReJITWithInliners` and these flags.
+    with_inliners: Option<u32>,
     dir: PathBuf,
     timeout: Duration,
     verbose: bool,
@@ -395,9 +422,20 @@ impl RejitDriver {
                     // own IL with one constant replaced, re-encoded and
                     // checked.
                     unsafe { self.shared.rejit.insert(module, answer, bytes, summary) };
-                    match self.shared.rejit.request_rejit(&self.info) {
-                        Ok(_) => log(format_args!("RequestReJIT(Answer) succeeded")),
-                        Err(error) => log(format_args!("RequestReJIT(Answer) failed: {error}")),
+                    let (call, requested) = if let Some(flags) = self.with_inliners {
+                        let flags = COR_PRF_REJIT_FLAGS(flags);
+                        let asked = self
+                            .shared
+                            .rejit
+                            .request_rejit_with_inliners(&self.info, flags);
+                        ("RequestReJITWithInliners", asked)
+                    } else {
+                        ("RequestReJIT", self.shared.rejit.request_rejit(&self.info))
+                    };
+                    let name = self.target_name();
+                    match requested {
+                        Ok(_) => log(format_args!("{call}({name}) succeeded")),
+                        Err(error) => log(format_args!("{call}({name}) failed: {error}")),
                     }
                 }
                 Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
@@ -409,27 +447,43 @@ impl RejitDriver {
         }
         if let Some(answer) = self.answer() {
             match self.info.request_revert(&[answer]) {
-                Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => {
-                    log(format_args!("RequestRevert(Answer) succeeded"))
-                }
+                Ok(statuses) if statuses.iter().all(|s| s.is_ok()) => log(format_args!(
+                    "RequestRevert({}) succeeded",
+                    self.target_name()
+                )),
                 Ok(statuses) => log(format_args!(
-                    "RequestRevert(Answer) failed for the method: {:?}",
+                    "RequestRevert({}) failed for the method: {:?}",
+                    self.target_name(),
                     statuses
                 )),
-                Err(error) => log(format_args!("RequestRevert(Answer) failed: {error}")),
+                Err(error) => log(format_args!(
+                    "RequestRevert({}) failed: {error}",
+                    self.target_name()
+                )),
             }
         }
         self.create("go-3");
     }
 
-    /// `Answer`'s module and token, unless the runtime has shut down or the
-    /// module was never seen.
+    /// The ReJIT target's name.
+    fn target_name(&self) -> &'static str {
+        if self.inlined {
+            "InlinedAnswer"
+        } else {
+            "Answer"
+        }
+    }
+
+    /// The ReJIT target's (`Answer`'s, or `InlinedAnswer`'s) module and
+    /// token, unless the runtime has shut down or the module was never
+    /// seen.
     fn answer(&self) -> Option<(ModuleID, mdMethodDef)> {
         if self.shared.shut_down.is_raised() {
             log(format_args!("the runtime has shut down; no ReJIT"));
             return None;
         }
         match self.shared.targets.get() {
+            Some(targets) if self.inlined => Some((targets.module, targets.inlined_answer)),
             Some(targets) => Some((targets.module, targets.answer)),
             None => {
                 log(format_args!(

@@ -290,6 +290,97 @@ fn rejit_and_revert_with_tiered_compilation_and_inlining_left_on() {
     // `with_tiering_on_a_hot_method_is_jit_compiled_again` shows.
 }
 
+/// `InlinedAnswer` is inlined into `CallsInlined` (inlining on, tiering
+/// off: `CallsInlined` is compiled optimized at once). Re-JIT-compiling
+/// `InlinedAnswer` alone (`RequestReJIT`) leaves the caller's inlined copy
+/// returning 41; `RequestReJITWithInliners` (`ICorProfilerInfo10`) compiles
+/// `CallsInlined` again too and the program sees 42; it refuses flags
+/// without `COR_PRF_REJIT_BLOCK_INLINING` (`E_INVALIDARG`). The same on 3.1
+/// and 8.0.
+#[test]
+fn rejit_with_inliners_reaches_the_callers_that_inlined_the_method() {
+    let runtime = dotnet::runtime();
+    let run_with = |name: &str, flags: Option<&str>| {
+        let dir = sync_dir(name);
+        let dir_text = dir.to_str().unwrap().to_string();
+        let mut profiler = il_rewriter()
+            .with_runtime_setting("TieredCompilation", "0")
+            .with_env("IL_REWRITER_ALLOW_INLINING", "1")
+            .with_env("IL_REWRITER_REJIT_TARGET", "InlinedAnswer")
+            .with_env("IL_REWRITER_SYNC_DIR", &dir_text)
+            .with_env("IL_REWRITER_TIMEOUT_MS", "30000");
+        if let Some(flags) = flags {
+            profiler = profiler.with_env("IL_REWRITER_WITH_INLINERS", flags);
+        }
+        let run = runtime.run(
+            "Rewrite",
+            &[
+                "--rejit",
+                "--sync-dir",
+                &dir_text,
+                "--timeout-ms",
+                "30000",
+                "--target",
+                "inlined",
+            ],
+            Some(&profiler),
+        );
+        run.assert_exit(43);
+        run
+    };
+    let phases = |second: &str| {
+        [
+            "rejit: phase 1 answer=41".to_string(),
+            format!("rejit: phase 2 answer={second}"),
+            "rejit: phase 3 answer=41".to_string(),
+            "done".to_string(),
+        ]
+    };
+    let lines = |run: &RunOutput| run.stdout.lines().map(str::to_string).collect::<Vec<_>>();
+
+    let plain = run_with("rejit-inlined-plain", None);
+    assert_clean(&plain);
+    assert!(
+        plain
+            .stderr
+            .contains("il_rewriter: RequestReJIT(InlinedAnswer) succeeded"),
+        "{}",
+        plain.describe()
+    );
+    assert_eq!(
+        lines(&plain),
+        phases("41"),
+        "the inlined copy keeps 41\n{}",
+        plain.describe()
+    );
+
+    let with = run_with("rejit-inlined-with", Some("1"));
+    assert_clean(&with);
+    assert!(
+        with.stderr
+            .contains("il_rewriter: RequestReJITWithInliners(InlinedAnswer) succeeded"),
+        "{}",
+        with.describe()
+    );
+    assert!(
+        with.stderr
+            .contains("il_rewriter: ReJIT compiled E2E.Rewrite.Program.CallsInlined: S_OK"),
+        "the inliner is compiled again\n{}",
+        with.describe()
+    );
+    assert_eq!(lines(&with), phases("42"), "{}", with.describe());
+
+    let refused = run_with("rejit-inlined-no-flags", Some("0"));
+    assert!(
+        refused
+            .stderr
+            .contains("il_rewriter: RequestReJITWithInliners(InlinedAnswer) failed: E_INVALIDARG"),
+        "{}",
+        refused.describe()
+    );
+    assert_eq!(lines(&refused), phases("41"), "{}", refused.describe());
+}
+
 #[test]
 fn in_rejit_mode_answer_is_left_for_rejit_and_a_missing_handshake_is_harmless() {
     // The profiler waits for `ready-1`, which a normal run never creates:

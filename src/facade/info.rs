@@ -703,6 +703,29 @@ impl ProfilerInfo {
         unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }.ok()
     }
 
+    /// Like [`request_rejit`](Self::request_rejit), and also JIT-compiles
+    /// again every method that inlined one of them, so that the new code
+    /// takes effect there too (`RequestReJITWithInliners`,
+    /// `ICorProfilerInfo10`; `COR_PRF_REJIT_BLOCK_INLINING` keeps the new
+    /// code from being inlined anywhere, `COR_PRF_REJIT_INLINING_CALLBACKS`
+    /// asks `get_rejit_parameters` for the inliners too). Requires
+    /// `COR_PRF_ENABLE_REJIT` in the event mask.
+    pub fn request_rejit_with_inliners(
+        &self,
+        flags: COR_PRF_REJIT_FLAGS,
+        methods: &[(ModuleID, mdMethodDef)],
+    ) -> Result<()> {
+        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
+            methods.iter().copied().unzip();
+        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
+        // SAFETY: two arrays of `count` elements.
+        unsafe {
+            v10.RequestReJITWithInliners(flags.0, count, modules.as_mut_ptr(), tokens.as_mut_ptr())
+        }
+        .ok()
+    }
+
     /// Reverts methods to their original IL (`RequestRevert`, version 4).
     /// Returns one status per method.
     pub fn request_revert(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<Vec<HRESULT>> {

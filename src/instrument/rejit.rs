@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::facade::{FunctionControl, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
-use crate::profiling::ModuleID;
+use crate::profiling::{ModuleID, COR_PRF_REJIT_FLAGS};
 use crate::HRESULT;
 
 /// New IL bodies per `(module, method)`, each with a note of the caller's
@@ -112,6 +112,21 @@ impl<T> RejitBodies<T> {
         let methods = self.methods();
         if !methods.is_empty() {
             info.request_rejit(&methods)?;
+        }
+        Ok(methods.len())
+    }
+
+    /// Like [`request_rejit`](Self::request_rejit), with
+    /// [`ProfilerInfo::request_rejit_with_inliners`]: the methods that
+    /// inlined a kept method are compiled again too.
+    pub fn request_rejit_with_inliners(
+        &self,
+        info: &ProfilerInfo,
+        flags: COR_PRF_REJIT_FLAGS,
+    ) -> Result<usize> {
+        let methods = self.methods();
+        if !methods.is_empty() {
+            info.request_rejit_with_inliners(flags, &methods)?;
         }
         Ok(methods.len())
     }

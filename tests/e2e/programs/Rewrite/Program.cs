@@ -8,8 +8,9 @@
 //   Guarded(int)  -> try/catch/finally lines (rewrite a method with EH clauses)
 //
 // `Rewrite --rejit [--phases N] [--iterations N] [--pause-ms N]
-//                  [--sync-dir DIR] [--timeout-ms N]`
-// calls Answer() in phases of N iterations (default 3 phases of 1000 calls)
+//                  [--sync-dir DIR] [--timeout-ms N] [--target inlined]`
+// calls Answer() (with `--target inlined`: CallsInlined(), which returns
+// InlinedAnswer(), inlined into it) in phases of N iterations (default 3 phases of 1000 calls)
 // and prints "rejit: phase P answer=V" after each, V being the value the last
 // call returned. Between phases it keeps calling Answer() once a millisecond:
 //   - without --sync-dir for --pause-ms (default 200) milliseconds;
@@ -45,6 +46,19 @@ namespace E2E.Rewrite
         public static int Answer()
         {
             return 41;
+        }
+
+        // Small enough that the JIT inlines it into CallsInlined (when the
+        // profiler leaves inlining on): the target of ReJIT with inliners.
+        public static int InlinedAnswer()
+        {
+            return 41;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int CallsInlined()
+        {
+            return InlinedAnswer();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -124,7 +138,7 @@ namespace E2E.Rewrite
         private static int Usage(string message)
         {
             Console.Error.WriteLine("Rewrite: " + message);
-            Console.Error.WriteLine("usage: Rewrite [--rejit [--phases N] [--iterations N] [--pause-ms N] [--sync-dir DIR] [--timeout-ms N] | --hot-loop N]");
+            Console.Error.WriteLine("usage: Rewrite [--rejit [--phases N] [--iterations N] [--pause-ms N] [--sync-dir DIR] [--timeout-ms N] [--target inlined] | --hot-loop N]");
             return 2;
         }
 
@@ -135,6 +149,7 @@ namespace E2E.Rewrite
             int pauseMs = 200;
             int timeoutMs = 30000;
             string syncDir = null;
+            bool inlined = false;
             for (int i = 1; i < args.Length; i++)
             {
                 string flag = args[i];
@@ -149,6 +164,13 @@ namespace E2E.Rewrite
                 {
                     case "--sync-dir":
                         syncDir = value;
+                        continue;
+                    case "--target":
+                        if (value != "inlined")
+                        {
+                            return Usage("unknown target " + value);
+                        }
+                        inlined = true;
                         continue;
                     case "--phases":
                         phases = number;
@@ -176,7 +198,7 @@ namespace E2E.Rewrite
                 int last = 0;
                 for (int i = 0; i < iterations; i++)
                 {
-                    last = Answer();
+                    last = inlined ? CallsInlined() : Answer();
                     if (i % 100 == 99)
                     {
                         Thread.Sleep(1);
@@ -189,12 +211,12 @@ namespace E2E.Rewrite
                 }
                 if (syncDir == null)
                 {
-                    Spin(pauseMs, null);
+                    Spin(pauseMs, null, inlined);
                 }
                 else
                 {
                     File.WriteAllText(Path.Combine(syncDir, "ready-" + phase), "");
-                    if (!Spin(timeoutMs, Path.Combine(syncDir, "go-" + (phase + 1))))
+                    if (!Spin(timeoutMs, Path.Combine(syncDir, "go-" + (phase + 1)), inlined))
                     {
                         Console.WriteLine("rejit: timed out waiting for go-" + (phase + 1));
                         return 3;
@@ -205,9 +227,10 @@ namespace E2E.Rewrite
             return ExitCode;
         }
 
-        // Keeps Answer() hot for up to `ms` milliseconds. With a `goFile`,
-        // returns true as soon as it exists (false on timeout).
-        private static bool Spin(int ms, string goFile)
+        // Keeps Answer() (or CallsInlined()) hot for up to `ms` milliseconds.
+        // With a `goFile`, returns true as soon as it exists (false on
+        // timeout).
+        private static bool Spin(int ms, string goFile, bool inlined)
         {
             DateTime end = DateTime.UtcNow.AddMilliseconds(ms);
             while (DateTime.UtcNow < end)
@@ -216,7 +239,7 @@ namespace E2E.Rewrite
                 {
                     return true;
                 }
-                Answer();
+                if (inlined) CallsInlined(); else Answer();
                 Thread.Sleep(1);
             }
             return goFile == null || File.Exists(goFile);
