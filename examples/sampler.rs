@@ -171,6 +171,7 @@ fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
     line("failed_walks", stats.failed_walks.to_string());
     line("frames", stats.frames.to_string());
     line("allocation_samples", stats.allocation_samples.to_string());
+    line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
     line("duration_ns", profile.duration.as_nanos().to_string());

@@ -273,6 +273,12 @@ fn the_summary_counts_samples_walks_and_pauses() {
     );
     assert!(run.summary("walks") >= 4 * suspensions / 2);
     assert!(run.summary("allocation_samples") > 400);
+    // The sampler thread's own CPU: something, and far less than the run.
+    let own = run.summary("sampler_cpu_ns");
+    assert!(
+        own > 0 && (own as f64) < 0.25 * duration * 1e9,
+        "sampler thread CPU {own} ns in {duration} s"
+    );
     let (median, p99) = (run.summary("pause_median_ns"), run.summary("pause_p99_ns"));
     assert!(median > 0 && median <= p99, "{median} {p99}");
     assert!(run.stderr.contains("sampler: "), "{}", run.stderr);

@@ -18,6 +18,12 @@ pub fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
     imp::thread_cpu_nanos(os_thread)
 }
 
+/// The CPU time the calling thread has used, in nanoseconds (`None` where
+/// the platform has no per-thread clock).
+pub fn current_thread_cpu_nanos() -> Option<u64> {
+    imp::current_thread_cpu_nanos()
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use core::ffi::{c_int, c_long};
@@ -38,9 +44,19 @@ mod imp {
     const CPUCLOCK_SCHED: c_int = 2;
     const CPUCLOCK_PERTHREAD_MASK: c_int = 4;
 
+    /// `CLOCK_THREAD_CPUTIME_ID` (linux/time.h).
+    const CLOCK_THREAD_CPUTIME_ID: c_int = 3;
+
+    pub(super) fn current_thread_cpu_nanos() -> Option<u64> {
+        read(CLOCK_THREAD_CPUTIME_ID)
+    }
+
     pub(super) fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
         let tid = c_int::try_from(os_thread).ok()?;
-        let clock = (!tid << 3) | CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK;
+        read((!tid << 3) | CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK)
+    }
+
+    fn read(clock: c_int) -> Option<u64> {
         let mut time = Timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -87,6 +103,20 @@ mod imp {
             user: *mut FileTime,
         ) -> i32;
         fn CloseHandle(handle: *mut c_void) -> i32;
+        fn GetCurrentThread() -> *mut c_void;
+    }
+
+    pub(super) fn current_thread_cpu_nanos() -> Option<u64> {
+        // SAFETY: the pseudo-handle of the calling thread, never closed.
+        times(unsafe { GetCurrentThread() })
+    }
+
+    fn times(handle: *mut c_void) -> Option<u64> {
+        let (mut creation, mut exit, mut kernel, mut user) = Default::default();
+        // SAFETY: an open thread handle; four valid out-pointers.
+        let ok =
+            unsafe { GetThreadTimes(handle, &mut creation, &mut exit, &mut kernel, &mut user) };
+        (ok != 0).then(|| (kernel.ticks() + user.ticks()).saturating_mul(100))
     }
 
     pub(super) fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
@@ -95,19 +125,20 @@ mod imp {
         if handle.is_null() {
             return None;
         }
-        let (mut creation, mut exit, mut kernel, mut user) = Default::default();
-        // SAFETY: `handle` is open (checked above); four valid out-pointers.
-        let ok =
-            unsafe { GetThreadTimes(handle, &mut creation, &mut exit, &mut kernel, &mut user) };
+        let nanos = times(handle);
         // SAFETY: the handle opened above, closed once.
         unsafe { CloseHandle(handle) };
-        (ok != 0).then(|| (kernel.ticks() + user.ticks()).saturating_mul(100))
+        nanos
     }
 }
 
 #[cfg(not(any(target_os = "linux", windows)))]
 mod imp {
     pub(super) fn thread_cpu_nanos(_os_thread: u32) -> Option<u64> {
+        None
+    }
+
+    pub(super) fn current_thread_cpu_nanos() -> Option<u64> {
         None
     }
 }
@@ -159,6 +190,9 @@ mod tests {
         }
         std::hint::black_box(x);
         let spun = thread_cpu_nanos(me).unwrap() - mine;
+        // The calling thread's own clock agrees (read a little later).
+        let own = current_thread_cpu_nanos().unwrap();
+        assert!(own >= mine + spun, "{own} {mine} {spun}");
         let slept = thread_cpu_nanos(sleeper_id).unwrap() - theirs;
         // Spinning for 200 ms of wall time uses most of it on a CPU (a
         // loaded machine may take some away); sleeping uses next to none.

@@ -30,7 +30,7 @@ mod output;
 mod sampler;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
-pub use clock::thread_cpu_nanos;
+pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU,

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
-use super::clock::thread_cpu_nanos;
+use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 use crate::facade::{ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
 use crate::profiling::{
@@ -107,6 +107,9 @@ pub struct SamplerStats {
     pub frames: u64,
     /// Allocations sampled.
     pub allocation_samples: u64,
+    /// CPU time the sampler thread itself used, in nanoseconds (0 where the
+    /// platform has no per-thread clock): walks, naming, recording.
+    pub sampler_cpu_nanos: u64,
     /// Pause of each suspension (suspend to resume) in nanoseconds, with
     /// the number of threads walked in it; at most about a million kept.
     pub pauses: Vec<(u64, u32)>,
@@ -472,8 +475,15 @@ impl Inner {
     }
 }
 
-/// The sampler thread.
+/// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
+    run_loop(inner);
+    if let Some(nanos) = current_thread_cpu_nanos() {
+        lock(&inner.state).stats.sampler_cpu_nanos = nanos;
+    }
+}
+
+fn run_loop(inner: &Inner) {
     let info = &inner.info;
     let _ = info.initialize_current_thread();
     let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
