@@ -14,6 +14,12 @@
 //! allocated, `bytes` the sum of their `AllocationAmount64`.) Events that
 //! cannot be decoded are counted and reported as `eventpipe undecoded N`.
 //!
+//! With `EVENTPIPE_EVENTS_WRITE=N` it is also a provider of its own,
+//! `CorProf-EventPipeEvents`, defining `Ping(Int32 Value)`; its session
+//! enables that provider too, it writes `Ping` 1..=N at the first JIT
+//! compilation, and it prints `eventpipe profiler Ping <count> <sum>` for the
+//! ones delivered back.
+//!
 //! In-process EventPipe needs .NET 5 or later (`ICorProfilerInfo12`): on an
 //! older runtime the profiler says so on stderr and the program runs
 //! unchanged.
@@ -29,7 +35,10 @@ use std::sync::Mutex;
 use corprof::eventpipe::{
     decode_payload, gc_reason_name, runtime_fields, EventMetadata, RUNTIME_PROVIDER,
 };
-use corprof::facade::{EventPipeEvent, EventPipeProvider, Profiler, ProfilerInfo, Result};
+use corprof::facade::{
+    EventPipeEvent, EventPipeEventDefinition, EventPipeParam, EventPipeProvider, Profiler,
+    ProfilerInfo, Result,
+};
 use corprof::profiling::*;
 
 /// GCKeyword (0x1) and ExceptionKeyword (0x8000) of the runtime provider.
@@ -44,12 +53,22 @@ struct Tallies {
     /// Type name -> (ticks, bytes).
     allocs: BTreeMap<String, (u64, u64)>,
     undecoded: u64,
+    /// The profiler's own `Ping` events delivered: (count, sum of `Value`).
+    pings: (u64, i64),
 }
+
+/// The profiler's own provider and event (`EVENTPIPE_EVENTS_WRITE`).
+const OWN_PROVIDER: &str = "CorProf-EventPipeEvents";
 
 #[derive(Default)]
 struct EventPipeEvents {
     session: Mutex<Option<EVENTPIPE_SESSION>>,
     tallies: Mutex<Tallies>,
+    /// The profiler's own provider and its `Ping` event, and how many
+    /// events to write (`EVENTPIPE_EVENTS_WRITE`).
+    own: Mutex<Option<(EVENTPIPE_PROVIDER, EVENTPIPE_EVENT, u32)>>,
+    /// The events were written (once, at the first JIT compilation).
+    written: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -64,6 +83,20 @@ fn say(text: &str) {
 impl EventPipeEvents {
     fn record(&self, event: &EventPipeEvent<'_>) -> std::result::Result<(), String> {
         let metadata = EventMetadata::parse(event.metadata).map_err(|e| e.to_string())?;
+        let own = lock(&self.own).map(|(provider, _, _)| provider);
+        if own == Some(event.provider) {
+            // The profiler's own event: decoded by the fields its metadata
+            // describes.
+            let values = decode_payload(&metadata.fields, event.data).map_err(|e| e.to_string())?;
+            let value = values
+                .first()
+                .and_then(|v| v.as_i64())
+                .ok_or_else(|| format!("{} has no Int32 Value", metadata.name))?;
+            let mut tallies = lock(&self.tallies);
+            tallies.pings.0 += 1;
+            tallies.pings.1 += value;
+            return Ok(());
+        }
         // The runtime's native events come with metadata that names no
         // fields: their layouts come from the manifest
         // (corprof::eventpipe::runtime_fields). Events that describe their
@@ -118,19 +151,108 @@ impl Profiler for EventPipeEvents {
             ));
             return Ok(());
         }
-        info.set_event_mask(COR_PRF_MONITOR::empty(), COR_PRF_HIGH_MONITOR_EVENT_PIPE)?;
-        let provider = EventPipeProvider {
+        let writes = match std::env::var("EVENTPIPE_EVENTS_WRITE") {
+            Err(_) => 0,
+            Ok(text) => match text.trim().parse::<u32>() {
+                Ok(n) if n <= 1_000_000 => n,
+                _ => {
+                    say(&format!(
+                        "eventpipe_events: EVENTPIPE_EVENTS_WRITE={text:?} is not a number up to 1000000; writing none"
+                    ));
+                    0
+                }
+            },
+        };
+        let events = if writes > 0 {
+            COR_PRF_MONITOR_JIT_COMPILATION
+        } else {
+            COR_PRF_MONITOR::empty()
+        };
+        info.set_event_mask(events, COR_PRF_HIGH_MONITOR_EVENT_PIPE)?;
+        let mut providers = vec![EventPipeProvider {
             name: RUNTIME_PROVIDER,
             keywords: KEYWORDS,
             level: LEVEL,
             filter: None,
-        };
-        match info.event_pipe_start_session(&[provider], false) {
+        }];
+        if writes > 0 {
+            // A provider of the profiler's own with one event, `Ping(Int32
+            // Value)`, defined before the session that enables it starts.
+            let own = info
+                .event_pipe_create_provider(OWN_PROVIDER)
+                .and_then(|provider| {
+                    let ping = info.event_pipe_define_event(
+                        provider,
+                        &EventPipeEventDefinition {
+                            name: "Ping",
+                            id: 1,
+                            keywords: 0x1,
+                            version: 1,
+                            level: 4,
+                            opcode: 0,
+                            need_stack: false,
+                            params: &[EventPipeParam {
+                                kind: COR_PRF_EVENTPIPE_INT32,
+                                element: COR_PRF_EVENTPIPE_PARAM_TYPE(0),
+                                name: "Value",
+                            }],
+                        },
+                    )?;
+                    let name = info.event_pipe_provider_name(provider)?;
+                    say(&format!("eventpipe_events: provider {name} defines Ping"));
+                    Ok((provider, ping))
+                });
+            match own {
+                Ok((provider, ping)) => {
+                    *lock(&self.own) = Some((provider, ping, writes));
+                    providers.push(EventPipeProvider {
+                        name: OWN_PROVIDER,
+                        keywords: 0x1,
+                        level: 4,
+                        filter: None,
+                    });
+                }
+                Err(error) => say(&format!("eventpipe_events: own provider: {error}")),
+            }
+        }
+        match info.event_pipe_start_session(&providers, false) {
             Ok(session) => *lock(&self.session) = Some(session),
             Err(error) => say(&format!(
                 "eventpipe_events: cannot start a session: {error}"
             )),
         }
+        Ok(())
+    }
+
+    fn jit_compilation_started(
+        &self,
+        info: &ProfilerInfo,
+        _function: FunctionID,
+        _is_safe_to_block: bool,
+    ) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        // Once, on the first managed thread that compiles: Ping 1..=N,
+        // with no lock held (delivery takes the tallies' lock).
+        let own = *lock(&self.own);
+        let Some((_, ping, writes)) = own else {
+            return Ok(());
+        };
+        if self.written.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let mut failed = 0;
+        for value in 1..=writes as i32 {
+            if info
+                .event_pipe_write_event(ping, &[&value.to_le_bytes()])
+                .is_err()
+            {
+                failed += 1;
+            }
+        }
+        say(&format!(
+            "eventpipe_events: wrote {} Ping events ({failed} failed)",
+            writes
+        ));
         Ok(())
     }
 
@@ -170,6 +292,12 @@ impl Profiler for EventPipeEvents {
         }
         for (ty, (ticks, bytes)) in &tallies.allocs {
             out += &format!("eventpipe alloc {ty} {ticks} {bytes}\n");
+        }
+        if lock(&self.own).is_some() {
+            out += &format!(
+                "eventpipe profiler Ping {} {}\n",
+                tallies.pings.0, tallies.pings.1
+            );
         }
         if tallies.undecoded > 0 {
             out += &format!("eventpipe undecoded {}\n", tallies.undecoded);

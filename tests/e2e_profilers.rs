@@ -496,3 +496,51 @@ fn eventpipe_events_counts_the_runtime_events_on_net8_and_explains_on_3_1() {
         run.stderr
     );
 }
+
+/// Profiler-defined events (`ICorProfilerInfo12`, .NET 5): `eventpipe_events`
+/// creates the provider `CorProf-EventPipeEvents` with one event,
+/// `Ping(Int32 Value)`, enables it in its own session, writes `Ping` with
+/// the values 1 to 1000 at the first JIT compilation, and decodes the ones
+/// delivered back by the fields of their metadata: all of them, with the
+/// values written (sum 500,500). 3.1 has no in-process EventPipe.
+#[test]
+fn eventpipe_events_receives_the_events_it_writes_on_net8() {
+    let runtime = dotnet::runtime();
+    let profiler =
+        example("eventpipe_events", EVENTPIPE_EVENTS).with_env("EVENTPIPE_EVENTS_WRITE", "1000");
+    let run = runtime.run("Basics", &[], Some(&profiler));
+    run.assert_exit(42).assert_stdout(BASICS);
+    let pings = lines_with(&run.stderr, "eventpipe profiler ");
+    if runtime.major() == 3 {
+        assert!(pings.is_empty(), "CoreCLR 3.1: {}", run.describe());
+        assert!(
+            run.stderr.contains("needs .NET 5 or later"),
+            "{}",
+            run.describe()
+        );
+        return;
+    }
+    assert!(
+        run.stderr
+            .contains("eventpipe_events: provider CorProf-EventPipeEvents defines Ping\n"),
+        "EventPipeGetProviderInfo names the provider:\n{}",
+        run.describe()
+    );
+    assert!(
+        run.stderr
+            .contains("eventpipe_events: wrote 1000 Ping events (0 failed)\n"),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        pings,
+        ["eventpipe profiler Ping 1000 500500"],
+        "{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr.contains("eventpipe undecoded"),
+        "{}",
+        run.describe()
+    );
+}

@@ -68,6 +68,15 @@ pub enum Value {
 }
 
 impl Value {
+    /// The value as a signed integer, if it is an integer that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        match *self {
+            Value::Int(v) => Some(v),
+            Value::UInt(v) => i64::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
     /// The value as an unsigned integer, if it is one.
     pub fn as_u64(&self) -> Option<u64> {
         match *self {

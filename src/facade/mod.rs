@@ -51,7 +51,7 @@ pub use args::*;
 pub use attach::not_allowed_after_attach;
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
-pub use eventpipe::EventPipeProvider;
+pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider};
 pub use heap::ObjectHandle;
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
