@@ -167,3 +167,15 @@ fn bad_metadata_is_an_error() {
     let text = EventMetadata::parse(&huge).unwrap_err().to_string();
     assert!(text.contains("4294967295 fields"), "{text}");
 }
+
+#[test]
+fn integer_values_convert_only_when_they_fit() {
+    use corprof::eventpipe::Value;
+    assert_eq!(Value::Int(-5).as_i64(), Some(-5));
+    assert_eq!(Value::Int(-5).as_u64(), None);
+    assert_eq!(Value::UInt(7).as_i64(), Some(7));
+    assert_eq!(Value::UInt(u64::MAX).as_i64(), None);
+    assert_eq!(Value::Int(9).as_u64(), Some(9));
+    assert_eq!(Value::Bool(true).as_i64(), None);
+    assert_eq!(Value::String("1".into()).as_i64(), None);
+}

@@ -219,3 +219,54 @@ print(p["type"], p["unit"], p["endValue"], stacks)
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn flame_svg_is_xml_with_a_rectangle_per_frame_drawn() {
+    use corprof::profile::{self_widths, write_flame, FlameOptions};
+    let mut frames = Frames::new();
+    let (main, hot, warm, tiny) = (
+        frames.intern("Main"),
+        frames.intern("Hot<&\"quoted\">"),
+        frames.intern("Warm"),
+        frames.intern("Tiny"),
+    );
+    let mut tree = StackTree::new(1);
+    tree.add([main, hot], &[7_000]);
+    tree.add([main, warm], &[2_999]);
+    tree.add([main, warm, tiny], &[1]);
+    let path = scratch("flame.svg");
+    let options = FlameOptions {
+        min_width_px: 1.0,
+        ..FlameOptions::default()
+    };
+    let stats = write_flame(
+        &tree,
+        &frames,
+        &self_widths(&tree, 0),
+        &options,
+        std::io::BufWriter::new(std::fs::File::create(&path).unwrap()),
+    )
+    .unwrap();
+    // Tiny is 1 of 10,000: 0.12 px of 1,200, under the 1 px minimum.
+    assert_eq!((stats.drawn, stats.omitted), (4, 1));
+    let script = r#"
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+root = ET.parse(sys.argv[1]).getroot()
+frames = root.findall("s:g", ns)
+titles = sorted(g.find("s:title", ns).text.split(" (")[0] for g in frames)
+widths = {g.find("s:title", ns).text.split(" (")[0]: float(g.find("s:rect", ns).get("width")) for g in frames}
+print(len(frames), titles, widths["all"], round(widths["Hot<&\"quoted\">"], 2))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&path)
+        .output()
+        .expect("python3");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "4 ['Hot<&\"quoted\">', 'Main', 'Warm', 'all'] 1200.0 840.0",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
