@@ -10,6 +10,9 @@
 //!   rectangle per path, width proportional to time, a `<title>` to hover;
 //!   paths narrower than 0.1 px are left out, and the picture says how
 //!   many);
+//! - `profile.pb.gz`: pprof, sample types `calls` (count) and `time`
+//!   (self nanoseconds: each path's inclusive time less its callees'), for
+//!   `go tool pprof` on trees too big for folded text;
 //! - `summary.txt`: `key=value` lines the tests read (event mask, balance).
 //!
 //! Frames are named with their generic instantiations
@@ -45,7 +48,7 @@ use std::time::Instant;
 use corprof::facade::{Profiler, ProfilerInfo, Result, StackFrame};
 use corprof::hooks::{EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall};
 use corprof::profile::{
-    inclusive_widths, write_flame, write_folded, FlameOptions, Frames, NodeId, StackTree,
+    inclusive_widths, write_flame, write_folded, FlameOptions, Frames, NodeId, Pprof, StackTree,
 };
 use corprof::profiling::*;
 
@@ -385,7 +388,7 @@ impl CallTree {
         // of one name share a frame, as in the folded format): values are
         // (calls, inclusive nanoseconds).
         let mut frames = Frames::new();
-        let mut merged = StackTree::new(2);
+        let mut merged = StackTree::new(3);
         let (mut unbalanced, mut open) = (0, 0);
         for tree in &trees {
             let tree = lock(tree);
@@ -393,6 +396,7 @@ impl CallTree {
             open += tree.stack.len();
             merge(&tree, &mut frames, &mut merged);
         }
+        add_self_time(&mut merged);
         let (events, _) = info.event_mask().unwrap_or_default();
         let mut summary = String::new();
         let _ = writeln!(summary, "mode={:?}", self.state.mode);
@@ -428,6 +432,16 @@ impl CallTree {
                 &options,
                 create("flame.svg")?,
             )?;
+            // pprof: calls and self time (a node's inclusive time less its
+            // callees'), which pprof sums up the stacks itself; one sample
+            // per path, a location per function name.
+            let mut pprof = Pprof::new(&[("calls", "count"), ("time", "nanoseconds")]);
+            pprof.set_default_sample_type("time");
+            pprof.add_tree_by(&merged, &frames, &[], |v, out| {
+                out.push(v[0].min(i64::MAX as u64) as i64);
+                out.push(v[2].min(i64::MAX as u64) as i64);
+            });
+            std::fs::write(dir.join("profile.pb.gz"), pprof.encode_gzip())?;
             let _ = writeln!(summary, "flame_frames_drawn={}", flame.drawn);
             let _ = writeln!(summary, "flame_frames_omitted={}", flame.omitted);
             std::fs::write(
@@ -443,6 +457,24 @@ impl CallTree {
     }
 }
 
+/// Sets each node's value 2 to its self time: its inclusive time (value
+/// 1) less its children's, never below zero (clock granularity).
+fn add_self_time(tree: &mut StackTree) {
+    let mut children = vec![0u64; tree.len()];
+    for n in (1..tree.len()).rev() {
+        let node = tree.find_index(n);
+        if let Some(parent) = tree.parent(node) {
+            children[parent.index()] =
+                children[parent.index()].saturating_add(tree.values(node)[1]);
+        }
+    }
+    for (n, callees) in children.into_iter().enumerate().skip(1) {
+        let node = tree.find_index(n);
+        let own = tree.values(node)[1].saturating_sub(callees);
+        tree.add_to(node, &[0, 0, own]);
+    }
+}
+
 /// Adds a thread's call tree to `merged`, naming each node's function.
 fn merge(tree: &ThreadTree, frames: &mut Frames, merged: &mut StackTree) {
     // (thread tree node, merged node), depth first without recursion.
@@ -455,7 +487,7 @@ fn merge(tree: &ThreadTree, frames: &mut Frames, merged: &mut StackTree) {
             let entry = &tree.nodes[child];
             debug_assert_eq!(entry.parent, node);
             let target = merged.child(into, frames.intern(name));
-            merged.add_to(target, &[entry.calls, entry.nanos]);
+            merged.add_to(target, &[entry.calls, entry.nanos, 0]);
             pending.push((child, target));
         }
     }

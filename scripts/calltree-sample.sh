@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the call_tree example (docs/hooks.md): enter/leave hooks keep a
 # shadow stack per thread, and at shutdown the profiler writes folded
-# stacks (calls.folded, time.folded), a flame graph (flame.svg) and
-# summary.txt / exceptions.txt. Provisions a .NET runtime when needed
-# (scripts/provision-dotnet.sh) and builds the profiler first. The
+# stacks (calls.folded, time.folded), a flame graph (flame.svg), pprof
+# (profile.pb.gz) and summary.txt / exceptions.txt. Provisions a .NET
+# runtime when needed (scripts/provision-dotnet.sh) and builds the
+# profiler first. The
 # program's output goes to stdout; the script exits with its exit code
 # (45 for the CallTree sample) and prints where the files are on stderr.
 #
@@ -41,7 +42,7 @@ config="${dll%.dll}.runtimeconfig.json"
 out="${CORPROF_CALLTREE_DIR:-$PWD/target/calltree}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-rm -f "$out"/{calls.folded,time.folded,flame.svg,summary.txt,exceptions.txt,args.txt}
+rm -f "$out"/{calls.folded,time.folded,flame.svg,profile.pb.gz,summary.txt,exceptions.txt,args.txt}
 
 cargo build --quiet --example call_tree
 library="$PWD/target/debug/examples/libcall_tree.so"
@@ -56,7 +57,7 @@ env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORPROF_CALLTREE_FILTER="$filter" \
     "$host" exec --runtimeconfig "$config" "$dll" "$@" || status=$?
 if [ -f "$out/summary.txt" ]; then
-    echo "calltree-sample: wrote $out/{calls.folded,time.folded,flame.svg,summary.txt,exceptions.txt}" >&2
+    echo "calltree-sample: wrote $out/{calls.folded,time.folded,flame.svg,profile.pb.gz,summary.txt,exceptions.txt}" >&2
 else
     echo "calltree-sample: the profiler wrote nothing to $out (see docs/troubleshooting.md)" >&2
 fi

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 
 use common::browser;
 use common::dotnet::{self, Profiler};
+use common::readers::go_pprof;
 
 const CALL_TREE: &str = "3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73";
 const NS: &str = "E2E.CallTree.";
@@ -302,6 +303,56 @@ fn stack_walk_in_exception_thrown_names_the_thrower_first() {
         let frames: Vec<&str> = frames.split(" <- ").collect();
         assert_eq!(frames, expected, "{walk}");
     }
+}
+
+/// profile.pb.gz, read by Go's pprof: calls per function as calls.folded
+/// counts them, and self time that pprof sums back to the inclusive time
+/// time.folded gives Main.
+#[test]
+fn the_pprof_profile_agrees_with_the_folded_files() {
+    let run = fast();
+    let profile = run.dir.join("profile.pb.gz");
+    let profile = profile.to_str().unwrap();
+    // `-top`: flat (leaf) and cum per function; calls are counts.
+    let top = |index: &str, unit: &str| -> BTreeMap<String, (f64, f64)> {
+        let text = go_pprof(&[
+            "-top",
+            "-nodecount=1000",
+            unit,
+            &format!("-sample_index={index}"),
+            profile,
+        ]);
+        text.lines()
+            .skip_while(|l| !l.trim_start().starts_with("flat"))
+            .skip(1)
+            .filter_map(|line| {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                let n = |s: &str| {
+                    s.trim_end_matches(|c: char| c.is_ascii_alphabetic())
+                        .parse::<f64>()
+                        .ok()
+                };
+                if f.len() < 6 {
+                    return None;
+                }
+                Some((f[5..].join(" "), (n(f[0])?, n(f[3])?)))
+            })
+            .collect()
+    };
+    let calls = top("calls", "-unit=count");
+    assert_eq!(
+        calls.get(&format!("{NS}Program.Fib")).map(|c| c.0),
+        Some(run.total("Program.Fib") as f64),
+        "{calls:?}"
+    );
+    let time = top("time", "-unit=us");
+    let main_cum = time[&format!("{NS}Program.Main")].1;
+    let main_inclusive =
+        parse_folded(&run.file("time.folded"))[&format!("{NS}Program.Main")] as f64;
+    assert!(
+        (main_cum - main_inclusive).abs() <= 0.01 * main_inclusive + 2.0,
+        "pprof's cum of Main {main_cum} us, time.folded {main_inclusive} us"
+    );
 }
 
 #[test]

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 
 use common::browser;
 use common::dotnet::{self, Profiler};
+use common::readers::{go_pprof, readers};
 
 const SAMPLER: &str = "7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819";
 const EXIT: i32 = 37;
@@ -88,48 +89,6 @@ fn sampled() -> &'static Run {
             stderr: out.stderr,
             summary,
         }
-    })
-}
-
-fn go_pprof(args: &[&str]) -> String {
-    readers();
-    let out = Command::new("go")
-        .args(["tool", "pprof"])
-        .args(args)
-        .env("HOME", env!("CARGO_TARGET_TMPDIR"))
-        .output()
-        .expect(
-            "go is not installed: install Debian's golang-go (scripts/install-profile-readers.sh)",
-        );
-    assert!(
-        out.status.success(),
-        "go tool pprof {args:?}:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Installs the readers once (Go, speedscope); returns speedscope's
-/// index.html.
-fn readers() -> &'static Path {
-    static INDEX: OnceLock<PathBuf> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg("scripts/install-profile-readers.sh")
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .output()
-            .expect("bash");
-        assert!(
-            out.status.success(),
-            "scripts/install-profile-readers.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        PathBuf::from(
-            text.lines()
-                .find_map(|l| l.strip_prefix("SPEEDSCOPE_INDEX="))
-                .expect("SPEEDSCOPE_INDEX"),
-        )
     })
 }
 

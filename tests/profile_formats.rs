@@ -1,12 +1,17 @@
 //! The profile writers read back by independent readers: `gzip -d` for the
 //! gzip writer, Go's own `go tool pprof` (Debian's `golang-go`, which
 //! scripts/test.sh installs) for pprof, Python's `json` for speedscope.
-//! A missing reader fails the test; nothing is skipped.
+//! A missing reader fails the test; nothing is skipped. (Host tools: the
+//! Windows leg leaves this file out, and it is Unix only.)
+#![cfg(unix)]
+
+mod common;
 
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+use common::readers::go_pprof;
 use corprof::profile::{gzip, write_speedscope, Frames, Pprof, SpeedscopeProfile, StackTree};
 
 fn scratch(name: &str) -> PathBuf {
@@ -96,22 +101,6 @@ fn gzip_6(data: &[u8]) -> usize {
         .expect("gzip");
     assert!(out.status.success());
     out.stdout.len()
-}
-
-fn go_pprof(args: &[&str]) -> String {
-    let out = Command::new("go")
-        .arg("tool")
-        .arg("pprof")
-        .args(args)
-        .env("HOME", std::env::temp_dir())
-        .output()
-        .expect("go is not installed: install Debian's golang-go (apt-get install golang-go)");
-    assert!(
-        out.status.success(),
-        "go tool pprof {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// The `flat` column of `go tool pprof -top -unit=ns` for `function`, in

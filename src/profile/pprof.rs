@@ -212,16 +212,43 @@ impl Pprof {
             self.sample_types.len(),
             "one value per sample type"
         );
+        self.add_tree_by(tree, frames, labels, |node, values| {
+            values.extend(node.iter().map(|&v| v.min(i64::MAX as u64) as i64));
+        });
+    }
+
+    /// Like [`add_tree`](Self::add_tree), the sample values of each node
+    /// given by `map` from its tree values (it pushes one value per sample
+    /// type into the `Vec` it gets, empty): for a tree whose values are not
+    /// the samples' as they are (a call tree's inclusive time, turned into
+    /// self time). Nodes whose mapped values are all zero are left out.
+    ///
+    /// # Panics
+    /// When `map` does not push one value per sample type.
+    pub fn add_tree_by(
+        &mut self,
+        tree: &StackTree,
+        frames: &Frames,
+        labels: &[(&str, &str)],
+        mut map: impl FnMut(&[u64], &mut Vec<i64>),
+    ) {
         let labels: Vec<(i64, i64)> = labels
             .iter()
             .map(|(k, v)| (self.string(k), self.string(v)))
             .collect();
         let mut ids: Vec<u64> = alloc::vec![0; frames.len()];
         let mut locations = Vec::new();
-        let mut values = Vec::with_capacity(tree.width());
+        let mut values = Vec::with_capacity(self.sample_types.len());
         for index in 1..tree.len() {
             let node = tree.find_index(index);
-            if tree.values(node).iter().all(|&v| v == 0) {
+            values.clear();
+            map(tree.values(node), &mut values);
+            assert_eq!(
+                values.len(),
+                self.sample_types.len(),
+                "one value per sample type"
+            );
+            if values.iter().all(|&v| v == 0) {
                 continue;
             }
             locations.clear();
@@ -236,12 +263,6 @@ impl Pprof {
                 }
                 at = tree.parent(n);
             }
-            values.clear();
-            values.extend(
-                tree.values(node)
-                    .iter()
-                    .map(|&v| v.min(i64::MAX as u64) as i64),
-            );
             self.push_sample(&locations, &values, &labels);
         }
     }

@@ -8,5 +8,7 @@ pub(crate) mod browser;
 #[cfg(unix)]
 pub(crate) mod dotnet;
 pub(crate) mod expected;
+#[cfg(unix)]
+pub(crate) mod readers;
 pub(crate) mod self_exec;
 pub(crate) mod vtable;

@@ -1,0 +1,53 @@
+//! The independent readers of profiles (Go's pprof, speedscope), installed
+//! once per test binary by scripts/install-profile-readers.sh (never
+//! skipped: what cannot be installed fails the test).
+
+// Every test crate includes `common`; only some read profiles.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// `go tool pprof ARGS`'s standard output (the readers installed first).
+pub(crate) fn go_pprof(args: &[&str]) -> String {
+    readers();
+    let out = Command::new("go")
+        .args(["tool", "pprof"])
+        .args(args)
+        .env("HOME", env!("CARGO_TARGET_TMPDIR"))
+        .output()
+        .expect(
+            "go is not installed: install Debian's golang-go (scripts/install-profile-readers.sh)",
+        );
+    assert!(
+        out.status.success(),
+        "go tool pprof {args:?}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Installs the readers once (Go, speedscope); returns speedscope's
+/// index.html.
+pub(crate) fn readers() -> &'static Path {
+    static INDEX: OnceLock<PathBuf> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg("scripts/install-profile-readers.sh")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "scripts/install-profile-readers.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        PathBuf::from(
+            text.lines()
+                .find_map(|l| l.strip_prefix("SPEEDSCOPE_INDEX="))
+                .expect("SPEEDSCOPE_INDEX"),
+        )
+    })
+}
