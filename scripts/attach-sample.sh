@@ -21,21 +21,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-summary=$(bash scripts/provision-dotnet.sh) || exit 1
-value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
-host=$(value DOTNET_HOST)
-programs=$(value E2E_PROGRAMS_DIR)
-[ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
+sample_provision
 
 own=
 if [ $# -gt 0 ]; then
     case "$1" in *.dll) ;; *) echo "usage: attach-sample.sh [PATH/App.dll 'App!Ns.Type::Method OLD NEW [SECONDS]' [ARGS...]]" >&2; exit 2 ;; esac
     [ $# -ge 2 ] || { echo "error: say what to patch: attach-sample.sh $1 'Assembly!Namespace.Type::Method OLD NEW [SECONDS]'" >&2; exit 2; }
-    [ -f "$1" ] || { echo "error: no such file: $1" >&2; exit 1; }
-    own="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    sample_own_program "$1"
+    own="$dll"
     patch="$2"
     shift 2
-    [ -f "${own%.dll}.runtimeconfig.json" ] || { echo "error: ${own%.dll}.runtimeconfig.json is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
 fi
 
 cargo build --quiet --example attach --example live_patch

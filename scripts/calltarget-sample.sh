@@ -25,11 +25,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-summary=$(bash scripts/provision-dotnet.sh) || exit 1
-value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
-host=$(value DOTNET_HOST)
-programs=$(value E2E_PROGRAMS_DIR)
-[ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
+sample_provision
 if [ -n "${CORPROF_CALLTARGET_HELPER:-}" ]; then
     [ -f "$CORPROF_CALLTARGET_HELPER" ] || { echo "error: no such file: CORPROF_CALLTARGET_HELPER=$CORPROF_CALLTARGET_HELPER" >&2; exit 1; }
     helper="$(cd "$(dirname "$CORPROF_CALLTARGET_HELPER")" && pwd)/$(basename "$CORPROF_CALLTARGET_HELPER")"
@@ -43,13 +41,11 @@ if [ $# -eq 0 ]; then
 else
     case "$1" in *.dll) ;; *) echo "usage: calltarget-sample.sh [PATH/App.dll 'App!Namespace.Type::Method;...' [ARGS...]]" >&2; exit 2 ;; esac
     [ $# -ge 2 ] || { echo "error: name the methods to wrap: calltarget-sample.sh $1 'Assembly!Namespace.Type::Method'" >&2; exit 2; }
-    [ -f "$1" ] || { echo "error: no such file: $1" >&2; exit 1; }
-    dll="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    sample_own_program "$1"
     targets="$2"
     shift 2
 fi
 config="${dll%.dll}.runtimeconfig.json"
-[ -f "$config" ] || { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
 
 cargo build --quiet --example call_target
 library="$PWD/target/debug/examples/libcall_target.so"

@@ -19,25 +19,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-summary=$(bash scripts/provision-dotnet.sh) || exit 1
-value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
-host=$(value DOTNET_HOST)
-programs=$(value E2E_PROGRAMS_DIR)
-[ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
+sample_provision
 
 if [ $# -eq 0 ]; then
     dll="$programs/CallTree/CallTree.dll"
     filter="${CORPROF_CALLTREE_FILTER-E2E.CallTree}"
 else
     case "$1" in *.dll) ;; *) echo "usage: calltree-sample.sh [PATH/App.dll [ARGS...]]" >&2; exit 2 ;; esac
-    [ -f "$1" ] || { echo "error: no such file: $1" >&2; exit 1; }
-    dll="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+    sample_own_program "$1"
     shift
     filter="${CORPROF_CALLTREE_FILTER-}"
     [ -n "$filter" ] || echo "calltree-sample: no CORPROF_CALLTREE_FILTER: hooking every method, the runtime's too" >&2
 fi
 config="${dll%.dll}.runtimeconfig.json"
-[ -f "$config" ] || { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
 
 out="${CORPROF_CALLTREE_DIR:-$PWD/target/calltree}"
 mkdir -p "$out"

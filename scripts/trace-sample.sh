@@ -16,18 +16,13 @@ cd "$(dirname "$0")/.."
 program="${1:-Basics}"
 [ $# -gt 0 ] && shift
 
-summary=$(bash scripts/provision-dotnet.sh) || exit 1
-value() { printf '%s\n' "$summary" | sed -n "s/^$1=//p" | tail -n 1; }
-host=$(value DOTNET_HOST)
-programs=$(value E2E_PROGRAMS_DIR)
-[ -n "$host" ] && [ -n "$programs" ] || { echo "error: provisioning printed no DOTNET_HOST/E2E_PROGRAMS_DIR" >&2; exit 1; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
+sample_provision
 
 case "$program" in
     *.dll)
-        [ -f "$program" ] || { echo "error: no such file: $program" >&2; exit 1; }
-        dll="$(cd "$(dirname "$program")" && pwd)/$(basename "$program")"
-        config="${dll%.dll}.runtimeconfig.json"
-        [ -f "$config" ] || { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
+        sample_own_program "$program"
         ;;
     *)
         dll="$programs/$program/$program.dll"
