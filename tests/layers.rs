@@ -168,5 +168,7 @@ fn the_check_sees_a_violation() {
     );
     assert!(modules_used("mycrate::hooks::X").is_empty());
     assert!(!allowed("facade").contains(&"hooks"));
+    assert!(!allowed("facade").contains(&"profile"));
+    assert!(allowed("sampling").contains(&"profile"));
     assert!(!allowed("com").contains(&"profiling"));
 }
