@@ -15,23 +15,29 @@
 //!
 //! Environment: `CORPROF_SAMPLER_HZ` (samples per second, default 99),
 //! `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling interval in
-//! bytes, default 524288; `0` turns allocation sampling off). A bad value
-//! is reported on stderr and the profiler stays out of the way.
+//! bytes, default 524288; `0` turns allocation sampling off),
+//! `CORPROF_SAMPLER_ALLOC_SOURCE` (where allocations come from: `auto`, the
+//! default, is `allocation-tick` on .NET 5 and later and `object-allocated`
+//! before; `corprof::sampling::AllocationSource`). A bad value is reported
+//! on stderr and the profiler stays out of the way.
 //!
 //! Build with `cargo build --example sampler`; CLSID
 //! `{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::OnceLock;
 
-use corprof::facade::{Profiler, ProfilerInfo, Result};
+use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use corprof::profiling::*;
-use corprof::sampling::{Profile, Sampler, SamplerOptions};
+use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions};
 
 #[derive(Default)]
 struct SamplerProfiler {
-    sampler: Mutex<Option<Sampler>>,
+    /// Set once in `initialize`; read without a lock by every callback (the
+    /// runtime calls `event_pipe_event_delivered` from the thread that
+    /// suspends it too, which must never wait for an allocating thread).
+    sampler: OnceLock<Sampler>,
     dir: Option<PathBuf>,
 }
 
@@ -61,27 +67,31 @@ fn setting(
 fn options() -> std::result::Result<SamplerOptions, String> {
     let hz = setting("CORPROF_SAMPLER_HZ", 99, 1..=10_000)?;
     let alloc = setting("CORPROF_SAMPLER_ALLOC_BYTES", 512 << 10, 0..=(1 << 40))?;
+    let source = match std::env::var("CORPROF_SAMPLER_ALLOC_SOURCE") {
+        Err(_) => AllocationSource::Auto,
+        Ok(text) => AllocationSource::from_name(text.trim()).ok_or_else(|| {
+            format!(
+                "CORPROF_SAMPLER_ALLOC_SOURCE={text:?} is not one of auto, allocation-tick, object-allocated"
+            )
+        })?,
+    };
     Ok(SamplerOptions {
         hz: hz as u32,
         allocation_mean_bytes: (alloc != 0).then_some(alloc),
+        allocation_source: source,
     })
 }
 
 impl SamplerProfiler {
     fn new() -> SamplerProfiler {
         SamplerProfiler {
-            sampler: Mutex::new(None),
+            sampler: OnceLock::new(),
             dir: std::env::var_os("CORPROF_SAMPLER_DIR").map(PathBuf::from),
         }
     }
 
     fn with_sampler(&self, f: impl FnOnce(&Sampler)) {
-        if let Some(sampler) = self
-            .sampler
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-        {
+        if let Some(sampler) = self.sampler.get() {
             f(sampler);
         }
     }
@@ -96,9 +106,20 @@ impl Profiler for SamplerProfiler {
                 return Ok(());
             }
         };
-        info.set_event_mask(options.event_mask(), COR_PRF_HIGH_MONITOR::empty())?;
+        if options.allocation_source == AllocationSource::AllocationTick && info.version() < 12 {
+            say(&format!(
+                "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
+                 this runtime offers ICorProfilerInfo{}: not sampling",
+                info.version()
+            ));
+            return Ok(());
+        }
+        let (events, high) = options.event_masks(info);
+        info.set_event_mask(events, high)?;
         match Sampler::start(info, options) {
-            Ok(sampler) => *self.sampler.lock().unwrap_or_else(|p| p.into_inner()) = Some(sampler),
+            Ok(sampler) => {
+                let _ = self.sampler.set(sampler);
+            }
             Err(hr) => say(&format!(
                 "cannot sample on this runtime ({hr}): SuspendRuntime needs .NET Core 3.0 or later"
             )),
@@ -132,13 +153,18 @@ impl Profiler for SamplerProfiler {
         result
     }
 
+    fn event_pipe_event_delivered(
+        &self,
+        _info: &ProfilerInfo,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        let mut result = Ok(());
+        self.with_sampler(|s| result = s.event_pipe_event_delivered(event));
+        result
+    }
+
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        let Some(sampler) = self
-            .sampler
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        else {
+        let Some(sampler) = self.sampler.get() else {
             return Ok(());
         };
         let profile = sampler.stop();
@@ -171,6 +197,15 @@ fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
     line("failed_walks", stats.failed_walks.to_string());
     line("frames", stats.frames.to_string());
     line("allocation_samples", stats.allocation_samples.to_string());
+    line(
+        "allocation_source",
+        stats
+            .allocation_source
+            .map_or("off", AllocationSource::name)
+            .to_string(),
+    );
+    line("allocation_ticks", stats.allocation_ticks.to_string());
+    line("undecoded_ticks", stats.undecoded_ticks.to_string());
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

@@ -7,7 +7,11 @@
 # sampling on), after one untimed warm-up pair. Prints the medians of the
 # process's CPU time (user + system, /usr/bin/time) and wall time, and their
 # ratios; then, for 4, 16 and 64 threads, the pause per sample (suspend to
-# resume: median and 99th percentile, from the sampler's summary.txt).
+# resume: median and 99th percentile, from the sampler's summary.txt); then
+# the cost per allocation of each allocation source on allocation-bound
+# work (ALLOCS small objects, interleaved with runs without a profiler):
+# allocation-tick (GCAllocationTick events, .NET 5 and later) and
+# object-allocated (the ObjectAllocated callback).
 #
 #   bash scripts/bench.sh sampler          # 7 rounds
 #   RUNS=11 ROUNDS=20000 bash scripts/bench-sampler.sh
@@ -22,8 +26,10 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 runs="${RUNS:-7}"
 rounds="${ROUNDS:-10000}"
+allocs="${ALLOCS:-50000000}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$runs'"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, got '$rounds'"
+[[ "$allocs" =~ ^[1-9][0-9]*$ ]] || die "ALLOCS must be a positive integer, got '$allocs'"
 [ -x /usr/bin/time ] || die "/usr/bin/time is missing (Debian's time package)"
 
 log "provisioning (scripts/provision-dotnet.sh)"
@@ -40,23 +46,31 @@ library="$PWD/target/release/examples/libsampler.so"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# run CONFIG THREADS -> "cpu_seconds wall_seconds" (fails when the program
-# does not finish its work, or the sampler wrote no profile)
+# run CONFIG MODE ARGS... -> "cpu_seconds wall_seconds": the program's
+# MODE (bench or allocbench) without a profiler (CONFIG none) or under the
+# sampler at its defaults (sampler), or with allocations from
+# GCAllocationTick (tick) or ObjectAllocated (objects). Fails when the
+# program does not finish its work, or the sampler wrote no profile.
 run() {
-    local config="$1" threads="$2" out dir="$scratch/profile"
+    local config="$1" mode="$2" out dir="$scratch/profile"
+    shift 2
     rm -rf "$dir"
     local -a profiler=()
-    if [ "$config" = sampler ]; then
+    if [ "$config" != none ]; then
         profiler=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}'
             CORECLR_PROFILER_PATH="$library" CORPROF_SAMPLER_DIR="$dir")
     fi
+    case "$config" in
+    tick) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick) ;;
+    objects) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated) ;;
+    esac
     local status=0
     out=$(env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler[@]}" \
-        /usr/bin/time -f 'time %e %U %S' "$host" "$program" bench "$threads" "$rounds" 2>"$scratch/err") || status=$?
+        /usr/bin/time -f 'time %e %U %S' "$host" "$program" "$mode" "$@" 2>"$scratch/err") || status=$?
     # The program exits with 37 when it did its work.
-    [ "$status" = 37 ] && [ "$out" = "bench done" ] ||
+    [ "$status" = 37 ] && [ "$out" = "$mode done" ] ||
         die "$config: the program failed (exit $status, output '$out'): $(cat "$scratch/err")"
-    if [ "$config" = sampler ]; then
+    if [ "$config" != none ]; then
         [ -s "$dir/profile.pb.gz" ] || die "the sampler wrote no profile: $(cat "$scratch/err")"
         cp "$dir/summary.txt" "$scratch/summary.txt"
     fi
@@ -64,12 +78,12 @@ run() {
 }
 
 log "warm-up round"
-run none 4 >/dev/null
-run sampler 4 >/dev/null
+run none bench 4 "$rounds" >/dev/null
+run sampler bench 4 "$rounds" >/dev/null
 for ((r = 1; r <= runs; r++)); do
     log "round $r of $runs"
     for c in none sampler; do
-        read -r cpu wall <<<"$(run "$c" 4)"
+        read -r cpu wall <<<"$(run "$c" bench 4 "$rounds")"
         [ -n "$wall" ] || die "$c printed no time"
         echo "$cpu" >>"$scratch/$c.cpu"
         echo "$wall" >>"$scratch/$c.wall"
@@ -95,10 +109,42 @@ echo
 echo "| threads | samples | pause median (us) | pause p99 (us) | walks per sample |"
 echo "|---:|---:|---:|---:|---:|"
 for threads in 4 16 64; do
-    run sampler "$threads" >/dev/null
+    run sampler bench "$threads" "$rounds" >/dev/null
     s() { sed -n "s/^$1=//p" "$scratch/summary.txt"; }
     awk -v t="$threads" -v n="$(s suspensions)" -v m="$(s pause_median_ns)" -v p="$(s pause_p99_ns)" -v w="$(s walks)" \
         'BEGIN {printf "| %d | %d | %.0f | %.0f | %.1f |\n", t, n, m / 1000, p / 1000, (n ? w / n : 0)}'
 done
+
+# Allocation-bound work: the cost per allocation of each source.
+sources=(objects)
+if [ "${version%%.*}" -ge 5 ]; then
+    sources=(tick objects)
+fi
+log "allocation sources: ${sources[*]}"
+for ((r = 1; r <= runs; r++)); do
+    log "allocation round $r of $runs"
+    for c in none "${sources[@]}"; do
+        read -r cpu wall <<<"$(run "$c" allocbench "$allocs")"
+        [ -n "$cpu" ] || die "$c printed no time"
+        echo "$cpu" >>"$scratch/alloc-$c.cpu"
+    done
+done
 echo
-echo "Command: RUNS=$runs ROUNDS=$rounds bash scripts/bench.sh sampler"
+echo "### Allocation-bound work: $allocs small objects, by allocation source (median of $runs interleaved rounds)"
+echo
+echo "| allocation source | CPU time (s) | CPU ratio | added per allocation (ns) |"
+echo "|---|---:|---:|---:|"
+base=$(median <"$scratch/alloc-none.cpu")
+for c in none "${sources[@]}"; do
+    cpu=$(median <"$scratch/alloc-$c.cpu")
+    name=$c
+    case "$c" in
+    none) name="none (no profiler)" ;;
+    tick) name="allocation-tick" ;;
+    objects) name="object-allocated" ;;
+    esac
+    awk -v n="$name" -v a="$cpu" -v b="$base" -v k="$allocs" \
+        'BEGIN {printf "| %s | %.3f | %.3f | %.1f |\n", n, a, a / b, (a - b) * 1e9 / k}'
+done
+echo
+echo "Command: RUNS=$runs ROUNDS=$rounds ALLOCS=$allocs bash scripts/bench.sh sampler"

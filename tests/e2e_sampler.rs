@@ -6,7 +6,9 @@
 //! - `Sleeper` sleeps 2 s, `Blocked` waits on an event until the spinners
 //!   are done (3 s): wall time, no CPU time;
 //! - the main thread allocates 300 MB from `AllocateMore` and 100 MB from
-//!   `AllocateLess`.
+//!   `AllocateLess`: sampled from `GCAllocationTick` events on 8.0 and
+//!   from `ObjectAllocated` on 3.1 by default, and on 8.0 from
+//!   `ObjectAllocated` too when asked.
 //!
 //! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
 //! file by speedscope in headless Chromium; scripts/install-profile-readers.sh
@@ -61,35 +63,48 @@ impl Run {
     }
 }
 
+/// A run of the Sampling program under the sampler at `HZ`, writing to a
+/// directory named by `name`, with `env` added.
+fn sample(name: &str, env: &[(&str, &str)]) -> Run {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!("{name}-{}-{}", runtime.major(), std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("sampler")
+        .unwrap_or_else(|error| panic!("building example sampler: {error}"));
+    // 250 Hz: about 1,500 samples of the spinners in 3 s, so that Hot's
+    // share is known to +-0.012 (one standard deviation).
+    let mut profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_HZ", HZ.to_string());
+    for (key, value) in env {
+        profiler = profiler.with_env(*key, *value);
+    }
+    let out = runtime.run("Sampling", &[], Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+    let summary = fs::read_to_string(dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Run {
+        dir,
+        stderr: out.stderr,
+        summary,
+    }
+}
+
+/// The run at the defaults.
 fn sampled() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
-    RUN.get_or_init(|| {
-        let runtime = dotnet::runtime();
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-            .join("e2e_sampler")
-            .join(format!("{}-{}", runtime.major(), std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let library = dotnet::build_example("sampler")
-            .unwrap_or_else(|error| panic!("building example sampler: {error}"));
-        // 250 Hz: about 1,500 samples of the spinners in 3 s, so that Hot's
-        // share is known to +-0.012 (one standard deviation).
-        let profiler = Profiler::new(library, SAMPLER)
-            .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
-            .with_env("CORPROF_SAMPLER_HZ", HZ.to_string());
-        let out = runtime.run("Sampling", &[], Some(&profiler));
-        out.assert_exit(EXIT).assert_stdout(&OUTPUT);
-        let summary = fs::read_to_string(dir.join("summary.txt"))
-            .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
-            .lines()
-            .filter_map(|line| line.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Run {
-            dir,
-            stderr: out.stderr,
-            summary,
-        }
-    })
+    RUN.get_or_init(|| sample("default", &[]))
+}
+
+/// Whether the runtime under test has in-process EventPipe (.NET 5+).
+fn has_event_pipe() -> bool {
+    dotnet::runtime().major() >= 5
 }
 
 /// `go tool pprof -top` as (flat, cum) per function, in seconds (time) or
@@ -188,9 +203,10 @@ fn sleeping_and_blocked_threads_have_wall_time_and_no_cpu_time() {
     assert!(rows.contains_key("System.Threading.Thread.Sleep"), "{text}");
 }
 
-#[test]
-fn allocations_split_three_to_one_between_the_call_sites() {
-    let run = sampled();
+/// The allocation profile of `run`: AllocateMore's share of the bytes
+/// 0.75 +- 0.08, the 400 MB estimated within 20%, `new System.Byte[]` the
+/// last frame.
+fn assert_allocations_split_three_to_one(run: &Run) {
     let (rows, text) = top(run, "alloc_space", &[]);
     let more = rows
         .get("E2E.Sampling.Program.AllocateMore")
@@ -216,6 +232,75 @@ fn allocations_split_three_to_one_between_the_call_sites() {
         rows.get("new System.Byte[]").is_some_and(|r| r.0 > 300.0),
         "{text}"
     );
+    // Objects: 100,000 of each size (`alloc_objects`, in units).
+    let objects = go_pprof(&[
+        "-top",
+        "-sample_index=alloc_objects",
+        "-focus=AllocateMore|AllocateLess",
+        &run.pprof(),
+    ]);
+    let count = total(&objects);
+    assert!(
+        (160_000.0..=240_000.0).contains(&count),
+        "{count} objects estimated for 200,000:\n{objects}"
+    );
+}
+
+#[test]
+fn allocations_split_three_to_one_between_the_call_sites() {
+    let run = sampled();
+    // The default source on this runtime, and what it saw.
+    let source = &run.summary["allocation_source"];
+    if has_event_pipe() {
+        assert_eq!(source, "allocation-tick", "8.0's default");
+        // 400 MB in events of about 100 KB each, every one decoded.
+        let ticks = run.summary("allocation_ticks");
+        assert!((3_000..=5_000).contains(&ticks), "{ticks} ticks");
+        assert_eq!(run.summary("undecoded_ticks"), 0);
+    } else {
+        assert_eq!(
+            source, "object-allocated",
+            "3.1 has no in-process EventPipe"
+        );
+        assert_eq!(run.summary("allocation_ticks"), 0);
+    }
+    assert_allocations_split_three_to_one(run);
+}
+
+/// The source the default does not pick on this runtime: `ObjectAllocated`
+/// on 8.0 gives the same split; `AllocationTick` on 3.1 is refused with a
+/// message and the program runs unprofiled.
+#[test]
+fn the_other_allocation_source() {
+    if has_event_pipe() {
+        let run = sample(
+            "object-allocated",
+            &[("CORPROF_SAMPLER_ALLOC_SOURCE", "object-allocated")],
+        );
+        assert_eq!(run.summary["allocation_source"], "object-allocated");
+        assert_eq!(run.summary("allocation_ticks"), 0);
+        assert_allocations_split_three_to_one(&run);
+        return;
+    }
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!("tick-{}-{}", runtime.major(), std::process::id()));
+    let library = dotnet::build_example("sampler").unwrap();
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick");
+    let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+    assert!(
+        out.stderr.contains(
+            "sampler: CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe \
+             (.NET 5 or later); this runtime offers ICorProfilerInfo11: not sampling"
+        ),
+        "{}",
+        out.describe()
+    );
+    assert!(!dir.exists(), "nothing is written when not sampling");
 }
 
 #[test]

@@ -90,6 +90,50 @@ fn gc_start_and_allocation_tick_layouts_and_reasons() {
     assert!(runtime_fields(12345, 1).is_none());
 }
 
+/// GCAllocationTick by version, as ClrEtwAll.man's templates list them: V2
+/// ends at HeapIndex, V3 appends Address, V4 ObjectSize.
+#[test]
+fn allocation_tick_versions_append_address_and_object_size() {
+    let names = |v| -> Vec<String> {
+        runtime_fields(10, v)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.name)
+            .collect()
+    };
+    let v2 = [
+        "AllocationAmount",
+        "AllocationKind",
+        "ClrInstanceID",
+        "AllocationAmount64",
+        "TypeID",
+        "TypeName",
+        "HeapIndex",
+    ];
+    assert_eq!(names(2), v2);
+    assert_eq!(names(3)[..7], v2);
+    assert_eq!(names(3)[7..], ["Address"]);
+    assert_eq!(names(4)[8..], ["ObjectSize"]);
+    assert!(runtime_fields(10, 1).is_none());
+    // A V4 payload as the runtime writes it: every field read, the object
+    // size last.
+    let mut data = Vec::new();
+    data.extend(102_400u32.to_le_bytes());
+    data.extend(0u32.to_le_bytes());
+    data.extend(8u16.to_le_bytes());
+    data.extend(102_400u64.to_le_bytes());
+    data.extend(0x7f00_1234u64.to_le_bytes());
+    data.extend(utf16z("System.Byte[]"));
+    data.extend(0u32.to_le_bytes());
+    data.extend(0x7e00_0000u64.to_le_bytes());
+    data.extend(3024u64.to_le_bytes());
+    let values = decode_payload(&runtime_fields(10, 4).unwrap(), &data).unwrap();
+    assert_eq!(values[5].as_str(), Some("System.Byte[]"));
+    assert_eq!(values[8].as_u64(), Some(3024));
+    // Cut short inside ObjectSize: an error, not a read past the end.
+    assert!(decode_payload(&runtime_fields(10, 4).unwrap(), &data[..data.len() - 3]).is_err());
+}
+
 /// A profiler-defined event's metadata: fields described, decoded by them.
 #[test]
 fn described_fields_are_decoded_by_the_metadata() {

@@ -7,10 +7,10 @@
 //!
 //! Floors, bottom to top: `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
-//! `sampling`, `eventpipe`), each on its own. `cil`, `profile` and
-//! `diagnostics` stand beside: `cil` uses only the COM core, `profile`
-//! nothing, `diagnostics` the raw layer; the capabilities may use `cil` and
-//! `profile`.
+//! `sampling`), each on its own. `cil`, `eventpipe`, `profile` and
+//! `diagnostics` stand beside: `cil` uses only the COM core, `eventpipe`
+//! (EventPipe's formats) and `profile` nothing, `diagnostics` the raw
+//! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -37,7 +37,7 @@ const MODULES: &[&str] = &[
 fn allowed(module: &str) -> &'static [&'static str] {
     const RAW: &[&str] = &["com", "ctypes", "codes", "profiling", "metadata"];
     /// The capabilities' floor: the facade and everything below, `cil`,
-    /// and `profile` (last).
+    /// and the formats `eventpipe` and `profile` (last two).
     const CAPABILITY: &[&str] = &[
         "com",
         "ctypes",
@@ -46,10 +46,11 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "metadata",
         "facade",
         "cil",
+        "eventpipe",
         "profile",
     ];
-    /// The facade's: the same but `profile`.
-    const FACADE: &[&str] = CAPABILITY.split_at(CAPABILITY.len() - 1).0;
+    /// The facade's: the same but `eventpipe` and `profile`.
+    const FACADE: &[&str] = CAPABILITY.split_at(CAPABILITY.len() - 2).0;
     match module {
         "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
@@ -57,8 +58,8 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "facade" => FACADE,
         "cil" => &["com"],
         "diagnostics" => RAW,
-        "profile" => &[],
-        "instrument" | "hooks" | "sampling" | "eventpipe" => CAPABILITY,
+        "profile" | "eventpipe" => &[],
+        "instrument" | "hooks" | "sampling" => CAPABILITY,
         other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
     }
 }
@@ -169,6 +170,9 @@ fn the_check_sees_a_violation() {
     assert!(modules_used("mycrate::hooks::X").is_empty());
     assert!(!allowed("facade").contains(&"hooks"));
     assert!(!allowed("facade").contains(&"profile"));
+    assert!(!allowed("facade").contains(&"eventpipe"));
     assert!(allowed("sampling").contains(&"profile"));
+    assert!(allowed("sampling").contains(&"eventpipe"));
+    assert!(!allowed("sampling").contains(&"hooks"));
     assert!(!allowed("com").contains(&"profiling"));
 }

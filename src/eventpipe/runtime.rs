@@ -38,16 +38,26 @@ pub fn runtime_fields(event_id: u32, version: u32) -> Option<Vec<Field>> {
             ("ClrInstanceID", UInt16),
             ("ClientSequenceNumber", UInt64),
         ])),
-        // GCAllocationTick_V2 (V3 adds Address, V4 ObjectSize after these).
-        (10, v) if v >= 2 => Some(fields(&[
-            ("AllocationAmount", UInt32),
-            ("AllocationKind", UInt32),
-            ("ClrInstanceID", UInt16),
-            ("AllocationAmount64", UInt64),
-            ("TypeID", Pointer),
-            ("TypeName", String),
-            ("HeapIndex", UInt32),
-        ])),
+        // GCAllocationTick_V2; V3 appends Address, V4 (.NET 5 and later)
+        // ObjectSize; later versions may append more.
+        (10, v) if v >= 2 => {
+            let mut list = fields(&[
+                ("AllocationAmount", UInt32),
+                ("AllocationKind", UInt32),
+                ("ClrInstanceID", UInt16),
+                ("AllocationAmount64", UInt64),
+                ("TypeID", Pointer),
+                ("TypeName", String),
+                ("HeapIndex", UInt32),
+            ]);
+            if v >= 3 {
+                list.extend(fields(&[("Address", Pointer)]));
+            }
+            if v >= 4 {
+                list.extend(fields(&[("ObjectSize", UInt64)]));
+            }
+            Some(list)
+        }
         // ExceptionThrown_V1: ExceptionType, ExceptionMessage, ExceptionEIP,
         // ExceptionHRESULT, ExceptionFlags, ClrInstanceID.
         (80, 1) => Some(fields(&[

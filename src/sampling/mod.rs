@@ -13,10 +13,13 @@
 //!   sample, from the per-thread CPU clock (`clock.rs`), so a thread that
 //!   sleeps or waits adds none.
 //!
-//! Allocations are sampled by bytes ([`Sampler::object_allocated`], a
-//! Poisson process of mean [`SamplerOptions::allocation_mean_bytes`]) and
-//! scaled to estimate every allocation (`alloc.rs` gives the estimator and
-//! its error).
+//! Allocations are sampled by bytes (a Poisson process of mean
+//! [`SamplerOptions::allocation_mean_bytes`]) and scaled to estimate every
+//! allocation (`alloc.rs` gives the estimator and its error), from the
+//! runtime's `GCAllocationTick` events on .NET 5 and later
+//! ([`Sampler::event_pipe_event_delivered`]: allocations keep their fast
+//! path) or the `ObjectAllocated` callback before
+//! ([`Sampler::object_allocated`]): [`AllocationSource`].
 //!
 //! Names are resolved once per `FunctionID`, after the runtime is resumed,
 //! so a pause costs the walks only. The [`Profile`] that
@@ -33,6 +36,6 @@ pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use output::{write_outputs, Written};
 pub use sampler::{
-    Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU,
-    NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
+    ALLOC_OBJECTS, CPU, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };

@@ -15,6 +15,11 @@
 // sampler instead: THREADS threads share ROUNDS rounds of Hot and Warm (a
 // fixed amount of CPU work however many threads; each waits for the others
 // at the end), and the program prints "bench done".
+//
+// `Sampling allocbench COUNT` allocates COUNT small objects (a node of two
+// fields, each kept until the next) on the main thread and prints
+// "allocbench done": allocation-bound work, for the cost per allocation of
+// each allocation source.
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -75,6 +80,30 @@ namespace E2E.Sampling
             keep[(i + 32) & 63] = new byte[1000];
         }
 
+        sealed class Node
+        {
+            public int Value;
+            public Node Next;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static Node MakeNode(int i, Node previous)
+        {
+            var node = new Node();
+            node.Value = i;
+            node.Next = (i & 63) == 0 ? null : previous;
+            return node;
+        }
+
+        static int AllocBench(int count)
+        {
+            Node last = null;
+            for (int i = 0; i < count; i++) last = MakeNode(i, last);
+            Interlocked.Add(ref sink, last == null ? 0 : last.Value);
+            Console.WriteLine("allocbench done");
+            return ExitCode;
+        }
+
         static int Bench(int threads, int rounds)
         {
             var workers = new Thread[threads];
@@ -109,6 +138,10 @@ namespace E2E.Sampling
             if (args.Length == 3 && args[0] == "bench")
             {
                 return Bench(int.Parse(args[1]), int.Parse(args[2]));
+            }
+            if (args.Length == 2 && args[0] == "allocbench")
+            {
+                return AllocBench(int.Parse(args[1]));
             }
             double seconds = args.Length > 0 ? double.Parse(args[0]) : 3.0;
             int sleep = args.Length > 1 ? int.Parse(args[1]) : 2000;
