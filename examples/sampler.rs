@@ -106,15 +106,17 @@ impl Profiler for SamplerProfiler {
                 return Ok(());
             }
         };
-        if options.allocation_source == AllocationSource::AllocationTick && info.version() < 12 {
-            say(&format!(
-                "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
-                 this runtime offers ICorProfilerInfo{}: not sampling",
-                info.version()
-            ));
-            return Ok(());
-        }
-        let (events, high) = options.event_masks(info);
+        let (events, high) = match options.event_masks(info) {
+            Ok(masks) => masks,
+            Err(_) => {
+                say(&format!(
+                    "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
+                     this runtime offers ICorProfilerInfo{}: not sampling",
+                    info.version()
+                ));
+                return Ok(());
+            }
+        };
         info.set_event_mask(events, high)?;
         match Sampler::start(info, options) {
             Ok(sampler) => {

@@ -282,25 +282,12 @@ fn the_other_allocation_source() {
         assert_allocations_split_three_to_one(&run);
         return;
     }
-    let runtime = dotnet::runtime();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_sampler")
-        .join(format!("tick-{}-{}", runtime.major(), std::process::id()));
-    let library = dotnet::build_example("sampler").unwrap();
-    let profiler = Profiler::new(library, SAMPLER)
-        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick");
-    let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
-    out.assert_exit(EXIT).assert_stdout(&OUTPUT);
-    assert!(
-        out.stderr.contains(
-            "sampler: CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe \
-             (.NET 5 or later); this runtime offers ICorProfilerInfo11: not sampling"
-        ),
-        "{}",
-        out.describe()
+    assert_refused(
+        "tick",
+        ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick"),
+        "sampler: CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe \
+         (.NET 5 or later); this runtime offers ICorProfilerInfo11: not sampling",
     );
-    assert!(!dir.exists(), "nothing is written when not sampling");
 }
 
 #[test]
@@ -445,24 +432,28 @@ fn speedscope_shows_the_profile_in_headless_chromium() {
     );
 }
 
-#[test]
-fn a_bad_setting_is_reported_and_the_program_runs_unprofiled() {
+/// A short run of the Sampling program with `setting`, which the sampler
+/// refuses: `message` on stderr, nothing written, the program unchanged.
+fn assert_refused(name: &str, setting: (&str, &str), message: &str) {
     let runtime = dotnet::runtime();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_sampler")
-        .join(format!("bad-{}-{}", runtime.major(), std::process::id()));
+        .join(format!("{name}-{}-{}", runtime.major(), std::process::id()));
     let library = dotnet::build_example("sampler").unwrap();
     let profiler = Profiler::new(library, SAMPLER)
         .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_SAMPLER_HZ", "fast");
+        .with_env(setting.0, setting.1);
     let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
     out.assert_exit(EXIT).assert_stdout(&OUTPUT);
-    assert!(
-        out.stderr.contains(
-            "sampler: CORPROF_SAMPLER_HZ=\"fast\" is not a number from 1 to 10000; not sampling"
-        ),
-        "{}",
-        out.describe()
-    );
+    assert!(out.stderr.contains(message), "{}", out.describe());
     assert!(!dir.exists(), "nothing is written when not sampling");
+}
+
+#[test]
+fn a_bad_setting_is_reported_and_the_program_runs_unprofiled() {
+    assert_refused(
+        "bad",
+        ("CORPROF_SAMPLER_HZ", "fast"),
+        "sampler: CORPROF_SAMPLER_HZ=\"fast\" is not a number from 1 to 10000; not sampling",
+    );
 }

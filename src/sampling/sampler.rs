@@ -138,16 +138,23 @@ impl SamplerOptions {
     /// `initialize` (object allocation monitoring can only be enabled at
     /// startup): stack snapshots and threads, and `ObjectAllocated` or
     /// EventPipe by the allocation source.
-    pub fn event_masks(&self, info: &ProfilerInfo) -> (COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR) {
+    ///
+    /// `E_NOTIMPL` for [`AllocationSource::AllocationTick`] on a runtime
+    /// without in-process EventPipe (`ICorProfilerInfo12`: before .NET 5).
+    pub fn event_masks(
+        &self,
+        info: &ProfilerInfo,
+    ) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
         let mut mask = COR_PRF_ENABLE_STACK_SNAPSHOT | COR_PRF_MONITOR_THREADS;
         let mut high = COR_PRF_HIGH_MONITOR::empty();
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
+                AllocationSource::AllocationTick if info.version() < 12 => return Err(E_NOTIMPL),
                 AllocationSource::AllocationTick => high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE,
                 _ => mask |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED,
             }
         }
-        (mask, high)
+        Ok((mask, high))
     }
 }
 
