@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use common::browser;
 use common::dotnet::{self, Profiler};
-use common::readers::go_pprof;
+use common::readers::{self, go_pprof};
 
 const CALL_TREE: &str = "3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73";
 const NS: &str = "E2E.CallTree.";
@@ -104,12 +104,8 @@ fn run(label: &str, env: &[(&str, &str)]) -> Run {
         "the profiler changed the output\n{}",
         out.describe()
     );
-    let summary = fs::read_to_string(dir.join("summary.txt"))
-        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
-        .lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
     let calls = fs::read_to_string(dir.join("calls.folded"))
         .map(|t| parse_folded(&t))
         .unwrap_or_default();

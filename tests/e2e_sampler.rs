@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use common::browser;
 use common::dotnet::{self, Profiler};
-use common::readers::{go_pprof, readers};
+use common::readers::{self, go_pprof};
 
 const SAMPLER: &str = "7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819";
 const EXIT: i32 = 37;
@@ -83,12 +83,8 @@ fn sample(name: &str, env: &[(&str, &str)]) -> Run {
     }
     let out = runtime.run("Sampling", &[], Some(&profiler));
     out.assert_exit(EXIT).assert_stdout(&OUTPUT);
-    let summary = fs::read_to_string(dir.join("summary.txt"))
-        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()))
-        .lines()
-        .filter_map(|line| line.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
     Run {
         dir,
         stderr: out.stderr,
@@ -367,7 +363,7 @@ fn coloured(png: &Path) -> usize {
 #[test]
 fn speedscope_shows_the_profile_in_headless_chromium() {
     let run = sampled();
-    let index = readers();
+    let index = readers::readers();
     let json = fs::read(run.dir.join("speedscope.json")).unwrap();
     // What `speedscope FILE` does: a script that hands speedscope the file.
     let script = run.dir.join("load-profile.js");

@@ -5,9 +5,19 @@
 // Every test crate includes `common`; only some read profiles.
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+
+/// A `summary.txt` of the examples (`key=value` lines) as a map.
+pub(crate) fn summary(path: &Path) -> std::io::Result<BTreeMap<String, String>> {
+    Ok(std::fs::read_to_string(path)?
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect())
+}
 
 /// `go tool pprof ARGS`'s standard output (the readers installed first).
 pub(crate) fn go_pprof(args: &[&str]) -> String {
