@@ -196,16 +196,10 @@ p = d["profiles"][0]
 stacks = sorted((";".join(names[i] for i in s), w) for s, w in zip(p["samples"], p["weights"]))
 print(p["type"], p["unit"], p["endValue"], stacks)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(&path)
-        .output()
-        .expect("python3");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
+    assert_python_prints(
+        script,
+        &path,
         "sampled nanoseconds 4 [('Main', 1), ('Main;Hot \"quoted\"', 3)]",
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
 }
 
@@ -247,14 +241,24 @@ titles = sorted(g.find("s:title", ns).text.split(" (")[0] for g in frames)
 widths = {g.find("s:title", ns).text.split(" (")[0]: float(g.find("s:rect", ns).get("width")) for g in frames}
 print(len(frames), titles, widths["all"], round(widths["Hot<&\"quoted\">"], 2))
 "#;
+    assert_python_prints(
+        script,
+        &path,
+        "4 ['Hot<&\"quoted\">', 'Main', 'Warm', 'all'] 1200.0 840.0",
+    );
+}
+
+/// Runs a Python `script` on the file at `path` (its `sys.argv[1]`) and
+/// checks what it prints.
+fn assert_python_prints(script: &str, path: &std::path::Path, expected: &str) {
     let out = Command::new("python3")
         .args(["-c", script])
-        .arg(&path)
+        .arg(path)
         .output()
         .expect("python3");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout).trim(),
-        "4 ['Hot<&\"quoted\">', 'Main', 'Warm', 'all'] 1200.0 840.0",
+        expected,
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
