@@ -25,6 +25,25 @@ macro_rules! id_types {
             pub const fn is_null(self) -> bool {
                 self.0 == 0
             }
+
+            /// The ID as the runtime passed it.
+            #[inline]
+            pub const fn as_raw(self) -> usize {
+                self.0
+            }
+
+            /// An ID from its raw value.
+            ///
+            /// # Safety
+            ///
+            /// `raw` must be an ID of this kind that the runtime handed out
+            /// (a callback's argument, an enumerator's item, an out-parameter)
+            /// and that is still valid: the safe API passes IDs to runtime
+            /// calls that dereference them.
+            #[inline]
+            pub const unsafe fn from_raw(raw: usize) -> $name {
+                $name(raw)
+            }
         }
 
         impl ::core::fmt::Debug for $name {
