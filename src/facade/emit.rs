@@ -29,20 +29,17 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use super::info::{ProfilerInfo, Result};
-use super::metadata::MetadataImport;
+use super::metadata::{enumerate, MetadataImport};
 use super::strings::{read_utf16, wide};
 use super::sync::lock;
 use crate::metadata::{
     mdAssemblyRef, mdMemberRef, mdMethodSpec, mdSignature, mdString, mdToken, mdTypeRef,
     mdTypeSpec, ofRead, ofWrite, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit,
     IMetaDataEmit2, IMetaDataImport, IMetaDataImport2, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND,
-    HCORENUM, PCCOR_SIGNATURE,
+    PCCOR_SIGNATURE,
 };
 use crate::profiling::ModuleID;
-use crate::{IUnknown, E_INVALIDARG, E_UNEXPECTED, HRESULT, S_OK, WCHAR};
-
-/// The most rows a metadata table can hold: a token's row number has 24 bits.
-const MAX_ROWS: usize = 0x00FF_FFFF;
+use crate::{IUnknown, E_INVALIDARG, HRESULT, S_OK, WCHAR};
 
 /// What this facade knows of one metadata scope, shared by every
 /// [`MetadataEmit`] of that scope: the tokens it found or defined, by what
@@ -161,45 +158,6 @@ impl ProfilerInfo {
                 unsafe { self.module_metadata_as::<IMetaDataEmit>(module, ofRead | ofWrite) }?;
             emit.map(MetadataEmit::new).transpose()
         })
-    }
-}
-
-/// Reads every token of a metadata enumeration (`Enum*` methods), closing
-/// the enumerator; `E_UNEXPECTED` past 2^24 tokens (no table is longer).
-fn enumerate<T: Copy + Default>(
-    import: &IMetaDataImport,
-    mut next: impl FnMut(*mut HCORENUM, *mut T, u32, *mut u32) -> HRESULT,
-) -> Result<Vec<T>> {
-    const BATCH: usize = 64;
-    struct Close<'a>(&'a IMetaDataImport, HCORENUM);
-    impl Drop for Close<'_> {
-        fn drop(&mut self) {
-            if !self.1.is_null() {
-                // SAFETY: a handle the same scope's `Enum*` opened, closed once.
-                unsafe { self.0.CloseEnum(self.1) };
-            }
-        }
-    }
-    let mut handle = Close(import, core::ptr::null_mut());
-    let mut out = Vec::new();
-    let mut batch = [T::default(); BATCH];
-    loop {
-        let mut fetched: u32 = 0;
-        let hr = next(
-            &mut handle.1,
-            batch.as_mut_ptr(),
-            BATCH as u32,
-            &mut fetched,
-        );
-        hr.ok()?;
-        let fetched = (fetched as usize).min(BATCH);
-        out.extend_from_slice(&batch[..fetched]);
-        if out.len() > MAX_ROWS {
-            return Err(E_UNEXPECTED);
-        }
-        if hr != S_OK || fetched == 0 {
-            return Ok(out);
-        }
     }
 }
 
@@ -693,6 +651,7 @@ impl MetadataEmit {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::metadata::HCORENUM;
     use crate::metadata::{
         IMetaDataAssemblyEmit_Impl, IMetaDataAssemblyImport_Impl, IMetaDataEmit2_Impl,
         IMetaDataEmit_Impl, IMetaDataImport2_Impl, IMetaDataImport_Impl,
