@@ -29,6 +29,7 @@ use super::emit::MetadataEmit;
 use super::info::{ProfilerInfo, Result};
 use super::metadata::MetadataImport;
 use super::strings::Utf16Buf;
+use super::sync::{read, write};
 use crate::metadata::mdMethodDef;
 use crate::profiling::{AssemblyID, FunctionID, ModuleID, COR_PRF_MODULE_COLLECTIBLE};
 
@@ -46,20 +47,20 @@ pub(crate) type SharedModuleCache = Arc<ModuleCache>;
 
 impl ModuleCache {
     fn get(&self, module: ModuleID) -> Option<Option<MetadataImport>> {
-        let modules = self.modules.read().unwrap_or_else(|p| p.into_inner());
+        let modules = read(&self.modules);
         modules.get(&module).cloned()
     }
 
     fn insert(&self, module: ModuleID, import: Option<MetadataImport>) {
-        let mut modules = self.modules.write().unwrap_or_else(|p| p.into_inner());
+        let mut modules = write(&self.modules);
         modules.insert(module, import);
     }
 
     fn remove(&self, module: ModuleID) {
-        let mut modules = self.modules.write().unwrap_or_else(|p| p.into_inner());
+        let mut modules = write(&self.modules);
         modules.remove(&module);
         drop(modules);
-        let mut emitters = self.emitters.write().unwrap_or_else(|p| p.into_inner());
+        let mut emitters = write(&self.emitters);
         emitters.remove(&module);
     }
 
@@ -166,22 +167,14 @@ impl ProfilerInfo {
         open: impl FnOnce() -> Result<Option<MetadataEmit>>,
     ) -> Result<Option<MetadataEmit>> {
         let cache = self.module_cache();
-        let cached = cache
-            .emitters
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&module)
-            .cloned();
+        let cached = read(&cache.emitters).get(&module).cloned();
         if let Some(emit) = cached {
             return Ok(Some(emit));
         }
         let emit = open()?;
         if let Some(emit) = &emit {
             if self.module_is_permanent(module) == Some(true) {
-                cache
-                    .emitters
-                    .write()
-                    .unwrap_or_else(|p| p.into_inner())
+                write(&cache.emitters)
                     .entry(module)
                     .or_insert_with(|| emit.clone());
             }
