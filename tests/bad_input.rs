@@ -27,6 +27,10 @@
 #![cfg(feature = "std")]
 #![allow(missing_docs, non_snake_case)]
 
+#[path = "common/ids.rs"]
+mod ids;
+use ids::fake_id;
+
 #[path = "common/self_exec.rs"]
 mod self_exec;
 
@@ -179,7 +183,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     }
     fn GetClassFromObject(&self, _object: ObjectID, class: *mut ClassID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        self.answer(|| unsafe { put(class, ClassID(0xC1)) })
+        self.answer(|| unsafe { put(class, ClassID::from_raw(0xC1)) })
     }
     fn GetThreadInfo(&self, _thread: ThreadID, os: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
@@ -187,7 +191,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     }
     fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        self.answer(|| unsafe { put(thread, ThreadID(0x7EAD)) })
+        self.answer(|| unsafe { put(thread, ThreadID::from_raw(0x7EAD)) })
     }
     fn GetClassIDInfo(
         &self,
@@ -197,7 +201,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         self.answer(|| unsafe {
-            put(module, ModuleID(0x30D));
+            put(module, ModuleID::from_raw(0x30D));
             put(typedef, mdTypeDef(0x0200_0002));
         })
     }
@@ -210,8 +214,8 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         self.answer(|| unsafe {
-            put(class, ClassID(0xC1));
-            put(module, ModuleID(0x30D));
+            put(class, ClassID::from_raw(0xC1));
+            put(module, ModuleID::from_raw(0x30D));
             put(token, mdToken(0x0600_0001));
         })
     }
@@ -245,7 +249,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         // SAFETY: the facade passes valid out-pointers.
         unsafe {
             put(base, NonNull::<BYTE>::dangling().as_ptr());
-            put(assembly, AssemblyID(0xA5));
+            put(assembly, AssemblyID::from_raw(0xA5));
         }
         self.string(capacity, needed, name)
     }
@@ -308,7 +312,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         process: *mut ProcessID,
     ) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        unsafe { put(process, ProcessID(1)) };
+        unsafe { put(process, ProcessID::from_raw(1)) };
         self.string(capacity, needed, name)
     }
     fn GetAssemblyInfo(
@@ -322,8 +326,8 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         unsafe {
-            put(app_domain, AppDomainID(1));
-            put(module, ModuleID(0x30D));
+            put(app_domain, AppDomainID::from_raw(1));
+            put(module, ModuleID::from_raw(0x30D));
         }
         self.string(capacity, needed, name)
     }
@@ -348,12 +352,12 @@ impl ICorProfilerInfo2_Impl for FakeInfo {
         // SAFETY: the facade passes valid out-pointers and an array of
         // `capacity` IDs.
         self.answer(|| unsafe {
-            put(module, ModuleID(0x30D));
+            put(module, ModuleID::from_raw(0x30D));
             put(typedef, mdTypeDef(0x0200_0002));
             put(parent, ClassID::NULL);
             put(count, claimed);
             for i in 0..claimed.min(capacity) as usize {
-                *args.add(i) = ClassID(0xC1);
+                *args.add(i) = ClassID::from_raw(0xC1);
             }
         })
     }
@@ -580,8 +584,8 @@ fn facade(behaviour: Behaviour) -> (ProfilerInfo, Arc<FakeInfo>) {
 // (d) A runtime that refuses: every facade method returns Err(that code).
 // ---------------------------------------------------------------------------
 
-const F: FunctionID = FunctionID(0xF0);
-const M: ModuleID = ModuleID(0x30D);
+const F: FunctionID = fake_id!(FunctionID, 0xF0);
+const M: ModuleID = fake_id!(ModuleID, 0x30D);
 const METHOD: mdMethodDef = mdMethodDef(0x0600_0001);
 
 /// Every `ProfilerInfo` method, called with plausible IDs; the results
@@ -599,20 +603,26 @@ fn every_info_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<()>)> {
         ("function_info", |i| i.function_info(F).map(drop)),
         ("function_metadata", |i| i.function_metadata(F).map(drop)),
         ("function_name", |i| i.function_name(F).map(drop)),
-        ("class_name", |i| i.class_name(ClassID(0xC1)).map(drop)),
+        ("class_name", |i| {
+            i.class_name(fake_id!(ClassID, 0xC1)).map(drop)
+        }),
         ("module_info", |i| i.module_info(M).map(drop)),
         ("assembly_info", |i| {
-            i.assembly_info(AssemblyID(0xA5)).map(drop)
+            i.assembly_info(fake_id!(AssemblyID, 0xA5)).map(drop)
         }),
         ("app_domain_name", |i| {
-            i.app_domain_name(AppDomainID(1)).map(drop)
+            i.app_domain_name(fake_id!(AppDomainID, 1)).map(drop)
         }),
         ("module_metadata", |i| i.module_metadata(M).map(drop)),
         ("modules", |i| i.modules().map(drop)),
         ("jited_functions", |i| i.jited_functions().map(drop)),
         ("current_thread", |i| i.current_thread().map(drop)),
-        ("os_thread_id", |i| i.os_thread_id(ThreadID(1)).map(drop)),
-        ("class_of", |i| i.class_of(ObjectID(0x0B)).map(drop)),
+        ("os_thread_id", |i| {
+            i.os_thread_id(fake_id!(ThreadID, 1)).map(drop)
+        }),
+        ("class_of", |i| {
+            i.class_of(fake_id!(ObjectID, 0x0B)).map(drop)
+        }),
         ("runtime_information", |i| i.runtime_information().map(drop)),
         ("il_function_body", |i| {
             i.il_function_body(M, METHOD).map(drop)
@@ -701,11 +711,11 @@ fn success_without_out_parameters_is_an_error_or_an_empty_answer_not_a_crash() {
     assert!(info.module_metadata(M).unwrap().is_none());
     // Zero lengths: empty strings.
     assert_eq!(info.module_info(M).unwrap().path, "");
-    assert_eq!(info.app_domain_name(AppDomainID(1)).unwrap(), "");
+    assert_eq!(info.app_domain_name(fake_id!(AppDomainID, 1)).unwrap(), "");
     // Zero IDs come back as they are (the runtime's answer, not a crash).
     assert_eq!(info.current_thread(), Ok(ThreadID::NULL));
     // A class with no module: no metadata to name it from.
-    assert!(info.class_name(ClassID(0xC1)).is_err());
+    assert!(info.class_name(fake_id!(ClassID, 0xC1)).is_err());
 }
 
 #[test]
@@ -741,9 +751,11 @@ fn every_string_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<Strin
     vec![
         ("module_info", |i| i.module_info(M).map(|m| m.path)),
         ("assembly_info", |i| {
-            i.assembly_info(AssemblyID(0xA5)).map(|a| a.name)
+            i.assembly_info(fake_id!(AssemblyID, 0xA5)).map(|a| a.name)
         }),
-        ("app_domain_name", |i| i.app_domain_name(AppDomainID(1))),
+        ("app_domain_name", |i| {
+            i.app_domain_name(fake_id!(AppDomainID, 1))
+        }),
         ("runtime_information", |i| {
             i.runtime_information().map(|r| r.version_string)
         }),
@@ -819,7 +831,7 @@ fn an_impossible_count_of_type_arguments_is_an_error_not_an_allocation() {
     for claimed in [u32::MAX, 1 << 28] {
         fake.set(Behaviour::Claim(claimed));
         assert_eq!(
-            info.class_name(ClassID(0xC1)),
+            info.class_name(fake_id!(ClassID, 0xC1)),
             Err(E_UNEXPECTED),
             "{claimed} type arguments"
         );
@@ -831,7 +843,7 @@ fn a_class_that_is_its_own_type_argument_is_named_in_bounded_time() {
     // Every class claims 8 type arguments, all itself: unbounded, naming it
     // would take 8^16 runtime calls.
     let (info, fake) = facade(Behaviour::Claim(8));
-    let name = info.class_name(ClassID(0xC1)).unwrap();
+    let name = info.class_name(fake_id!(ClassID, 0xC1)).unwrap();
     let calls = fake.class_calls.load(Ordering::SeqCst);
     assert!(calls <= 2 * 256, "{calls} calls to GetClassIDInfo2");
     assert!(name.starts_with("nnnn<nnnn<"), "{name}");
@@ -872,7 +884,7 @@ impl ICorProfilerFunctionControl_Impl for RefusingControl {
 fn a_function_control_that_refuses_returns_its_code() {
     let owned: ICorProfilerFunctionControl = export(RefusingControl);
     // SAFETY: `owned` keeps the object alive for the borrow.
-    let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
+    let view = fake_id!(ComRef, owned.as_raw()).unwrap();
     let control = FunctionControl::new(view);
     // SAFETY: the double never compiles anything.
     let body = unsafe { control.set_il_function_body(&[0x02, 0x2A]) };
@@ -1712,14 +1724,14 @@ fn out_parameter_callbacks_refuse_null_and_misaligned_pointers_before_asking() {
 fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
     let adapter = Adapter::new(true);
     let cb = &adapter.callback;
-    let ids = [ObjectID(1), ObjectID(2)];
+    let ids = [fake_id!(ObjectID, 1), fake_id!(ObjectID, 2)];
     let u32s = [1u32, 2];
     let usizes = [1usize, 2];
-    let classes = [ClassID(1), ClassID(2)];
+    let classes = [fake_id!(ClassID, 1), fake_id!(ClassID, 2)];
     let bools: [BOOL; 2] = [TRUE, FALSE];
     let kinds = [COR_PRF_GC_ROOT_STACK; 2];
     let flags = [COR_PRF_GC_ROOT_PINNING; 2];
-    let handles = [GCHandleID(1), GCHandleID(2)];
+    let handles = [fake_id!(GCHandleID, 1), fake_id!(GCHandleID, 2)];
     let bytes = [0x02u8, 0x2A];
     let name: Vec<u16> = "worker".encode_utf16().collect();
 
@@ -1757,21 +1769,21 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             ),
             (
                 "ObjectReferences",
-                cb.ObjectReferences(ObjectID(1), ClassID(1), 2, no),
+                cb.ObjectReferences(ObjectID::from_raw(1), ClassID::from_raw(1), 2, no),
             ),
             (
                 "ObjectReferences misaligned",
-                cb.ObjectReferences(ObjectID(1), ClassID(1), 2, mo),
+                cb.ObjectReferences(ObjectID::from_raw(1), ClassID::from_raw(1), 2, mo),
             ),
             ("RootReferences", cb.RootReferences(2, no)),
             ("RootReferences u32::MAX", cb.RootReferences(u32::MAX, no)),
             (
                 "ThreadNameChanged",
-                cb.ThreadNameChanged(ThreadID(1), 6, null_mut()),
+                cb.ThreadNameChanged(ThreadID::from_raw(1), 6, null_mut()),
             ),
             (
                 "ThreadNameChanged misaligned",
-                cb.ThreadNameChanged(ThreadID(1), 6, misaligned(name.as_ptr())),
+                cb.ThreadNameChanged(ThreadID::from_raw(1), 6, misaligned(name.as_ptr())),
             ),
             (
                 "GarbageCollectionStarted",
@@ -1841,7 +1853,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe metadata",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1850,7 +1862,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     z,
                 ),
@@ -1858,7 +1870,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe data",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1867,7 +1879,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     null(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     z,
                 ),
@@ -1875,7 +1887,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe stack",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1884,7 +1896,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     nz,
                 ),
@@ -1892,7 +1904,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe misaligned stack",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1901,7 +1913,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     mz,
                 ),
@@ -1937,7 +1949,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             REACHED
         );
         assert_eq!(
-            cb.ThreadNameChanged(ThreadID(1), 6, name.as_ptr() as *mut u16),
+            cb.ThreadNameChanged(ThreadID::from_raw(1), 6, name.as_ptr() as *mut u16),
             REACHED
         );
     }
@@ -1990,11 +2002,11 @@ fn misaligned_optional_guids_are_treated_as_absent() {
     unsafe {
         assert_eq!(cb.RemotingClientSendingMessage(bad, TRUE), REACHED);
         assert_eq!(
-            cb.COMClassicVTableCreated(ClassID(1), bad, null_mut(), 3),
+            cb.COMClassicVTableCreated(ClassID::from_raw(1), bad, null_mut(), 3),
             REACHED
         );
         let hr = cb.EventPipeEventDelivered(
-            EVENTPIPE_PROVIDER(1),
+            EVENTPIPE_PROVIDER::from_raw(1),
             1,
             1,
             0,
@@ -2003,7 +2015,7 @@ fn misaligned_optional_guids_are_treated_as_absent() {
             null(),
             bad,
             guids.as_ptr(),
-            ThreadID(1),
+            ThreadID::from_raw(1),
             0,
             null_mut(),
         );

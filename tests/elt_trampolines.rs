@@ -214,7 +214,7 @@ static SEEN_ELT: AtomicUsize = AtomicUsize::new(0);
 
 /// Records both arguments, then overwrites every volatile register.
 unsafe extern "C" fn scribble_with_info(id: FunctionIDOrClientID, elt: COR_PRF_ELT_INFO) {
-    SEEN_ELT.store(elt.0, Ordering::SeqCst);
+    SEEN_ELT.store(elt.as_raw(), Ordering::SeqCst);
     // SAFETY: forwarded; the same scribbling.
     unsafe { scribble(id) };
 }
