@@ -54,10 +54,21 @@ impl ProfilerInfo {
     /// Whether `object` lives in a frozen segment, which the GC never
     /// moves or frees (`IsFrozenObject`, `ICorProfilerInfo10`; from .NET 8
     /// string literals and `typeof` objects live there).
-    pub fn is_frozen_object(&self, object: ObjectID) -> Result<bool> {
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn is_frozen_object(&self, object: ObjectID) -> Result<bool> {
         let v10 = self.v10().ok_or(E_NOTIMPL)?;
         let mut frozen = 0;
-        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
         unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok()?;
         Ok(frozen != 0)
     }
@@ -67,11 +78,16 @@ impl ProfilerInfo {
     /// object without references (the runtime answers `S_FALSE`). Null
     /// references are left out.
     ///
-    /// `object` must stay where it is during the walk: call it while the
-    /// runtime cannot collect, as in a callback that hands the object over
-    /// (`exception_thrown`, `object_allocated`), or with the runtime
-    /// suspended.
-    pub fn object_references(&self, object: ObjectID) -> Result<Vec<ObjectID>> {
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn object_references(&self, object: ObjectID) -> Result<Vec<ObjectID>> {
         unsafe extern "system" fn collect(
             _root: ObjectID,
             reference: *mut ObjectID,
@@ -97,7 +113,8 @@ impl ProfilerInfo {
         let v10 = self.v10().ok_or(E_NOTIMPL)?;
         let mut out: Vec<ObjectID> = Vec::new();
         // SAFETY: `collect` reads `clientData` as the `Vec` passed here,
-        // which outlives the synchronous walk.
+        // which outlives the synchronous walk; `object` is live and does not
+        // move (this function's contract).
         unsafe {
             v10.EnumerateObjectReferences(
                 object,
@@ -154,14 +171,25 @@ impl ProfilerInfo {
     /// .NET 7): `COR_PRF_HANDLE_TYPE_WEAK` does not keep it alive and reads
     /// as null once it is collected, `..._STRONG` keeps it alive, `..._PINNED`
     /// also keeps it from moving.
-    pub fn create_handle(
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn create_handle(
         &self,
         object: ObjectID,
         kind: COR_PRF_HANDLE_TYPE,
     ) -> Result<ObjectHandle> {
         let v13 = self.v13().ok_or(E_NOTIMPL)?;
         let mut handle: ObjectHandleID = core::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the runtime checks the ID and kind.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract); the runtime checks the kind.
         unsafe { v13.CreateHandle(object, kind, &mut handle) }.ok()?;
         if handle.is_null() {
             return Err(E_POINTER);

@@ -554,9 +554,20 @@ impl ProfilerInfo {
     }
 
     /// The class of an object (`GetClassFromObject`).
-    pub fn class_of(&self, object: ObjectID) -> Result<ClassID> {
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn class_of(&self, object: ObjectID) -> Result<ClassID> {
         let mut class = ClassID::NULL;
-        // SAFETY: a valid out-pointer.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
         unsafe { self.raw.GetClassFromObject(object, &mut class) }.ok()?;
         Ok(class)
     }

@@ -69,10 +69,21 @@ impl ProfilerInfo {
     }
 
     /// The size of `object` in bytes (`GetObjectSize2`, version 4).
-    pub fn object_size(&self, object: ObjectID) -> Result<usize> {
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn object_size(&self, object: ObjectID) -> Result<usize> {
         let v4 = self.v4().ok_or(E_NOTIMPL)?;
         let mut size = 0;
-        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
         unsafe { v4.GetObjectSize2(object, &mut size) }.ok()?;
         Ok(size)
     }
