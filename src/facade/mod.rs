@@ -59,7 +59,7 @@ pub use info::{
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
-pub use stack::StackFrame;
+pub use stack::{FrameInfo, StackFrame};
 pub use suspend::SuspendedRuntime;
 
 use crate::profiling::ICorProfilerCallback11;

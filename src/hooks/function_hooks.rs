@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::facade::strings::{decode, MAX_CHARS};
-use crate::facade::{ProfilerInfo, Result};
+use crate::facade::{FrameInfo, ProfilerInfo, Result};
 use crate::profiling::*;
 use crate::{BOOL, E_INVALIDARG, E_NOTIMPL, E_POINTER, E_UNEXPECTED, FALSE, TRUE, UINT_PTR};
 
@@ -592,8 +592,8 @@ pub struct TailcallCall<'a> {
 #[derive(Debug)]
 pub struct Arguments<'a> {
     /// The frame, for [`ProfilerInfo::instantiated_function_name_in_frame`]
-    /// and `GetFunctionInfo2`.
-    pub frame: COR_PRF_FRAME_INFO,
+    /// and `GetFunctionInfo2`; borrowed for the hook, like the arguments.
+    pub frame: FrameInfo<'a>,
     ranges: Vec<COR_PRF_FUNCTION_ARGUMENT_RANGE>,
     _call: PhantomData<&'a ()>,
 }
@@ -664,7 +664,10 @@ impl<'a> EnterCall<'a> {
         };
         if first.is_ok() && size == 0 {
             return Ok(Arguments {
-                frame,
+                // SAFETY: the runtime's frame info for this hook;
+                // `Arguments<'_>` borrows `self`, which lives only during
+                // the hook.
+                frame: unsafe { FrameInfo::from_raw(frame) },
                 ranges: Vec::new(),
                 _call: PhantomData,
             });
@@ -691,7 +694,8 @@ impl<'a> EnterCall<'a> {
             (0..count).map(|i| first.add(i).read()).collect()
         };
         Ok(Arguments {
-            frame,
+            // SAFETY: as above.
+            frame: unsafe { FrameInfo::from_raw(frame) },
             ranges,
             _call: PhantomData,
         })
@@ -710,14 +714,16 @@ impl<'a> LeaveCall<'a> {
     }
 
     /// The return value's bytes (empty for `void`) and the frame
-    /// (`GetFunctionLeave3Info`).
-    pub fn return_value(&self) -> Result<(&'_ [u8], COR_PRF_FRAME_INFO)> {
+    /// (`GetFunctionLeave3Info`), both borrowed for the hook.
+    pub fn return_value(&self) -> Result<(&'_ [u8], FrameInfo<'_>)> {
         let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         let mut range = COR_PRF_FUNCTION_ARGUMENT_RANGE::default();
         // SAFETY: valid out-pointers.
         unsafe { v3.GetFunctionLeave3Info(self.function, self.elt, &mut frame, &mut range) }
             .ok()?;
+        // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
+        let frame = unsafe { FrameInfo::from_raw(frame) };
         if range.startAddress == 0 || range.length == 0 {
             return Ok((&[], frame));
         }
@@ -741,12 +747,13 @@ impl<'a> TailcallCall<'a> {
         self.info
     }
 
-    /// The frame (`GetFunctionTailcall3Info`).
-    pub fn frame(&self) -> Result<COR_PRF_FRAME_INFO> {
+    /// The frame (`GetFunctionTailcall3Info`), borrowed for the hook.
+    pub fn frame(&self) -> Result<FrameInfo<'_>> {
         let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         // SAFETY: a valid out-pointer.
         unsafe { v3.GetFunctionTailcall3Info(self.function, self.elt, &mut frame) }.ok()?;
-        Ok(frame)
+        // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
+        Ok(unsafe { FrameInfo::from_raw(frame) })
     }
 }

@@ -585,7 +585,7 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
 }
 
 /// Appends a walked frame, innermost first: a native run once.
-fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame) {
+fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame<'_>) {
     match frame {
         StackFrame::Managed { function, .. } => frames.push(function),
         StackFrame::Native { .. } => {
