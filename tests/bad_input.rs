@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use corprof::facade::{
     export_profiler, Bools, EventPipeEvent, FunctionControl, MetadataImport, Profiler,
-    ProfilerCallback, ProfilerInfo, Result,
+    ProfilerCallback, ProfilerInfo, Result, AFTER_SHUTDOWN,
 };
 use corprof::metadata::{
     mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND,
@@ -695,6 +695,72 @@ fn every_info_method_returns_the_runtimes_refusal_and_displays_it() {
             assert!(!meaning.is_empty());
         }
     }
+}
+
+/// A profiler that keeps a clone of its `ProfilerInfo`, as a profiler's
+/// own thread would, and checks in `shutdown` that the runtime still
+/// answers there.
+#[derive(Default)]
+struct KeepsAClone {
+    kept: Arc<Mutex<Option<ProfilerInfo>>>,
+    answered_in_shutdown: Arc<Mutex<Option<Result<()>>>>,
+}
+
+impl Profiler for KeepsAClone {
+    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        *self.kept.lock().unwrap() = Some(info.clone());
+        Ok(())
+    }
+    fn shutdown(&self, info: &ProfilerInfo) -> Result<()> {
+        *self.answered_in_shutdown.lock().unwrap() = Some(info.event_mask().map(drop));
+        Ok(())
+    }
+}
+
+#[test]
+fn after_shutdown_every_info_method_answers_after_shutdown_without_calling_the_runtime() {
+    let profiler = KeepsAClone::default();
+    let (kept, in_shutdown) = (profiler.kept.clone(), profiler.answered_in_shutdown.clone());
+    let callback: ICorProfilerCallback11 = export_profiler(profiler).cast().unwrap();
+    let fake = Arc::new(FakeInfo::new(Behaviour::Normal));
+    let runtime: ICorProfilerInfo11 = export_arc(fake.clone());
+    // SAFETY: a live runtime object.
+    assert_eq!(unsafe { callback.Initialize(runtime.as_raw()) }, S_OK);
+    let clone = kept
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("initialize kept a clone");
+    // The control: before Shutdown the clone reaches the (well-behaved) fake.
+    assert!(!clone.is_shut_down());
+    for (name, call) in every_info_method() {
+        assert_eq!(call(&clone), Ok(()), "{name} before Shutdown");
+    }
+    // SAFETY: no arguments.
+    assert_eq!(unsafe { callback.Shutdown() }, S_OK);
+    assert_eq!(
+        *in_shutdown.lock().unwrap(),
+        Some(Ok(())),
+        "the Shutdown callback itself still reaches the runtime"
+    );
+    assert!(clone.is_shut_down());
+    assert_eq!(AFTER_SHUTDOWN, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+    // From now on the fake would refuse with E_INVALIDARG: a call that
+    // reached it would answer that, not AFTER_SHUTDOWN.
+    fake.set(Behaviour::Refuse(E_INVALIDARG));
+    for (name, call) in every_info_method() {
+        assert_eq!(call(&clone), Err(AFTER_SHUTDOWN), "{name} after Shutdown");
+        assert_eq!(
+            call(&clone.clone()),
+            Err(AFTER_SHUTDOWN),
+            "{name} on a clone"
+        );
+    }
+    assert_eq!(
+        fake.string_calls.load(Ordering::SeqCst),
+        0,
+        "no string call reached the runtime"
+    );
 }
 
 #[test]

@@ -55,6 +55,7 @@ pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider}
 pub use heap::ObjectHandle;
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
+    AFTER_SHUTDOWN,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;

@@ -8,7 +8,7 @@ use super::info::{ProfilerInfo, Result};
 use super::stack::FrameInfo;
 use crate::metadata::mdToken;
 use crate::profiling::*;
-use crate::{E_NOTIMPL, E_UNEXPECTED};
+use crate::E_UNEXPECTED;
 
 /// How many method type arguments are named at most; the rest print as
 /// `...` (real methods have a handful, the bound keeps a broken answer
@@ -53,7 +53,7 @@ impl ProfilerInfo {
         frame: FrameInfo<'_>,
     ) -> Result<String> {
         let frame = frame.as_raw();
-        let v2 = self.v2().ok_or(E_NOTIMPL)?;
+        let v2 = self.live_v2()?;
         let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
         let mut count: u32 = 0;
         // SAFETY: valid out-pointers; a zero-capacity call asks for the count.

@@ -5,7 +5,7 @@ use core::marker::PhantomData;
 
 use super::info::{ProfilerInfo, Result};
 use crate::profiling::*;
-use crate::{BYTE, E_ABORT, E_NOTIMPL, HRESULT, S_OK, UINT_PTR, ULONG32};
+use crate::{BYTE, E_ABORT, HRESULT, S_OK, UINT_PTR, ULONG32};
 
 /// A frame's `COR_PRF_FRAME_INFO`, borrowed for the stack walk's callback
 /// or the enter/leave/tailcall hook that handed it out (`'a`).
@@ -151,7 +151,7 @@ impl ProfilerInfo {
         thread: ThreadID,
         mut visit: F,
     ) -> Result<()> {
-        let v2 = self.v2().ok_or(E_NOTIMPL)?;
+        let v2 = self.live_v2()?;
         let mut walk = Walk {
             visit: &mut visit,
             stopped: false,

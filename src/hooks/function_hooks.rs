@@ -417,7 +417,7 @@ impl ProfilerInfo {
         hooks: Arc<H>,
         mode: HookMode,
     ) -> Result<()> {
-        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.live_v3()?;
         if !(H::ENTER || H::LEAVE || H::TAILCALL) {
             return Err(E_INVALIDARG);
         }
@@ -444,7 +444,7 @@ impl ProfilerInfo {
             return Err(E_UNEXPECTED);
         }
         let before = self.event_mask();
-        let result = self.install::<H>(v3, installed, trampolines);
+        let result = self.install::<H>(&v3, installed, trampolines);
         if result.is_err() {
             // No hooks were set, so nothing calls the targets; the record is
             // kept (leaked), because the runtime may already hold the mapper
@@ -532,7 +532,7 @@ impl ProfilerInfo {
     /// collector cannot move during the call: for example an argument read
     /// in a [`HookMode::WithInfo`] hook, on the hooked thread.
     pub unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String> {
-        let v2 = self.v3().ok_or(E_NOTIMPL)?;
+        let v2 = self.live_v3()?;
         if string.is_null() {
             return Err(E_POINTER);
         }
@@ -649,7 +649,7 @@ impl<'a> EnterCall<'a> {
 
     /// The frame and argument ranges (`GetFunctionEnter3Info`).
     pub fn arguments(&self) -> Result<Arguments<'_>> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         let mut size: u32 = 0;
         // SAFETY: a size query: null buffer, valid out-pointers.
@@ -716,7 +716,7 @@ impl<'a> LeaveCall<'a> {
     /// The return value's bytes (empty for `void`) and the frame
     /// (`GetFunctionLeave3Info`), both borrowed for the hook.
     pub fn return_value(&self) -> Result<(&'_ [u8], FrameInfo<'_>)> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         let mut range = COR_PRF_FUNCTION_ARGUMENT_RANGE::default();
         // SAFETY: valid out-pointers.
@@ -749,7 +749,7 @@ impl<'a> TailcallCall<'a> {
 
     /// The frame (`GetFunctionTailcall3Info`), borrowed for the hook.
     pub fn frame(&self) -> Result<FrameInfo<'_>> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         // SAFETY: a valid out-pointer.
         unsafe { v3.GetFunctionTailcall3Info(self.function, self.elt, &mut frame) }.ok()?;
