@@ -450,8 +450,12 @@ impl ProfilerInfo {
             // kept (leaked), because the runtime may already hold the mapper
             // and its client data.
             INSTALLED.store(core::ptr::null_mut(), Ordering::Release);
-            set_fast_path_targets(None, None, None);
-            set_enter_with_info_target(None);
+            // SAFETY: these hooks are the process's only ones (INSTALLED),
+            // and they were not set: no target of theirs can run.
+            unsafe {
+                set_fast_path_targets(None, None, None);
+                set_enter_with_info_target(None);
+            }
             if let Ok((events, high)) = before {
                 // Best effort: the install's error is the one to report.
                 let _ = self.set_event_mask(events, high);
@@ -484,11 +488,17 @@ impl ProfilerInfo {
             Some(t) => {
                 // A kind the profiler does not want gets no hook (the JIT's
                 // default stub) and no target.
-                set_fast_path_targets(
-                    H::ENTER.then_some(enter_target::<H> as FastPathTarget),
-                    H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
-                    H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
-                );
+                // SAFETY: these hooks are the process's only ones
+                // (INSTALLED), and their targets read the client IDs of
+                // `mapper::<H>`, set just above, and never unwind (a panic
+                // aborts).
+                unsafe {
+                    set_fast_path_targets(
+                        H::ENTER.then_some(enter_target::<H> as FastPathTarget),
+                        H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
+                        H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
+                    )
+                };
                 // SAFETY: the trampolines follow the JIT's register contract
                 // and call the targets just set.
                 unsafe {
