@@ -18,6 +18,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(ITestBase_Vtbl)]
     #[implement(ITestBase_Impl)]
+    #[agile]
     pub interface ITestBase: IUnknown {
         /// Writes `a + b` to `sum`.
         fn Add(a: i32, b: i32, sum: *mut i32) -> HRESULT;
