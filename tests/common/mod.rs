@@ -13,3 +13,5 @@ pub(crate) mod ids;
 pub(crate) mod readers;
 pub(crate) mod self_exec;
 pub(crate) mod vtable;
+#[cfg(unix)]
+pub(crate) mod web;
