@@ -19,6 +19,7 @@ com_interface! {
     #[iid("BE4C0000-0000-4000-8000-000000000001")]
     #[vtable(IBench_Vtbl)]
     #[implement(IBench_Impl)]
+    #[agile]
     pub interface IBench: IUnknown {
         fn Method(a: u32, b: u32) -> HRESULT;
     }

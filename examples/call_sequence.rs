@@ -30,7 +30,7 @@ use std::time::Duration;
 use corprof::facade::{Bools, Profiler, ProfilerInfo, Result};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::*;
-use corprof::{IUnknown, HRESULT};
+use corprof::HRESULT;
 
 /// The events asked for in `Initialize`.
 fn events() -> COR_PRF_MONITOR {
@@ -193,11 +193,11 @@ impl Profiler for CallSequence {
 
         // A thread of the profiler's own, outside every callback. It waits
         // for Program.Main to be known, probes, and sends its log back.
-        let unknown: IUnknown = info.v1().cast()?;
+        let runtime: ICorProfilerInfo = info.v1().clone();
         let (sender, receiver) = mpsc::channel();
         *self.native.lock().unwrap_or_else(|p| p.into_inner()) = Some(receiver);
         std::thread::spawn(move || {
-            let lines = match ProfilerInfo::from_unknown(&unknown) {
+            let lines = match ProfilerInfo::from_unknown(&runtime) {
                 Ok(info) => {
                     let mut waited = 0;
                     while MAIN.get().is_none() && waited < 5000 {

@@ -131,17 +131,20 @@ impl Profiler for RuntimeEvents {
     }
 
     fn exception_thrown(&self, info: &ProfilerInfo, object: ObjectID) -> Result<()> {
-        let name = info
-            .class_of(object)
-            .and_then(|class| info.class_name(class));
+        // SAFETY: the thrown object and the objects it references are live,
+        // and no GC moves them while this callback runs on the throwing
+        // thread (this call and those below).
+        let name = unsafe { info.class_of(object) }.and_then(|class| info.class_name(class));
         let name = name.unwrap_or_else(|error| format!("<unknown: {error:?}>"));
         // The first exception's references (`EnumerateObjectReferences`,
         // ICorProfilerInfo10): the object stays put during this callback.
         let references = if self.counts().references.is_none() {
-            Some(info.object_references(object).map(|refs| {
+            // SAFETY: as above.
+            Some(unsafe { info.object_references(object) }.map(|refs| {
                 refs.iter()
                     .map(|r| {
-                        info.class_of(*r)
+                        // SAFETY: as above.
+                        unsafe { info.class_of(*r) }
                             .and_then(|c| info.class_name(c))
                             .unwrap_or_else(|e| format!("<unknown: {e:?}>"))
                     })
@@ -160,7 +163,10 @@ impl Profiler for RuntimeEvents {
             1 => COR_PRF_HANDLE_TYPE_STRONG,
             _ => return Ok(()),
         };
-        counts.handles.push(info.create_handle(object, kind));
+        // SAFETY: as above.
+        counts
+            .handles
+            .push(unsafe { info.create_handle(object, kind) });
         Ok(())
     }
 
@@ -310,7 +316,8 @@ fn later_runtimes(
             let objects: Vec<ObjectID> = objects.take(100).collect();
             let frozen = objects
                 .iter()
-                .filter(|&&o| info.is_frozen_object(o) == Ok(true))
+                // SAFETY: objects on the non-GC heap are never moved or freed.
+                .filter(|&&o| unsafe { info.is_frozen_object(o) } == Ok(true))
                 .count();
             out += &format!(
                 "non-gc objects>0={} all frozen={}\n",

@@ -151,7 +151,8 @@ impl Profiler for SamplerProfiler {
         class: ClassID,
     ) -> Result<()> {
         let mut result = Ok(());
-        self.with_sampler(|s| result = s.object_allocated(object, class));
+        // SAFETY: this callback's own arguments, forwarded on its thread.
+        self.with_sampler(|s| result = unsafe { s.object_allocated(object, class) });
         result
     }
 

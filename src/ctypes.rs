@@ -14,7 +14,7 @@ macro_rules! id_types {
         $(#[$attr])*
         #[repr(transparent)]
         #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-        pub struct $name(pub usize);
+        pub struct $name(pub(crate) usize);
 
         impl $name {
             /// The null ID (0), which the runtime uses for "none".

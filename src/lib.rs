@@ -176,3 +176,33 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust blocks of `docs/*.md`, compiled (and run, unless `no_run`) as
+/// doctests; `tests/docs_doctested.rs` checks that every page is listed.
+#[cfg(doctest)]
+mod docs_doctests {
+    #[doc = include_str!("../docs/attach.md")]
+    struct Attach;
+    #[doc = include_str!("../docs/cil.md")]
+    struct Cil;
+    #[doc = include_str!("../docs/design.md")]
+    struct Design;
+    #[doc = include_str!("../docs/e2e.md")]
+    struct E2e;
+    #[doc = include_str!("../docs/eventpipe.md")]
+    struct Eventpipe;
+    #[doc = include_str!("../docs/hooks.md")]
+    struct Hooks;
+    #[doc = include_str!("../docs/instrumentation.md")]
+    struct Instrumentation;
+    #[doc = include_str!("../docs/macro.md")]
+    struct Macro;
+    #[doc = include_str!("../docs/performance.md")]
+    struct Performance;
+    #[doc = include_str!("../docs/safety.md")]
+    struct Safety;
+    #[doc = include_str!("../docs/sampling.md")]
+    struct Sampling;
+    #[doc = include_str!("../docs/troubleshooting.md")]
+    struct Troubleshooting;
+}

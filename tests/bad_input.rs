@@ -27,6 +27,10 @@
 #![cfg(feature = "std")]
 #![allow(missing_docs, non_snake_case)]
 
+#[path = "common/ids.rs"]
+mod ids;
+use ids::fake_id;
+
 #[path = "common/self_exec.rs"]
 mod self_exec;
 
@@ -37,7 +41,7 @@ use std::sync::{Arc, Mutex};
 
 use corprof::facade::{
     export_profiler, Bools, EventPipeEvent, FunctionControl, MetadataImport, Profiler,
-    ProfilerCallback, ProfilerInfo, Result,
+    ProfilerCallback, ProfilerInfo, Result, AFTER_SHUTDOWN,
 };
 use corprof::metadata::{
     mdMethodDef, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND,
@@ -179,7 +183,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     }
     fn GetClassFromObject(&self, _object: ObjectID, class: *mut ClassID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        self.answer(|| unsafe { put(class, ClassID(0xC1)) })
+        self.answer(|| unsafe { put(class, ClassID::from_raw(0xC1)) })
     }
     fn GetThreadInfo(&self, _thread: ThreadID, os: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
@@ -187,7 +191,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     }
     fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        self.answer(|| unsafe { put(thread, ThreadID(0x7EAD)) })
+        self.answer(|| unsafe { put(thread, ThreadID::from_raw(0x7EAD)) })
     }
     fn GetClassIDInfo(
         &self,
@@ -197,7 +201,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         self.answer(|| unsafe {
-            put(module, ModuleID(0x30D));
+            put(module, ModuleID::from_raw(0x30D));
             put(typedef, mdTypeDef(0x0200_0002));
         })
     }
@@ -210,8 +214,8 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         self.answer(|| unsafe {
-            put(class, ClassID(0xC1));
-            put(module, ModuleID(0x30D));
+            put(class, ClassID::from_raw(0xC1));
+            put(module, ModuleID::from_raw(0x30D));
             put(token, mdToken(0x0600_0001));
         })
     }
@@ -245,7 +249,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         // SAFETY: the facade passes valid out-pointers.
         unsafe {
             put(base, NonNull::<BYTE>::dangling().as_ptr());
-            put(assembly, AssemblyID(0xA5));
+            put(assembly, AssemblyID::from_raw(0xA5));
         }
         self.string(capacity, needed, name)
     }
@@ -308,7 +312,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         process: *mut ProcessID,
     ) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        unsafe { put(process, ProcessID(1)) };
+        unsafe { put(process, ProcessID::from_raw(1)) };
         self.string(capacity, needed, name)
     }
     fn GetAssemblyInfo(
@@ -322,8 +326,8 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         unsafe {
-            put(app_domain, AppDomainID(1));
-            put(module, ModuleID(0x30D));
+            put(app_domain, AppDomainID::from_raw(1));
+            put(module, ModuleID::from_raw(0x30D));
         }
         self.string(capacity, needed, name)
     }
@@ -348,12 +352,12 @@ impl ICorProfilerInfo2_Impl for FakeInfo {
         // SAFETY: the facade passes valid out-pointers and an array of
         // `capacity` IDs.
         self.answer(|| unsafe {
-            put(module, ModuleID(0x30D));
+            put(module, ModuleID::from_raw(0x30D));
             put(typedef, mdTypeDef(0x0200_0002));
             put(parent, ClassID::NULL);
             put(count, claimed);
             for i in 0..claimed.min(capacity) as usize {
-                *args.add(i) = ClassID(0xC1);
+                *args.add(i) = ClassID::from_raw(0xC1);
             }
         })
     }
@@ -580,8 +584,8 @@ fn facade(behaviour: Behaviour) -> (ProfilerInfo, Arc<FakeInfo>) {
 // (d) A runtime that refuses: every facade method returns Err(that code).
 // ---------------------------------------------------------------------------
 
-const F: FunctionID = FunctionID(0xF0);
-const M: ModuleID = ModuleID(0x30D);
+const F: FunctionID = fake_id!(FunctionID, 0xF0);
+const M: ModuleID = fake_id!(ModuleID, 0x30D);
 const METHOD: mdMethodDef = mdMethodDef(0x0600_0001);
 
 /// Every `ProfilerInfo` method, called with plausible IDs; the results
@@ -599,20 +603,28 @@ fn every_info_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<()>)> {
         ("function_info", |i| i.function_info(F).map(drop)),
         ("function_metadata", |i| i.function_metadata(F).map(drop)),
         ("function_name", |i| i.function_name(F).map(drop)),
-        ("class_name", |i| i.class_name(ClassID(0xC1)).map(drop)),
+        ("class_name", |i| {
+            i.class_name(fake_id!(ClassID, 0xC1)).map(drop)
+        }),
         ("module_info", |i| i.module_info(M).map(drop)),
         ("assembly_info", |i| {
-            i.assembly_info(AssemblyID(0xA5)).map(drop)
+            i.assembly_info(fake_id!(AssemblyID, 0xA5)).map(drop)
         }),
         ("app_domain_name", |i| {
-            i.app_domain_name(AppDomainID(1)).map(drop)
+            i.app_domain_name(fake_id!(AppDomainID, 1)).map(drop)
         }),
         ("module_metadata", |i| i.module_metadata(M).map(drop)),
         ("modules", |i| i.modules().map(drop)),
         ("jited_functions", |i| i.jited_functions().map(drop)),
         ("current_thread", |i| i.current_thread().map(drop)),
-        ("os_thread_id", |i| i.os_thread_id(ThreadID(1)).map(drop)),
-        ("class_of", |i| i.class_of(ObjectID(0x0B)).map(drop)),
+        ("os_thread_id", |i| {
+            i.os_thread_id(fake_id!(ThreadID, 1)).map(drop)
+        }),
+        ("class_of", |i| {
+            let object = fake_id!(ObjectID, 0x0B);
+            // SAFETY: the fake runtime never dereferences the object.
+            unsafe { i.class_of(object) }.map(drop)
+        }),
         ("runtime_information", |i| i.runtime_information().map(drop)),
         ("il_function_body", |i| {
             i.il_function_body(M, METHOD).map(drop)
@@ -685,6 +697,72 @@ fn every_info_method_returns_the_runtimes_refusal_and_displays_it() {
     }
 }
 
+/// A profiler that keeps a clone of its `ProfilerInfo`, as a profiler's
+/// own thread would, and checks in `shutdown` that the runtime still
+/// answers there.
+#[derive(Default)]
+struct KeepsAClone {
+    kept: Arc<Mutex<Option<ProfilerInfo>>>,
+    answered_in_shutdown: Arc<Mutex<Option<Result<()>>>>,
+}
+
+impl Profiler for KeepsAClone {
+    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        *self.kept.lock().unwrap() = Some(info.clone());
+        Ok(())
+    }
+    fn shutdown(&self, info: &ProfilerInfo) -> Result<()> {
+        *self.answered_in_shutdown.lock().unwrap() = Some(info.event_mask().map(drop));
+        Ok(())
+    }
+}
+
+#[test]
+fn after_shutdown_every_info_method_answers_after_shutdown_without_calling_the_runtime() {
+    let profiler = KeepsAClone::default();
+    let (kept, in_shutdown) = (profiler.kept.clone(), profiler.answered_in_shutdown.clone());
+    let callback: ICorProfilerCallback11 = export_profiler(profiler).cast().unwrap();
+    let fake = Arc::new(FakeInfo::new(Behaviour::Normal));
+    let runtime: ICorProfilerInfo11 = export_arc(fake.clone());
+    // SAFETY: a live runtime object.
+    assert_eq!(unsafe { callback.Initialize(runtime.as_raw()) }, S_OK);
+    let clone = kept
+        .lock()
+        .unwrap()
+        .clone()
+        .expect("initialize kept a clone");
+    // The control: before Shutdown the clone reaches the (well-behaved) fake.
+    assert!(!clone.is_shut_down());
+    for (name, call) in every_info_method() {
+        assert_eq!(call(&clone), Ok(()), "{name} before Shutdown");
+    }
+    // SAFETY: no arguments.
+    assert_eq!(unsafe { callback.Shutdown() }, S_OK);
+    assert_eq!(
+        *in_shutdown.lock().unwrap(),
+        Some(Ok(())),
+        "the Shutdown callback itself still reaches the runtime"
+    );
+    assert!(clone.is_shut_down());
+    assert_eq!(AFTER_SHUTDOWN, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+    // From now on the fake would refuse with E_INVALIDARG: a call that
+    // reached it would answer that, not AFTER_SHUTDOWN.
+    fake.set(Behaviour::Refuse(E_INVALIDARG));
+    for (name, call) in every_info_method() {
+        assert_eq!(call(&clone), Err(AFTER_SHUTDOWN), "{name} after Shutdown");
+        assert_eq!(
+            call(&clone.clone()),
+            Err(AFTER_SHUTDOWN),
+            "{name} on a clone"
+        );
+    }
+    assert_eq!(
+        fake.string_calls.load(Ordering::SeqCst),
+        0,
+        "no string call reached the runtime"
+    );
+}
+
 #[test]
 fn success_without_out_parameters_is_an_error_or_an_empty_answer_not_a_crash() {
     let (info, _fake) = facade(Behaviour::SilentSuccess);
@@ -701,11 +779,11 @@ fn success_without_out_parameters_is_an_error_or_an_empty_answer_not_a_crash() {
     assert!(info.module_metadata(M).unwrap().is_none());
     // Zero lengths: empty strings.
     assert_eq!(info.module_info(M).unwrap().path, "");
-    assert_eq!(info.app_domain_name(AppDomainID(1)).unwrap(), "");
+    assert_eq!(info.app_domain_name(fake_id!(AppDomainID, 1)).unwrap(), "");
     // Zero IDs come back as they are (the runtime's answer, not a crash).
     assert_eq!(info.current_thread(), Ok(ThreadID::NULL));
     // A class with no module: no metadata to name it from.
-    assert!(info.class_name(ClassID(0xC1)).is_err());
+    assert!(info.class_name(fake_id!(ClassID, 0xC1)).is_err());
 }
 
 #[test]
@@ -741,9 +819,11 @@ fn every_string_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<Strin
     vec![
         ("module_info", |i| i.module_info(M).map(|m| m.path)),
         ("assembly_info", |i| {
-            i.assembly_info(AssemblyID(0xA5)).map(|a| a.name)
+            i.assembly_info(fake_id!(AssemblyID, 0xA5)).map(|a| a.name)
         }),
-        ("app_domain_name", |i| i.app_domain_name(AppDomainID(1))),
+        ("app_domain_name", |i| {
+            i.app_domain_name(fake_id!(AppDomainID, 1))
+        }),
         ("runtime_information", |i| {
             i.runtime_information().map(|r| r.version_string)
         }),
@@ -819,7 +899,7 @@ fn an_impossible_count_of_type_arguments_is_an_error_not_an_allocation() {
     for claimed in [u32::MAX, 1 << 28] {
         fake.set(Behaviour::Claim(claimed));
         assert_eq!(
-            info.class_name(ClassID(0xC1)),
+            info.class_name(fake_id!(ClassID, 0xC1)),
             Err(E_UNEXPECTED),
             "{claimed} type arguments"
         );
@@ -831,7 +911,7 @@ fn a_class_that_is_its_own_type_argument_is_named_in_bounded_time() {
     // Every class claims 8 type arguments, all itself: unbounded, naming it
     // would take 8^16 runtime calls.
     let (info, fake) = facade(Behaviour::Claim(8));
-    let name = info.class_name(ClassID(0xC1)).unwrap();
+    let name = info.class_name(fake_id!(ClassID, 0xC1)).unwrap();
     let calls = fake.class_calls.load(Ordering::SeqCst);
     assert!(calls <= 2 * 256, "{calls} calls to GetClassIDInfo2");
     assert!(name.starts_with("nnnn<nnnn<"), "{name}");
@@ -872,7 +952,7 @@ impl ICorProfilerFunctionControl_Impl for RefusingControl {
 fn a_function_control_that_refuses_returns_its_code() {
     let owned: ICorProfilerFunctionControl = export(RefusingControl);
     // SAFETY: `owned` keeps the object alive for the borrow.
-    let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
+    let view = fake_id!(ComRef, owned.as_raw()).unwrap();
     let control = FunctionControl::new(view);
     // SAFETY: the double never compiles anything.
     let body = unsafe { control.set_il_function_body(&[0x02, 0x2A]) };
@@ -1712,14 +1792,14 @@ fn out_parameter_callbacks_refuse_null_and_misaligned_pointers_before_asking() {
 fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
     let adapter = Adapter::new(true);
     let cb = &adapter.callback;
-    let ids = [ObjectID(1), ObjectID(2)];
+    let ids = [fake_id!(ObjectID, 1), fake_id!(ObjectID, 2)];
     let u32s = [1u32, 2];
     let usizes = [1usize, 2];
-    let classes = [ClassID(1), ClassID(2)];
+    let classes = [fake_id!(ClassID, 1), fake_id!(ClassID, 2)];
     let bools: [BOOL; 2] = [TRUE, FALSE];
     let kinds = [COR_PRF_GC_ROOT_STACK; 2];
     let flags = [COR_PRF_GC_ROOT_PINNING; 2];
-    let handles = [GCHandleID(1), GCHandleID(2)];
+    let handles = [fake_id!(GCHandleID, 1), fake_id!(GCHandleID, 2)];
     let bytes = [0x02u8, 0x2A];
     let name: Vec<u16> = "worker".encode_utf16().collect();
 
@@ -1757,21 +1837,21 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             ),
             (
                 "ObjectReferences",
-                cb.ObjectReferences(ObjectID(1), ClassID(1), 2, no),
+                cb.ObjectReferences(ObjectID::from_raw(1), ClassID::from_raw(1), 2, no),
             ),
             (
                 "ObjectReferences misaligned",
-                cb.ObjectReferences(ObjectID(1), ClassID(1), 2, mo),
+                cb.ObjectReferences(ObjectID::from_raw(1), ClassID::from_raw(1), 2, mo),
             ),
             ("RootReferences", cb.RootReferences(2, no)),
             ("RootReferences u32::MAX", cb.RootReferences(u32::MAX, no)),
             (
                 "ThreadNameChanged",
-                cb.ThreadNameChanged(ThreadID(1), 6, null_mut()),
+                cb.ThreadNameChanged(ThreadID::from_raw(1), 6, null_mut()),
             ),
             (
                 "ThreadNameChanged misaligned",
-                cb.ThreadNameChanged(ThreadID(1), 6, misaligned(name.as_ptr())),
+                cb.ThreadNameChanged(ThreadID::from_raw(1), 6, misaligned(name.as_ptr())),
             ),
             (
                 "GarbageCollectionStarted",
@@ -1841,7 +1921,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe metadata",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1850,7 +1930,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     z,
                 ),
@@ -1858,7 +1938,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe data",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1867,7 +1947,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     null(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     z,
                 ),
@@ -1875,7 +1955,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe stack",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1884,7 +1964,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     nz,
                 ),
@@ -1892,7 +1972,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             (
                 "EventPipe misaligned stack",
                 cb.EventPipeEventDelivered(
-                    EVENTPIPE_PROVIDER(1),
+                    EVENTPIPE_PROVIDER::from_raw(1),
                     1,
                     1,
                     2,
@@ -1901,7 +1981,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
                     bytes.as_ptr(),
                     null(),
                     null(),
-                    ThreadID(1),
+                    ThreadID::from_raw(1),
                     2,
                     mz,
                 ),
@@ -1937,7 +2017,7 @@ fn every_array_callback_refuses_a_null_or_misaligned_array_with_a_count() {
             REACHED
         );
         assert_eq!(
-            cb.ThreadNameChanged(ThreadID(1), 6, name.as_ptr() as *mut u16),
+            cb.ThreadNameChanged(ThreadID::from_raw(1), 6, name.as_ptr() as *mut u16),
             REACHED
         );
     }
@@ -1990,11 +2070,11 @@ fn misaligned_optional_guids_are_treated_as_absent() {
     unsafe {
         assert_eq!(cb.RemotingClientSendingMessage(bad, TRUE), REACHED);
         assert_eq!(
-            cb.COMClassicVTableCreated(ClassID(1), bad, null_mut(), 3),
+            cb.COMClassicVTableCreated(ClassID::from_raw(1), bad, null_mut(), 3),
             REACHED
         );
         let hr = cb.EventPipeEventDelivered(
-            EVENTPIPE_PROVIDER(1),
+            EVENTPIPE_PROVIDER::from_raw(1),
             1,
             1,
             0,
@@ -2003,7 +2083,7 @@ fn misaligned_optional_guids_are_treated_as_absent() {
             null(),
             bad,
             guids.as_ptr(),
-            ThreadID(1),
+            ThreadID::from_raw(1),
             0,
             null_mut(),
         );

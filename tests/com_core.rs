@@ -18,6 +18,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(ITestBase_Vtbl)]
     #[implement(ITestBase_Impl)]
+    #[agile]
     pub interface ITestBase: IUnknown {
         /// Writes `a + b` to `sum`.
         fn Add(a: i32, b: i32, sum: *mut i32) -> HRESULT;
@@ -543,6 +544,67 @@ fn a_query_hook_answers_extra_iids() {
     );
     drop((other, base));
     assert_eq!(drops.load(Ordering::SeqCst), 1);
+}
+
+/// The program of issue 29: a hook that answers IMetaDataImport with an
+/// object implementing only IUnknown (a three-slot vtable). Before the hook's
+/// answer was queried, `cast` handed that pointer out as an IMetaDataImport
+/// and `find_type_def` called slot 9 of the three-slot vtable (SIGSEGV).
+struct Liar(Arc<AtomicUsize>);
+struct Nothing(Arc<AtomicUsize>);
+impl Drop for Nothing {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn lying_hook(liar: &Liar, _: &GUID) -> Option<IUnknown> {
+    Some(export::<IUnknown, _>(Nothing(liar.0.clone())))
+}
+
+#[test]
+fn a_query_hook_that_answers_with_the_wrong_object_gives_e_nointerface() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let liar: IUnknown =
+        export_with_query_hook::<IUnknown, _>(Arc::new(Liar(drops.clone())), lying_hook);
+    let answer = liar.cast::<corprof::metadata::IMetaDataImport>();
+    // Had the lie been handed out, the safe facade below would call a slot
+    // past the end of `Nothing`'s vtable.
+    if let Ok(import) = &answer {
+        let _ = corprof::facade::MetadataImport::new(import.clone()).find_type_def("X", None);
+    }
+    assert_eq!(answer.err(), Some(E_NOINTERFACE));
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        1,
+        "the hook's object was asked, and released when it said no"
+    );
+    assert_eq!(
+        liar.cast::<IUnknown>().unwrap().as_raw(),
+        liar.as_raw(),
+        "the chain still answers"
+    );
+}
+
+#[test]
+fn a_query_hook_answer_is_what_the_hooked_object_answers_for_the_iid() {
+    // The hook answers IOther with an object exported as IOther but handed
+    // back as its IUnknown: the caller receives that object's own answer
+    // for IOther, one reference, usable.
+    let drops = Arc::new(AtomicUsize::new(0));
+    let base: ITestBase = export_with_query_hook(Arc::new(Object::new(&drops)), answer_other);
+    let other: IOther = base.cast().unwrap();
+    let again: IOther = other.cast().unwrap();
+    assert_eq!(
+        other.as_raw(),
+        again.as_raw(),
+        "the side object's own identity"
+    );
+    // SAFETY: AddRef/Release pair: `other` and `again` hold the only references.
+    unsafe {
+        assert_eq!(other.AddRef(), 3);
+        assert_eq!(other.Release(), 2);
+    }
 }
 
 #[test]

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::ids::fake_id;
+
 use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
@@ -490,23 +492,28 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
         );
         assert_eq!(raw!(this, 4, Fn0)(this), S_OK, "Shutdown");
         assert_eq!(
-            raw!(this, 22, FnFunction)(this, FunctionID(1)),
+            raw!(this, 22, FnFunction)(this, FunctionID::from_raw(1)),
             S_OK,
             "FunctionUnloadStarted"
         );
         assert_eq!(
-            raw!(this, 23, FnFunctionBool)(this, FunctionID(BIG_FUNCTION_ID), TRUE),
+            raw!(this, 23, FnFunctionBool)(this, FunctionID::from_raw(BIG_FUNCTION_ID), TRUE),
             S_OK,
             "JITCompilationStarted (override)"
         );
         assert_eq!(
-            raw!(this, 24, FnFunctionHrBool)(this, FunctionID(2), E_FAIL, FALSE),
+            raw!(this, 24, FnFunctionHrBool)(this, FunctionID::from_raw(2), E_FAIL, FALSE),
             S_OK,
             "JITCompilationFinished"
         );
         let mut should_inline: BOOL = 42;
         assert_eq!(
-            raw!(this, 28, FnInlining)(this, FunctionID(3), FunctionID(4), &mut should_inline),
+            raw!(this, 28, FnInlining)(
+                this,
+                FunctionID::from_raw(3),
+                FunctionID::from_raw(4),
+                &mut should_inline
+            ),
             S_OK,
             "JITInlining"
         );
@@ -517,13 +524,19 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
             "RuntimeSuspendStarted"
         );
         assert_eq!(
-            raw!(this, 64, FnFunction)(this, FunctionID(5)),
+            raw!(this, 64, FnFunction)(this, FunctionID::from_raw(5)),
             S_OK,
             "ExceptionUnwindFinallyEnter"
         );
         let iid = IUnknown::IID;
         assert_eq!(
-            raw!(this, 68, FnVTableCreated)(this, ClassID(6), &iid, core::ptr::null_mut(), 7),
+            raw!(this, 68, FnVTableCreated)(
+                this,
+                ClassID::from_raw(6),
+                &iid,
+                core::ptr::null_mut(),
+                7
+            ),
             S_OK,
             "COMClassicVTableCreated"
         );
@@ -540,7 +553,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
             S_OK,
             "GarbageCollectionStarted"
         );
-        let mut roots = [ObjectID(8)];
+        let mut roots = [ObjectID::from_raw(8)];
         let mut kinds = [COR_PRF_GC_ROOT_STACK];
         let mut flags = [COR_PRF_GC_ROOT_PINNING];
         let mut ids: [UINT_PTR; 1] = [9];
@@ -557,7 +570,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
             "RootReferences2"
         );
         assert_eq!(
-            raw!(this, 78, FnHandleCreated)(this, GCHandleID(25), ObjectID(26)),
+            raw!(this, 78, FnHandleCreated)(this, GCHandleID::from_raw(25), ObjectID::from_raw(26)),
             S_OK,
             "HandleCreated"
         );
@@ -574,9 +587,9 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
         assert_eq!(
             raw!(this, 86, FnReJITError)(
                 this,
-                ModuleID(10),
+                ModuleID::from_raw(10),
                 metadata::mdMethodDef(0x0600_0001),
-                FunctionID(11),
+                FunctionID::from_raw(11),
                 E_FAIL
             ),
             S_OK,
@@ -584,9 +597,9 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
         );
 
         // Version 5.
-        let mut keys = [ObjectID(12)];
-        let mut values = [ObjectID(13)];
-        let mut handles = [GCHandleID(14)];
+        let mut keys = [ObjectID::from_raw(12)];
+        let mut values = [ObjectID::from_raw(13)];
+        let mut handles = [GCHandleID::from_raw(14)];
         assert_eq!(
             raw!(this, 89, FnCwt)(
                 this,
@@ -609,7 +622,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
 
         // Version 7: the second override.
         assert_eq!(
-            raw!(this, 91, FnModule)(this, ModuleID(BIG_MODULE_ID)),
+            raw!(this, 91, FnModule)(this, ModuleID::from_raw(BIG_MODULE_ID)),
             S_FALSE,
             "ModuleInMemorySymbolsUpdated (override)"
         );
@@ -617,19 +630,25 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
         // Version 8.
         let header = [0x2Bu8, 0x2A];
         assert_eq!(
-            raw!(this, 92, FnDynamicStarted)(this, FunctionID(15), TRUE, header.as_ptr(), 2),
+            raw!(this, 92, FnDynamicStarted)(
+                this,
+                FunctionID::from_raw(15),
+                TRUE,
+                header.as_ptr(),
+                2
+            ),
             S_OK,
             "DynamicMethodJITCompilationStarted"
         );
         assert_eq!(
-            raw!(this, 93, FnFunctionHrBool)(this, FunctionID(16), S_OK, TRUE),
+            raw!(this, 93, FnFunctionHrBool)(this, FunctionID::from_raw(16), S_OK, TRUE),
             S_OK,
             "DynamicMethodJITCompilationFinished"
         );
 
         // Version 9.
         assert_eq!(
-            raw!(this, 94, FnFunction)(this, FunctionID(17)),
+            raw!(this, 94, FnFunction)(this, FunctionID::from_raw(17)),
             S_OK,
             "DynamicMethodUnloaded"
         );
@@ -640,7 +659,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
         assert_eq!(
             raw!(this, 95, FnEventDelivered)(
                 this,
-                EVENTPIPE_PROVIDER(20),
+                EVENTPIPE_PROVIDER::from_raw(20),
                 21,
                 22,
                 2,
@@ -649,7 +668,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
                 header.as_ptr(),
                 &activity,
                 core::ptr::null(),
-                ThreadID(23),
+                ThreadID::from_raw(23),
                 2,
                 frames.as_mut_ptr()
             ),
@@ -657,7 +676,7 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
             "EventPipeEventDelivered"
         );
         assert_eq!(
-            raw!(this, 96, FnProvider)(this, EVENTPIPE_PROVIDER(24)),
+            raw!(this, 96, FnProvider)(this, EVENTPIPE_PROVIDER::from_raw(24)),
             S_OK,
             "EventPipeProviderCreated"
         );
@@ -676,8 +695,8 @@ fn a_profiler_of_all_eleven_versions_answers_raw_slots() {
     assert_eq!(
         *events.lock().unwrap(),
         vec![
-            Event::Jit(FunctionID(BIG_FUNCTION_ID), TRUE),
-            Event::Symbols(ModuleID(BIG_MODULE_ID)),
+            Event::Jit(fake_id!(FunctionID, BIG_FUNCTION_ID), TRUE),
+            Event::Symbols(fake_id!(ModuleID, BIG_MODULE_ID)),
             Event::NotificationOnly,
         ]
     );
@@ -762,7 +781,10 @@ impl ICorProfilerMethodEnum_Impl for Nothing {}
 
 #[test]
 fn non_callback_defaults_are_e_notimpl() {
-    let modules: ICorProfilerModuleEnum = export(FixedModules(vec![ModuleID(1), ModuleID(2)]));
+    let modules: ICorProfilerModuleEnum = export(FixedModules(vec![
+        fake_id!(ModuleID, 1),
+        fake_id!(ModuleID, 2),
+    ]));
     let malloc: IMethodMalloc = export(NoMemory);
     let control: ICorProfilerFunctionControl = export(Nothing);
     let provider: ICorProfilerAssemblyReferenceProvider = export(Nothing);
@@ -804,10 +826,19 @@ fn the_typed_invoker_reaches_every_version_through_deref() {
     // SAFETY: plain values and a valid out-pointer; the object is ours.
     unsafe {
         // Declared by version 1, reached through ten `Deref`s.
-        assert_eq!(profiler.JITCompilationStarted(FunctionID(99), FALSE), S_OK);
+        assert_eq!(
+            profiler.JITCompilationStarted(FunctionID::from_raw(99), FALSE),
+            S_OK
+        );
         assert_eq!(profiler.Shutdown(), S_OK);
-        assert_eq!(profiler.ModuleInMemorySymbolsUpdated(ModuleID(98)), S_FALSE);
-        assert_eq!(profiler.DynamicMethodUnloaded(FunctionID(97)), S_OK);
+        assert_eq!(
+            profiler.ModuleInMemorySymbolsUpdated(ModuleID::from_raw(98)),
+            S_FALSE
+        );
+        assert_eq!(
+            profiler.DynamicMethodUnloaded(FunctionID::from_raw(97)),
+            S_OK
+        );
         assert_eq!(
             profiler.LoadAsNotificationOnly(&mut notification_only),
             S_OK
@@ -817,8 +848,8 @@ fn the_typed_invoker_reaches_every_version_through_deref() {
     assert_eq!(
         *events.lock().unwrap(),
         vec![
-            Event::Jit(FunctionID(99), FALSE),
-            Event::Symbols(ModuleID(98)),
+            Event::Jit(fake_id!(FunctionID, 99), FALSE),
+            Event::Symbols(fake_id!(ModuleID, 98)),
             Event::NotificationOnly,
         ]
     );

@@ -6,6 +6,8 @@
 
 mod common;
 
+use common::ids::fake_id;
+
 use common::vtable::slot;
 use core::ffi::c_void;
 use core::mem::{offset_of, size_of};
@@ -455,9 +457,9 @@ fn every_method_is_in_idl_order() {
 // ---------------------------------------------------------------------------
 // A test double: a Rust object that plays the runtime's side.
 
-const FUNCTION: FunctionID = FunctionID(0xF00D);
-const CLASS: ClassID = ClassID(0xC1A55);
-const MODULE: ModuleID = ModuleID(0x40D);
+const FUNCTION: FunctionID = fake_id!(FunctionID, 0xF00D);
+const CLASS: ClassID = fake_id!(ClassID, 0xC1A55);
+const MODULE: ModuleID = fake_id!(ModuleID, 0x40D);
 const TOKEN: mdToken = mdToken(0x0600_002A);
 /// A tiny-format IL header (`(size << 2) | 2`) followed by `ret`.
 static IL_BODY: [BYTE; 2] = [(1 << 2) | 2, 0x2A];
@@ -472,16 +474,16 @@ struct FakeRuntime {
 
 /// The frames the fake stack walk reports: (function, instruction pointer).
 const FRAMES: [(FunctionID, UINT_PTR); 3] = [
-    (FunctionID(0x10), 0x1000),
-    (FunctionID(0), 0x2000),
-    (FunctionID(0x30), 0x3000),
+    (fake_id!(FunctionID, 0x10), 0x1000),
+    (fake_id!(FunctionID, 0), 0x2000),
+    (fake_id!(FunctionID, 0x30), 0x3000),
 ];
 /// The objects the fake heap walk reports.
 const HEAP: [ObjectID; 4] = [
-    ObjectID(0xA0),
-    ObjectID(0xB0),
-    ObjectID(0xC0),
-    ObjectID(0xD0),
+    fake_id!(ObjectID, 0xA0),
+    fake_id!(ObjectID, 0xB0),
+    fake_id!(ObjectID, 0xC0),
+    fake_id!(ObjectID, 0xD0),
 ];
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
@@ -559,7 +561,7 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {
                 callback(
                     function,
                     ip,
-                    COR_PRF_FRAME_INFO(0),
+                    COR_PRF_FRAME_INFO::from_raw(0),
                     0,
                     null_mut(),
                     clientData,
@@ -636,7 +638,9 @@ fn a_rust_test_double_is_callable_through_the_invokers() {
     assert_eq!(hr, S_OK);
     assert_eq!((class, module, token), (CLASS, MODULE, TOKEN));
     // SAFETY: as above.
-    let hr = unsafe { info.GetFunctionInfo(FunctionID(1), &mut class, &mut module, &mut token) };
+    let hr = unsafe {
+        info.GetFunctionInfo(FunctionID::from_raw(1), &mut class, &mut module, &mut token)
+    };
     assert_eq!(hr, E_INVALIDARG);
 
     // SAFETY: a plain value argument.
@@ -670,7 +674,7 @@ fn a_rust_test_double_is_callable_through_the_invokers() {
     let hr = unsafe { info.ForceGC() };
     assert_eq!(hr, E_NOTIMPL);
     // SAFETY: the default body ignores its arguments.
-    let hr = unsafe { info.EnumerateObjectReferences(ObjectID(1), None, null_mut()) };
+    let hr = unsafe { info.EnumerateObjectReferences(ObjectID::from_raw(1), None, null_mut()) };
     assert_eq!(hr, E_NOTIMPL);
     // SAFETY: as above.
     let hr = unsafe { info.GetModuleMetaData(MODULE, 0, &IUnknown::IID, null_mut()) };

@@ -3,6 +3,10 @@
 //! time, independently of the declarations, from the runtime's files.
 #![allow(missing_docs, non_snake_case)]
 
+mod common;
+
+use common::ids::fake_id;
+
 use core::ffi::c_void;
 use core::mem::{align_of, offset_of, size_of};
 
@@ -543,12 +547,12 @@ fn argument_info_reads_ranges_past_the_declared_array() {
 
 #[test]
 fn function_id_or_client_id_reads_either_field() {
-    let id = FunctionIDOrClientID::from_function_id(FunctionID(0x1234));
+    let id = FunctionIDOrClientID::from_function_id(fake_id!(FunctionID, 0x1234));
     assert_eq!(id.client_id(), 0x1234);
-    assert_eq!(id.function_id(), FunctionID(0x1234));
+    assert_eq!(id.function_id(), fake_id!(FunctionID, 0x1234));
     assert_eq!(
         FunctionIDOrClientID::from_client_id(7).function_id(),
-        FunctionID(7)
+        fake_id!(FunctionID, 7)
     );
     assert_eq!(FunctionIDOrClientID::default().client_id(), 0);
     assert_eq!(format!("{id:?}"), "FunctionIDOrClientID(0x1234)");
@@ -600,7 +604,7 @@ unsafe extern "system" fn leave2(
 unsafe extern "system" fn mapper(funcId: FunctionID, pbHookFunction: *mut BOOL) -> UINT_PTR {
     // SAFETY: the caller passes a writable BOOL.
     unsafe { *pbHookFunction = TRUE };
-    funcId.0 + 1
+    funcId.as_raw() + 1
 }
 unsafe extern "system" fn snapshot(
     funcId: FunctionID,
@@ -652,7 +656,7 @@ fn hooks_have_the_idl_signatures_and_are_one_pointer() {
     let m: FunctionIDMapper = mapper;
     let mut hook = FALSE;
     // SAFETY: `mapper` only writes through the valid pointer it is given.
-    assert_eq!(unsafe { m(FunctionID(41), &mut hook) }, 42);
+    assert_eq!(unsafe { m(FunctionID::from_raw(41), &mut hook) }, 42);
     assert_eq!(hook, TRUE);
 
     let cb: StackSnapshotCallback = snapshot;
@@ -661,9 +665,9 @@ fn hooks_have_the_idl_signatures_and_are_one_pointer() {
         // SAFETY: `snapshot` reads clientData as the Vec it is.
         let hr = unsafe {
             cb(
-                FunctionID(f),
+                FunctionID::from_raw(f),
                 0,
-                COR_PRF_FRAME_INFO(0),
+                COR_PRF_FRAME_INFO::from_raw(0),
                 0,
                 core::ptr::null_mut(),
                 (&mut frames as *mut Vec<FunctionID>).cast(),
@@ -671,7 +675,10 @@ fn hooks_have_the_idl_signatures_and_are_one_pointer() {
         };
         assert_eq!(hr, S_OK);
     }
-    assert_eq!(frames, [FunctionID(1), FunctionID(2), FunctionID(3)]);
+    assert_eq!(
+        frames.iter().map(|f| f.as_raw()).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
 }
 
 fn abi_param<T: AbiParam>() {}
@@ -736,7 +743,7 @@ impl ITypesProbe_Impl for Probe {
             None => S_FALSE,
             Some(cb) => {
                 // SAFETY: `each_object` increments the u32 behind pCount.
-                unsafe { cb(ObjectID(0x10), pCount.cast()) };
+                unsafe { cb(ObjectID::from_raw(0x10), pCount.cast()) };
                 S_OK
             }
         }

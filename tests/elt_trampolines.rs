@@ -163,7 +163,9 @@ fn call(
 fn enter_takes_the_handle_in_r14_and_keeps_arguments_and_rax() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("x86-64 has trampolines");
-    set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble));
+    // SAFETY: this test process installs no corprof::hooks, and the target
+    // accepts any argument and never unwinds.
+    unsafe { set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble)) };
     let input = sentinel();
     let before = CALLS.load(Ordering::SeqCst);
     let out = call(hooks.enter, 0xE17E4, true, &input);
@@ -175,14 +177,17 @@ fn enter_takes_the_handle_in_r14_and_keeps_arguments_and_rax() {
     );
     // rax rcx rdx rsi rdi r8 r9 and xmm0-xmm7, all 128 bits.
     assert_eq!(out, input);
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
 }
 
 #[test]
 fn leave_and_tailcall_take_the_handle_in_rdi_and_keep_the_return_registers() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("x86-64 has trampolines");
-    set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble));
+    // SAFETY: this test process installs no corprof::hooks, and the target
+    // accepts any argument and never unwinds.
+    unsafe { set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble)) };
     for (hook, id) in [(hooks.leave, 0x1EA7Eusize), (hooks.tailcall, 0x7A11usize)] {
         let input = sentinel();
         let out = call(hook, id, false, &input);
@@ -193,14 +198,16 @@ fn leave_and_tailcall_take_the_handle_in_rdi_and_keep_the_return_registers() {
         // The rest was clobbered by the target: the test can see a lost register.
         assert_eq!(out.gpr[1], u64::MAX, "rcx is volatile for leave");
     }
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
 }
 
 #[test]
 fn with_no_target_a_trampoline_returns_at_once_touching_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("x86-64 has trampolines");
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
     let before = CALLS.load(Ordering::SeqCst);
     let input = sentinel();
     assert_eq!(call(hooks.enter, 1, true, &input), input);
@@ -214,7 +221,7 @@ static SEEN_ELT: AtomicUsize = AtomicUsize::new(0);
 
 /// Records both arguments, then overwrites every volatile register.
 unsafe extern "C" fn scribble_with_info(id: FunctionIDOrClientID, elt: COR_PRF_ELT_INFO) {
-    SEEN_ELT.store(elt.0, Ordering::SeqCst);
+    SEEN_ELT.store(elt.as_raw(), Ordering::SeqCst);
     // SAFETY: forwarded; the same scribbling.
     unsafe { scribble(id) };
 }
@@ -226,7 +233,9 @@ unsafe extern "C" fn scribble_with_info(id: FunctionIDOrClientID, elt: COR_PRF_E
 fn the_with_info_guard_keeps_every_floating_point_argument_register() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let guard = enter_with_info_guard().expect("x86-64 SysV has the guard");
-    set_enter_with_info_target(Some(scribble_with_info));
+    // SAFETY: this test process installs no corprof::hooks, and the target
+    // accepts any argument and never unwinds.
+    unsafe { set_enter_with_info_target(Some(scribble_with_info)) };
     let input = sentinel();
     let mut out = [[0u64; 2]; 8];
     // SAFETY: a C call with two integer arguments; xmm0-xmm7 loaded before
@@ -261,5 +270,6 @@ fn the_with_info_guard_keeps_every_floating_point_argument_register() {
     assert_eq!(SEEN.load(Ordering::SeqCst), 0xAB);
     assert_eq!(SEEN_ELT.load(Ordering::SeqCst), 0xCD);
     assert_eq!(out, input.xmm);
-    set_enter_with_info_target(None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_enter_with_info_target(None) };
 }

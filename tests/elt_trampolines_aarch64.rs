@@ -181,7 +181,9 @@ fn call(hook: unsafe extern "system" fn(FunctionIDOrClientID), id: usize, input:
 fn every_hook_takes_the_handle_in_x10_and_keeps_x0_to_x8_q0_to_q7_and_fp() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("AArch64 Linux has trampolines");
-    set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble));
+    // SAFETY: this test process installs no corprof::hooks, and the target
+    // accepts any argument and never unwinds.
+    unsafe { set_fast_path_targets(Some(scribble), Some(scribble), Some(scribble)) };
     for (name, hook, id) in [
         ("enter", hooks.enter, 0xE17E4usize),
         ("leave", hooks.leave, 0x1EA7E),
@@ -203,7 +205,8 @@ fn every_hook_takes_the_handle_in_x10_and_keeps_x0_to_x8_q0_to_q7_and_fp() {
         // x0-x8, q0-q7 (all 128 bits) and fp, as the runtime's helper keeps them.
         assert_eq!(out, input, "{name}");
     }
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
 }
 
 /// The check above can fail: without a trampoline between them, the
@@ -230,7 +233,8 @@ fn the_scribbling_target_called_directly_loses_the_registers() {
 fn with_no_target_a_trampoline_returns_at_once_touching_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("AArch64 Linux has trampolines");
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
     let before = CALLS.load(Ordering::SeqCst);
     let input = sentinel();
     for hook in [hooks.enter, hooks.leave, hooks.tailcall] {

@@ -200,11 +200,15 @@ fn assert_kept(out: &Regs, input: &Regs, what: &str) {
 fn every_trampoline_takes_the_handle_in_rcx_and_keeps_rax_xmm0_and_the_callee_saved() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("x86-64 Windows has trampolines");
-    set_fast_path_targets(
-        Some(corprof_test_scribble),
-        Some(corprof_test_scribble),
-        Some(corprof_test_scribble),
-    );
+    // SAFETY: this test process installs no corprof::hooks, and the target
+    // accepts any argument and never unwinds.
+    unsafe {
+        set_fast_path_targets(
+            Some(corprof_test_scribble),
+            Some(corprof_test_scribble),
+            Some(corprof_test_scribble),
+        )
+    };
     for (what, hook, id) in [
         ("enter", hooks.enter, 0xE17E4usize),
         ("leave", hooks.leave, 0x1EA7E),
@@ -230,14 +234,16 @@ fn every_trampoline_takes_the_handle_in_rcx_and_keeps_rax_xmm0_and_the_callee_sa
         assert_eq!(out.gpr[RCX], u64::MAX, "{what}: rcx is volatile");
         assert_eq!(out.xmm[1], [u64::MAX; 2], "{what}: xmm1 is volatile");
     }
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
 }
 
 #[test]
 fn with_no_target_a_trampoline_returns_at_once_touching_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let hooks = fast_path_hooks().expect("x86-64 Windows has trampolines");
-    set_fast_path_targets(None, None, None);
+    // SAFETY: clears the targets; this test process installs no corprof::hooks.
+    unsafe { set_fast_path_targets(None, None, None) };
     let before = CALLS.load(Ordering::SeqCst);
     for hook in [hooks.enter, hooks.leave, hooks.tailcall] {
         let input = sentinel(7);

@@ -7,6 +7,8 @@
 
 mod common;
 
+use common::ids::fake_id;
+
 use common::vtable::slot;
 use core::ffi::c_void;
 use core::ptr::{null, null_mut};
@@ -143,10 +145,10 @@ type ReleaseFn = unsafe extern "system" fn(*mut c_void) -> u32;
 // except the event masks (recorded), GetFunctionInfo and GetCurrentThreadID.
 // ---------------------------------------------------------------------------
 
-const FAKE_CLASS: ClassID = ClassID(0xC1A55);
-const FAKE_MODULE: ModuleID = ModuleID(0x30D);
+const FAKE_CLASS: ClassID = fake_id!(ClassID, 0xC1A55);
+const FAKE_MODULE: ModuleID = fake_id!(ModuleID, 0x30D);
 const FAKE_TOKEN: u32 = 0x0600_0042;
-const FAKE_THREAD: ThreadID = ThreadID(0x7EAD);
+const FAKE_THREAD: ThreadID = fake_id!(ThreadID, 0x7EAD);
 
 #[derive(Default)]
 struct FakeRuntime {
@@ -302,9 +304,9 @@ enum Call {
     NotificationOnly,
 }
 
-const PANIC_THREAD: ThreadID = ThreadID(0xDEAD);
-const FAILING_MODULE: ModuleID = ModuleID(0xE1);
-const FAILING_CALLER: FunctionID = FunctionID(0xBAD);
+const PANIC_THREAD: ThreadID = fake_id!(ThreadID, 0xDEAD);
+const FAILING_MODULE: ModuleID = fake_id!(ModuleID, 0xE1);
+const FAILING_CALLER: FunctionID = fake_id!(FunctionID, 0xBAD);
 const NEW_IL: &[u8] = &[0x02, 0x2A]; // tiny header, `ret`
 
 #[derive(Default)]
@@ -1124,22 +1126,26 @@ fn every_raw_method_is_overridden_and_guarded_before_initialize() {
 fn callbacks_before_initialize_are_unexpected_and_do_not_reach_the_profiler() {
     let h = Harness::new();
     let this = h.this();
-    assert_eq!(this.ThreadCreated(ThreadID(1)), E_UNEXPECTED);
+    assert_eq!(this.ThreadCreated(fake_id!(ThreadID, 1)), E_UNEXPECTED);
     assert_eq!(
-        this.JITCompilationStarted(FunctionID(1), TRUE),
+        this.JITCompilationStarted(fake_id!(FunctionID, 1), TRUE),
         E_UNEXPECTED
     );
     let mut inline = 7;
     assert_eq!(
-        this.JITInlining(FunctionID(1), FunctionID(2), &mut inline),
+        this.JITInlining(
+            fake_id!(FunctionID, 1),
+            fake_id!(FunctionID, 2),
+            &mut inline
+        ),
         E_UNEXPECTED
     );
     assert_eq!(inline, 7, "the out-parameter is untouched");
-    let roots = [ObjectID(1)];
+    let roots = [fake_id!(ObjectID, 1)];
     assert_eq!(this.RootReferences(1, roots.as_ptr()), E_UNEXPECTED);
     assert_eq!(this.ProfilerAttachComplete(), E_UNEXPECTED);
     assert_eq!(
-        this.EventPipeProviderCreated(EVENTPIPE_PROVIDER(1)),
+        this.EventPipeProviderCreated(fake_id!(EVENTPIPE_PROVIDER, 1)),
         E_UNEXPECTED
     );
     assert_eq!(h.calls(), []);
@@ -1149,7 +1155,7 @@ fn callbacks_before_initialize_are_unexpected_and_do_not_reach_the_profiler() {
 fn jit_compilation_converts_bools_both_ways_and_the_profiler_can_use_info() {
     let h = Harness::initialized();
     let this = h.this();
-    let f = FunctionID(0xF00D);
+    let f = fake_id!(FunctionID, 0xF00D);
     assert_eq!(this.JITCompilationStarted(f, TRUE), S_OK);
     assert_eq!(this.JITCompilationStarted(f, FALSE), S_OK);
     assert_eq!(this.JITCompilationStarted(f, -2), S_OK);
@@ -1206,8 +1212,16 @@ fn garbage_collection_started_passes_bools_and_the_reason() {
 fn moved_references_arrive_as_three_parallel_slices() {
     let h = Harness::initialized();
     let this = h.this();
-    let old = [ObjectID(0x1000), ObjectID(0x2000), ObjectID(0x3000)];
-    let new = [ObjectID(0x100), ObjectID(0x200), ObjectID(0x300)];
+    let old = [
+        fake_id!(ObjectID, 0x1000),
+        fake_id!(ObjectID, 0x2000),
+        fake_id!(ObjectID, 0x3000),
+    ];
+    let new = [
+        fake_id!(ObjectID, 0x100),
+        fake_id!(ObjectID, 0x200),
+        fake_id!(ObjectID, 0x300),
+    ];
     let lengths: [ULONG; 3] = [16, 32, 48];
     let wide: [SIZE_T; 3] = [16, 32, 1 << 20];
     let hr = this.MovedReferences(3, old.as_ptr(), new.as_ptr(), lengths.as_ptr());
@@ -1234,7 +1248,7 @@ fn moved_references_arrive_as_three_parallel_slices() {
 #[test]
 fn root_references2_keeps_kinds_and_flags_typed() {
     let h = Harness::initialized();
-    let roots = [ObjectID(1), ObjectID(2)];
+    let roots = [fake_id!(ObjectID, 1), fake_id!(ObjectID, 2)];
     let kinds = [COR_PRF_GC_ROOT_STACK, COR_PRF_GC_ROOT_KIND(42)];
     let flags = [
         COR_PRF_GC_ROOT_PINNING | COR_PRF_GC_ROOT_INTERIOR,
@@ -1264,7 +1278,7 @@ fn root_references2_keeps_kinds_and_flags_typed() {
 fn thread_names_arrive_as_strings() {
     let h = Harness::initialized();
     let this = h.this();
-    let t = ThreadID(0x71);
+    let t = fake_id!(ThreadID, 0x71);
     let name: Vec<u16> = "Worker \u{1F980} #1".encode_utf16().collect();
     let hr = this.ThreadNameChanged(t, name.len() as ULONG, name.as_ptr());
     assert_eq!(hr, S_OK);
@@ -1292,7 +1306,7 @@ fn thread_names_arrive_as_strings() {
 fn out_parameters_are_written_from_the_returned_bool() {
     let h = Harness::initialized();
     let this = h.this();
-    let (caller, callee) = (FunctionID(1), FunctionID(2));
+    let (caller, callee) = (fake_id!(FunctionID, 1), fake_id!(FunctionID, 2));
     let mut should_inline: BOOL = 7;
     let hr = this.JITInlining(caller, callee, &mut should_inline);
     assert_eq!(hr, S_OK);
@@ -1344,7 +1358,7 @@ fn get_rejit_parameters_lends_a_usable_function_control() {
     let h = Harness::initialized();
     let control = Arc::new(FakeFunctionControl::default());
     let exported: ICorProfilerFunctionControl = export_arc(control.clone());
-    let (module, method) = (ModuleID(0x30D), mdMethodDef(0x0600_0001));
+    let (module, method) = (fake_id!(ModuleID, 0x30D), mdMethodDef(0x0600_0001));
     let hr = h
         .this()
         .GetReJITParameters(module, method, exported.as_raw());
@@ -1395,7 +1409,7 @@ fn event_pipe_events_arrive_as_one_struct() {
     let activity = GUID::from_u128(0x0123_4567_89AB_CDEF_0123_4567_89AB_CDEF);
     let stack: [UINT_PTR; 3] = [0x7000_0010, 0x7000_0020, 0x7000_0030];
     let hr = h.this().EventPipeEventDelivered(
-        EVENTPIPE_PROVIDER(0xE7),
+        fake_id!(EVENTPIPE_PROVIDER, 0xE7),
         42,
         3,
         metadata.len() as ULONG,
@@ -1404,7 +1418,7 @@ fn event_pipe_events_arrive_as_one_struct() {
         data.as_ptr(),
         &activity,
         null(),
-        ThreadID(0x55),
+        fake_id!(ThreadID, 0x55),
         stack.len() as ULONG,
         stack.as_ptr(),
     );
@@ -1412,14 +1426,14 @@ fn event_pipe_events_arrive_as_one_struct() {
     assert_eq!(
         h.calls(),
         [Call::EventPipe {
-            provider: EVENTPIPE_PROVIDER(0xE7),
+            provider: fake_id!(EVENTPIPE_PROVIDER, 0xE7),
             id: 42,
             version: 3,
             metadata: metadata.to_vec(),
             data: data.to_vec(),
             activity: Some(activity),
             related: None,
-            thread: ThreadID(0x55),
+            thread: fake_id!(ThreadID, 0x55),
             stack: stack.to_vec(),
         }]
     );
@@ -1445,7 +1459,7 @@ fn load_as_notification_only_is_answered_before_initialize() {
 fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
     let h = Harness::initialized();
     let this = h.this();
-    let objects = [ObjectID(1), ObjectID(2)];
+    let objects = [fake_id!(ObjectID, 1), fake_id!(ObjectID, 2)];
     assert_eq!(this.RootReferences(2, null()), E_POINTER);
     // One null array among several is enough.
     let hr = this.MovedReferences(2, objects.as_ptr(), objects.as_ptr(), null());
@@ -1455,7 +1469,7 @@ fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
     assert_eq!(this.RootReferences(1, misaligned), E_POINTER);
     let hr = this.ConditionalWeakTableElementReferences(1, objects.as_ptr(), null(), null());
     assert_eq!(hr, E_POINTER);
-    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(9), TRUE, null(), 12);
+    let hr = this.DynamicMethodJITCompilationStarted(fake_id!(FunctionID, 9), TRUE, null(), 12);
     assert_eq!(hr, E_POINTER);
     assert_eq!(h.calls(), [], "the profiler saw none of them");
 
@@ -1463,7 +1477,7 @@ fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
     assert_eq!(this.RootReferences(0, null()), S_OK);
     let hr = this.MovedReferences(0, null(), null(), null());
     assert_eq!(hr, S_OK);
-    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(9), FALSE, null(), 0);
+    let hr = this.DynamicMethodJITCompilationStarted(fake_id!(FunctionID, 9), FALSE, null(), 0);
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
@@ -1474,7 +1488,7 @@ fn bad_arrays_are_refused_and_empty_ones_are_empty_slices() {
                 new: vec![],
                 lengths: vec![]
             },
-            Call::DynamicJit(FunctionID(9), false, vec![]),
+            Call::DynamicJit(fake_id!(FunctionID, 9), false, vec![]),
         ]
     );
 }
@@ -1486,24 +1500,28 @@ fn other_typed_arguments_arrive_intact() {
     let cookie = GUID::from_u128(0xC00C1E);
     assert_eq!(this.RemotingClientSendingMessage(&cookie, TRUE), S_OK);
     assert_eq!(this.RemotingClientSendingMessage(null(), FALSE), S_OK);
-    let hr = this.FinalizeableObjectQueued(COR_PRF_FINALIZER_CRITICAL.0 | 0x80, ObjectID(0xF1));
+    let hr = this.FinalizeableObjectQueued(
+        COR_PRF_FINALIZER_CRITICAL.0 | 0x80,
+        fake_id!(ObjectID, 0xF1),
+    );
     assert_eq!(hr, S_OK);
     let header = [0x13u8, 0x30, 0x02, 0x00];
-    let hr = this.DynamicMethodJITCompilationStarted(FunctionID(8), TRUE, header.as_ptr(), 4);
+    let hr =
+        this.DynamicMethodJITCompilationStarted(fake_id!(FunctionID, 8), TRUE, header.as_ptr(), 4);
     assert_eq!(hr, S_OK);
     let iid = ICorProfilerCallback::IID;
     let vtable = [0usize; 4];
     let address = vtable.as_ptr() as *mut c_void;
-    let hr = this.COMClassicVTableCreated(ClassID(0xCC), &iid, address, 72);
+    let hr = this.COMClassicVTableCreated(fake_id!(ClassID, 0xCC), &iid, address, 72);
     assert_eq!(hr, S_OK);
     assert_eq!(
         h.calls(),
         [
             Call::Remoting(Some(cookie), true),
             Call::Remoting(None, false),
-            Call::Finalizeable(COR_PRF_FINALIZER_FLAGS(0x81), ObjectID(0xF1)),
-            Call::DynamicJit(FunctionID(8), true, header.to_vec()),
-            Call::VTable(ClassID(0xCC), Some(iid), address as usize, 72),
+            Call::Finalizeable(COR_PRF_FINALIZER_FLAGS(0x81), fake_id!(ObjectID, 0xF1)),
+            Call::DynamicJit(fake_id!(FunctionID, 8), true, header.to_vec()),
+            Call::VTable(fake_id!(ClassID, 0xCC), Some(iid), address as usize, 72),
         ]
     );
 }
@@ -1514,16 +1532,20 @@ fn errors_come_back_and_panics_become_e_fail() {
     let this = h.this();
     let hr = this.ModuleLoadFinished(FAILING_MODULE, S_OK);
     assert_eq!(hr, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
-    assert_eq!(this.ModuleLoadFinished(ModuleID(2), E_FAIL), S_OK);
+    assert_eq!(this.ModuleLoadFinished(fake_id!(ModuleID, 2), E_FAIL), S_OK);
 
     assert_eq!(this.ThreadCreated(PANIC_THREAD), E_FAIL);
-    assert_eq!(this.ThreadCreated(ThreadID(3)), S_OK, "the next call works");
+    assert_eq!(
+        this.ThreadCreated(fake_id!(ThreadID, 3)),
+        S_OK,
+        "the next call works"
+    );
     assert_eq!(
         h.calls(),
         [
             Call::ModuleLoadFinished(FAILING_MODULE, S_OK),
-            Call::ModuleLoadFinished(ModuleID(2), E_FAIL),
-            Call::ThreadCreated(ThreadID(3)),
+            Call::ModuleLoadFinished(fake_id!(ModuleID, 2), E_FAIL),
+            Call::ThreadCreated(fake_id!(ThreadID, 3)),
         ]
     );
 }
@@ -1538,7 +1560,7 @@ fn a_profiler_that_implements_nothing_answers_s_ok_in_every_version() {
     assert_eq!(out, FALSE, "the default loads as the main profiler");
     assert_eq!(this.Initialize(fake.as_raw()), S_OK);
 
-    let objects = [ObjectID(1)];
+    let objects = [fake_id!(ObjectID, 1)];
     let generations = [TRUE];
     let name = [0x41u16];
     let path = [0x41u16, 0];
@@ -1546,43 +1568,51 @@ fn a_profiler_that_implements_nothing_answers_s_ok_in_every_version() {
     let control: ICorProfilerFunctionControl = export(FakeFunctionControl::default());
     let results = [
         // ICorProfilerCallback
-        this.AppDomainCreationStarted(AppDomainID(1)),
-        this.AssemblyLoadFinished(AssemblyID(1), S_OK),
-        this.JITCompilationStarted(FunctionID(1), TRUE),
+        this.AppDomainCreationStarted(fake_id!(AppDomainID, 1)),
+        this.AssemblyLoadFinished(fake_id!(AssemblyID, 1), S_OK),
+        this.JITCompilationStarted(fake_id!(FunctionID, 1), TRUE),
         this.RuntimeSuspendStarted(COR_PRF_SUSPEND_FOR_GC),
         this.RootReferences(1, objects.as_ptr()),
         this.ExceptionOSHandlerEnter(0),
         this.ExceptionCLRCatcherExecute(),
         // ICorProfilerCallback2
-        this.ThreadNameChanged(ThreadID(1), 1, name.as_ptr()),
+        this.ThreadNameChanged(fake_id!(ThreadID, 1), 1, name.as_ptr()),
         this.GarbageCollectionStarted(1, generations.as_ptr(), COR_PRF_GC_OTHER),
         // ICorProfilerCallback3
         this.ProfilerAttachComplete(),
         // ICorProfilerCallback4
-        this.GetReJITParameters(ModuleID(1), mdMethodDef(0x0600_0001), control.as_raw()),
+        this.GetReJITParameters(
+            fake_id!(ModuleID, 1),
+            mdMethodDef(0x0600_0001),
+            control.as_raw(),
+        ),
         // ICorProfilerCallback5
         this.ConditionalWeakTableElementReferences(0, null(), null(), null()),
         // ICorProfilerCallback6
         this.GetAssemblyReferences(path.as_ptr(), provider.as_raw()),
         // ICorProfilerCallback7
-        this.ModuleInMemorySymbolsUpdated(ModuleID(1)),
+        this.ModuleInMemorySymbolsUpdated(fake_id!(ModuleID, 1)),
         // ICorProfilerCallback8
-        this.DynamicMethodJITCompilationStarted(FunctionID(1), TRUE, null(), 0),
+        this.DynamicMethodJITCompilationStarted(fake_id!(FunctionID, 1), TRUE, null(), 0),
         // ICorProfilerCallback9
-        this.DynamicMethodUnloaded(FunctionID(1)),
+        this.DynamicMethodUnloaded(fake_id!(FunctionID, 1)),
         // ICorProfilerCallback10
-        this.EventPipeProviderCreated(EVENTPIPE_PROVIDER(1)),
+        this.EventPipeProviderCreated(fake_id!(EVENTPIPE_PROVIDER, 1)),
     ];
     assert!(results.iter().all(|&hr| hr == S_OK), "{results:?}");
 
     // Defaulted out-parameters: use cached code, allow inlining.
     let (mut use_cached, mut inline) = (7, 7);
     assert_eq!(
-        this.JITCachedFunctionSearchStarted(FunctionID(1), &mut use_cached),
+        this.JITCachedFunctionSearchStarted(fake_id!(FunctionID, 1), &mut use_cached),
         S_OK
     );
     assert_eq!(
-        this.JITInlining(FunctionID(1), FunctionID(2), &mut inline),
+        this.JITInlining(
+            fake_id!(FunctionID, 1),
+            fake_id!(FunctionID, 2),
+            &mut inline
+        ),
         S_OK
     );
     assert_eq!((use_cached, inline), (TRUE, TRUE));

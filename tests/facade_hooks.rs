@@ -10,8 +10,11 @@
     allow(unused_imports, dead_code)
 )]
 
+#[path = "common/ids.rs"]
+mod ids;
 #[path = "common/self_exec.rs"]
 mod self_exec;
+use ids::fake_id;
 
 use core::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -69,9 +72,9 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {
             // SAFETY: the facade's callback with the client data it passed.
             let hr = unsafe {
                 callback(
-                    FunctionID(function),
+                    FunctionID::from_raw(function),
                     ip,
-                    COR_PRF_FRAME_INFO(ip),
+                    COR_PRF_FRAME_INFO::from_raw(ip),
                     0,
                     core::ptr::null_mut(),
                     client_data,
@@ -142,22 +145,26 @@ fn stack_snapshot_gives_frames_innermost_first_and_stops_when_asked() {
         frames: vec![(0, 0x10), (0xF1, 0x20), (0xF2, 0x30)],
         ..FakeRuntime::default()
     });
+    // (function, ip, frame info) of each frame; a frame cannot leave the
+    // walk, its values can.
     let mut seen = Vec::new();
     info.stack_snapshot(ThreadID::NULL, |frame| {
-        seen.push(frame);
+        seen.push(match frame {
+            StackFrame::Native { ip } => (0, ip, 0),
+            StackFrame::Managed {
+                function,
+                ip,
+                frame,
+            } => (function.as_raw(), ip, frame.as_raw().as_raw()),
+        });
         true
     })
     .unwrap();
-    assert_eq!(seen.len(), 3);
-    assert_eq!(seen[0], StackFrame::Native { ip: 0x10 });
-    assert!(matches!(
-        seen[1],
-        StackFrame::Managed {
-            function: FunctionID(0xF1),
-            ip: 0x20,
-            ..
-        }
-    ));
+    assert_eq!(
+        seen,
+        [(0, 0x10, 0), (0xF1, 0x20, 0x20), (0xF2, 0x30, 0x30)],
+        "the runtime's frames, native runs without frame info"
+    );
     // Stopping is not an error, and the runtime delivers nothing more.
     let mut first_managed = None;
     info.stack_snapshot(ThreadID::NULL, |frame| match frame {
@@ -168,7 +175,7 @@ fn stack_snapshot_gives_frames_innermost_first_and_stops_when_asked() {
         StackFrame::Native { .. } => true,
     })
     .unwrap();
-    assert_eq!(first_managed, Some(FunctionID(0xF1)));
+    assert_eq!(first_managed.map(FunctionID::as_raw), Some(0xF1));
     assert_eq!(fake.delivered.load(Ordering::SeqCst), 2);
 }
 
@@ -192,10 +199,7 @@ fn a_panic_in_the_walk_crosses_the_runtime_as_a_stop_and_resumes_after_it() {
         let _ = info.stack_snapshot(ThreadID::NULL, |frame| {
             if matches!(
                 frame,
-                StackFrame::Managed {
-                    function: FunctionID(0xF2),
-                    ..
-                }
+                StackFrame::Managed { function, .. } if function.as_raw() == 0xF2
             ) {
                 panic!("boom in frame 2");
             }
@@ -222,7 +226,7 @@ impl FunctionHooks for Recorder {
     fn map_function(&self, _info: &ProfilerInfo, function: FunctionID) -> Option<u32> {
         self.asked.fetch_add(1, Ordering::SeqCst);
         // Odd functions are hooked, with their number as client data.
-        (function.0 % 2 == 1).then_some(function.0 as u32 * 10)
+        (function.as_raw() % 2 == 1).then_some(function.as_raw() as u32 * 10)
     }
     fn function_enter(&self, function: &Hooked<u32>) {
         self.entered
@@ -240,7 +244,13 @@ fn map(fake: &FakeRuntime, function: usize) -> (usize, bool) {
     let (mapper, data) = fake.mapper.lock().unwrap().expect("a mapper was set");
     let mut hook: BOOL = -7;
     // SAFETY: the facade's mapper with the client data it registered.
-    let id = unsafe { mapper(FunctionID(function), data as *mut c_void, &mut hook) };
+    let id = unsafe {
+        mapper(
+            FunctionID::from_raw(function),
+            data as *mut c_void,
+            &mut hook,
+        )
+    };
     (id, hook == TRUE)
 }
 
@@ -302,7 +312,14 @@ fn set_function_hooks_installs_a_mapper_and_hooks_once_per_process() {
         leave(FunctionIDOrClientID::from_client_id(id));
         tailcall(FunctionIDOrClientID::from_client_id(id));
     }
-    assert_eq!(*recorder.left.lock().unwrap(), vec![FunctionID(7)]);
+    let left: Vec<usize> = recorder
+        .left
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_raw())
+        .collect();
+    assert_eq!(left, [7]);
     assert!(recorder.entered.lock().unwrap().is_empty());
 
     // A second installation in the same process is refused by the facade.
@@ -371,7 +388,7 @@ fn a_panic_in_a_hook_aborts_with_a_message() {
 fn an_impossible_count_of_method_type_arguments_is_an_error() {
     let (info, _fake) = facade(FakeRuntime::default());
     assert_eq!(
-        info.instantiated_function_name(FunctionID(0xF1)),
+        info.instantiated_function_name(fake_id!(FunctionID, 0xF1)),
         Err(E_UNEXPECTED)
     );
 }

@@ -114,3 +114,56 @@ fn path_return_types_are_accepted_and_every_slot_is_in_place() {
         assert_eq!(paths.P17(0), S_FALSE);
     }
 }
+
+com_interface! {
+    /// Free-threaded: its invoker is `Send + Sync`.
+    #[iid("0A1B2C3D-0000-4000-8000-0000000000A2")]
+    #[vtable(IAgileThing_Vtbl)]
+    #[implement(IAgileThing_Impl)]
+    #[agile]
+    pub(crate) interface IAgileThing: IUnknown {
+        fn Get() -> u32;
+    }
+
+    /// A child of an agile interface is agile too (its objects implement
+    /// the parent).
+    #[iid("0A1B2C3D-0000-4000-8000-0000000000A3")]
+    #[vtable(IAgileChild_Vtbl)]
+    #[implement(IAgileChild_Impl: IAgileThing_Impl)]
+    interface IAgileChild: IAgileThing {
+        fn More() -> u32;
+    }
+}
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn agile_interfaces_are_send_and_sync_and_so_are_the_runtimes() {
+    assert_send_sync::<IAgileThing>();
+    assert_send_sync::<IAgileChild>();
+    assert_send_sync::<corprof::profiling::ICorProfilerInfo>();
+    assert_send_sync::<corprof::profiling::ICorProfilerCallback11>();
+    assert_send_sync::<corprof::metadata::IMetaDataImport2>();
+    assert_send_sync::<corprof::metadata::IMetaDataEmit2>();
+
+    // And one moves to another thread and is called there.
+    struct Thing;
+    impl IAgileThing_Impl for Thing {
+        fn Get(&self) -> u32 {
+            7
+        }
+    }
+    impl IAgileChild_Impl for Thing {
+        fn More(&self) -> u32 {
+            8
+        }
+    }
+    let child: IAgileChild = export(Thing);
+    let answer = std::thread::spawn(move || {
+        // SAFETY: no arguments; the exported object is free-threaded.
+        unsafe { (child.Get(), child.More()) }
+    })
+    .join()
+    .unwrap();
+    assert_eq!(answer, (7, 8));
+}

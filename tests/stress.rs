@@ -43,6 +43,7 @@ com_interface! {
     #[iid("57E55000-0000-4000-8000-000000000001")]
     #[vtable(IStressed_Vtbl)]
     #[implement(IStressed_Impl)]
+    #[agile]
     pub interface IStressed: IUnknown {
         fn Touch(out: *mut u64) -> HRESULT;
     }

@@ -33,10 +33,17 @@ use crate::com::unknown::{IUnknown, IUnknown_Vtbl};
 
 /// An extra QueryInterface answer for an exported object, in the spirit of
 /// .NET's `ICustomQueryInterface`: called for every IID outside the exported
-/// interface's inheritance chain. Return an owning pointer for the IID (for
-/// example another object exported with [`export`]), or `None` for
-/// `E_NOINTERFACE`. The returned pointer must really implement the IID asked
-/// for; it is handed to the caller as is.
+/// interface's inheritance chain. Return the object that answers for the IID
+/// (for example another object exported with [`export`]), or `None` for
+/// `E_NOINTERFACE`.
+///
+/// The hook only names an object: the caller receives what that object's own
+/// `QueryInterface` answers for the IID, never the returned pointer as is. An
+/// object that does not implement the IID therefore gives the caller
+/// `E_NOINTERFACE` (and is released), so a mistaken hook cannot hand out a
+/// pointer with the wrong vtable. A hook that answers with an object whose own
+/// hook sends the same IID back to it recurses without end: answer with an
+/// object that implements the IID in its chain.
 pub type QueryHook<T> = fn(object: &T, iid: &GUID) -> Option<IUnknown>;
 
 /// The native object block; see the module documentation for the picture.
@@ -237,11 +244,16 @@ unsafe extern "system" fn query_interface<Id: Interface, T: Send + Sync + 'stati
         // SAFETY: the handle is alive while the block is.
         let object = unsafe { &*block.handle };
         let answer = guard(move || match hook(object, iid) {
-            Some(unknown) => {
-                // SAFETY: `ppv` is non-null and writable (checked above).
-                unsafe { *ppv = unknown.into_raw() };
-                S_OK
-            }
+            // Never hand out the hook's pointer as is: ask it for `iid`, so
+            // what the caller gets implements `iid` by that object's own
+            // QueryInterface, and a wrong answer is E_NOINTERFACE. `unknown`
+            // is released when it goes out of scope; the answer holds its own
+            // reference.
+            // SAFETY: `unknown` is a live COM object (an invoker owns a
+            // reference); `iid` is a valid GUID and `ppv` non-null and
+            // writable (checked above); QueryInterface writes an owning
+            // pointer or null there.
+            Some(unknown) => unsafe { unknown.QueryInterface(iid, ppv) },
             None => E_NOINTERFACE,
         });
         return answer;

@@ -57,7 +57,10 @@
 /// (the vtable struct's name) and `#[implement(Name)]` or
 /// `#[implement(Name: ParentTrait)]` (the implementation trait's name, and
 /// the parent interface's trait, which may be left out when the parent is
-/// `IUnknown`); then `pub interface Name: Parent { methods }`. Methods are
+/// `IUnknown`); then, optionally, `#[agile]` (the interface's objects are
+/// free-threaded: its invoker is `Send + Sync`; without it the invoker is
+/// neither, unless its parent is agile); then
+/// `pub interface Name: Parent { methods }`. Methods are
 /// listed in vtable order, named exactly as in the IDL, with an implicit
 /// `this`; each ends with `;` or carries a default body in braces. `IUnknown`
 /// as a parent needs no import.
@@ -72,7 +75,8 @@
 ///   `Clone` calls `AddRef`, `Drop` calls `Release`, `Deref` gives the
 ///   parent's invoker, and every method is an `unsafe fn` that calls through
 ///   its vtable slot. Plus `from_raw`, `into_raw`, `as_raw`, `cast::<J>()`
-///   (QueryInterface) and `From<IFoo> for IParent`.
+///   (QueryInterface) and `From<IFoo> for IParent`. `Send + Sync` with
+///   `#[agile]` (or an agile parent) only.
 /// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
 ///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
 /// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one `&self`
@@ -97,7 +101,12 @@ macro_rules! com_interface {
             #[iid($iid:expr)]
             #[vtable($vtbl:ident)]
             #[implement($impl_:ident $(: $pimpl:path)?)]
-            $vis:vis interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+            // `#[agile]`; any other name is reported by `__com_threading!`.
+            // (Visibility is matched token by token, not as `$vis:vis`: a
+            // fragment right after this optional attribute would make the
+            // match ambiguous.)
+            $(#[$threading:ident])?
+            $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
@@ -107,7 +116,8 @@ macro_rules! com_interface {
                     iid [$iid]
                     vtable [$vtbl]
                     implement [$impl_ [$($pimpl)?]]
-                    vis [$vis]
+                    threading [$($threading)?]
+                    vis [$(pub $(($($vis)*))?)?]
                     name [$name]
                     parent [$($parent)::+]
                 ]
@@ -135,7 +145,8 @@ macro_rules! __com_interface_diagnose {
         #[iid($iid:expr)]
         #[vtable($vtbl:ident)]
         #[implement($impl_:ident $(: $pimpl:path)?)]
-        $vis:vis interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $(#[$threading:ident])?
+        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_methods_check! { $($methods)* }
@@ -147,8 +158,37 @@ macro_rules! __com_interface_diagnose {
     };
     ($($other:tt)*) => {
         $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
         );
+    };
+}
+
+/// The threading of one interface: `#[agile]` makes its invoker `Send +
+/// Sync`; without it the invoker is neither (unless its parent is agile);
+/// any other attribute there is an error. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_threading {
+    ($name:ident []) => {};
+    ($name:ident [agile]) => {
+        // SAFETY: `#[agile]` declares the interface free-threaded: every
+        // object implementing it accepts calls from any thread, so the
+        // owning pointer may move to and be shared with other threads
+        // (AddRef/Release are thread-safe by the COM rules, and every other
+        // method is `unsafe`).
+        unsafe impl $crate::__private::core::marker::Send for $name {}
+        // SAFETY: as above.
+        unsafe impl $crate::__private::core::marker::Sync for $name {}
+    };
+    ($name:ident [$other:ident]) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `",
+            $crate::__private::core::stringify!($name),
+            "` has the unknown attribute `#[",
+            $crate::__private::core::stringify!($other),
+            "]`; the only attribute allowed after `#[implement(...)]` is `#[agile]` ",
+            "(the interface's objects are free-threaded: its invoker is `Send + Sync`)"
+        ));
     };
 }
 
@@ -167,6 +207,13 @@ macro_rules! __com_attrs_diagnose {
     (@report $name:ident [iid vtable]) => {
         $crate::__com_attrs_diagnose! { @missing $name "`#[implement(Name_Impl)]` attribute (the name of its trait; `#[implement(Name_Impl: Parent_Impl)]` unless the parent is IUnknown)" }
     };
+    (@report $name:ident [iid vtable implement agile]) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
+            "`: expected `#[agile]` (no arguments), then `pub interface ", $crate::__private::core::stringify!($name),
+            ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+        ));
+    };
     (@report $name:ident [iid vtable implement]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
@@ -174,12 +221,41 @@ macro_rules! __com_attrs_diagnose {
         ));
     };
     (@report $name:ident [$($seen:ident)*]) => {
+        $crate::__com_attrs_diagnose! { @unknown $name [$($seen)*] [$($seen)*] }
+    };
+    // An attribute the macro does not know is named as such.
+    (@unknown $name:ident [] [$($seen:ident)*]) => {
+        $crate::__com_attrs_diagnose! { @order $name [$($seen)*] }
+    };
+    (@unknown $name:ident [iid $($more:ident)*] $seen:tt) => {
+        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
+    };
+    (@unknown $name:ident [vtable $($more:ident)*] $seen:tt) => {
+        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
+    };
+    (@unknown $name:ident [implement $($more:ident)*] $seen:tt) => {
+        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
+    };
+    (@unknown $name:ident [agile $($more:ident)*] $seen:tt) => {
+        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
+    };
+    (@unknown $name:ident [$other:ident $($more:ident)*] $seen:tt) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `", $crate::__private::core::stringify!($name),
+            "` has the unknown attribute `#[", $crate::__private::core::stringify!($other), "]`; ",
+            "after its doc comments, each interface has `#[iid(\"...\")]`, `#[vtable(Name_Vtbl)]`, ",
+            "`#[implement(Name_Impl)]` and, for a free-threaded interface, `#[agile]`, in this order"
+        ));
+    };
+    // Known attributes in the wrong order, repeated or missing.
+    (@order $name:ident [$($seen:ident)*]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: interface `", $crate::__private::core::stringify!($name), "` has the attributes",
             $(" `#[", $crate::__private::core::stringify!($seen), "]`",)*
             "; after its doc comments, each interface has exactly ",
             "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
-            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order"
+            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order, ",
+            "then `#[agile]` if the interface is free-threaded"
         ));
     };
     (@missing $name:ident $what:literal) => {
@@ -293,12 +369,13 @@ macro_rules! __com_methods_check {
 macro_rules! __com_interface {
     // `IUnknown` as a parent needs no import.
     (
-        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt vis $vis:tt name $name:tt
+        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt threading $threading:tt
+        vis $vis:tt name $name:tt
         parent [IUnknown]
         methods $methods:tt
     ) => {
         $crate::__com_interface! {
-            docs $docs iid $iid vtable $vtbl implement $impl_ vis $vis name $name
+            docs $docs iid $iid vtable $vtbl implement $impl_ threading $threading vis $vis name $name
             parent [$crate::IUnknown]
             methods $methods
         }
@@ -308,7 +385,8 @@ macro_rules! __com_interface {
         iid [$iid:expr]
         vtable [$vtbl:ident]
         implement [$impl_:ident [$($pimpl:path)?]]
-        vis [$vis:vis]
+        threading $threading:tt
+        vis [$($vis:tt)*]
         name [$name:ident]
         parent [$($parent:tt)+]
         methods [$(
@@ -320,7 +398,7 @@ macro_rules! __com_interface {
         #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
         #[derive(Clone)]
-        $vis struct $name($($parent)+);
+        $($vis)* struct $name($($parent)+);
 
         #[doc = $crate::__private::core::concat!(
             "The virtual function table of [`", $crate::__private::core::stringify!($name),
@@ -329,7 +407,7 @@ macro_rules! __com_interface {
         #[repr(C)]
         #[derive(Clone, Copy)]
         #[allow(non_snake_case, non_camel_case_types)]
-        $vis struct $vtbl {
+        $($vis)* struct $vtbl {
             /// The parent interface's slots.
             pub base__: <$($parent)+ as $crate::Interface>::Vtable,
             $(
@@ -346,7 +424,7 @@ macro_rules! __com_interface {
             "Methods with a default body may be left out."
         )]
         #[allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments)]
-        $vis trait $impl_: $($pimpl +)? $crate::__private::core::marker::Send + $crate::__private::core::marker::Sync + 'static {
+        $($vis)* trait $impl_: $($pimpl +)? $crate::__private::core::marker::Send + $crate::__private::core::marker::Sync + 'static {
             $(
                 $crate::__com_trait_method! {
                     [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$($body)*]
@@ -355,10 +433,12 @@ macro_rules! __com_interface {
         }
 
         $crate::__com_invoker_methods! {
-            $vis $name [$( [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] )*]
+            $($vis)* $name [$( [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] )*]
         }
 
-        $crate::__com_invoker_common!($vis $name);
+        $crate::__com_invoker_common!($($vis)* $name);
+
+        $crate::__com_threading! { $name $threading }
 
         impl $crate::__private::core::ops::Deref for $name {
             type Target = $($parent)+;
@@ -437,8 +517,8 @@ macro_rules! __com_interface {
     };
     // A method the arm above cannot read: say which, and why.
     (
-        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt vis $vis:tt
-        name [$name:ident] parent $parent:tt methods [$($methods:tt)*]
+        docs $docs:tt iid $iid:tt vtable $vtbl:tt implement $impl_:tt threading $threading:tt
+        vis $vis:tt name [$name:ident] parent $parent:tt methods [$($methods:tt)*]
     ) => {
         $crate::__com_method_diagnose! { $name $($methods)* }
     };
@@ -505,13 +585,9 @@ macro_rules! __com_root_interface {
             }
         }
 
-        // SAFETY: the COM objects this crate targets are free-threaded, and
-        // AddRef/Release (the only safe operations) are thread-safe by the
-        // COM rules; every other method is `unsafe` with the threading
-        // requirement in its contract.
-        unsafe impl $crate::__private::core::marker::Send for $name {}
-        // SAFETY: as above.
-        unsafe impl $crate::__private::core::marker::Sync for $name {}
+        // Neither `Send` nor `Sync` (a raw pointer inside): an object of
+        // any interface may be apartment-threaded. Interfaces declared
+        // `#[agile]` opt in (`__com_threading!`), and so do their children.
 
         // SAFETY: #[repr(transparent)] over a non-null COM pointer; the root
         // vtable has no parent; the slot count is checked below.

@@ -223,7 +223,14 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         result.into()
     }
     fn Shutdown(&self) -> HRESULT {
-        self.dispatch(|p, info| p.shutdown(info))
+        let answer = self.dispatch(|p, info| p.shutdown(info));
+        // The runtime tears down once this returns: from now on every
+        // ProfilerInfo (and clone) answers AFTER_SHUTDOWN instead of
+        // calling it, and calls other threads have in flight finish first.
+        if let Some(info) = self.info.get() {
+            info.mark_shut_down();
+        }
+        answer
     }
     fn AppDomainCreationStarted(&self, app_domain: AppDomainID) -> HRESULT {
         self.dispatch(|p, info| p.app_domain_creation_started(info, app_domain))

@@ -37,7 +37,6 @@ use crate::profiling::{
     CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER, COR_PRF_ALLOWABLE_AFTER_ATTACH,
     COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR,
 };
-use crate::E_NOTIMPL;
 
 /// The flags of a mask that no runtime allows after attach (the complement
 /// of [`COR_PRF_ALLOWABLE_AFTER_ATTACH`] and
@@ -89,7 +88,7 @@ impl ProfilerInfo {
     /// compiled by ReJIT (`EnumJITedFunctions2`, version 4): what a profiler
     /// attached late needs to know about code that already runs.
     pub fn jited_functions2(&self) -> Result<FunctionIter> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let v4 = self.live_v4()?;
         let mut out: *mut core::ffi::c_void = core::ptr::null_mut();
         // SAFETY: a valid out-pointer; on success it holds null or one
         // ICorProfilerFunctionEnum reference, which `from_raw` takes over.

@@ -16,7 +16,7 @@ use crate::profiling::{
     COR_PRF_EVENTPIPE_PARAM_DESC, COR_PRF_EVENTPIPE_PARAM_TYPE, COR_PRF_EVENTPIPE_PROVIDER_CONFIG,
     COR_PRF_EVENT_DATA, EVENTPIPE_EVENT, EVENTPIPE_PROVIDER, EVENTPIPE_SESSION,
 };
-use crate::{E_INVALIDARG, E_NOTIMPL};
+use crate::E_INVALIDARG;
 
 /// One parameter of an event the profiler defines: its type and name
 /// (`COR_PRF_EVENTPIPE_PARAM_DESC`; `element` is the element type of an
@@ -113,7 +113,7 @@ impl ProfilerInfo {
         providers: &[EventPipeProvider<'_>],
         rundown: bool,
     ) -> Result<EVENTPIPE_SESSION> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         if providers.is_empty() {
             return Err(E_INVALIDARG);
         }
@@ -140,7 +140,7 @@ impl ProfilerInfo {
         session: EVENTPIPE_SESSION,
         provider: &EventPipeProvider<'_>,
     ) -> Result<()> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         let wide = WideProvider::new(provider)?;
         // SAFETY: the config's strings (`wide`) live across the call.
         unsafe { v12.EventPipeAddProviderToSession(session, wide.raw()) }.ok()
@@ -149,7 +149,7 @@ impl ProfilerInfo {
     /// Stops a session (`EventPipeStopSession`); its last events are
     /// delivered before this returns.
     pub fn event_pipe_stop_session(&self, session: EVENTPIPE_SESSION) -> Result<()> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         // SAFETY: a plain value argument; the runtime checks it.
         unsafe { v12.EventPipeStopSession(session) }.ok()
     }
@@ -158,7 +158,7 @@ impl ProfilerInfo {
     /// (`EventPipeCreateProvider`, `ICorProfilerInfo12`, .NET 5). Sessions
     /// name it like any provider.
     pub fn event_pipe_create_provider(&self, name: &str) -> Result<EVENTPIPE_PROVIDER> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         if name.is_empty() {
             return Err(E_INVALIDARG);
         }
@@ -173,7 +173,7 @@ impl ProfilerInfo {
     /// profiler's own, or one the runtime announced in
     /// `event_pipe_provider_created`.
     pub fn event_pipe_provider_name(&self, provider: EVENTPIPE_PROVIDER) -> Result<String> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         // SAFETY: `read_utf16` passes a buffer of the capacity it states
         // and a valid length out-pointer.
         read_utf16(|capacity, needed, buffer| unsafe {
@@ -188,7 +188,7 @@ impl ProfilerInfo {
         provider: EVENTPIPE_PROVIDER,
         event: &EventPipeEventDefinition<'_>,
     ) -> Result<EVENTPIPE_EVENT> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         if event.name.is_empty() || event.params.iter().any(|p| p.name.is_empty()) {
             return Err(E_INVALIDARG);
         }
@@ -241,7 +241,7 @@ impl ProfilerInfo {
     /// strings, ...). Sessions that enable the provider (at the event's
     /// level and keywords) receive it.
     pub fn event_pipe_write_event(&self, event: EVENTPIPE_EVENT, data: &[&[u8]]) -> Result<()> {
-        let v12 = self.v12().ok_or(E_NOTIMPL)?;
+        let v12 = self.live_v12()?;
         let mut blocks: Vec<COR_PRF_EVENT_DATA> = data
             .iter()
             .map(|block| {

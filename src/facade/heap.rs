@@ -17,7 +17,7 @@ use super::enumerators::ObjectIter;
 use super::info::{take_interface, ProfilerInfo, Result};
 use super::strings::{read_utf16, wide};
 use crate::profiling::{ObjectHandleID, ObjectID, COR_PRF_HANDLE_TYPE, COR_PRF_NONGC_HEAP_RANGE};
-use crate::{E_INVALIDARG, E_NOTIMPL, E_POINTER};
+use crate::{E_INVALIDARG, E_POINTER};
 
 /// A GC handle the profiler made with [`ProfilerInfo::create_handle`]: weak
 /// (cleared when its object is collected), strong (keeps it alive) or
@@ -44,7 +44,7 @@ impl ProfilerInfo {
     /// (`GetLOHObjectSizeThreshold`, `ICorProfilerInfo10`; 85,000 bytes
     /// unless `GCLOHThreshold` says otherwise).
     pub fn loh_object_size_threshold(&self) -> Result<u32> {
-        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let v10 = self.live_v10()?;
         let mut threshold = 0;
         // SAFETY: a valid out-pointer.
         unsafe { v10.GetLOHObjectSizeThreshold(&mut threshold) }.ok()?;
@@ -54,10 +54,21 @@ impl ProfilerInfo {
     /// Whether `object` lives in a frozen segment, which the GC never
     /// moves or frees (`IsFrozenObject`, `ICorProfilerInfo10`; from .NET 8
     /// string literals and `typeof` objects live there).
-    pub fn is_frozen_object(&self, object: ObjectID) -> Result<bool> {
-        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn is_frozen_object(&self, object: ObjectID) -> Result<bool> {
+        let v10 = self.live_v10()?;
         let mut frozen = 0;
-        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
         unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok()?;
         Ok(frozen != 0)
     }
@@ -67,11 +78,16 @@ impl ProfilerInfo {
     /// object without references (the runtime answers `S_FALSE`). Null
     /// references are left out.
     ///
-    /// `object` must stay where it is during the walk: call it while the
-    /// runtime cannot collect, as in a callback that hands the object over
-    /// (`exception_thrown`, `object_allocated`), or with the runtime
-    /// suspended.
-    pub fn object_references(&self, object: ObjectID) -> Result<Vec<ObjectID>> {
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn object_references(&self, object: ObjectID) -> Result<Vec<ObjectID>> {
         unsafe extern "system" fn collect(
             _root: ObjectID,
             reference: *mut ObjectID,
@@ -94,10 +110,11 @@ impl ProfilerInfo {
             }
             1
         }
-        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let v10 = self.live_v10()?;
         let mut out: Vec<ObjectID> = Vec::new();
         // SAFETY: `collect` reads `clientData` as the `Vec` passed here,
-        // which outlives the synchronous walk.
+        // which outlives the synchronous walk; `object` is live and does not
+        // move (this function's contract).
         unsafe {
             v10.EnumerateObjectReferences(
                 object,
@@ -112,7 +129,7 @@ impl ProfilerInfo {
     /// The value of an environment variable of the process, `None` when it
     /// is not set (`GetEnvironmentVariable`, `ICorProfilerInfo11`, .NET 5).
     pub fn environment_variable(&self, name: &str) -> Result<Option<String>> {
-        let v11 = self.v11().ok_or(E_NOTIMPL)?;
+        let v11 = self.live_v11()?;
         let name = wide(name)?;
         // A missing variable is a failure with a length of 0 (seen on 3.1.23
         // and 8.0.4; tests/e2e_profilers.rs); ask for the length first to
@@ -138,7 +155,7 @@ impl ProfilerInfo {
     /// `None` (`SetEnvironmentVariable`, `ICorProfilerInfo11`, .NET 5), as
     /// the program's own `Environment.SetEnvironmentVariable` would.
     pub fn set_environment_variable(&self, name: &str, value: Option<&str>) -> Result<()> {
-        let v11 = self.v11().ok_or(E_NOTIMPL)?;
+        let v11 = self.live_v11()?;
         if name.is_empty() {
             return Err(E_INVALIDARG);
         }
@@ -154,14 +171,25 @@ impl ProfilerInfo {
     /// .NET 7): `COR_PRF_HANDLE_TYPE_WEAK` does not keep it alive and reads
     /// as null once it is collected, `..._STRONG` keeps it alive, `..._PINNED`
     /// also keeps it from moving.
-    pub fn create_handle(
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn create_handle(
         &self,
         object: ObjectID,
         kind: COR_PRF_HANDLE_TYPE,
     ) -> Result<ObjectHandle> {
-        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        let v13 = self.live_v13()?;
         let mut handle: ObjectHandleID = core::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the runtime checks the ID and kind.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract); the runtime checks the kind.
         unsafe { v13.CreateHandle(object, kind, &mut handle) }.ok()?;
         if handle.is_null() {
             return Err(E_POINTER);
@@ -173,7 +201,7 @@ impl ProfilerInfo {
     /// `ICorProfilerInfo13`): `ObjectID::NULL` for a weak handle whose
     /// object was collected. The ID is valid until the next GC.
     pub fn object_from_handle(&self, handle: &ObjectHandle) -> Result<ObjectID> {
-        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        let v13 = self.live_v13()?;
         let mut object = ObjectID::NULL;
         // SAFETY: a live handle this profiler made (it is destroyed only by
         // `destroy_handle`, which takes it by value) and a valid out-pointer.
@@ -183,7 +211,7 @@ impl ProfilerInfo {
 
     /// Gives a handle back (`DestroyHandle`, `ICorProfilerInfo13`).
     pub fn destroy_handle(&self, handle: ObjectHandle) -> Result<()> {
-        let v13 = self.v13().ok_or(E_NOTIMPL)?;
+        let v13 = self.live_v13()?;
         // SAFETY: a live handle this profiler made, consumed here.
         unsafe { v13.DestroyHandle(handle.0) }.ok()
     }
@@ -191,7 +219,7 @@ impl ProfilerInfo {
     /// The ranges of the non-GC (frozen) heap (`GetNonGCHeapBounds`,
     /// `ICorProfilerInfo14`, .NET 8).
     pub fn non_gc_heap_ranges(&self) -> Result<Vec<COR_PRF_NONGC_HEAP_RANGE>> {
-        let v14 = self.v14().ok_or(E_NOTIMPL)?;
+        let v14 = self.live_v14()?;
         let mut count = 0;
         // SAFETY: asking for the count with an empty buffer.
         unsafe { v14.GetNonGCHeapBounds(0, &mut count, core::ptr::null_mut()) }.ok()?;
@@ -211,7 +239,7 @@ impl ProfilerInfo {
     /// The objects of the non-GC heap (`EnumerateNonGCObjects`,
     /// `ICorProfilerInfo14`, .NET 8).
     pub fn non_gc_objects(&self) -> Result<ObjectIter> {
-        let v14 = self.v14().ok_or(E_NOTIMPL)?;
+        let v14 = self.live_v14()?;
         // SAFETY: the method writes null or one owned ICorProfilerObjectEnum.
         unsafe { take_interface(|out: *mut *mut c_void| v14.EnumerateNonGCObjects(out)) }
             .map(ObjectIter::new)

@@ -5,6 +5,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::ffi::c_void;
 use core::fmt;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use super::enumerators::{FunctionIter, ModuleIter};
 use super::metadata::{MetadataImport, MethodName};
@@ -40,7 +42,15 @@ pub type Result<T> = core::result::Result<T, HRESULT>;
 /// runtime's interface (`AddRef`): a thread of the profiler's own can keep a
 /// clone, for example to call [`request_rejit`](ProfilerInfo::request_rejit),
 /// which the runtime wants called from such a thread rather than from a
-/// callback. Stop using clones once `shutdown` has been called.
+/// callback.
+///
+/// Once the runtime's `Shutdown` callback has been delivered (after
+/// [`Profiler::shutdown`](super::Profiler::shutdown) returns), every method
+/// of this value and of its clones answers [`AFTER_SHUTDOWN`]
+/// (`CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`) without calling the runtime, which
+/// is being torn down; calls other threads have in flight then are waited
+/// for (at most one second) before the runtime goes on. Stop the threads
+/// that hold clones in `shutdown` all the same (see [`ShutdownFlag`](super::ShutdownFlag)).
 #[derive(Clone)]
 pub struct ProfilerInfo {
     /// The pointer answered for the highest version; its vtable extends
@@ -53,6 +63,8 @@ pub struct ProfilerInfo {
     /// The methods whose IL was set: rewrite once (shared with clones; see
     /// `rewritten.rs`).
     rewritten: SharedRewrittenMethods,
+    /// Shut down yet, and the calls in flight (shared with clones).
+    lifecycle: Arc<Lifecycle>,
 }
 
 /// Where a function belongs: what `GetFunctionInfo` answers.
@@ -122,11 +134,101 @@ pub(super) unsafe fn take_interface<I: Interface>(
     unsafe { crate::com::interface::invoker::from_raw::<I>(out) }.ok_or(E_POINTER)
 }
 
+/// What a [`ProfilerInfo`] and its clones share about the runtime's
+/// lifetime: the [`SHUT_DOWN`] bit, raised once the `Shutdown` callback has
+/// been delivered, and the number of facade calls into the runtime in
+/// flight (the other bits).
+#[derive(Default)]
+pub(super) struct Lifecycle(AtomicUsize);
+
+/// The bit of [`Lifecycle`] that says the runtime has shut down.
+const SHUT_DOWN: usize = 1 << (usize::BITS - 1);
+
+/// How long the `Shutdown` callback waits for facade calls other threads
+/// have in flight before it lets the runtime go on (and tear down): a call
+/// blocked inside the runtime must not hang the process's exit.
+const SHUTDOWN_GRACE: core::time::Duration = core::time::Duration::from_secs(1);
+
+impl Lifecycle {
+    /// Counts a call in, unless the runtime has shut down.
+    fn enter(&self) -> Result<()> {
+        let before = self.0.fetch_add(1, Ordering::Acquire);
+        if before & SHUT_DOWN != 0 {
+            self.leave();
+            return Err(AFTER_SHUTDOWN);
+        }
+        Ok(())
+    }
+
+    /// Counts a call out.
+    fn leave(&self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Raises the shut-down bit, then waits (at most `grace`) for the calls
+    /// in flight to finish: `true` when they did. Called with none of the
+    /// calling thread's own calls in flight.
+    fn shut_down(&self, grace: core::time::Duration) -> bool {
+        self.0.fetch_or(SHUT_DOWN, Ordering::AcqRel);
+        let start = std::time::Instant::now();
+        while self.0.load(Ordering::Acquire) & !SHUT_DOWN != 0 {
+            if start.elapsed() >= grace {
+                return false;
+            }
+            std::thread::yield_now();
+        }
+        true
+    }
+
+    fn is_shut_down(&self) -> bool {
+        self.0.load(Ordering::Acquire) & SHUT_DOWN != 0
+    }
+}
+
+/// What every [`ProfilerInfo`] method answers once the runtime's `Shutdown`
+/// callback has been delivered, instead of calling into a runtime that is
+/// being torn down: `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`, the code the
+/// runtime itself gives a call made at a time it does not support.
+pub const AFTER_SHUTDOWN: HRESULT = CORPROF_E_UNSUPPORTED_CALL_SEQUENCE;
+
+/// A runtime interface borrowed for one facade call: while it lives the
+/// call counts as in flight, so `Shutdown` does not return under it.
+pub(crate) struct Live<'a, T> {
+    raw: &'a T,
+    lifecycle: &'a Lifecycle,
+}
+
+impl<T> core::ops::Deref for Live<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.raw
+    }
+}
+
+impl<T> Drop for Live<'_, T> {
+    fn drop(&mut self) {
+        self.lifecycle.leave();
+    }
+}
+
 macro_rules! version_accessors {
-    ($($n:literal $method:ident $ty:ident;)*) => {$(
+    ($($n:literal $method:ident $live:ident $ty:ident;)*) => {$(
+        #[doc = ::core::concat!(
+            "[`", ::core::stringify!($ty), "`] for one facade call: `E_NOTIMPL` when the runtime ",
+            "is older, [`AFTER_SHUTDOWN`] once it has shut down."
+        )]
+        #[inline]
+        #[allow(dead_code)] // not every version has a facade method yet
+        pub(crate) fn $live(&self) -> Result<Live<'_, $ty>> {
+            let raw = self.$method().ok_or(E_NOTIMPL)?;
+            self.lifecycle.enter()?;
+            Ok(Live { raw, lifecycle: &self.lifecycle })
+        }
+
         #[doc = ::core::concat!(
             "The raw [`", ::core::stringify!($ty), "`] invoker, if the runtime offers version ",
-            ::core::stringify!($n), " or later."
+            ::core::stringify!($n), " or later. Its methods are `unsafe`; calling them after ",
+            "`shutdown` breaks their contract."
         )]
         #[inline]
         pub fn $method(&self) -> Option<&$ty> {
@@ -156,6 +258,7 @@ macro_rules! negotiate {
                         version: $n,
                         modules: Default::default(),
                         rewritten: Default::default(),
+                        lifecycle: Default::default(),
                     })
                     .ok_or(E_POINTER);
             }
@@ -204,10 +307,39 @@ impl ProfilerInfo {
     }
 
     version_accessors! {
-        2 v2 ICorProfilerInfo2; 3 v3 ICorProfilerInfo3; 4 v4 ICorProfilerInfo4; 5 v5 ICorProfilerInfo5;
-        6 v6 ICorProfilerInfo6; 7 v7 ICorProfilerInfo7; 8 v8 ICorProfilerInfo8; 9 v9 ICorProfilerInfo9;
-        10 v10 ICorProfilerInfo10; 11 v11 ICorProfilerInfo11; 12 v12 ICorProfilerInfo12;
-        13 v13 ICorProfilerInfo13; 14 v14 ICorProfilerInfo14; 15 v15 ICorProfilerInfo15;
+        2 v2 live_v2 ICorProfilerInfo2; 3 v3 live_v3 ICorProfilerInfo3;
+        4 v4 live_v4 ICorProfilerInfo4; 5 v5 live_v5 ICorProfilerInfo5;
+        6 v6 live_v6 ICorProfilerInfo6; 7 v7 live_v7 ICorProfilerInfo7;
+        8 v8 live_v8 ICorProfilerInfo8; 9 v9 live_v9 ICorProfilerInfo9;
+        10 v10 live_v10 ICorProfilerInfo10; 11 v11 live_v11 ICorProfilerInfo11;
+        12 v12 live_v12 ICorProfilerInfo12; 13 v13 live_v13 ICorProfilerInfo13;
+        14 v14 live_v14 ICorProfilerInfo14; 15 v15 live_v15 ICorProfilerInfo15;
+    }
+
+    /// `ICorProfilerInfo` for one facade call: [`AFTER_SHUTDOWN`] once the
+    /// runtime has shut down.
+    #[inline]
+    pub(crate) fn live(&self) -> Result<Live<'_, ICorProfilerInfo>> {
+        self.lifecycle.enter()?;
+        Ok(Live {
+            raw: &self.raw,
+            lifecycle: &self.lifecycle,
+        })
+    }
+
+    /// Whether the runtime's `Shutdown` callback has been delivered: from
+    /// then on every method answers [`AFTER_SHUTDOWN`]
+    /// (`CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`) without calling the runtime,
+    /// in this value and in all its clones.
+    pub fn is_shut_down(&self) -> bool {
+        self.lifecycle.is_shut_down()
+    }
+
+    /// Marks the runtime shut down (after the `Shutdown` callback has
+    /// run): later calls answer [`AFTER_SHUTDOWN`], and calls other threads
+    /// have in flight are waited for (at most one second).
+    pub(crate) fn mark_shut_down(&self) {
+        self.lifecycle.shut_down(SHUTDOWN_GRACE);
     }
 
     /// Chooses the events the runtime reports (`SetEventMask`, or
@@ -218,11 +350,12 @@ impl ProfilerInfo {
         events: COR_PRF_MONITOR,
         high: COR_PRF_HIGH_MONITOR,
     ) -> Result<()> {
+        let raw = self.live()?;
         if high.is_empty() {
             // SAFETY: a plain value argument.
-            return unsafe { self.raw.SetEventMask(events.0) }.ok();
+            return unsafe { raw.SetEventMask(events.0) }.ok();
         }
-        let v5 = self.v5().ok_or(E_NOTIMPL)?;
+        let v5 = self.live_v5()?;
         // SAFETY: plain value arguments.
         unsafe { v5.SetEventMask2(events.0, high.0) }.ok()
     }
@@ -230,25 +363,23 @@ impl ProfilerInfo {
     /// The events currently reported (`GetEventMask2`, or `GetEventMask`
     /// with empty high flags on runtimes before version 5).
     pub fn event_mask(&self) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
+        let raw = self.live()?;
         let (mut low, mut high) = (0, 0);
         match self.v5() {
             // SAFETY: valid out-pointers.
             Some(v5) => unsafe { v5.GetEventMask2(&mut low, &mut high) }.ok()?,
             // SAFETY: a valid out-pointer.
-            None => unsafe { self.raw.GetEventMask(&mut low) }.ok()?,
+            None => unsafe { raw.GetEventMask(&mut low) }.ok()?,
         }
         Ok((COR_PRF_MONITOR(low), COR_PRF_HIGH_MONITOR(high)))
     }
 
     /// The class, module and token of a function (`GetFunctionInfo`).
     pub fn function_info(&self, function: FunctionID) -> Result<FunctionInfo> {
+        let raw = self.live()?;
         let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
         // SAFETY: valid out-pointers.
-        unsafe {
-            self.raw
-                .GetFunctionInfo(function, &mut class, &mut module, &mut token)
-        }
-        .ok()?;
+        unsafe { raw.GetFunctionInfo(function, &mut class, &mut module, &mut token) }.ok()?;
         Ok(FunctionInfo {
             class,
             module,
@@ -259,12 +390,13 @@ impl ProfilerInfo {
     /// The metadata of the module that defines `function`, and its token
     /// (`GetTokenAndMetaDataFromFunction`).
     pub fn function_metadata(&self, function: FunctionID) -> Result<(MetadataImport, mdMethodDef)> {
+        let raw = self.live()?;
         let mut token = mdToken(0);
         // SAFETY: a valid IID and token out-pointer; the call writes null or
         // one reference to an IMetaDataImport.
         let import: IMetaDataImport = unsafe {
             take_interface(|out| {
-                self.raw.GetTokenAndMetaDataFromFunction(
+                raw.GetTokenAndMetaDataFromFunction(
                     function,
                     &IMetaDataImport::IID,
                     out,
@@ -326,6 +458,7 @@ impl ProfilerInfo {
     }
 
     fn class_name_depth(&self, class: ClassID, depth: u32, budget: &mut u32) -> Result<String> {
+        let raw = self.live()?;
         const MAX_DEPTH: u32 = 16;
         *budget = budget.saturating_sub(1);
         if let Some(name) = self.array_class_name(class, depth, budget) {
@@ -374,7 +507,7 @@ impl ProfilerInfo {
             }
         } else {
             // SAFETY: valid out-pointers.
-            unsafe { self.raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
+            unsafe { raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
         }
         let import = self.module_import(module)?;
         let mut name = import.type_name(typedef)?;
@@ -406,13 +539,11 @@ impl ProfilerInfo {
     /// from `IsArrayClass`, or `None` when `class` is not an array: arrays
     /// have no TypeDef for `GetClassIDInfo2` to answer.
     fn array_class_name(&self, class: ClassID, depth: u32, budget: &mut u32) -> Option<String> {
+        let raw = self.live().ok()?;
         let (mut element, mut element_class, mut rank) =
             (crate::metadata::CorElementType(0), ClassID::NULL, 0u32);
         // SAFETY: valid out-pointers; S_FALSE (not an array) is checked.
-        let hr = unsafe {
-            self.raw
-                .IsArrayClass(class, &mut element, &mut element_class, &mut rank)
-        };
+        let hr = unsafe { raw.IsArrayClass(class, &mut element, &mut element_class, &mut rank) };
         if hr != crate::S_OK || rank == 0 || rank > 32 {
             return None;
         }
@@ -432,15 +563,13 @@ impl ProfilerInfo {
 
     /// A module's path, assembly and load address (`GetModuleInfo`).
     pub fn module_info(&self, module: ModuleID) -> Result<ModuleInfo> {
+        let raw = self.live()?;
         let mut base: *const u8 = core::ptr::null();
         let mut assembly = AssemblyID::NULL;
         let path = read_utf16(|cap, needed, buf| {
             // SAFETY: `read_utf16` passes a buffer of `cap` characters and a
             // valid length pointer; the other out-pointers are locals.
-            unsafe {
-                self.raw
-                    .GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly)
-            }
+            unsafe { raw.GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly) }
         })?;
         Ok(ModuleInfo {
             path,
@@ -451,11 +580,12 @@ impl ProfilerInfo {
 
     /// An assembly's name, app domain and manifest module (`GetAssemblyInfo`).
     pub fn assembly_info(&self, assembly: AssemblyID) -> Result<AssemblyInfo> {
+        let raw = self.live()?;
         let (mut app_domain, mut manifest_module) = (AppDomainID::NULL, ModuleID::NULL);
         let name = read_utf16(|cap, needed, buf| {
             // SAFETY: as in `module_info`.
             unsafe {
-                self.raw.GetAssemblyInfo(
+                raw.GetAssemblyInfo(
                     assembly,
                     cap,
                     needed,
@@ -474,13 +604,11 @@ impl ProfilerInfo {
 
     /// An application domain's name (`GetAppDomainInfo`).
     pub fn app_domain_name(&self, app_domain: AppDomainID) -> Result<String> {
+        let raw = self.live()?;
         let mut process = ProcessID::NULL;
         read_utf16(|cap, needed, buf| {
             // SAFETY: as in `module_info`.
-            unsafe {
-                self.raw
-                    .GetAppDomainInfo(app_domain, cap, needed, buf, &mut process)
-            }
+            unsafe { raw.GetAppDomainInfo(app_domain, cap, needed, buf, &mut process) }
         })
     }
 
@@ -510,12 +638,12 @@ impl ProfilerInfo {
         module: ModuleID,
         open_flags: CorOpenFlags,
     ) -> Result<Option<I>> {
+        let raw = self.live()?;
         let mut out: *mut c_void = core::ptr::null_mut();
         // SAFETY: a valid IID and out-pointer; on success `out` is null or
         // one reference to an `I`, which `from_raw` takes over.
         unsafe {
-            self.raw
-                .GetModuleMetaData(module, open_flags.bits(), &I::IID, &mut out)
+            raw.GetModuleMetaData(module, open_flags.bits(), &I::IID, &mut out)
                 .ok()?;
             Ok(crate::com::interface::invoker::from_raw::<I>(out))
         }
@@ -524,14 +652,14 @@ impl ProfilerInfo {
     /// The modules loaded now (`EnumModules`, version 3), as an iterator
     /// that releases the runtime's enumerator when dropped.
     pub fn modules(&self) -> Result<ModuleIter> {
-        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.live_v3()?;
         // SAFETY: EnumModules writes null or one ICorProfilerModuleEnum reference.
         unsafe { take_interface(|out| v3.EnumModules(out)) }.map(ModuleIter::new)
     }
 
     /// The functions JIT-compiled so far (`EnumJITedFunctions`, version 3).
     pub fn jited_functions(&self) -> Result<FunctionIter> {
-        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.live_v3()?;
         // SAFETY: EnumJITedFunctions writes null or one ICorProfilerFunctionEnum reference.
         unsafe { take_interface(|out| v3.EnumJITedFunctions(out)) }.map(FunctionIter::new)
     }
@@ -539,31 +667,45 @@ impl ProfilerInfo {
     /// The managed thread calling this method (`GetCurrentThreadID`);
     /// `CORPROF_E_NOT_MANAGED_THREAD` on a native thread.
     pub fn current_thread(&self) -> Result<ThreadID> {
+        let raw = self.live()?;
         let mut thread = ThreadID::NULL;
         // SAFETY: a valid out-pointer.
-        unsafe { self.raw.GetCurrentThreadID(&mut thread) }.ok()?;
+        unsafe { raw.GetCurrentThreadID(&mut thread) }.ok()?;
         Ok(thread)
     }
 
     /// The OS thread ID a managed thread currently runs on (`GetThreadInfo`).
     pub fn os_thread_id(&self, thread: ThreadID) -> Result<u32> {
+        let raw = self.live()?;
         let mut os = 0;
         // SAFETY: a valid out-pointer.
-        unsafe { self.raw.GetThreadInfo(thread, &mut os) }.ok()?;
+        unsafe { raw.GetThreadInfo(thread, &mut os) }.ok()?;
         Ok(os)
     }
 
     /// The class of an object (`GetClassFromObject`).
-    pub fn class_of(&self, object: ObjectID) -> Result<ClassID> {
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn class_of(&self, object: ObjectID) -> Result<ClassID> {
+        let raw = self.live()?;
         let mut class = ClassID::NULL;
-        // SAFETY: a valid out-pointer.
-        unsafe { self.raw.GetClassFromObject(object, &mut class) }.ok()?;
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
+        unsafe { raw.GetClassFromObject(object, &mut class) }.ok()?;
         Ok(class)
     }
 
     /// The runtime's kind and version (`GetRuntimeInformation`, version 3).
     pub fn runtime_information(&self) -> Result<RuntimeInfo> {
-        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.live_v3()?;
         let mut info = RuntimeInfo {
             runtime_type: COR_PRF_RUNTIME_TYPE(0),
             major: 0,
@@ -601,14 +743,11 @@ impl ProfilerInfo {
     /// facade copies them (bodies are small) rather than hand out a borrow
     /// it cannot bound. [`ProfilerInfo::v1`] gives the raw call.
     pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<Vec<u8>> {
+        let raw = self.live()?;
         let mut header: *const u8 = core::ptr::null();
         let mut size: u32 = 0;
         // SAFETY: valid out-pointers.
-        unsafe {
-            self.raw
-                .GetILFunctionBody(module, method, &mut header, &mut size)
-        }
-        .ok()?;
+        unsafe { raw.GetILFunctionBody(module, method, &mut header, &mut size) }.ok()?;
         if header.is_null() {
             return Err(E_POINTER);
         }
@@ -674,9 +813,10 @@ impl ProfilerInfo {
         method: mdMethodDef,
         body: &[u8],
     ) -> Result<()> {
+        let raw = self.live()?;
         // SAFETY: GetILFunctionBodyAllocator writes null or one IMethodMalloc reference.
         let malloc: IMethodMalloc =
-            unsafe { take_interface(|out| self.raw.GetILFunctionBodyAllocator(module, out)) }?;
+            unsafe { take_interface(|out| raw.GetILFunctionBodyAllocator(module, out)) }?;
         let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: `Alloc` returns null or `size` writable bytes owned by the
         // runtime, which frees them with the module.
@@ -686,7 +826,7 @@ impl ProfilerInfo {
                 return Err(crate::E_OUTOFMEMORY);
             }
             core::ptr::copy_nonoverlapping(body.as_ptr(), memory, body.len());
-            self.raw.SetILFunctionBody(module, method, memory).ok()
+            raw.SetILFunctionBody(module, method, memory).ok()
         }
     }
 
@@ -695,7 +835,7 @@ impl ProfilerInfo {
     /// `get_rejit_parameters`. Requires `COR_PRF_ENABLE_REJIT` in the event
     /// mask.
     pub fn request_rejit(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<()> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let v4 = self.live_v4()?;
         let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
             methods.iter().copied().unzip();
         let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
@@ -715,7 +855,7 @@ impl ProfilerInfo {
         flags: COR_PRF_REJIT_FLAGS,
         methods: &[(ModuleID, mdMethodDef)],
     ) -> Result<()> {
-        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let v10 = self.live_v10()?;
         let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
             methods.iter().copied().unzip();
         let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
@@ -729,7 +869,7 @@ impl ProfilerInfo {
     /// Reverts methods to their original IL (`RequestRevert`, version 4).
     /// Returns one status per method.
     pub fn request_revert(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<Vec<HRESULT>> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let v4 = self.live_v4()?;
         let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
             methods.iter().copied().unzip();
         let mut statuses = alloc::vec![crate::S_OK; methods.len()];
@@ -895,5 +1035,61 @@ mod tests {
     fn profiler_info_is_send_sync_and_clone() {
         fn check<T: Send + Sync + Clone>() {}
         check::<ProfilerInfo>();
+    }
+}
+
+#[cfg(test)]
+mod lifecycle_tests {
+    use super::*;
+    use core::time::Duration;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::mpsc;
+
+    #[test]
+    fn shutting_down_waits_for_the_calls_in_flight_and_refuses_new_ones() {
+        let lifecycle = Arc::new(Lifecycle::default());
+        lifecycle.enter().unwrap(); // a call in flight on this thread
+        let done = Arc::new(AtomicBool::new(false));
+        let shutting = {
+            let (lifecycle, done) = (lifecycle.clone(), done.clone());
+            std::thread::spawn(move || {
+                // A grace no test run reaches: only the call's end lets it return.
+                let waited = lifecycle.shut_down(Duration::from_secs(600));
+                done.store(true, Ordering::SeqCst);
+                waited
+            })
+        };
+        while !lifecycle.is_shut_down() {
+            std::thread::yield_now();
+        }
+        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN), "no new call");
+        assert!(
+            !done.load(Ordering::SeqCst),
+            "Shutdown waits for the call in flight"
+        );
+        lifecycle.leave();
+        assert!(shutting.join().unwrap(), "and returns once it ended");
+        assert!(done.load(Ordering::SeqCst));
+        assert_eq!(
+            lifecycle.0.load(Ordering::SeqCst),
+            SHUT_DOWN,
+            "nothing left in flight"
+        );
+    }
+
+    #[test]
+    fn a_call_that_never_ends_delays_shutdown_by_the_grace_only() {
+        let lifecycle = Lifecycle::default();
+        lifecycle.enter().unwrap();
+        let (sent, received) = mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| sent.send(lifecycle.shut_down(Duration::ZERO)).unwrap());
+        });
+        assert_eq!(
+            received.recv(),
+            Ok(false),
+            "gave up waiting instead of hanging"
+        );
+        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN));
     }
 }

@@ -56,11 +56,12 @@ pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider}
 pub use heap::ObjectHandle;
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
+    AFTER_SHUTDOWN,
 };
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
-pub use stack::StackFrame;
+pub use stack::{FrameInfo, StackFrame};
 pub use suspend::SuspendedRuntime;
 
 use crate::profiling::ICorProfilerCallback11;

@@ -132,8 +132,10 @@ impl ProfilerInfo {
     /// `COR_PRF_MODULE_COLLECTIBLE`, `Some(false)` when they have it or the
     /// runtime has no version 3, `None` when the call fails.
     fn module_is_permanent(&self, module: ModuleID) -> Option<bool> {
-        let Some(v3) = self.v3() else {
-            return Some(false);
+        let v3 = match self.live_v3() {
+            Ok(v3) => v3,
+            Err(crate::E_NOTIMPL) => return Some(false),
+            Err(_) => return None,
         };
         let mut base: *const u8 = core::ptr::null();
         let mut assembly = AssemblyID::NULL;

@@ -5,9 +5,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::info::{ProfilerInfo, Result};
+use super::stack::FrameInfo;
 use crate::metadata::mdToken;
 use crate::profiling::*;
-use crate::{E_NOTIMPL, E_UNEXPECTED};
+use crate::E_UNEXPECTED;
 
 /// How many method type arguments are named at most; the rest print as
 /// `...` (real methods have a handful, the bound keeps a broken answer
@@ -38,19 +39,21 @@ impl ProfilerInfo {
     /// names") compares the two with the targets of
     /// `corprof::instrument::MethodTarget` (``Asm!Holder`1::Get``).
     pub fn instantiated_function_name(&self, function: FunctionID) -> Result<String> {
-        self.instantiated_function_name_in_frame(function, COR_PRF_FRAME_INFO::NULL)
+        self.instantiated_function_name_in_frame(function, FrameInfo::NONE)
     }
 
     /// Like [`instantiated_function_name`](Self::instantiated_function_name),
     /// with a frame (from an enter/leave hook, `corprof::hooks::Arguments::frame`, or a
     /// stack walk) that lets the runtime name the exact instantiation of
-    /// shared generic code (`GetFunctionInfo2`).
+    /// shared generic code (`GetFunctionInfo2`). The frame is borrowed for
+    /// the callback that handed it out, so this is called inside it.
     pub fn instantiated_function_name_in_frame(
         &self,
         function: FunctionID,
-        frame: COR_PRF_FRAME_INFO,
+        frame: FrameInfo<'_>,
     ) -> Result<String> {
-        let v2 = self.v2().ok_or(E_NOTIMPL)?;
+        let frame = frame.as_raw();
+        let v2 = self.live_v2()?;
         let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
         let mut count: u32 = 0;
         // SAFETY: valid out-pointers; a zero-capacity call asks for the count.

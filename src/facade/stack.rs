@@ -1,14 +1,62 @@
 //! Stack walks: [`ProfilerInfo::stack_snapshot`] over `DoStackSnapshot`.
 
 use core::ffi::c_void;
+use core::marker::PhantomData;
 
 use super::info::{ProfilerInfo, Result};
 use crate::profiling::*;
-use crate::{BYTE, E_ABORT, E_NOTIMPL, HRESULT, S_OK, UINT_PTR, ULONG32};
+use crate::{BYTE, E_ABORT, HRESULT, S_OK, UINT_PTR, ULONG32};
 
-/// One frame of a stack walk, innermost first.
+/// A frame's `COR_PRF_FRAME_INFO`, borrowed for the stack walk's callback
+/// or the enter/leave/tailcall hook that handed it out (`'a`).
+///
+/// The runtime's frame info points into the walk's or the hook's own
+/// state, so it is valid only while that callback runs: the lifetime keeps
+/// it from being stored and used later, for example in
+/// [`ProfilerInfo::instantiated_function_name_in_frame`], which passes it
+/// to `GetFunctionInfo2`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StackFrame {
+pub struct FrameInfo<'a> {
+    raw: COR_PRF_FRAME_INFO,
+    _callback: PhantomData<&'a ()>,
+}
+
+impl FrameInfo<'static> {
+    /// No frame (`NULL`), which every method that takes a frame accepts.
+    pub const NONE: FrameInfo<'static> = FrameInfo {
+        raw: COR_PRF_FRAME_INFO::NULL,
+        _callback: PhantomData,
+    };
+}
+
+impl<'a> FrameInfo<'a> {
+    /// A frame info from the runtime, borrowed for `'a`.
+    ///
+    /// # Safety
+    ///
+    /// `raw` must be null, or a frame info the runtime handed out (a
+    /// `DoStackSnapshot` callback's argument, `GetFunctionEnter3Info` and
+    /// its siblings) that stays valid for `'a`: `'a` must not outlive the
+    /// callback or hook it came from.
+    #[inline]
+    pub const unsafe fn from_raw(raw: COR_PRF_FRAME_INFO) -> FrameInfo<'a> {
+        FrameInfo {
+            raw,
+            _callback: PhantomData,
+        }
+    }
+
+    /// The raw frame info, for the raw API.
+    #[inline]
+    pub const fn as_raw(self) -> COR_PRF_FRAME_INFO {
+        self.raw
+    }
+}
+
+/// One frame of a stack walk, innermost first, borrowed for the walk's
+/// callback (`'a`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StackFrame<'a> {
     /// A managed frame.
     Managed {
         /// The function running in it.
@@ -17,8 +65,8 @@ pub enum StackFrame {
         ip: usize,
         /// Its frame, for `GetFunctionInfo2` (and
         /// [`ProfilerInfo::instantiated_function_name_in_frame`]); valid
-        /// only during the callback.
-        frame: COR_PRF_FRAME_INFO,
+        /// only during the callback, which its lifetime enforces.
+        frame: FrameInfo<'a>,
     },
     /// A run of native (unmanaged) frames, reported as one.
     Native {
@@ -35,7 +83,7 @@ struct Walk<'f, F> {
     panic: Option<std::boxed::Box<dyn core::any::Any + Send>>,
 }
 
-unsafe extern "system" fn visit_frame<F: FnMut(StackFrame) -> bool>(
+unsafe extern "system" fn visit_frame<F: FnMut(StackFrame<'_>) -> bool>(
     function: FunctionID,
     ip: UINT_PTR,
     frame: COR_PRF_FRAME_INFO,
@@ -55,7 +103,10 @@ unsafe extern "system" fn visit_frame<F: FnMut(StackFrame) -> bool>(
         StackFrame::Managed {
             function,
             ip,
-            frame,
+            // SAFETY: the runtime's frame info for this callback; `visit`
+            // receives it for any lifetime (a higher-ranked closure), so it
+            // cannot keep it past this call.
+            frame: unsafe { FrameInfo::from_raw(frame) },
         }
     };
     let visit = &mut *walk.visit;
@@ -91,12 +142,16 @@ impl ProfilerInfo {
     ///
     /// A panic in `visit` stops the walk, is carried over the runtime's
     /// frames and resumes after it.
-    pub fn stack_snapshot<F: FnMut(StackFrame) -> bool>(
+    ///
+    /// Each [`StackFrame`] is borrowed for its call of `visit`: copy the
+    /// function and instruction pointer to keep them; the frame info cannot
+    /// leave the walk.
+    pub fn stack_snapshot<F: FnMut(StackFrame<'_>) -> bool>(
         &self,
         thread: ThreadID,
         mut visit: F,
     ) -> Result<()> {
-        let v2 = self.v2().ok_or(E_NOTIMPL)?;
+        let v2 = self.live_v2()?;
         let mut walk = Walk {
             visit: &mut visit,
             stopped: false,

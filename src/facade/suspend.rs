@@ -11,7 +11,7 @@ use core::ffi::c_void;
 use super::enumerators::ThreadIter;
 use super::info::{take_interface, ProfilerInfo, Result};
 use crate::profiling::{ObjectID, ThreadID};
-use crate::{E_NOTIMPL, HRESULT};
+use crate::HRESULT;
 
 /// The runtime suspended by [`ProfilerInfo::suspend_runtime`]: every
 /// managed thread is stopped at a safe point until [`resume`] or drop.
@@ -32,11 +32,11 @@ impl SuspendedRuntime<'_> {
     }
 
     fn resume_now(&self) -> HRESULT {
-        match self.info.v10() {
+        match self.info.live_v10() {
             // SAFETY: this value exists only after a successful
             // SuspendRuntime on this interface, and resumes once.
-            Some(v10) => unsafe { v10.ResumeRuntime() },
-            None => E_NOTIMPL,
+            Ok(v10) => unsafe { v10.ResumeRuntime() },
+            Err(hr) => hr,
         }
     }
 }
@@ -53,7 +53,7 @@ impl ProfilerInfo {
     /// The managed threads alive now (`EnumThreads`, version 4), as an
     /// iterator that releases the runtime's enumerator when dropped.
     pub fn threads(&self) -> Result<ThreadIter> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let v4 = self.live_v4()?;
         // SAFETY: EnumThreads writes null or one ICorProfilerThreadEnum reference.
         unsafe { take_interface(|out: *mut *mut c_void| v4.EnumThreads(out)) }.map(ThreadIter::new)
     }
@@ -63,16 +63,27 @@ impl ProfilerInfo {
     /// the runtime is suspended does not wait on an allocation the
     /// suspended threads hold. A sampler thread calls it once, first.
     pub fn initialize_current_thread(&self) -> Result<()> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+        let v4 = self.live_v4()?;
         // SAFETY: no arguments; valid on any thread.
         unsafe { v4.InitializeCurrentThread() }.ok()
     }
 
     /// The size of `object` in bytes (`GetObjectSize2`, version 4).
-    pub fn object_size(&self, object: ObjectID) -> Result<usize> {
-        let v4 = self.v4().ok_or(E_NOTIMPL)?;
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call. An `ObjectID` is the object's
+    /// address, valid only until the next garbage collection, and the
+    /// runtime reads the object through it without checking it. Call this
+    /// in the callback that handed the ID over (`object_allocated`,
+    /// `exception_thrown`, ...), on that callback's thread, or while the
+    /// runtime is suspended with an ID obtained since it was suspended.
+    pub unsafe fn object_size(&self, object: ObjectID) -> Result<usize> {
+        let v4 = self.live_v4()?;
         let mut size = 0;
-        // SAFETY: a valid out-pointer; the runtime checks the ID.
+        // SAFETY: a valid out-pointer; `object` is live and does not move
+        // (this function's contract).
         unsafe { v4.GetObjectSize2(object, &mut size) }.ok()?;
         Ok(size)
     }
@@ -85,7 +96,7 @@ impl ProfilerInfo {
     ///
     /// [`stack_snapshot`]: ProfilerInfo::stack_snapshot
     pub fn suspend_runtime(&self) -> Result<SuspendedRuntime<'_>> {
-        let v10 = self.v10().ok_or(E_NOTIMPL)?;
+        let v10 = self.live_v10()?;
         // SAFETY: no arguments; the runtime checks the calling thread.
         unsafe { v10.SuspendRuntime() }.ok()?;
         Ok(SuspendedRuntime {

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::facade::strings::{decode, MAX_CHARS};
-use crate::facade::{ProfilerInfo, Result};
+use crate::facade::{FrameInfo, ProfilerInfo, Result};
 use crate::profiling::*;
 use crate::{BOOL, E_INVALIDARG, E_NOTIMPL, E_POINTER, E_UNEXPECTED, FALSE, TRUE, UINT_PTR};
 
@@ -412,7 +412,7 @@ impl ProfilerInfo {
         hooks: Arc<H>,
         mode: HookMode,
     ) -> Result<()> {
-        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.live_v3()?;
         if !(H::ENTER || H::LEAVE || H::TAILCALL) {
             return Err(E_INVALIDARG);
         }
@@ -439,14 +439,18 @@ impl ProfilerInfo {
             return Err(E_UNEXPECTED);
         }
         let before = self.event_mask();
-        let result = self.install::<H>(v3, installed, trampolines);
+        let result = self.install::<H>(&v3, installed, trampolines);
         if result.is_err() {
             // No hooks were set, so nothing calls the targets; the record is
             // kept (leaked), because the runtime may already hold the mapper
             // and its client data.
             INSTALLED.store(core::ptr::null_mut(), Ordering::Release);
-            set_fast_path_targets(None, None, None);
-            set_enter_with_info_target(None);
+            // SAFETY: these hooks are the process's only ones (INSTALLED),
+            // and they were not set: no target of theirs can run.
+            unsafe {
+                set_fast_path_targets(None, None, None);
+                set_enter_with_info_target(None);
+            }
             if let Ok((events, high)) = before {
                 // Best effort: the install's error is the one to report.
                 let _ = self.set_event_mask(events, high);
@@ -479,11 +483,17 @@ impl ProfilerInfo {
             Some(t) => {
                 // A kind the profiler does not want gets no hook (the JIT's
                 // default stub) and no target.
-                set_fast_path_targets(
-                    H::ENTER.then_some(enter_target::<H> as FastPathTarget),
-                    H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
-                    H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
-                );
+                // SAFETY: these hooks are the process's only ones
+                // (INSTALLED), and their targets read the client IDs of
+                // `mapper::<H>`, set just above, and never unwind (a panic
+                // aborts).
+                unsafe {
+                    set_fast_path_targets(
+                        H::ENTER.then_some(enter_target::<H> as FastPathTarget),
+                        H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
+                        H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
+                    )
+                };
                 // SAFETY: the trampolines follow the JIT's register contract
                 // and call the targets just set.
                 unsafe {
@@ -527,7 +537,7 @@ impl ProfilerInfo {
     /// collector cannot move during the call: for example an argument read
     /// in a [`HookMode::WithInfo`] hook, on the hooked thread.
     pub unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String> {
-        let v2 = self.v3().ok_or(E_NOTIMPL)?;
+        let v2 = self.live_v3()?;
         if string.is_null() {
             return Err(E_POINTER);
         }
@@ -587,8 +597,8 @@ pub struct TailcallCall<'a> {
 #[derive(Debug)]
 pub struct Arguments<'a> {
     /// The frame, for [`ProfilerInfo::instantiated_function_name_in_frame`]
-    /// and `GetFunctionInfo2`.
-    pub frame: COR_PRF_FRAME_INFO,
+    /// and `GetFunctionInfo2`; borrowed for the hook, like the arguments.
+    pub frame: FrameInfo<'a>,
     ranges: Vec<COR_PRF_FUNCTION_ARGUMENT_RANGE>,
     _call: PhantomData<&'a ()>,
 }
@@ -644,7 +654,7 @@ impl<'a> EnterCall<'a> {
 
     /// The frame and argument ranges (`GetFunctionEnter3Info`).
     pub fn arguments(&self) -> Result<Arguments<'_>> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         let mut size: u32 = 0;
         // SAFETY: a size query: null buffer, valid out-pointers.
@@ -659,7 +669,10 @@ impl<'a> EnterCall<'a> {
         };
         if first.is_ok() && size == 0 {
             return Ok(Arguments {
-                frame,
+                // SAFETY: the runtime's frame info for this hook;
+                // `Arguments<'_>` borrows `self`, which lives only during
+                // the hook.
+                frame: unsafe { FrameInfo::from_raw(frame) },
                 ranges: Vec::new(),
                 _call: PhantomData,
             });
@@ -686,7 +699,8 @@ impl<'a> EnterCall<'a> {
             (0..count).map(|i| first.add(i).read()).collect()
         };
         Ok(Arguments {
-            frame,
+            // SAFETY: as above.
+            frame: unsafe { FrameInfo::from_raw(frame) },
             ranges,
             _call: PhantomData,
         })
@@ -705,14 +719,16 @@ impl<'a> LeaveCall<'a> {
     }
 
     /// The return value's bytes (empty for `void`) and the frame
-    /// (`GetFunctionLeave3Info`).
-    pub fn return_value(&self) -> Result<(&'_ [u8], COR_PRF_FRAME_INFO)> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+    /// (`GetFunctionLeave3Info`), both borrowed for the hook.
+    pub fn return_value(&self) -> Result<(&'_ [u8], FrameInfo<'_>)> {
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         let mut range = COR_PRF_FUNCTION_ARGUMENT_RANGE::default();
         // SAFETY: valid out-pointers.
         unsafe { v3.GetFunctionLeave3Info(self.function, self.elt, &mut frame, &mut range) }
             .ok()?;
+        // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
+        let frame = unsafe { FrameInfo::from_raw(frame) };
         if range.startAddress == 0 || range.length == 0 {
             return Ok((&[], frame));
         }
@@ -736,12 +752,13 @@ impl<'a> TailcallCall<'a> {
         self.info
     }
 
-    /// The frame (`GetFunctionTailcall3Info`).
-    pub fn frame(&self) -> Result<COR_PRF_FRAME_INFO> {
-        let v3 = self.info.v3().ok_or(E_NOTIMPL)?;
+    /// The frame (`GetFunctionTailcall3Info`), borrowed for the hook.
+    pub fn frame(&self) -> Result<FrameInfo<'_>> {
+        let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         // SAFETY: a valid out-pointer.
         unsafe { v3.GetFunctionTailcall3Info(self.function, self.elt, &mut frame) }.ok()?;
-        Ok(frame)
+        // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
+        Ok(unsafe { FrameInfo::from_raw(frame) })
     }
 }

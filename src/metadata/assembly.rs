@@ -17,6 +17,7 @@ com_interface! {
     #[iid("211EF15B-5317-4438-B196-DEC87B887693")]
     #[vtable(IMetaDataAssemblyEmit_Vtbl)]
     #[implement(IMetaDataAssemblyEmit_Impl)]
+    #[agile]
     pub interface IMetaDataAssemblyEmit: IUnknown {
         /// Defines the scope's assembly manifest: public key, hash algorithm, name, version data and flags.
         fn DefineAssembly(
@@ -113,6 +114,7 @@ com_interface! {
     #[iid("EE62470B-E94B-424E-9B7C-2F00C9249F93")]
     #[vtable(IMetaDataAssemblyImport_Vtbl)]
     #[implement(IMetaDataAssemblyImport_Impl)]
+    #[agile]
     pub interface IMetaDataAssemblyImport: IUnknown {
         /// Gives the public key, hash algorithm, name, version data and flags of the assembly.
         fn GetAssemblyProps(

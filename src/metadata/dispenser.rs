@@ -15,6 +15,7 @@ com_interface! {
     #[iid("809C652E-7396-11D2-9771-00A0C9B4D50C")]
     #[vtable(IMetaDataDispenser_Vtbl)]
     #[implement(IMetaDataDispenser_Impl)]
+    #[agile]
     pub interface IMetaDataDispenser: IUnknown {
         /// Creates a new, empty metadata scope and returns it as the interface `riid` asks for.
         fn DefineScope(
@@ -46,6 +47,7 @@ com_interface! {
     #[iid("31BCFCE2-DAFB-11D2-9F81-00C04F79A0A3")]
     #[vtable(IMetaDataDispenserEx_Vtbl)]
     #[implement(IMetaDataDispenserEx_Impl: IMetaDataDispenser_Impl)]
+    #[agile]
     pub interface IMetaDataDispenserEx: IMetaDataDispenser {
         /// Sets a dispenser option (`optionid`) to a value (`value` points to a `VARIANT`).
         fn SetOption(optionid: REFGUID, value: *const c_void) -> HRESULT { E_NOTIMPL }

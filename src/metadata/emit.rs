@@ -21,6 +21,7 @@ com_interface! {
     #[iid("BA3FEE4C-ECB9-4E41-83B7-183FA41CD859")]
     #[vtable(IMetaDataEmit_Vtbl)]
     #[implement(IMetaDataEmit_Impl)]
+    #[agile]
     pub interface IMetaDataEmit: IUnknown {
         /// Sets the name of the module the scope describes.
         fn SetModuleProps(szName: LPCWSTR) -> HRESULT { E_NOTIMPL }
@@ -337,6 +338,7 @@ com_interface! {
     #[iid("F5DD9950-F693-42E6-830E-7B833E8146A9")]
     #[vtable(IMetaDataEmit2_Vtbl)]
     #[implement(IMetaDataEmit2_Impl: IMetaDataEmit_Impl)]
+    #[agile]
     pub interface IMetaDataEmit2: IMetaDataEmit {
         /// Defines an instantiation (MethodSpec) of generic method `tkParent`.
         fn DefineMethodSpec(

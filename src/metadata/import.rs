@@ -24,6 +24,7 @@ com_interface! {
     #[iid("7DAC8207-D3AE-4C75-9B67-92801A497D44")]
     #[vtable(IMetaDataImport_Vtbl)]
     #[implement(IMetaDataImport_Impl)]
+    #[agile]
     pub interface IMetaDataImport: IUnknown {
         /// Frees an enumerator returned by one of the `Enum*` methods.
         fn CloseEnum(hEnum: HCORENUM) {}
@@ -505,6 +506,7 @@ com_interface! {
     #[iid("FCE5EFA0-8BBA-4F8E-A036-8F2022B08466")]
     #[vtable(IMetaDataImport2_Vtbl)]
     #[implement(IMetaDataImport2_Impl: IMetaDataImport_Impl)]
+    #[agile]
     pub interface IMetaDataImport2: IMetaDataImport {
         /// Enumerates the generic parameters of a type or method.
         fn EnumGenericParams(

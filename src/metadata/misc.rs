@@ -14,6 +14,7 @@ com_interface! {
     #[iid("B81FF171-20F3-11D2-8DCC-00A0C9B09C19")]
     #[vtable(IMetaDataError_Vtbl)]
     #[implement(IMetaDataError_Impl)]
+    #[agile]
     pub interface IMetaDataError: IUnknown {
         /// Reports an error (`hrError`) the engine hit, with the token it concerns.
         fn OnError(hrError: HRESULT, token: mdToken) -> HRESULT { E_NOTIMPL }
@@ -25,6 +26,7 @@ com_interface! {
     #[iid("06A3EA8B-0225-11D1-BF72-00C04FC31E12")]
     #[vtable(IMapToken_Vtbl)]
     #[implement(IMapToken_Impl)]
+    #[agile]
     pub interface IMapToken: IUnknown {
         /// Reports that token `tkImp` of the imported scope became `tkEmit` in the emit scope.
         fn Map(tkImp: mdToken, tkEmit: mdToken) -> HRESULT { E_NOTIMPL }
@@ -36,6 +38,7 @@ com_interface! {
     #[iid("D0E80DD1-12D4-11D3-B39D-00C04FF81795")]
     #[vtable(IMetaDataFilter_Vtbl)]
     #[implement(IMetaDataFilter_Impl)]
+    #[agile]
     pub interface IMetaDataFilter: IUnknown {
         /// Clears every mark in the scope.
         fn UnmarkAll() -> HRESULT { E_NOTIMPL }
@@ -51,6 +54,7 @@ com_interface! {
     #[iid("D0E80DD3-12D4-11D3-B39D-00C04FF81795")]
     #[vtable(IHostFilter_Vtbl)]
     #[implement(IHostFilter_Impl)]
+    #[agile]
     pub interface IHostFilter: IUnknown {
         /// Receives a token the metadata engine marked.
         fn MarkToken(tk: mdToken) -> HRESULT { E_NOTIMPL }
@@ -62,6 +66,7 @@ com_interface! {
     #[iid("4709C9C6-81FF-11D3-9FC7-00C04F79A0A3")]
     #[vtable(IMetaDataValidate_Vtbl)]
     #[implement(IMetaDataValidate_Impl)]
+    #[agile]
     pub interface IMetaDataValidate: IUnknown {
         /// Prepares validation for a module kind (`CorValidatorModuleType`), with an error handler.
         fn ValidatorInit(dwModuleType: DWORD, pUnk: *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -75,6 +80,7 @@ com_interface! {
     #[iid("7998EA64-7F95-48B8-86FC-17CAF48BF5CB")]
     #[vtable(IMetaDataInfo_Vtbl)]
     #[implement(IMetaDataInfo_Impl)]
+    #[agile]
     pub interface IMetaDataInfo: IUnknown {
         /// Gives the address, size and kind (`CorFileMapping`) of the memory the scope's file is mapped into.
         fn GetFileMapping(

@@ -13,6 +13,7 @@ com_interface! {
     #[iid("D8F579AB-402D-4B8E-82D9-5D63B1065C68")]
     #[vtable(IMetaDataTables_Vtbl)]
     #[implement(IMetaDataTables_Impl)]
+    #[agile]
     pub interface IMetaDataTables: IUnknown {
         /// Gives the size of the string heap, in bytes.
         fn GetStringHeapSize(pcbStrings: *mut ULONG) -> HRESULT { E_NOTIMPL }
@@ -92,6 +93,7 @@ com_interface! {
     #[iid("BADB5F70-58DA-43A9-A1C6-D74819F19B15")]
     #[vtable(IMetaDataTables2_Vtbl)]
     #[implement(IMetaDataTables2_Impl: IMetaDataTables_Impl)]
+    #[agile]
     pub interface IMetaDataTables2: IMetaDataTables {
         /// Gives a pointer to and the size of the whole metadata section (it starts with `BSJB`).
         fn GetMetaDataStorage(ppvMd: *mut *const c_void, pcbMd: *mut ULONG) -> HRESULT { E_NOTIMPL }

@@ -20,6 +20,7 @@ com_interface! {
     #[iid("176FBED1-A55C-4796-98CA-A9DA0EF883E7")]
     #[vtable(ICorProfilerCallback_Vtbl)]
     #[implement(ICorProfilerCallback_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback: IUnknown {
         /// The profiler was loaded at startup; `pICorProfilerInfoUnk` is an `IUnknown *` to query for `ICorProfilerInfo*`.
         fn Initialize(pICorProfilerInfoUnk: *mut c_void) -> HRESULT { S_OK }
@@ -167,6 +168,7 @@ com_interface! {
     #[iid("8A8CC829-CCF2-49FE-BBAE-0F022228071A")]
     #[vtable(ICorProfilerCallback2_Vtbl)]
     #[implement(ICorProfilerCallback2_Impl: ICorProfilerCallback_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback2: ICorProfilerCallback {
         /// A thread's name changed; `name` holds `cchName` characters, not NUL-terminated.
         fn ThreadNameChanged(threadId: ThreadID, cchName: ULONG, name: *mut WCHAR) -> HRESULT { S_OK }
@@ -191,6 +193,7 @@ com_interface! {
     #[iid("4FD2ED52-7731-4B8D-9469-03D2CC3086C5")]
     #[vtable(ICorProfilerCallback3_Vtbl)]
     #[implement(ICorProfilerCallback3_Impl: ICorProfilerCallback2_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback3: ICorProfilerCallback2 {
         /// The profiler was attached to a running process (instead of `Initialize`), with the attacher's client data.
         fn InitializeForAttach(pCorProfilerInfoUnk: *mut c_void, pvClientData: *mut c_void, cbClientData: UINT) -> HRESULT { S_OK }
@@ -205,6 +208,7 @@ com_interface! {
     #[iid("7B63B2E3-107D-4D48-B2F6-F61E229470D2")]
     #[vtable(ICorProfilerCallback4_Vtbl)]
     #[implement(ICorProfilerCallback4_Impl: ICorProfilerCallback3_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback4: ICorProfilerCallback3 {
         /// The JIT is starting to recompile a function for a ReJIT request.
         fn ReJITCompilationStarted(functionId: FunctionID, rejitId: ReJITID, fIsSafeToBlock: BOOL) -> HRESULT { S_OK }
@@ -225,6 +229,7 @@ com_interface! {
     #[iid("8DFBA405-8C9F-45F8-BFFA-83B14CEF78B5")]
     #[vtable(ICorProfilerCallback5_Vtbl)]
     #[implement(ICorProfilerCallback5_Impl: ICorProfilerCallback4_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback5: ICorProfilerCallback4 {
         /// After a GC, dependent handles: `keyRefIds[i]` keeps `valueRefIds[i]` alive through handle `rootIds[i]`.
         fn ConditionalWeakTableElementReferences(cRootRefs: ULONG, keyRefIds: *mut ObjectID, valueRefIds: *mut ObjectID, rootIds: *mut GCHandleID) -> HRESULT { S_OK }
@@ -235,6 +240,7 @@ com_interface! {
     #[iid("FC13DF4B-4448-4F4F-950C-BA8D19D00C36")]
     #[vtable(ICorProfilerCallback6_Vtbl)]
     #[implement(ICorProfilerCallback6_Impl: ICorProfilerCallback5_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback6: ICorProfilerCallback5 {
         /// An assembly is at its reference-closure walk; add the references you will emit through `pAsmRefProvider` (an `ICorProfilerAssemblyReferenceProvider *`). Not raised by CoreCLR.
         fn GetAssemblyReferences(wszAssemblyPath: *const WCHAR, pAsmRefProvider: *mut c_void) -> HRESULT { S_OK }
@@ -245,6 +251,7 @@ com_interface! {
     #[iid("F76A2DBA-1D52-4539-866C-2AA518F9EFC3")]
     #[vtable(ICorProfilerCallback7_Vtbl)]
     #[implement(ICorProfilerCallback7_Impl: ICorProfilerCallback6_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback7: ICorProfilerCallback6 {
         /// The symbol stream of an in-memory module was updated.
         fn ModuleInMemorySymbolsUpdated(moduleId: ModuleID) -> HRESULT { S_OK }
@@ -255,6 +262,7 @@ com_interface! {
     #[iid("5BED9B15-C079-4D47-BFE2-215A140C07E0")]
     #[vtable(ICorProfilerCallback8_Vtbl)]
     #[implement(ICorProfilerCallback8_Impl: ICorProfilerCallback7_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback8: ICorProfilerCallback7 {
         /// A dynamic method is being jitted; `pILHeader` (`cbILHeader` bytes) is valid only during the call.
         fn DynamicMethodJITCompilationStarted(functionId: FunctionID, fIsSafeToBlock: BOOL, pILHeader: *const BYTE, cbILHeader: ULONG) -> HRESULT { S_OK }
@@ -267,6 +275,7 @@ com_interface! {
     #[iid("27583EC3-C8F5-482F-8052-194B8CE4705A")]
     #[vtable(ICorProfilerCallback9_Vtbl)]
     #[implement(ICorProfilerCallback9_Impl: ICorProfilerCallback8_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback9: ICorProfilerCallback8 {
         /// A dynamic method was garbage collected and unloaded.
         fn DynamicMethodUnloaded(functionId: FunctionID) -> HRESULT { S_OK }
@@ -277,6 +286,7 @@ com_interface! {
     #[iid("CEC5B60E-C69C-495F-87F6-84D28EE16FFB")]
     #[vtable(ICorProfilerCallback10_Vtbl)]
     #[implement(ICorProfilerCallback10_Impl: ICorProfilerCallback9_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback10: ICorProfilerCallback9 {
         /// An EventPipe event reached the profiler's session: metadata and payload blobs, activity IDs, thread and stack (all valid only during the call).
         fn EventPipeEventDelivered(provider: EVENTPIPE_PROVIDER, eventId: DWORD, eventVersion: DWORD, cbMetadataBlob: ULONG, metadataBlob: *const BYTE, cbEventData: ULONG, eventData: *const BYTE, pActivityId: *const GUID, pRelatedActivityId: *const GUID, eventThread: ThreadID, numStackFrames: ULONG, stackFrames: *mut UINT_PTR) -> HRESULT { S_OK }
@@ -289,6 +299,7 @@ com_interface! {
     #[iid("42350846-AAED-47F7-B128-FD0C98881CDE")]
     #[vtable(ICorProfilerCallback11_Vtbl)]
     #[implement(ICorProfilerCallback11_Impl: ICorProfilerCallback10_Impl)]
+    #[agile]
     pub interface ICorProfilerCallback11: ICorProfilerCallback10 {
         /// Asked before `Initialize`: write TRUE to `*pbNotificationOnly` to load as a notification-only profiler.
         fn LoadAsNotificationOnly(pbNotificationOnly: *mut BOOL) -> HRESULT { S_OK }

@@ -14,6 +14,7 @@ com_interface! {
     #[iid("2C6269BD-2D13-4321-AE12-6686365FD6AF")]
     #[vtable(ICorProfilerObjectEnum_Vtbl)]
     #[implement(ICorProfilerObjectEnum_Impl)]
+    #[agile]
     pub interface ICorProfilerObjectEnum: IUnknown {
         /// Skips the next `celt` objects.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
@@ -32,6 +33,7 @@ com_interface! {
     #[iid("FF71301A-B994-429D-A10B-B345A65280EF")]
     #[vtable(ICorProfilerFunctionEnum_Vtbl)]
     #[implement(ICorProfilerFunctionEnum_Impl)]
+    #[agile]
     pub interface ICorProfilerFunctionEnum: IUnknown {
         /// Skips the next `celt` functions.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
@@ -49,6 +51,7 @@ com_interface! {
     #[iid("B0266D75-2081-4493-AF7F-028BA34DB891")]
     #[vtable(ICorProfilerModuleEnum_Vtbl)]
     #[implement(ICorProfilerModuleEnum_Impl)]
+    #[agile]
     pub interface ICorProfilerModuleEnum: IUnknown {
         /// Skips the next `celt` modules.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
@@ -66,6 +69,7 @@ com_interface! {
     #[iid("571194F7-25ED-419F-AA8B-7016B3159701")]
     #[vtable(ICorProfilerThreadEnum_Vtbl)]
     #[implement(ICorProfilerThreadEnum_Impl)]
+    #[agile]
     pub interface ICorProfilerThreadEnum: IUnknown {
         /// Skips the next `celt` threads.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
@@ -84,6 +88,7 @@ com_interface! {
     #[iid("FCCEE788-0088-454B-A811-C99F298D1942")]
     #[vtable(ICorProfilerMethodEnum_Vtbl)]
     #[implement(ICorProfilerMethodEnum_Impl)]
+    #[agile]
     pub interface ICorProfilerMethodEnum: IUnknown {
         /// Skips the next `celt` methods.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }

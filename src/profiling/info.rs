@@ -18,6 +18,7 @@ com_interface! {
     #[iid("28B5557D-3F3F-48b4-90B2-5F9EEA2F6C48")]
     #[vtable(ICorProfilerInfo_Vtbl)]
     #[implement(ICorProfilerInfo_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo: IUnknown {
         /// Gets the class of an object.
         fn GetClassFromObject(objectId: ObjectID, pClassId: *mut ClassID) -> HRESULT { E_NOTIMPL }
@@ -92,6 +93,7 @@ com_interface! {
     #[iid("CC0935CD-A518-487d-B0BB-A93214E65478")]
     #[vtable(ICorProfilerInfo2_Vtbl)]
     #[implement(ICorProfilerInfo2_Impl: ICorProfilerInfo_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo2: ICorProfilerInfo {
         /// Walks a thread's managed stack, calling `callback` for each frame; `context` optionally seeds the walk with a register context of `contextSize` bytes.
         fn DoStackSnapshot(thread: ThreadID, callback: Option<StackSnapshotCallback>, infoFlags: ULONG32, clientData: *mut c_void, context: *mut BYTE, contextSize: ULONG32) -> HRESULT { E_NOTIMPL }
@@ -143,6 +145,7 @@ com_interface! {
     #[iid("B555ED4F-452A-4E54-8B39-B5360BAD32A0")]
     #[vtable(ICorProfilerInfo3_Vtbl)]
     #[implement(ICorProfilerInfo3_Impl: ICorProfilerInfo2_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo3: ICorProfilerInfo2 {
         /// Gets an enumerator (`ICorProfilerFunctionEnum`, written to `ppEnum`) over the functions JIT-compiled so far (ReJIT IDs are 0).
         fn EnumJITedFunctions(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -179,6 +182,7 @@ com_interface! {
     #[iid("0d8fdcaa-6257-47bf-b1bf-94dac88466ee")]
     #[vtable(ICorProfilerInfo4_Vtbl)]
     #[implement(ICorProfilerInfo4_Impl: ICorProfilerInfo3_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo4: ICorProfilerInfo3 {
         /// Gets an enumerator (`ICorProfilerThreadEnum`, written to `ppEnum`) over the managed threads.
         fn EnumThreads(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -207,6 +211,7 @@ com_interface! {
     #[iid("07602928-CE38-4B83-81E7-74ADAF781214")]
     #[vtable(ICorProfilerInfo5_Vtbl)]
     #[implement(ICorProfilerInfo5_Impl: ICorProfilerInfo4_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo5: ICorProfilerInfo4 {
         /// Gets the event mask: `COR_PRF_MONITOR` bits (low) and `COR_PRF_HIGH_MONITOR` bits (high).
         fn GetEventMask2(pdwEventsLow: *mut DWORD, pdwEventsHigh: *mut DWORD) -> HRESULT { E_NOTIMPL }
@@ -219,6 +224,7 @@ com_interface! {
     #[iid("F30A070D-BFFB-46A7-B1D8-8781EF7B698A")]
     #[vtable(ICorProfilerInfo6_Vtbl)]
     #[implement(ICorProfilerInfo6_Impl: ICorProfilerInfo5_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo6: ICorProfilerInfo5 {
         /// Gets an enumerator (`ICorProfilerMethodEnum`, written to `ppEnum`) over the methods of a precompiled module that inlined a method; `incompleteData` says whether more may appear later.
         fn EnumNgenModuleMethodsInliningThisMethod(inlinersModuleId: ModuleID, inlineeModuleId: ModuleID, inlineeMethodId: mdMethodDef, incompleteData: *mut BOOL, ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -229,6 +235,7 @@ com_interface! {
     #[iid("9AEECC0D-63E0-4187-8C00-E312F503F663")]
     #[vtable(ICorProfilerInfo7_Vtbl)]
     #[implement(ICorProfilerInfo7_Impl: ICorProfilerInfo6_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo7: ICorProfilerInfo6 {
         /// Applies metadata the profiler defined through `IMetaDataEmit` to a module.
         fn ApplyMetaData(moduleId: ModuleID) -> HRESULT { E_NOTIMPL }
@@ -243,6 +250,7 @@ com_interface! {
     #[iid("C5AC80A6-782E-4716-8044-39598C60CFBF")]
     #[vtable(ICorProfilerInfo8_Vtbl)]
     #[implement(ICorProfilerInfo8_Impl: ICorProfilerInfo7_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo8: ICorProfilerInfo7 {
         /// Tells whether a function is dynamic (has no metadata).
         fn IsFunctionDynamic(functionId: FunctionID, isDynamic: *mut BOOL) -> HRESULT { E_NOTIMPL }
@@ -257,6 +265,7 @@ com_interface! {
     #[iid("008170DB-F8CC-4796-9A51-DC8AA0B47012")]
     #[vtable(ICorProfilerInfo9_Vtbl)]
     #[implement(ICorProfilerInfo9_Impl: ICorProfilerInfo8_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo9: ICorProfilerInfo8 {
         /// Gets the native start addresses of every existing compiled version of a function's ReJIT version.
         fn GetNativeCodeStartAddresses(functionID: FunctionID, reJitId: ReJITID, cCodeStartAddresses: ULONG32, pcCodeStartAddresses: *mut ULONG32, codeStartAddresses: *mut UINT_PTR) -> HRESULT { E_NOTIMPL }
@@ -272,6 +281,7 @@ com_interface! {
     #[iid("2F1B5152-C869-40C9-AA5F-3ABE026BD720")]
     #[vtable(ICorProfilerInfo10_Vtbl)]
     #[implement(ICorProfilerInfo10_Impl: ICorProfilerInfo9_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo10: ICorProfilerInfo9 {
         /// Calls `callback` for each object an object references.
         fn EnumerateObjectReferences(objectId: ObjectID, callback: Option<ObjectReferenceCallback>, clientData: *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -292,6 +302,7 @@ com_interface! {
     #[iid("06398876-8987-4154-B621-40A00D6E4D04")]
     #[vtable(ICorProfilerInfo11_Vtbl)]
     #[implement(ICorProfilerInfo11_Impl: ICorProfilerInfo10_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo11: ICorProfilerInfo10 {
         /// Gets the value of an environment variable as the managed code sees it.
         fn GetEnvironmentVariable(szName: *const WCHAR, cchValue: ULONG, pcchValue: *mut ULONG, szValue: *mut WCHAR) -> HRESULT { E_NOTIMPL }
@@ -304,6 +315,7 @@ com_interface! {
     #[iid("27b24ccd-1cb1-47c5-96ee-98190dc30959")]
     #[vtable(ICorProfilerInfo12_Vtbl)]
     #[implement(ICorProfilerInfo12_Impl: ICorProfilerInfo11_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo12: ICorProfilerInfo11 {
         /// Starts an EventPipe session with the given providers, optionally with rundown.
         fn EventPipeStartSession(cProviderConfigs: u32, pProviderConfigs: *mut COR_PRF_EVENTPIPE_PROVIDER_CONFIG, requestRundown: BOOL, pSession: *mut EVENTPIPE_SESSION) -> HRESULT { E_NOTIMPL }
@@ -328,6 +340,7 @@ com_interface! {
     #[iid("6E6C7EE2-0701-4EC2-9D29-2E8733B66934")]
     #[vtable(ICorProfilerInfo13_Vtbl)]
     #[implement(ICorProfilerInfo13_Impl: ICorProfilerInfo12_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo13: ICorProfilerInfo12 {
         /// Creates a GC handle of the given kind to an object; the handle (`ObjectHandleID`, i.e. `void**`) is written to `pHandle`.
         fn CreateHandle(object: ObjectID, r#type: COR_PRF_HANDLE_TYPE, pHandle: *mut *mut *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -342,6 +355,7 @@ com_interface! {
     #[iid("F460E352-D76D-4FE9-835F-F6AF9D6E862D")]
     #[vtable(ICorProfilerInfo14_Vtbl)]
     #[implement(ICorProfilerInfo14_Impl: ICorProfilerInfo13_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo14: ICorProfilerInfo13 {
         /// Gets an enumerator (`ICorProfilerObjectEnum`, written to `ppEnum`) over the objects on the non-GC heap.
         fn EnumerateNonGCObjects(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
@@ -355,6 +369,7 @@ com_interface! {
     #[iid("B446462D-BD22-41DD-872D-DC714C49EB56")]
     #[vtable(ICorProfilerInfo15_Vtbl)]
     #[implement(ICorProfilerInfo15_Impl: ICorProfilerInfo14_Impl)]
+    #[agile]
     pub interface ICorProfilerInfo15: ICorProfilerInfo14 {
         /// Calls `callback` for each object on the GC heap until it returns `FALSE`, suspending the runtime unless already suspended.
         fn EnumerateGCHeapObjects(callback: Option<ObjectCallback>, callbackState: *mut c_void) -> HRESULT { E_NOTIMPL }

@@ -15,6 +15,7 @@ com_interface! {
     #[iid("A0EFB28B-6EE2-4D7B-B983-A75EF7BEEDB8")]
     #[vtable(IMethodMalloc_Vtbl)]
     #[implement(IMethodMalloc_Impl)]
+    #[agile]
     pub interface IMethodMalloc: IUnknown {
         /// Allocates `cb` bytes after the module's base address; null on failure.
         fn Alloc(cb: ULONG) -> *mut c_void { core::ptr::null_mut() }
@@ -26,6 +27,7 @@ com_interface! {
     #[iid("F0963021-E1EA-4732-8581-E01B0BD3C0C6")]
     #[vtable(ICorProfilerFunctionControl_Vtbl)]
     #[implement(ICorProfilerFunctionControl_Impl)]
+    #[agile]
     pub interface ICorProfilerFunctionControl: IUnknown {
         /// Sets `COR_PRF_CODEGEN_FLAGS` bits for this method's recompilation.
         fn SetCodegenFlags(flags: DWORD) -> HRESULT { E_NOTIMPL }
@@ -41,6 +43,7 @@ com_interface! {
     #[iid("66A78C24-2EEF-4F65-B45F-DD1D8038BF3C")]
     #[vtable(ICorProfilerAssemblyReferenceProvider_Vtbl)]
     #[implement(ICorProfilerAssemblyReferenceProvider_Impl)]
+    #[agile]
     pub interface ICorProfilerAssemblyReferenceProvider: IUnknown {
         /// Declares one assembly reference the profiler will emit later.
         fn AddAssemblyReference(pAssemblyRefInfo: *const COR_PRF_ASSEMBLY_REFERENCE_INFO) -> HRESULT { E_NOTIMPL }

@@ -12,8 +12,9 @@
 //! - Elsewhere: not available (`None`).
 
 /// The CPU time (user and system) the OS thread `os_thread` has used, in
-/// nanoseconds; `None` when the thread has exited or the platform has no
-/// per-thread clock.
+/// nanoseconds; `None` when no thread has that ID (it has exited; an exited
+/// thread's clock may stay readable for a moment after `join`) or the
+/// platform has no per-thread clock.
 pub fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
     imp::thread_cpu_nanos(os_thread)
 }
@@ -172,34 +173,58 @@ mod tests {
     fn a_spinning_thread_gains_cpu_time_and_a_sleeping_one_does_not() {
         use std::sync::mpsc;
         use std::time::{Duration, Instant};
-        let (tx, rx) = mpsc::channel();
+        // Every read of the other thread's clock happens while it is alive:
+        // it sends its ID, then blocks on `stop` (using no CPU) until the
+        // reads are done, and only then exits.
+        let (id_tx, id_rx) = mpsc::channel();
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
         let sleeper = std::thread::spawn(move || {
-            tx.send(current_os_thread()).unwrap();
-            std::thread::sleep(Duration::from_millis(300));
+            id_tx.send(current_os_thread()).unwrap();
+            let _ = stop_rx.recv();
         });
-        let sleeper_id = rx.recv().unwrap();
+        let sleeper_id = id_rx.recv().unwrap();
         let me = current_os_thread();
         let (mine, theirs) = (
             thread_cpu_nanos(me).unwrap(),
-            thread_cpu_nanos(sleeper_id).unwrap(),
+            thread_cpu_nanos(sleeper_id).expect("the blocked thread is alive"),
         );
+        // Spin until this thread's own clock has gained 50 ms of CPU time,
+        // however long a loaded machine takes to give it that (bounded, so
+        // that a clock that never advances fails instead of hanging).
         let start = Instant::now();
         let mut x = 0u64;
-        while start.elapsed() < Duration::from_millis(200) {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+        while current_thread_cpu_nanos().unwrap().saturating_sub(mine) < 50_000_000
+            && start.elapsed() < Duration::from_secs(60)
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            }
         }
         std::hint::black_box(x);
         let spun = thread_cpu_nanos(me).unwrap() - mine;
-        // The calling thread's own clock agrees (read a little later).
-        let own = current_thread_cpu_nanos().unwrap();
-        assert!(own >= mine + spun, "{own} {mine} {spun}");
-        let slept = thread_cpu_nanos(sleeper_id).unwrap() - theirs;
-        // Spinning for 200 ms of wall time uses most of it on a CPU (a
-        // loaded machine may take some away); sleeping uses next to none.
+        let slept = thread_cpu_nanos(sleeper_id).expect("still blocked, still alive") - theirs;
+        stop_tx.send(()).unwrap();
+        sleeper.join().unwrap();
+        // Read by ID, the spinning thread's clock saw the 50 ms its own
+        // clock did; the blocked thread used next to none meanwhile (it
+        // may have finished its `send` and entered `recv` after the first
+        // read: microseconds).
         assert!(spun >= 50_000_000, "spun {spun} ns");
         assert!(slept < 20_000_000, "slept {slept} ns");
-        sleeper.join().unwrap();
-        // An exited thread has no clock any more.
-        assert_eq!(thread_cpu_nanos(sleeper_id), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_thread_id_no_thread_has_has_no_clock() {
+        // Thread IDs are below `pid_max`, so no thread has that one.
+        let pid_max: u32 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(thread_cpu_nanos(pid_max), None);
+        assert_eq!(thread_cpu_nanos(u32::MAX), None, "not even a valid tid");
+        // The control: an ID that exists has a clock.
+        assert!(thread_cpu_nanos(current_os_thread()).is_some());
     }
 }

@@ -442,14 +442,26 @@ impl Sampler {
     /// the Poisson countdown of `alloc.rs`; a sampled allocation walks the
     /// thread's stack and records its estimated objects and bytes under the
     /// stack and a last frame `new <Type>`.
-    pub fn object_allocated(&self, object: ObjectID, class: ClassID) -> Result<()> {
+    ///
+    /// # Safety
+    ///
+    /// `object` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call (the sampler asks the runtime
+    /// for its size, [`ProfilerInfo::object_size`]): forward the arguments
+    /// of `Profiler::object_allocated` from inside that callback, on its
+    /// thread.
+    ///
+    /// [`ProfilerInfo::object_size`]: crate::facade::ProfilerInfo::object_size
+    pub unsafe fn object_allocated(&self, object: ObjectID, class: ClassID) -> Result<()> {
         let (Some(mean), Some(AllocationSource::ObjectAllocated)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
         else {
             return Ok(());
         };
         let info = &self.inner.info;
-        let size = info.object_size(object)? as u64;
+        // SAFETY: `object` is live and does not move (this function's
+        // contract, which `Profiler::object_allocated`'s argument meets).
+        let size = unsafe { info.object_size(object) }? as u64;
         if !countdown(size, mean) {
             return Ok(());
         }
@@ -573,7 +585,7 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
 }
 
 /// Appends a walked frame, innermost first: a native run once.
-fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame) {
+fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame<'_>) {
     match frame {
         StackFrame::Managed { function, .. } => frames.push(function),
         StackFrame::Native { .. } => {

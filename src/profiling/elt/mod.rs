@@ -60,7 +60,15 @@ pub fn enter_with_info_guard() -> Option<FunctionEnter3WithInfo> {
 }
 
 /// Sets what the guard of [`enter_with_info_guard`] calls (`None`: nothing).
-pub fn set_enter_with_info_target(target: Option<WithInfoTarget>) {
+///
+/// # Safety
+///
+/// As for [`set_fast_path_targets`]: the target is process-wide and
+/// `corprof::hooks` installs its own (do not replace it while hooks
+/// installed by `ProfilerInfo::set_function_hooks` may run), and the target
+/// must accept every `FunctionIDOrClientID` and `COR_PRF_ELT_INFO` the
+/// runtime passes, on any thread, without blocking or unwinding.
+pub unsafe fn set_enter_with_info_target(target: Option<WithInfoTarget>) {
     let raw = target.map_or(core::ptr::null_mut(), |f| f as *mut ());
     ENTER_WITH_INFO_TARGET.store(raw, Ordering::Release);
 }
@@ -177,7 +185,19 @@ fn platform_hooks() -> Option<FastPathHooks> {
 /// calls the hooks from many threads, and a change while managed code runs
 /// takes effect on each thread at some point (each load is atomic, so a
 /// trampoline calls either the old or the new target).
-pub fn set_fast_path_targets(
+///
+/// # Safety
+///
+/// - The targets are process-wide, and `corprof::hooks` installs its own
+///   (`ProfilerInfo::set_function_hooks`, with a `FunctionIDMapper2` whose
+///   client IDs point into the hooks' own records). Do not call this while
+///   hooks installed that way may run: their trampolines would hand those
+///   client IDs to your targets, and theirs would stop being called.
+/// - Each target must accept every `FunctionIDOrClientID` the JIT passes
+///   (function IDs, or the client IDs the profiler's own mapper answered),
+///   on any thread, in the hook's context: no blocking, no managed code, no
+///   unwinding out.
+pub unsafe fn set_fast_path_targets(
     enter: Option<FastPathTarget>,
     leave: Option<FastPathTarget>,
     tailcall: Option<FastPathTarget>,

@@ -12,6 +12,7 @@ com_interface! {
     #[iid("3E8F4C2A-6C3B-4C8E-9D0B-2C4D5E6F7A8B")]
     #[vtable(IGreeter_Vtbl)]
     #[implement(IGreeter_Impl)]
+    #[agile]
     pub interface IGreeter: IUnknown {
         /// Writes `2 * times` to `out`.
         fn Greet(times: u32, out: *mut u32) -> corprof::HRESULT;

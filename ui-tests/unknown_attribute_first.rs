@@ -1,0 +1,14 @@
+// An attribute the macro does not know, among the required ones, is named.
+use corprof::{com_interface, HRESULT};
+
+com_interface! {
+    #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
+    #[threadsafe]
+    #[vtable(IFoo_Vtbl)]
+    #[implement(IFoo_Impl)]
+    pub interface IFoo: IUnknown {
+        fn Method() -> HRESULT;
+    }
+}
+
+fn main() {}
