@@ -11,7 +11,14 @@
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
 //!   folded stacks, every thread merged;
 //! - `flame.svg`: a flame graph of CPU time;
-//! - `summary.txt`: `key=value` lines (samples, pauses, threads).
+//! - `summary.txt`: `key=value` lines (samples, pauses, threads, exports).
+//!
+//! Continuously, every `CORPROF_SAMPLER_PERIOD` seconds (default 60), the
+//! period's own profile goes to `profile-<start>-<seq>.pb.gz` in that
+//! directory (the newest `CORPROF_SAMPLER_KEEP`, default 60, kept) and to
+//! the Pyroscope-compatible server of `CORPROF_SAMPLER_PUSH_URL`
+//! (`http://host:port`) as application `CORPROF_SAMPLER_APP`
+//! (`corprof::sampling::export::ExportOptions::from_env`).
 //!
 //! Environment: `CORPROF_SAMPLER_HZ` (samples per second, default 99),
 //! `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling interval in
@@ -30,6 +37,7 @@ use std::sync::OnceLock;
 
 use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use corprof::profiling::*;
+use corprof::sampling::export::{ExportOptions, ExportStats};
 use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions};
 
 #[derive(Default)]
@@ -79,6 +87,7 @@ fn options() -> std::result::Result<SamplerOptions, String> {
         hz: hz as u32,
         allocation_mean_bytes: (alloc != 0).then_some(alloc),
         allocation_source: source,
+        ..SamplerOptions::default()
     })
 }
 
@@ -99,7 +108,7 @@ impl SamplerProfiler {
 
 impl Profiler for SamplerProfiler {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        let options = match options() {
+        let (options, export) = match options().and_then(|o| Ok((o, ExportOptions::from_env()?))) {
             Ok(options) => options,
             Err(message) => {
                 say(&format!("{message}; not sampling"));
@@ -117,8 +126,22 @@ impl Profiler for SamplerProfiler {
                 return Ok(());
             }
         };
+        let exporters = match export.exporters() {
+            Ok(exporters) => exporters,
+            Err(error) => {
+                say(&format!(
+                    "{}: {error}; not sampling",
+                    export.dir.unwrap_or_default().display()
+                ));
+                return Ok(());
+            }
+        };
+        let options = SamplerOptions {
+            period: export.period,
+            ..options
+        };
         info.set_event_mask(events, high)?;
-        match Sampler::start(info, options) {
+        match Sampler::start_exporting(info, options, exporters) {
             Ok(sampler) => {
                 let _ = self.sampler.set(sampler);
             }
@@ -180,7 +203,7 @@ impl Profiler for SamplerProfiler {
             stats.failed_walks
         ));
         if let Some(dir) = &self.dir {
-            if let Err(error) = write(&profile, dir) {
+            if let Err(error) = write(&profile, &sampler.export_stats(), dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -188,7 +211,7 @@ impl Profiler for SamplerProfiler {
     }
 }
 
-fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
+fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let stats = &profile.stats;
     let mut summary = String::new();
@@ -227,6 +250,7 @@ fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
     line("pprof_bytes", written.pprof_bytes.to_string());
     line("flame_frames_drawn", written.flame.drawn.to_string());
     line("flame_frames_omitted", written.flame.omitted.to_string());
+    summary.push_str(&export.summary_lines());
     std::fs::write(dir.join("summary.txt"), summary)?;
     Ok(())
 }

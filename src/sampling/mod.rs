@@ -29,6 +29,7 @@
 
 mod alloc;
 mod clock;
+pub mod export;
 mod output;
 mod sampler;
 

@@ -12,6 +12,7 @@ use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
 use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
@@ -121,6 +122,9 @@ pub struct SamplerOptions {
     pub allocation_mean_bytes: Option<u64>,
     /// Where allocations come from (default [`AllocationSource::Auto`]).
     pub allocation_source: AllocationSource,
+    /// How often the sampler hands a profile of the period just ended to
+    /// its exporters (default 60 s; [`Sampler::start_exporting`]).
+    pub period: Duration,
 }
 
 impl Default for SamplerOptions {
@@ -129,6 +133,7 @@ impl Default for SamplerOptions {
             hz: 99,
             allocation_mean_bytes: Some(512 << 10),
             allocation_source: AllocationSource::Auto,
+            period: Duration::from_secs(60),
         }
     }
 }
@@ -252,6 +257,18 @@ struct Tracked {
     /// Its CPU clock at the last sample.
     last_cpu: Option<u64>,
     tree: StackTree,
+    /// The current period's samples (only while exporting).
+    period: StackTree,
+}
+
+impl Tracked {
+    /// Adds a sample to the run's tree and, `periods` set, the period's.
+    fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
+        self.tree.add(stack.iter().copied(), values);
+        if periods {
+            self.period.add(stack.iter().copied(), values);
+        }
+    }
 }
 
 struct State {
@@ -264,6 +281,8 @@ struct State {
     started: SystemTime,
     start: Instant,
     stopped: Option<Instant>,
+    /// When the current period started.
+    period_start: Instant,
 }
 
 impl State {
@@ -276,6 +295,7 @@ impl State {
                     os_thread: 0,
                     last_cpu: None,
                     tree: StackTree::new(SAMPLE_TYPES.len()),
+                    period: StackTree::new(SAMPLE_TYPES.len()),
                 });
                 self.by_id.insert(thread, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -300,6 +320,8 @@ struct Inner {
     /// Function names, resolved once per `FunctionID` (never while the
     /// runtime is suspended, and never with `state` held).
     names: Mutex<HashMap<FunctionID, FrameId>>,
+    /// The export thread, when there are exporters.
+    export: Option<Pipeline>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -354,7 +376,25 @@ impl Sampler {
     /// mean allocation interval of 0; the runtime's error when the session
     /// cannot start; `E_FAIL` when the thread cannot be started.
     pub fn start(info: &ProfilerInfo, options: SamplerOptions) -> Result<Sampler> {
-        if options.hz == 0 || options.hz > 10_000 || options.allocation_mean_bytes == Some(0) {
+        Sampler::start_exporting(info, options, Vec::new())
+    }
+
+    /// Like [`start`](Self::start), and every [`SamplerOptions::period`]
+    /// hands a profile of that period alone to `exporters`, from an export
+    /// thread of its own (`corprof-export`, `corprof::sampling::export`):
+    /// the sampler and the application never wait for an export. With no
+    /// exporter, there are no periods. `E_INVALIDARG` also for a period
+    /// of zero.
+    pub fn start_exporting(
+        info: &ProfilerInfo,
+        options: SamplerOptions,
+        exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
+    ) -> Result<Sampler> {
+        if options.hz == 0
+            || options.hz > 10_000
+            || options.allocation_mean_bytes == Some(0)
+            || options.period.is_zero()
+        {
             return Err(crate::E_INVALIDARG);
         }
         if info.v10().is_none() {
@@ -363,6 +403,10 @@ impl Sampler {
         let source = options
             .allocation_mean_bytes
             .map(|_| options.allocation_source.resolve(info));
+        let export = match exporters.is_empty() {
+            true => None,
+            false => Some(Pipeline::start(exporters).ok_or(crate::E_FAIL)?),
+        };
         let mut session = None;
         if source == Some(AllocationSource::AllocationTick) {
             if info.version() < 12 {
@@ -403,8 +447,10 @@ impl Sampler {
                 started: SystemTime::now(),
                 start: Instant::now(),
                 stopped: None,
+                period_start: Instant::now(),
             }),
             names: Mutex::new(HashMap::new()),
+            export,
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -412,6 +458,9 @@ impl Sampler {
             .spawn(move || run(&worker));
         let Ok(thread) = thread else {
             inner.stop_session();
+            if let Some(export) = &inner.export {
+                export.close();
+            }
             return Err(crate::E_FAIL);
         };
         Ok(Sampler {
@@ -517,11 +566,25 @@ impl Sampler {
         self.inner.wake.notify_all();
         if let Some(thread) = lock(&self.thread).take() {
             let _ = thread.join();
+            // The last, partial period, then what the exporters still hold.
+            self.inner.cut_period(Instant::now());
+            if let Some(export) = &self.inner.export {
+                export.finish(FINISH_TIMEOUT);
+            }
         }
         let mut state = lock(&self.inner.state);
         let stopped = *state.stopped.get_or_insert_with(Instant::now);
         let duration = stopped - state.start;
         self.inner.profile(&state, duration)
+    }
+
+    /// What the exporters did so far (all zero without exporters); after
+    /// [`stop`](Self::stop), in full.
+    pub fn export_stats(&self) -> ExportStats {
+        self.inner
+            .export
+            .as_ref()
+            .map_or_else(ExportStats::default, Pipeline::stats)
     }
 
     /// What was sampled so far (the sampler keeps running).
@@ -536,6 +599,9 @@ impl Drop for Sampler {
     fn drop(&mut self) {
         *lock(&self.inner.stop) = true;
         self.inner.wake.notify_all();
+        if let Some(export) = &self.inner.export {
+            export.close();
+        }
     }
 }
 
@@ -627,10 +693,9 @@ impl Inner {
         }
         state.stats.allocation_samples += 1;
         let values = [0, 0, objects.round() as u64, bytes.round() as u64];
-        state
-            .thread(thread)
-            .tree
-            .add(stack.into_iter().chain(Some(leaf)), &values);
+        stack.push(leaf);
+        let periods = self.export.is_some();
+        state.thread(thread).add(&stack, &values, periods);
         Ok(())
     }
 
@@ -678,6 +743,51 @@ impl Inner {
             .collect()
     }
 
+    /// Ends the current period at `now` and hands its profile to the
+    /// export thread (nothing without exporters). The period's trees are
+    /// moved out and rebuilt over a frame table of their own, so that the
+    /// profile names only what the period holds.
+    fn cut_period(&self, now: Instant) {
+        let Some(export) = &self.export else {
+            return;
+        };
+        let mut state = lock(&self.state);
+        let state = &mut *state;
+        let mut frames = Frames::new();
+        let mut threads = Vec::new();
+        for t in &mut state.threads {
+            if t.period.len() <= 1 {
+                continue;
+            }
+            let period = core::mem::replace(&mut t.period, StackTree::new(SAMPLE_TYPES.len()));
+            let mut tree = StackTree::new(SAMPLE_TYPES.len());
+            tree.merge(&mut frames, &period, &state.frames);
+            threads.push(ThreadProfile {
+                name: t
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| alloc::format!("Thread {}", t.os_thread)),
+                os_thread: t.os_thread,
+                tree,
+            });
+        }
+        let started = state.started + (state.period_start - state.start);
+        let duration = now.saturating_duration_since(state.period_start);
+        state.period_start = now;
+        let stats = SamplerStats {
+            allocation_source: state.stats.allocation_source,
+            ..SamplerStats::default()
+        };
+        export.hand(Profile {
+            frames,
+            threads,
+            started,
+            duration,
+            period_nanos: 1_000_000_000 / u64::from(self.options.hz),
+            stats,
+        });
+    }
+
     fn profile(&self, state: &State, duration: Duration) -> Profile {
         Profile {
             frames: state.frames.clone(),
@@ -718,6 +828,11 @@ fn run_loop(inner: &Inner) {
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();
+    // The end of the current period, when exporting.
+    let mut period_end = inner
+        .export
+        .as_ref()
+        .map(|_| Instant::now() + inner.options.period);
     loop {
         {
             let mut stop = lock(&inner.stop);
@@ -726,14 +841,30 @@ fn run_loop(inner: &Inner) {
                     return;
                 }
                 let now = Instant::now();
-                if now >= next {
+                if now >= next || period_end.is_some_and(|end| now >= end) {
                     break;
                 }
+                let wake = period_end.map_or(next, |end| end.min(next));
                 stop = inner
                     .wake
-                    .wait_timeout(stop, next - now)
+                    .wait_timeout(stop, wake - now)
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
+            }
+        }
+        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
+            let now = Instant::now();
+            inner.cut_period(now);
+            // The next end one period after this one (or after now, when
+            // behind by more than a period).
+            let following = end + inner.options.period;
+            period_end = Some(if following > now {
+                following
+            } else {
+                now + inner.options.period
+            });
+            if now < next {
+                continue;
             }
         }
         let began = Instant::now();
@@ -803,6 +934,7 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
             .push((pause.as_nanos() as u64, walked.len() as u32));
     }
     let no_managed = state.no_managed;
+    let periods = inner.export.is_some();
     let wall = wall.as_nanos() as u64;
     for ((walk, stack), cpu_now) in walked.iter().zip(stacks).zip(cpu_now) {
         state.stats.walks += 1;
@@ -824,9 +956,9 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
         thread.last_cpu = cpu_now;
         let values = [cpu, wall];
         if managed {
-            thread.tree.add(stack, &values);
+            thread.add(&stack, &values, periods);
         } else {
-            thread.tree.add([no_managed], &values);
+            thread.add(&[no_managed], &values, periods);
         }
     }
 }
