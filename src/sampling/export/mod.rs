@@ -349,9 +349,11 @@ impl ExportOptions {
         let app = match std::env::var("CORPROF_SAMPLER_APP") {
             Err(_) => process_name(),
             Ok(app) if valid_app(app.trim()) => String::from(app.trim()),
-            Ok(app) => return Err(format!(
+            Ok(app) => {
+                return Err(format!(
                 "CORPROF_SAMPLER_APP={app:?} is not a name of 1 to 200 letters, digits and . _ -"
-            )),
+            ))
+            }
         };
         Ok(ExportOptions {
             period: Duration::from_secs(period),
