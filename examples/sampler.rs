@@ -4,8 +4,9 @@
 //!
 //! - `profile.pb.gz`: pprof (`go tool pprof`, Grafana Pyroscope and other
 //!   pprof readers), sample types `cpu`, `wall` (nanoseconds),
-//!   `alloc_objects` (count) and `alloc_space` (bytes), a `thread` label per
-//!   sample;
+//!   `alloc_objects` (count), `alloc_space` (bytes) and `exception`
+//!   (count: thrown exceptions by type, the leaf frame, and label
+//!   `exception_type`), a `thread` label per sample;
 //! - `speedscope.json`: the same, for speedscope (one profile per thread
 //!   and kind);
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
@@ -178,6 +179,12 @@ impl Profiler for SamplerProfiler {
         result
     }
 
+    fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+        let mut result = Ok(());
+        self.with_sampler(|s| result = s.exception_thrown(thrown));
+        result
+    }
+
     fn event_pipe_event_delivered(
         &self,
         _info: &ProfilerInfo,
@@ -231,6 +238,8 @@ fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std:
     );
     line("allocation_ticks", stats.allocation_ticks.to_string());
     line("undecoded_ticks", stats.undecoded_ticks.to_string());
+    line("exceptions_thrown", stats.exceptions_thrown.to_string());
+    line("exceptions_recorded", stats.exceptions_recorded.to_string());
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

@@ -479,3 +479,81 @@ fn a_receiver_that_is_absent_then_fails_then_hangs_changes_nothing_for_the_serve
     assert!(receiver.pushes().is_empty());
     assert!(n("export_dir_exported") >= 8, "{summary:?}");
 }
+
+/// `/throw` throws and catches one `WebApp.DemoException` per request:
+/// under load (beyond the default 500 per second, so sampled and
+/// upweighted), the `exception` samples of that type at the handler's
+/// stack add up to the number of requests the app counted, within 5%.
+#[test]
+fn exceptions_are_counted_by_type_at_their_throw_stack() {
+    let dir = out_dir("exceptions");
+    let profiler = sampler(&[("CORPROF_SAMPLER_DIR", dir.display().to_string())]);
+    let server = WebServer::start(&dotnet::runtime(), Some(&profiler));
+    let load = wrk(&server.url("/throw"), 2, 8, 4);
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stats = server.get("/stats");
+    let thrown: u64 = stats
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("throw="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{stats:?}"));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    let summary = readers::summary(&dir.join("summary.txt")).unwrap();
+    let seen: u64 = summary["exceptions_thrown"].parse().unwrap();
+    let recorded: u64 = summary["exceptions_recorded"].parse().unwrap();
+    // Every exception reached the callback; beyond 500/s only a sample was
+    // recorded (the test needs the sampled regime to test the weights).
+    assert!(seen >= thrown, "{seen} seen, {thrown} thrown");
+    assert!(
+        recorded < seen / 2,
+        "{recorded} of {seen} recorded: not the sampled regime ({load:?})"
+    );
+    let profile = dir.join("profile.pb.gz");
+    let (ok, top, err) = pprof(&[
+        "-top",
+        "-sample_index=exception",
+        "-tagfocus=exception_type=WebApp.DemoException",
+        "-focus=WebApp.Handlers.Throw",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let total: f64 = top
+        .lines()
+        .find_map(|l| l.strip_prefix("Showing nodes accounting for "))
+        .and_then(|l| l.split(',').next())
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no total in:\n{top}"));
+    let ratio = total / thrown as f64;
+    eprintln!("exceptions: {total} counted for {thrown} thrown ({ratio:.4}), {recorded} of {seen} recorded");
+    assert!(
+        (0.95..=1.05).contains(&ratio),
+        "{total} exceptions counted for {thrown} thrown:\n{top}"
+    );
+    // The type is the leaf frame, under the method that threw it.
+    let (ok, traces, err) = pprof(&[
+        "-traces",
+        "-sample_index=exception",
+        "-tagfocus=exception_type=WebApp.DemoException",
+        profile.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let trace = traces
+        .split("-----------+-------------------------------------------------------")
+        .find(|t| t.contains("WebApp.DemoException"))
+        .unwrap_or_else(|| panic!("{traces}"));
+    let frames: Vec<&str> = trace
+        .lines()
+        .filter(|l| !l.contains(':'))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    assert_eq!(
+        &frames[..3.min(frames.len())],
+        [
+            "WebApp.DemoException",
+            "WebApp.Handlers.Fail",
+            "WebApp.Handlers.Throw"
+        ],
+        "{trace}"
+    );
+}

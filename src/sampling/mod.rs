@@ -29,14 +29,16 @@
 
 mod alloc;
 mod clock;
+mod exceptions;
 pub mod export;
 mod output;
 mod sampler;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+pub use exceptions::{ExceptionSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
-    ALLOC_OBJECTS, CPU, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    ALLOC_OBJECTS, CPU, EXCEPTIONS, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };

@@ -12,6 +12,7 @@ use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
 use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+use super::exceptions::{ExceptionSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
@@ -19,8 +20,8 @@ use crate::profile::{FrameId, Frames, StackTree};
 use crate::profiling::{
     ClassID, FunctionID, ObjectID, ThreadID, COR_PRF_ENABLE_OBJECT_ALLOCATED,
     COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_HIGH_MONITOR, COR_PRF_HIGH_MONITOR_EVENT_PIPE,
-    COR_PRF_MONITOR, COR_PRF_MONITOR_OBJECT_ALLOCATED, COR_PRF_MONITOR_THREADS, EVENTPIPE_PROVIDER,
-    EVENTPIPE_SESSION,
+    COR_PRF_MONITOR, COR_PRF_MONITOR_EXCEPTIONS, COR_PRF_MONITOR_OBJECT_ALLOCATED,
+    COR_PRF_MONITOR_THREADS, EVENTPIPE_PROVIDER, EVENTPIPE_SESSION,
 };
 use crate::E_NOTIMPL;
 
@@ -32,12 +33,15 @@ pub const WALL: usize = 1;
 pub const ALLOC_OBJECTS: usize = 2;
 /// Index of the estimated bytes allocated.
 pub const ALLOC_BYTES: usize = 3;
+/// Index of the exceptions thrown (the leaf frame is their type).
+pub const EXCEPTIONS: usize = 4;
 /// The sample types, in value order, as pprof names them (type, unit).
-pub const SAMPLE_TYPES: [(&str, &str); 4] = [
+pub const SAMPLE_TYPES: [(&str, &str); 5] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
     ("alloc_space", "bytes"),
+    ("exception", "count"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -125,6 +129,11 @@ pub struct SamplerOptions {
     /// How often the sampler hands a profile of the period just ended to
     /// its exporters (default 60 s; [`Sampler::start_exporting`]).
     pub period: Duration,
+    /// Exceptions recorded in full per second, beyond which they are
+    /// sampled with upweighted counts (default 500; `exceptions.rs`);
+    /// `None` turns exception profiling off (and the runtime's exception
+    /// callbacks with it).
+    pub exceptions_per_second: Option<u32>,
 }
 
 impl Default for SamplerOptions {
@@ -134,6 +143,7 @@ impl Default for SamplerOptions {
             allocation_mean_bytes: Some(512 << 10),
             allocation_source: AllocationSource::Auto,
             period: Duration::from_secs(60),
+            exceptions_per_second: Some(EXCEPTIONS_PER_SECOND),
         }
     }
 }
@@ -152,6 +162,9 @@ impl SamplerOptions {
     ) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
         let mut mask = COR_PRF_ENABLE_STACK_SNAPSHOT | COR_PRF_MONITOR_THREADS;
         let mut high = COR_PRF_HIGH_MONITOR::empty();
+        if self.exceptions_per_second.is_some() {
+            mask |= COR_PRF_MONITOR_EXCEPTIONS;
+        }
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
                 AllocationSource::AllocationTick if info.version() < 12 => return Err(E_NOTIMPL),
@@ -198,6 +211,11 @@ pub struct SamplerStats {
     pub allocation_ticks: u64,
     /// Of those, the ones that could not be decoded (counted, skipped).
     pub undecoded_ticks: u64,
+    /// Exceptions thrown ([`Sampler::exception_thrown`]).
+    pub exceptions_thrown: u64,
+    /// Of those, the ones recorded (all up to the rate limit, a sample
+    /// beyond it).
+    pub exceptions_recorded: u64,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -322,6 +340,8 @@ struct Inner {
     names: Mutex<HashMap<FunctionID, FrameId>>,
     /// The export thread, when there are exporters.
     export: Option<Pipeline>,
+    /// The exception sampler (`None`: off).
+    exceptions: Option<ExceptionSampler>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -394,6 +414,7 @@ impl Sampler {
             || options.hz > 10_000
             || options.allocation_mean_bytes == Some(0)
             || options.period.is_zero()
+            || options.exceptions_per_second == Some(0)
         {
             return Err(crate::E_INVALIDARG);
         }
@@ -451,6 +472,12 @@ impl Sampler {
             }),
             names: Mutex::new(HashMap::new()),
             export,
+            exceptions: options.exceptions_per_second.map(|limit| {
+                let seed = SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(7, |d| d.as_nanos() as u64);
+                ExceptionSampler::new(limit, seed)
+            }),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -555,6 +582,33 @@ impl Sampler {
         };
         self.inner
             .record_allocation(&type_name, objects, weight.bytes)
+    }
+
+    /// Counts a thrown exception (forward `Profiler::exception_thrown`;
+    /// the event masks of [`SamplerOptions::event_masks`] enable it): on
+    /// the throwing thread, its stack and a last frame of the exception's
+    /// type, with a count of 1, or beyond
+    /// [`SamplerOptions::exceptions_per_second`] a uniform sample with
+    /// upweighted counts.
+    pub fn exception_thrown(&self, thrown: ObjectID) -> Result<()> {
+        let Some(sampler) = &self.inner.exceptions else {
+            return Ok(());
+        };
+        let weight = sampler.weigh(Instant::now());
+        lock(&self.inner.state).stats.exceptions_thrown += 1;
+        let Some(count) = weight else {
+            return Ok(());
+        };
+        let info = &self.inner.info;
+        let type_name = info
+            .class_of(thrown)
+            .and_then(|class| info.class_name(class))
+            .unwrap_or_else(|_| String::from("?"));
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[EXCEPTIONS] = count;
+        self.inner.record_here(&type_name, &values, |stats| {
+            stats.exceptions_recorded += 1;
+        })
     }
 
     /// Stops the sampler thread and waits for it, and stops the EventPipe
@@ -676,6 +730,19 @@ impl Inner {
     /// its stack, a last frame `new <type_name>`, and the estimated objects
     /// and bytes it stands for.
     fn record_allocation(&self, type_name: &str, objects: f64, bytes: f64) -> Result<()> {
+        let values = [0, 0, objects.round() as u64, bytes.round() as u64];
+        let leaf = String::from("new ") + type_name;
+        self.record_here(&leaf, &values, |stats| stats.allocation_samples += 1)
+    }
+
+    /// Records `values` on the calling thread: its stack and a last frame
+    /// `leaf`; `count` updates the statistics.
+    fn record_here(
+        &self,
+        leaf: &str,
+        values: &[u64],
+        count: impl FnOnce(&mut SamplerStats),
+    ) -> Result<()> {
         let thread = self.info.current_thread()?;
         let mut frames = Vec::with_capacity(64);
         let walked = self
@@ -687,15 +754,14 @@ impl Inner {
             .is_ok();
         let mut stack = self.resolve(&frames);
         let mut state = lock(&self.state);
-        let leaf = state.frames.intern(&(String::from("new ") + type_name));
+        let leaf = state.frames.intern(leaf);
         if !walked || stack.is_empty() {
             stack = alloc::vec![state.no_managed];
         }
-        state.stats.allocation_samples += 1;
-        let values = [0, 0, objects.round() as u64, bytes.round() as u64];
+        count(&mut state.stats);
         stack.push(leaf);
         let periods = self.export.is_some();
-        state.thread(thread).add(&stack, &values, periods);
+        state.thread(thread).add(&stack, values, periods);
         Ok(())
     }
 

@@ -612,7 +612,7 @@ mod tests {
         }
         // A huge head is refused without waiting for its end.
         let mut huge = b"HTTP/1.1 200 OK\r\n".to_vec();
-        huge.extend(core::iter::repeat_n(b'a', MAX_HEAD + 10));
+        huge.resize(huge.len() + MAX_HEAD + 10, b'a');
         assert_eq!(
             parse_response(&huge, false),
             Err(ResponseError::HeadTooLarge)
