@@ -6,7 +6,8 @@
 //!   pprof readers), sample types `cpu`, `wall` (nanoseconds),
 //!   `alloc_objects` (count), `alloc_space` (bytes) and `exception`
 //!   (count: thrown exceptions by type, the leaf frame, and label
-//!   `exception_type`), a `thread` label per sample;
+//!   `exception_type`), `lock-count` (count) and `lock-time` (nanoseconds:
+//!   waits for locks, .NET 5 and later), a `thread` label per sample;
 //! - `speedscope.json`: the same, for speedscope (one profile per thread
 //!   and kind);
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
@@ -240,6 +241,23 @@ fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std:
     line("undecoded_ticks", stats.undecoded_ticks.to_string());
     line("exceptions_thrown", stats.exceptions_thrown.to_string());
     line("exceptions_recorded", stats.exceptions_recorded.to_string());
+    line(
+        "contention",
+        String::from(if stats.contention_available {
+            "on"
+        } else {
+            "not available (needs .NET 5)"
+        }),
+    );
+    line("contentions", stats.contentions.to_string());
+    line(
+        "contentions_recorded",
+        stats.contentions_recorded.to_string(),
+    );
+    line(
+        "undecoded_contentions",
+        stats.undecoded_contentions.to_string(),
+    );
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

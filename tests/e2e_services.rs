@@ -557,3 +557,61 @@ fn exceptions_are_counted_by_type_at_their_throw_stack() {
         "{trace}"
     );
 }
+
+/// `/lock`'s handlers contend on one lock: on .NET 5 and later the waits
+/// show as `lock-count` and `lock-time` at `Handlers.Contend`; on 3.1 the
+/// summary says contention is not available (never a silent zero).
+#[test]
+fn lock_contention_at_the_waiting_handler() {
+    let dir = out_dir("lock");
+    let profiler = sampler(&[("CORPROF_SAMPLER_DIR", dir.display().to_string())]);
+    let server = WebServer::start(&dotnet::runtime(), Some(&profiler));
+    let load = wrk(&server.url("/lock"), 2, 16, 4);
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    let summary = readers::summary(&dir.join("summary.txt")).unwrap();
+    if dotnet::runtime().major() < 5 {
+        assert_eq!(summary["contention"], "not available (needs .NET 5)");
+        assert_eq!(summary["contentions"], "0");
+        return;
+    }
+    assert_eq!(summary["contention"], "on");
+    assert_eq!(summary["undecoded_contentions"], "0", "{summary:?}");
+    let contentions: u64 = summary["contentions"].parse().unwrap();
+    assert!(contentions > 100, "{contentions} contentions under load");
+    let profile = dir.join("profile.pb.gz");
+    let top = |index: &str| {
+        let (ok, top, err) = pprof(&[
+            "-top",
+            "-nodecount=40",
+            &format!("-sample_index={index}"),
+            profile.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+        top
+    };
+    for index in ["lock-count", "lock-time"] {
+        let text = top(index);
+        // Handlers.Contend holds (cum) most of it: the waits are in it.
+        let row = text
+            .lines()
+            .find(|l| l.ends_with(" WebApp.Handlers.Contend"))
+            .unwrap_or_else(|| panic!("no Handlers.Contend for {index}:\n{text}"));
+        let cum: f64 = row
+            .split_whitespace()
+            .nth(4)
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap();
+        assert!(
+            cum > 80.0,
+            "Handlers.Contend holds {cum}% of {index}:\n{text}"
+        );
+    }
+    eprintln!(
+        "lock: {contentions} contentions, recorded {}",
+        summary["contentions_recorded"]
+    );
+}

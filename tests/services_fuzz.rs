@@ -1,11 +1,15 @@
 //! Randomized robustness test of what the continuous profiler reads from
 //! outside: the push exporter's HTTP response reader
 //! (`corprof::sampling::export::http::parse_response`), fed random bytes,
-//! mutated responses and well-formed responses of a generator of its own.
+//! mutated responses and well-formed responses of a generator of its own;
+//! and the contention event decoders (`corprof::sampling::decode_contention`
+//! and `decode_contention_with`), fed random and mutated payloads of every
+//! version, by the manifest's layouts and by random field lists.
 //!
 //! For every input: no panic; a response found in a prefix of the bytes
 //! stands when more bytes follow (the client stops reading at the first);
-//! a generated response gives back its status and the start of its body.
+//! a generated response gives back its status and the start of its body;
+//! a generated `ContentionStop_V1` gives back its flag and duration.
 //!
 //! `CORPROF_FUZZ_ITERS` sets the number of iterations (default 30,000, each
 //! feeding one input, all its prefixes at a few cut points, and one
@@ -15,7 +19,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use corprof::eventpipe::{Field, FieldType};
 use corprof::sampling::export::http::{parse_response, Response, BODY_PREVIEW, MAX_RESPONSE};
+use corprof::sampling::{decode_contention, decode_contention_with, Contention};
 
 /// splitmix64
 struct Rng(u64);
@@ -160,6 +166,71 @@ fn check(rng: &mut Rng, input: &[u8]) {
     }
 }
 
+/// One contention payload: random, or a valid one mutated; by the table or
+/// by a random field list that starts like the runtime's.
+fn check_contention(rng: &mut Rng) {
+    let id = [81u32, 91, 80, 0][rng.below(4)];
+    let version = rng.below(4) as u32;
+    let mut valid = vec![rng.below(2) as u8, 7, 0];
+    if id == 91 && version >= 1 {
+        valid.extend_from_slice(&(rng.next() as f64 / 1e9).to_le_bytes());
+    }
+    if id == 81 && version >= 2 {
+        valid.extend((0..24).map(|_| rng.byte()));
+    }
+    let input = if rng.below(4) == 0 {
+        (0..rng.below(40)).map(|_| rng.byte()).collect()
+    } else {
+        mutate(rng, &valid)
+    };
+    let decoded = catch_unwind(AssertUnwindSafe(|| decode_contention(id, version, &input)));
+    let decoded = decoded
+        .unwrap_or_else(|_| panic!("decode_contention({id}, {version}, {input:02X?}) panicked"));
+    if let Some(Contention::Stop {
+        duration_nanos: Some(d),
+        ..
+    }) = decoded
+    {
+        assert!(d.is_finite() && d >= 0.0, "{d}");
+    }
+    const TYPES: [FieldType; 8] = [
+        FieldType::Byte,
+        FieldType::UInt16,
+        FieldType::UInt32,
+        FieldType::UInt64,
+        FieldType::Double,
+        FieldType::Pointer,
+        FieldType::String,
+        FieldType::Guid,
+    ];
+    let names = ["ContentionFlags", "ClrInstanceID", "DurationNs", "LockID"];
+    let fields: Vec<Field> = (0..rng.below(5))
+        .map(|_| Field {
+            name: names[rng.below(names.len())].to_string(),
+            ty: TYPES[rng.below(TYPES.len())],
+        })
+        .collect();
+    if catch_unwind(AssertUnwindSafe(|| {
+        decode_contention_with(id, &fields, &input)
+    }))
+    .is_err()
+    {
+        panic!("decode_contention_with({id}, {fields:?}, {input:02X?}) panicked");
+    }
+    // A well-formed ContentionStop_V1 decodes to what it holds.
+    let flag = rng.below(2) as u8;
+    let duration = (rng.next() >> 12) as f64;
+    let mut stop = vec![flag, 1, 0];
+    stop.extend_from_slice(&duration.to_le_bytes());
+    assert_eq!(
+        decode_contention(91, 1, &stop),
+        Some(Contention::Stop {
+            native: flag == 1,
+            duration_nanos: Some(duration)
+        })
+    );
+}
+
 fn run(iters: usize, seed: u64) {
     let mut rng = Rng(seed);
     let seeds = seeds();
@@ -192,9 +263,10 @@ fn run(iters: usize, seed: u64) {
             "iteration {i}"
         );
         assert!(!response.truncated);
-        inputs += 2;
+        check_contention(&mut rng);
+        inputs += 4;
     }
-    assert_eq!(inputs, 2 * iters as u64);
+    assert_eq!(inputs, 4 * iters as u64);
 }
 
 /// The largest inputs the client can hold, of the worst shapes: each

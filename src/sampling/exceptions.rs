@@ -16,9 +16,9 @@ use std::time::Instant;
 /// The default rate below which every exception is recorded, per second.
 pub const EXCEPTIONS_PER_SECOND: u32 = 500;
 
-/// The per-second rate limiter of exception sampling.
+/// The per-second rate limiter of exception (and contention) sampling.
 #[derive(Debug)]
-pub struct ExceptionSampler {
+pub struct RateSampler {
     limit: u64,
     state: Mutex<Window>,
 }
@@ -30,11 +30,11 @@ struct Window {
     rng: u64,
 }
 
-impl ExceptionSampler {
+impl RateSampler {
     /// A sampler recording every exception up to `limit` per second (at
     /// least 1), seeded with `seed`.
-    pub fn new(limit: u32, seed: u64) -> ExceptionSampler {
-        ExceptionSampler {
+    pub fn new(limit: u32, seed: u64) -> RateSampler {
+        RateSampler {
             limit: u64::from(limit.max(1)),
             state: Mutex::new(Window {
                 start: None,
@@ -86,7 +86,7 @@ mod tests {
     /// thrown, within the sampling error, while few are recorded.
     #[test]
     fn a_burst_is_counted_without_bias() {
-        let sampler = ExceptionSampler::new(500, 0x1234);
+        let sampler = RateSampler::new(500, 0x1234);
         let start = Instant::now();
         let thrown = 200_000u64;
         let (mut total, mut recorded) = (0u64, 0u64);
@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn below_the_limit_every_exception_counts_one_and_windows_reset() {
-        let sampler = ExceptionSampler::new(3, 7);
+        let sampler = RateSampler::new(3, 7);
         let t = Instant::now();
         assert_eq!(
             [t, t, t].map(|t| sampler.weigh(t)),
@@ -120,7 +120,7 @@ mod tests {
     #[test]
     fn each_position_contributes_one_on_average() {
         let limit = 10;
-        let sampler = ExceptionSampler::new(limit, 99);
+        let sampler = RateSampler::new(limit, 99);
         let mut t = Instant::now();
         let windows = 20_000;
         let mut sums = [0u64; 40];

@@ -29,6 +29,7 @@
 
 mod alloc;
 mod clock;
+mod contention;
 mod exceptions;
 pub mod export;
 mod output;
@@ -36,9 +37,14 @@ mod sampler;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
-pub use exceptions::{ExceptionSampler, EXCEPTIONS_PER_SECOND};
+pub use contention::{
+    decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
+    CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
+};
+pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
-    ALLOC_OBJECTS, CPU, EXCEPTIONS, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    ALLOC_OBJECTS, CPU, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME, NO_MANAGED_FRAMES,
+    SAMPLE_TYPES, WALL,
 };

@@ -12,7 +12,11 @@ use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
 use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
-use super::exceptions::{ExceptionSampler, EXCEPTIONS_PER_SECOND};
+use super::contention::{
+    decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
+    CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
+};
+use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
@@ -35,13 +39,20 @@ pub const ALLOC_OBJECTS: usize = 2;
 pub const ALLOC_BYTES: usize = 3;
 /// Index of the exceptions thrown (the leaf frame is their type).
 pub const EXCEPTIONS: usize = 4;
-/// The sample types, in value order, as pprof names them (type, unit).
-pub const SAMPLE_TYPES: [(&str, &str); 5] = [
+/// Index of the lock contentions (waits for a lock) counted.
+pub const LOCK_COUNT: usize = 5;
+/// Index of the time waited for locks, in nanoseconds.
+pub const LOCK_TIME: usize = 6;
+/// The sample types, in value order, as pprof names them (type, unit):
+/// the names Datadog's and Pyroscope's .NET profilers use.
+pub const SAMPLE_TYPES: [(&str, &str); 7] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
     ("alloc_space", "bytes"),
     ("exception", "count"),
+    ("lock-count", "count"),
+    ("lock-time", "nanoseconds"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -57,6 +68,8 @@ const MAX_PAUSES: usize = 1 << 20;
 const GC_KEYWORD: u64 = 0x1;
 /// Verbose (5): `GCAllocationTick` is a verbose event.
 const VERBOSE: u32 = 5;
+/// Informational (4): the contention events' level.
+const INFORMATIONAL: u32 = 4;
 /// `GCAllocationTick`'s event id in the runtime provider.
 const ALLOCATION_TICK: u32 = 10;
 
@@ -134,6 +147,12 @@ pub struct SamplerOptions {
     /// `None` turns exception profiling off (and the runtime's exception
     /// callbacks with it).
     pub exceptions_per_second: Option<u32>,
+    /// Lock contentions recorded in full per second, beyond which they
+    /// are sampled with upweighted counts and times (default 500); `None`
+    /// turns contention profiling off. Needs in-process EventPipe (.NET 5
+    /// and later): on older runtimes there is none
+    /// ([`SamplerStats::contention_available`]).
+    pub contentions_per_second: Option<u32>,
 }
 
 impl Default for SamplerOptions {
@@ -144,6 +163,7 @@ impl Default for SamplerOptions {
             allocation_source: AllocationSource::Auto,
             period: Duration::from_secs(60),
             exceptions_per_second: Some(EXCEPTIONS_PER_SECOND),
+            contentions_per_second: Some(CONTENTIONS_PER_SECOND),
         }
     }
 }
@@ -164,6 +184,9 @@ impl SamplerOptions {
         let mut high = COR_PRF_HIGH_MONITOR::empty();
         if self.exceptions_per_second.is_some() {
             mask |= COR_PRF_MONITOR_EXCEPTIONS;
+        }
+        if self.contentions_per_second.is_some() && info.version() >= 12 {
+            high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         }
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
@@ -216,6 +239,16 @@ pub struct SamplerStats {
     /// Of those, the ones recorded (all up to the rate limit, a sample
     /// beyond it).
     pub exceptions_recorded: u64,
+    /// Whether lock contention is profiled: asked for, and the runtime has
+    /// in-process EventPipe (.NET 5 and later).
+    pub contention_available: bool,
+    /// Contentions that ended (`ContentionStop` events).
+    pub contentions: u64,
+    /// Of those, the ones recorded (all up to the rate limit, a sample
+    /// beyond it).
+    pub contentions_recorded: u64,
+    /// Contention events that could not be decoded (counted, skipped).
+    pub undecoded_contentions: u64,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -341,7 +374,9 @@ struct Inner {
     /// The export thread, when there are exporters.
     export: Option<Pipeline>,
     /// The exception sampler (`None`: off).
-    exceptions: Option<ExceptionSampler>,
+    exceptions: Option<RateSampler>,
+    /// The contention sampler (`None`: off or not available).
+    contentions: Option<RateSampler>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -415,6 +450,7 @@ impl Sampler {
             || options.allocation_mean_bytes == Some(0)
             || options.period.is_zero()
             || options.exceptions_per_second == Some(0)
+            || options.contentions_per_second == Some(0)
         {
             return Err(crate::E_INVALIDARG);
         }
@@ -429,15 +465,23 @@ impl Sampler {
             false => Some(Pipeline::start(exporters).ok_or(crate::E_FAIL)?),
         };
         let mut session = None;
+        let contention = options.contentions_per_second.is_some() && info.version() >= 12;
+        let (mut keywords, mut level) = (0, INFORMATIONAL);
         if source == Some(AllocationSource::AllocationTick) {
             if info.version() < 12 {
                 return Err(E_NOTIMPL);
             }
+            (keywords, level) = (GC_KEYWORD, VERBOSE);
+        }
+        if contention {
+            keywords |= CONTENTION_KEYWORD;
+        }
+        if keywords != 0 {
             session = Some(info.event_pipe_start_session(
                 &[EventPipeProvider {
                     name: RUNTIME_PROVIDER,
-                    keywords: GC_KEYWORD,
-                    level: VERBOSE,
+                    keywords,
+                    level,
                     filter: None,
                 }],
                 false,
@@ -445,8 +489,12 @@ impl Sampler {
         }
         let stats = SamplerStats {
             allocation_source: source,
+            contention_available: contention,
             ..SamplerStats::default()
         };
+        let seed = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(7, |d| d.as_nanos() as u64);
         let mut frames = Frames::new();
         let native = frames.intern(NATIVE_FRAME);
         let no_managed = frames.intern(NO_MANAGED_FRAMES);
@@ -472,12 +520,13 @@ impl Sampler {
             }),
             names: Mutex::new(HashMap::new()),
             export,
-            exceptions: options.exceptions_per_second.map(|limit| {
-                let seed = SystemTime::now()
-                    .duration_since(SystemTime::UNIX_EPOCH)
-                    .map_or(7, |d| d.as_nanos() as u64);
-                ExceptionSampler::new(limit, seed)
-            }),
+            exceptions: options
+                .exceptions_per_second
+                .map(|limit| RateSampler::new(limit, seed)),
+            contentions: options
+                .contentions_per_second
+                .filter(|_| contention)
+                .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -550,6 +599,13 @@ impl Sampler {
     /// An event that cannot be decoded is counted in
     /// [`SamplerStats::undecoded_ticks`], never an error.
     pub fn event_pipe_event_delivered(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let contention = event.event_id == CONTENTION_START || event.event_id == CONTENTION_STOP;
+        if contention
+            && self.inner.contentions.is_some()
+            && self.inner.is_runtime_provider(event.provider)
+        {
+            return self.inner.record_contention(event);
+        }
         let (Some(mean), Some(AllocationSource::AllocationTick)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
         else {
@@ -606,7 +662,7 @@ impl Sampler {
             .unwrap_or_else(|_| String::from("?"));
         let mut values = [0; SAMPLE_TYPES.len()];
         values[EXCEPTIONS] = count;
-        self.inner.record_here(&type_name, &values, |stats| {
+        self.inner.record_here(Some(&type_name), &values, |stats| {
             stats.exceptions_recorded += 1;
         })
     }
@@ -732,14 +788,59 @@ impl Inner {
     fn record_allocation(&self, type_name: &str, objects: f64, bytes: f64) -> Result<()> {
         let values = [0, 0, objects.round() as u64, bytes.round() as u64];
         let leaf = String::from("new ") + type_name;
-        self.record_here(&leaf, &values, |stats| stats.allocation_samples += 1)
+        self.record_here(Some(&leaf), &values, |stats| stats.allocation_samples += 1)
+    }
+
+    /// A `ContentionStart` or `ContentionStop` event, on the waiting
+    /// thread: a start is noted; a stop is counted, and recorded (its
+    /// stack, a count and the time waited, from the event's `DurationNs`
+    /// or from the start) up to the rate limit, sampled and upweighted
+    /// beyond. An event that does not decode is counted, never an error.
+    fn record_contention(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let now = Instant::now();
+        let Some(sampler) = &self.contentions else {
+            return Ok(());
+        };
+        // Events that describe their own fields (the provider's managed
+        // half) are read by those fields, the others by the manifest's.
+        let decoded = match EventMetadata::parse(event.metadata) {
+            Ok(m) if !m.fields.is_empty() => {
+                decode_contention_with(event.event_id, &m.fields, event.data)
+            }
+            _ => decode_contention(event.event_id, event.event_version, event.data),
+        };
+        let (native, duration) = match decoded {
+            None => {
+                lock(&self.state).stats.undecoded_contentions += 1;
+                return Ok(());
+            }
+            Some(Contention::Start { .. }) => {
+                super::contention::started(now);
+                return Ok(());
+            }
+            Some(Contention::Stop {
+                native,
+                duration_nanos,
+            }) => (native, duration_nanos),
+        };
+        let waited = super::contention::waited(now);
+        let nanos = duration.map_or(waited.unwrap_or(0), |d| d.min(u64::MAX as f64) as u64);
+        lock(&self.state).stats.contentions += 1;
+        let Some(count) = sampler.weigh(now) else {
+            return Ok(());
+        };
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[LOCK_COUNT] = count;
+        values[LOCK_TIME] = nanos.saturating_mul(count);
+        let leaf = native.then_some("[native lock]");
+        self.record_here(leaf, &values, |stats| stats.contentions_recorded += 1)
     }
 
     /// Records `values` on the calling thread: its stack and a last frame
-    /// `leaf`; `count` updates the statistics.
+    /// `leaf` if given; `count` updates the statistics.
     fn record_here(
         &self,
-        leaf: &str,
+        leaf: Option<&str>,
         values: &[u64],
         count: impl FnOnce(&mut SamplerStats),
     ) -> Result<()> {
@@ -754,12 +855,14 @@ impl Inner {
             .is_ok();
         let mut stack = self.resolve(&frames);
         let mut state = lock(&self.state);
-        let leaf = state.frames.intern(leaf);
         if !walked || stack.is_empty() {
             stack = alloc::vec![state.no_managed];
         }
         count(&mut state.stats);
-        stack.push(leaf);
+        if let Some(leaf) = leaf {
+            let leaf = state.frames.intern(leaf);
+            stack.push(leaf);
+        }
         let periods = self.export.is_some();
         state.thread(thread).add(&stack, values, periods);
         Ok(())
