@@ -26,6 +26,14 @@
 //! [`Sampler::stop`] returns holds one `corprof::profile::StackTree` per
 //! thread, for the writers of `corprof::profile` (pprof, speedscope, folded
 //! stacks, flame graphs). docs/sampling.md has the measured overhead.
+//!
+//! Exceptions are counted by type at their throw stack
+//! ([`Sampler::exception_thrown`], rate-limited: `exceptions.rs`), and on
+//! .NET 5 and later waits for locks from the runtime's contention events
+//! (`contention.rs`). For a service, [`Sampler::start_exporting`] hands a
+//! profile of each [`SamplerOptions::period`] to exporters ([`export`]: a
+//! directory of period files, a Pyroscope-compatible server) from a thread
+//! of its own.
 
 mod alloc;
 mod clock;
