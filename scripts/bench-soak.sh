@@ -11,6 +11,8 @@
 #
 #   bash scripts/bench.sh soak
 #   MINUTES=3 ENDPOINT=/throw bash scripts/bench-soak.sh
+#   MODE=none bash scripts/bench-soak.sh      # the baseline: no profiler
+#   MODE=whole-run bash scripts/bench-soak.sh # the sampler without periods
 #
 # CORPROF_RUNTIME=8.0 runs the server on CoreCLR 8.0.4 (DOTNET_ROLL_FORWARD=Major).
 set -euo pipefail
@@ -20,6 +22,8 @@ die() { printf 'bench-soak: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'bench-soak: %s\n' "$*" >&2; }
 
 minutes="${MINUTES:-10}"
+mode="${MODE:-periods}"
+case "$mode" in none | whole-run | periods) ;; *) die "MODE must be none, whole-run or periods, got '$mode'" ;; esac
 endpoint="${ENDPOINT:-/cpu}"
 [[ "$minutes" =~ ^[1-9][0-9]*$ ]] && [ "$minutes" -ge 3 ] || die "MINUTES must be an integer of at least 3, got '$minutes'"
 
@@ -64,12 +68,18 @@ for _ in $(seq 100); do [ -s "$scratch/receiver.port" ] && break; sleep 0.1; don
 [ -s "$scratch/receiver.port" ] || die "the receiver did not start"
 receiver_port=$(cat "$scratch/receiver.port")
 
+profiler_env=()
+if [ "$mode" != none ]; then
+    profiler_env=(CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}"
+        CORECLR_PROFILER_PATH="$PWD/target/release/examples/libsampler.so")
+fi
+if [ "$mode" = periods ]; then
+    profiler_env+=(CORPROF_SAMPLER_DIR="$scratch/profile" CORPROF_SAMPLER_PERIOD=1
+        CORPROF_SAMPLER_PUSH_URL="http://127.0.0.1:$receiver_port")
+fi
+mkdir -p "$scratch/profile"
 : >"$scratch/server.out"
-env DOTNET_ROLL_FORWARD=Major DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
-    CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER="{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}" \
-    CORECLR_PROFILER_PATH="$PWD/target/release/examples/libsampler.so" \
-    CORPROF_SAMPLER_DIR="$scratch/profile" CORPROF_SAMPLER_PERIOD=1 \
-    CORPROF_SAMPLER_PUSH_URL="http://127.0.0.1:$receiver_port" \
+env DOTNET_ROLL_FORWARD=Major DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler_env[@]}" \
     "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
     >"$scratch/server.out" 2>"$scratch/server.err" &
 server_pid=$!
@@ -106,10 +116,10 @@ server_pid=
 
 echo "## Memory over a soak run (scripts/bench-soak.sh)"
 echo
-echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version under the sampler (release, defaults, 1-s"
-echo "periods to a directory and pushed), \`wrk -t2 -c16\` on $endpoint for $minutes min; $(nproc) cores."
+echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version, mode $mode (periods: the sampler, release,"
+echo "defaults, 1-s periods to a directory and pushed), \`wrk -t2 -c16\` on $endpoint for $minutes min; $(nproc) cores."
 echo "$(grep -o '[0-9.]* requests in [^,]*' "$scratch/wrk.out"); $files period files kept;"
-echo "$(grep -E '^export_(exported|dropped|push_exported|push_dropped)=' "$scratch/profile/summary.txt" | tr '\n' ' ')"
+echo "mode $mode; $(grep -sE '^(threads|export_(exported|dropped|push_exported|push_dropped))=' "$scratch/profile/summary.txt" | tr '\n' ' ')"
 echo
 python3 - "$scratch/rss" <<'EOF'
 import sys

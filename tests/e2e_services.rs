@@ -615,3 +615,80 @@ fn lock_contention_at_the_waiting_handler() {
         summary["contentions_recorded"]
     );
 }
+
+const SAMPLER_ATTACH: &str = "3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163";
+
+/// Attaches `examples/sampler_attach.rs` to `pid` through the diagnostics
+/// IPC channel, asking for `seconds` of samples into `dir`.
+fn attach_sampler(pid: u32, seconds: u32, dir: &Path) {
+    use corprof::diagnostics::{AttachProfiler, DiagnosticsClient};
+    let library = dotnet::build_example("sampler_attach")
+        .unwrap_or_else(|error| panic!("building example sampler_attach: {error}"));
+    let library = std::path::absolute(library).unwrap();
+    let data = format!("seconds={seconds};dir={}", dir.display());
+    DiagnosticsClient::for_process(pid)
+        .and_then(|client| {
+            client
+                .with_timeout(Duration::from_secs(30))
+                .attach_profiler(&AttachProfiler {
+                    attach_timeout: Duration::from_secs(10),
+                    clsid: corprof::GUID::try_parse(SAMPLER_ATTACH).unwrap(),
+                    profiler_path: library.to_str().unwrap(),
+                    client_data: data.as_bytes(),
+                })
+        })
+        .map(drop)
+        .unwrap_or_else(|e| panic!("attaching to {pid}: {e}"));
+}
+
+/// Waits up to 30 s for `dir` to hold `n` period files.
+fn wait_for_files(dir: &Path, n: usize) -> Vec<PathBuf> {
+    let start = Instant::now();
+    loop {
+        let files = if dir.exists() {
+            period_files(dir)
+        } else {
+            Vec::new()
+        };
+        if files.len() >= n || start.elapsed() > Duration::from_secs(30) {
+            return files;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// On demand: the web app runs under load with no profiler; the sampler
+/// attached for 3 s writes a profile showing the CPU-bound handler and
+/// detaches (the runtime unloads it: its stderr says so); a second attach
+/// gives a second profile; every response is a 200 and the server exits 0
+/// on SIGTERM.
+#[test]
+fn attach_for_a_while_then_detach_twice() {
+    let dir = out_dir("attach");
+    let server = WebServer::start(&dotnet::runtime(), None);
+    let url = server.url("/cpu");
+    let load = thread::spawn(move || wrk(&url, 2, 8, 14));
+    thread::sleep(Duration::from_secs(1));
+    attach_sampler(server.pid(), 3, &dir);
+    let first = wait_for_files(&dir, 1);
+    assert_eq!(first.len(), 1, "{first:?}");
+    // Detaching takes the runtime about half a second; then attach again.
+    thread::sleep(Duration::from_secs(2));
+    attach_sampler(server.pid(), 3, &dir);
+    let both = wait_for_files(&dir, 2);
+    assert_eq!(both.len(), 2, "{both:?}");
+    let load = load.join().unwrap();
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    for file in &both {
+        let (ok, top, err) = pprof(&["-top", "-sample_index=cpu", file.to_str().unwrap()]);
+        assert!(ok, "{err}");
+        assert!(top.contains(CPU_HANDLER), "{}:\n{top}", file.display());
+        let (_, duration) = time_range(file);
+        assert!((2.5..=4.0).contains(&duration), "a profile of {duration} s");
+    }
+    thread::sleep(Duration::from_secs(2));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    let detached = stopped.stderr.matches("sampler_attach: detached").count();
+    assert_eq!(detached, 2, "{}", stopped.stderr);
+}

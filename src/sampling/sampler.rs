@@ -377,6 +377,9 @@ struct Inner {
     exceptions: Option<RateSampler>,
     /// The contention sampler (`None`: off or not available).
     contentions: Option<RateSampler>,
+    /// Whether the export thread and the exporters' threads have ended
+    /// (set by `stop`; `true` without exporters).
+    threads_ended: Mutex<bool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -527,6 +530,7 @@ impl Sampler {
                 .contentions_per_second
                 .filter(|_| contention)
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
+            threads_ended: Mutex::new(true),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -679,13 +683,22 @@ impl Sampler {
             // The last, partial period, then what the exporters still hold.
             self.inner.cut_period(Instant::now());
             if let Some(export) = &self.inner.export {
-                export.finish(FINISH_TIMEOUT);
+                let ended = export.finish(FINISH_TIMEOUT);
+                *lock(&self.inner.threads_ended) = ended;
             }
         }
         let mut state = lock(&self.inner.state);
         let stopped = *state.stopped.get_or_insert_with(Instant::now);
         let duration = stopped - state.start;
         self.inner.profile(&state, duration)
+    }
+
+    /// Whether every thread the sampler started (sampling, export, and the
+    /// exporters' own) has ended: `true` after [`stop`](Self::stop) unless
+    /// an exporter was left stuck (what a profiler that detaches must
+    /// know: see `ProfilerInfo::request_profiler_detach`).
+    pub fn threads_ended(&self) -> bool {
+        lock(&self.thread).is_none() && *lock(&self.inner.threads_ended)
     }
 
     /// What the exporters did so far (all zero without exporters); after

@@ -75,6 +75,9 @@ pub struct ExporterStats {
     pub failures: Vec<(&'static str, u64)>,
     /// The last failure, as text (`None` when there was none).
     pub last_error: Option<String>,
+    /// Whether a thread of the exporter's own was still running when it
+    /// was last asked (after [`Exporter::finish`]: left behind, stuck).
+    pub running: bool,
 }
 
 impl ExporterStats {
@@ -169,6 +172,7 @@ pub(crate) struct Pipeline {
     queue: Arc<Queue<(u64, Profile)>>,
     shared: Arc<Shared>,
     next_seq: Mutex<u64>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 struct Shared {
@@ -198,7 +202,7 @@ impl Pipeline {
             deadline: Mutex::new(None),
         });
         let (q, s) = (Arc::clone(&queue), Arc::clone(&shared));
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(String::from("corprof-export"))
             .spawn(move || {
                 while let Some((seq, profile)) = q.pop() {
@@ -224,6 +228,7 @@ impl Pipeline {
             queue,
             shared,
             next_seq: Mutex::new(0),
+            thread: Mutex::new(Some(thread)),
         })
     }
 
@@ -241,8 +246,9 @@ impl Pipeline {
     }
 
     /// Closes the queue and waits until the exporters are done or
-    /// `timeout` has passed (a stuck exporter is left behind).
-    pub(crate) fn finish(&self, timeout: Duration) {
+    /// `timeout` has passed (a stuck exporter is left behind); `true` when
+    /// the export thread has ended (joined).
+    pub(crate) fn finish(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         *lock(&self.shared.deadline) = Some(deadline);
         self.queue.close();
@@ -250,7 +256,7 @@ impl Pipeline {
         while !*done {
             let now = Instant::now();
             if now >= deadline + Duration::from_millis(500) {
-                return;
+                return false;
             }
             done = self
                 .shared
@@ -259,6 +265,12 @@ impl Pipeline {
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
         }
+        drop(done);
+        if let Some(thread) = lock(&self.thread).take() {
+            let _ = thread.join();
+        }
+        let left = lock(&self.shared.stats).exporters.iter().any(|e| e.running);
+        !left
     }
 
     /// Closes the queue without waiting (the export thread ends after

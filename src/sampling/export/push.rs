@@ -122,7 +122,10 @@ impl PushExporter {
             app: String::from(app),
             options,
             queue: Queue::new(options.capacity),
-            stats: Mutex::new(ExporterStats::new("push", &PUSH_FAILURES)),
+            stats: Mutex::new(ExporterStats {
+                running: true,
+                ..ExporterStats::new("push", &PUSH_FAILURES)
+            }),
             deadline: Mutex::new(None),
         });
         let worker = Arc::clone(&shared);
@@ -280,6 +283,9 @@ impl Exporter for PushExporter {
             }
             if thread.is_finished() {
                 let _ = thread.join();
+                lock(&self.shared.stats).running = false;
+            } else {
+                lock(&self.shared.stats).running = true;
             }
         }
         // What is still queued was not pushed.
