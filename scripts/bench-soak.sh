@@ -68,6 +68,7 @@ open(sys.argv[1], "w").write(str(server.server_address[1]))
 server.serve_forever()
 EOF
 receiver_pid=$!
+disown "$receiver_pid"
 for _ in $(seq 100); do [ -s "$scratch/receiver.port" ] && break; sleep 0.1; done
 [ -s "$scratch/receiver.port" ] || die "the receiver did not start"
 receiver_port=$(cat "$scratch/receiver.port")
