@@ -692,3 +692,51 @@ fn attach_for_a_while_then_detach_twice() {
     let detached = stopped.stderr.matches("sampler_attach: detached").count();
     assert_eq!(detached, 2, "{}", stopped.stderr);
 }
+
+/// Bad settings of continuous profiling (a period out of range, an
+/// `https://` server, a name Pyroscope would not take) are each reported
+/// on stderr, and the program runs unprofiled, writing nothing.
+#[test]
+fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
+    const EXIT: i32 = 37;
+    const OUTPUT: [&str; 4] = [
+        "allocated more=300000000 less=100000000",
+        "spinners done",
+        "sleeper and blocked done",
+        "done",
+    ];
+    let runtime = dotnet::runtime();
+    let library = dotnet::build_example("sampler").unwrap();
+    for (i, (key, value, message)) in [
+        (
+            "CORPROF_SAMPLER_PERIOD",
+            "0",
+            "sampler: CORPROF_SAMPLER_PERIOD=\"0\" is not a number from 1 to 86400; not sampling",
+        ),
+        (
+            "CORPROF_SAMPLER_PUSH_URL",
+            "https://profiles.example.com",
+            "sampler: CORPROF_SAMPLER_PUSH_URL=\"https://profiles.example.com\": https is not \
+             supported (corprof speaks plain HTTP, with no TLS library): run a local agent such as \
+             Grafana Alloy",
+        ),
+        (
+            "CORPROF_SAMPLER_APP",
+            "my app{x}",
+            "sampler: CORPROF_SAMPLER_APP=\"my app{x}\" is not a name of 1 to 200 letters",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = out_dir(&format!("bad-{i}"));
+        fs::remove_dir(&dir).unwrap();
+        let profiler = Profiler::new(library.clone(), SAMPLER)
+            .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+            .with_env(key, value);
+        let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
+        out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+        assert!(out.stderr.contains(message), "{}", out.describe());
+        assert!(!dir.exists(), "nothing is written when not sampling");
+    }
+}
