@@ -4,14 +4,23 @@
 //!
 //! - `profile.pb.gz`: pprof (`go tool pprof`, Grafana Pyroscope and other
 //!   pprof readers), sample types `cpu`, `wall` (nanoseconds),
-//!   `alloc_objects` (count) and `alloc_space` (bytes), a `thread` label per
-//!   sample;
+//!   `alloc_objects` (count), `alloc_space` (bytes) and `exception`
+//!   (count: thrown exceptions by type, the leaf frame, and label
+//!   `exception_type`), `lock-count` (count) and `lock-time` (nanoseconds:
+//!   waits for locks, .NET 5 and later), a `thread` label per sample;
 //! - `speedscope.json`: the same, for speedscope (one profile per thread
 //!   and kind);
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
 //!   folded stacks, every thread merged;
 //! - `flame.svg`: a flame graph of CPU time;
-//! - `summary.txt`: `key=value` lines (samples, pauses, threads).
+//! - `summary.txt`: `key=value` lines (samples, pauses, threads, exports).
+//!
+//! Continuously, every `CORPROF_SAMPLER_PERIOD` seconds (default 60), the
+//! period's own profile goes to `profile-<start>-<seq>.pb.gz` in that
+//! directory (the newest `CORPROF_SAMPLER_KEEP`, default 60, kept) and to
+//! the Pyroscope-compatible server of `CORPROF_SAMPLER_PUSH_URL`
+//! (`http://host:port`) as application `CORPROF_SAMPLER_APP`
+//! (`corprof::sampling::export::ExportOptions::from_env`).
 //!
 //! Environment: `CORPROF_SAMPLER_HZ` (samples per second, default 99),
 //! `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling interval in
@@ -30,6 +39,7 @@ use std::sync::OnceLock;
 
 use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use corprof::profiling::*;
+use corprof::sampling::export::{ExportOptions, ExportStats};
 use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions};
 
 #[derive(Default)]
@@ -79,6 +89,7 @@ fn options() -> std::result::Result<SamplerOptions, String> {
         hz: hz as u32,
         allocation_mean_bytes: (alloc != 0).then_some(alloc),
         allocation_source: source,
+        ..SamplerOptions::default()
     })
 }
 
@@ -99,7 +110,7 @@ impl SamplerProfiler {
 
 impl Profiler for SamplerProfiler {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        let options = match options() {
+        let (options, export) = match options().and_then(|o| Ok((o, ExportOptions::from_env()?))) {
             Ok(options) => options,
             Err(message) => {
                 say(&format!("{message}; not sampling"));
@@ -117,8 +128,22 @@ impl Profiler for SamplerProfiler {
                 return Ok(());
             }
         };
+        let exporters = match export.exporters() {
+            Ok(exporters) => exporters,
+            Err(error) => {
+                say(&format!(
+                    "{}: {error}; not sampling",
+                    export.dir.unwrap_or_default().display()
+                ));
+                return Ok(());
+            }
+        };
+        let options = SamplerOptions {
+            period: export.period,
+            ..options
+        };
         info.set_event_mask(events, high)?;
-        match Sampler::start(info, options) {
+        match Sampler::start_exporting(info, options, exporters) {
             Ok(sampler) => {
                 let _ = self.sampler.set(sampler);
             }
@@ -156,6 +181,12 @@ impl Profiler for SamplerProfiler {
         result
     }
 
+    fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+        let mut result = Ok(());
+        self.with_sampler(|s| result = s.exception_thrown(thrown));
+        result
+    }
+
     fn event_pipe_event_delivered(
         &self,
         _info: &ProfilerInfo,
@@ -181,7 +212,7 @@ impl Profiler for SamplerProfiler {
             stats.failed_walks
         ));
         if let Some(dir) = &self.dir {
-            if let Err(error) = write(&profile, dir) {
+            if let Err(error) = write(&profile, &sampler.export_stats(), dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -189,7 +220,7 @@ impl Profiler for SamplerProfiler {
     }
 }
 
-fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
+fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let stats = &profile.stats;
     let mut summary = String::new();
@@ -209,6 +240,25 @@ fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
     );
     line("allocation_ticks", stats.allocation_ticks.to_string());
     line("undecoded_ticks", stats.undecoded_ticks.to_string());
+    line("exceptions_thrown", stats.exceptions_thrown.to_string());
+    line("exceptions_recorded", stats.exceptions_recorded.to_string());
+    line(
+        "contention",
+        String::from(if stats.contention_available {
+            "on"
+        } else {
+            "not available (needs .NET 5)"
+        }),
+    );
+    line("contentions", stats.contentions.to_string());
+    line(
+        "contentions_recorded",
+        stats.contentions_recorded.to_string(),
+    );
+    line(
+        "undecoded_contentions",
+        stats.undecoded_contentions.to_string(),
+    );
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
@@ -228,6 +278,7 @@ fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
     line("pprof_bytes", written.pprof_bytes.to_string());
     line("flame_frames_drawn", written.flame.drawn.to_string());
     line("flame_frames_omitted", written.flame.omitted.to_string());
+    summary.push_str(&export.summary_lines());
     std::fs::write(dir.join("summary.txt"), summary)?;
     Ok(())
 }

@@ -24,7 +24,8 @@ fn fields(list: &[(&str, FieldType)]) -> Vec<Field> {
 /// The fields of a runtime-provider event, by event id and version, for the
 /// events this table knows: `GCStart` (1, version 2 and later),
 /// `GCAllocationTick` (10, version 2 and later), `ExceptionThrown` (80,
-/// version 1). `None` for others.
+/// version 1), `ContentionStart` (81, versions 1 and 2) and
+/// `ContentionStop` (91, versions 0 and 1). `None` for others.
 pub fn runtime_fields(event_id: u32, version: u32) -> Option<Vec<Field>> {
     use FieldType::*;
     match (event_id, version) {
@@ -67,6 +68,27 @@ pub fn runtime_fields(event_id: u32, version: u32) -> Option<Vec<Field>> {
             ("ExceptionHRESULT", UInt32),
             ("ExceptionFlags", UInt16),
             ("ClrInstanceID", UInt16),
+        ])),
+        // ContentionStart_V1 and ContentionStop (template `Contention`):
+        // ContentionFlags (ContentionFlagsMap: 0 managed, 1 native),
+        // ClrInstanceID. ContentionStart_V2 (.NET 8) appends LockID,
+        // AssociatedObjectID, LockOwnerThreadID; ContentionStop_V1 appends
+        // DurationNs. As of dotnet/runtime 68813511f6a4855bd2f2b1605ae19418680ae7de.
+        (81, 1) | (91, 0) => Some(fields(&[
+            ("ContentionFlags", Byte),
+            ("ClrInstanceID", UInt16),
+        ])),
+        (81, v) if v >= 2 => Some(fields(&[
+            ("ContentionFlags", Byte),
+            ("ClrInstanceID", UInt16),
+            ("LockID", Pointer),
+            ("AssociatedObjectID", Pointer),
+            ("LockOwnerThreadID", UInt64),
+        ])),
+        (91, v) if v >= 1 => Some(fields(&[
+            ("ContentionFlags", Byte),
+            ("ClrInstanceID", UInt16),
+            ("DurationNs", Double),
         ])),
         _ => None,
     }

@@ -657,6 +657,25 @@ impl ProfilerInfo {
         unsafe { take_interface(|out| v3.EnumModules(out)) }.map(ModuleIter::new)
     }
 
+    /// Asks the runtime to detach this profiler (`RequestProfilerDetach`,
+    /// version 3), for a profiler that has finished its work: the runtime
+    /// waits about `expected_milliseconds`, then until no call into the
+    /// profiler is in progress, calls `profiler_detach_succeeded` and
+    /// unloads the profiler's library. The runtime refuses a profiler that
+    /// set flags that cannot be undone (`CORPROF_E_IMMUTABLE_FLAGS_SET`) or
+    /// that was not loaded by attach or startup in a detachable way.
+    ///
+    /// # Safety
+    /// Unloading the library unmaps its code and statics: every thread of
+    /// the profiler's own (samplers, exporters, timers) must have ended, or
+    /// will have within `expected_milliseconds`, and no callback may be
+    /// left that the runtime or another library could still call.
+    pub unsafe fn request_profiler_detach(&self, expected_milliseconds: u32) -> Result<()> {
+        let v3 = self.v3().ok_or(E_NOTIMPL)?;
+        // SAFETY: a plain call; what it leads to is the caller's contract.
+        unsafe { v3.RequestProfilerDetach(expected_milliseconds) }.ok()
+    }
+
     /// The functions JIT-compiled so far (`EnumJITedFunctions`, version 3).
     pub fn jited_functions(&self) -> Result<FunctionIter> {
         let v3 = self.live_v3()?;

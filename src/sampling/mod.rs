@@ -26,16 +26,33 @@
 //! [`Sampler::stop`] returns holds one `corprof::profile::StackTree` per
 //! thread, for the writers of `corprof::profile` (pprof, speedscope, folded
 //! stacks, flame graphs). docs/sampling.md has the measured overhead.
+//!
+//! Exceptions are counted by type at their throw stack
+//! ([`Sampler::exception_thrown`], rate-limited: `exceptions.rs`), and on
+//! .NET 5 and later waits for locks from the runtime's contention events
+//! (`contention.rs`). For a service, [`Sampler::start_exporting`] hands a
+//! profile of each [`SamplerOptions::period`] to exporters ([`export`]: a
+//! directory of period files, a Pyroscope-compatible server) from a thread
+//! of its own.
 
 mod alloc;
 mod clock;
+mod contention;
+mod exceptions;
+pub mod export;
 mod output;
 mod sampler;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+pub use contention::{
+    decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
+    CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
+};
+pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
-    ALLOC_OBJECTS, CPU, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    ALLOC_OBJECTS, CPU, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME, NO_MANAGED_FRAMES,
+    SAMPLE_TYPES, WALL,
 };

@@ -8,7 +8,7 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use super::sampler::{Profile, ALLOC_BYTES, CPU, SAMPLE_TYPES, WALL};
+use super::sampler::{Profile, ALLOC_BYTES, CPU, EXCEPTIONS, SAMPLE_TYPES, WALL};
 use crate::profile::{
     self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, Pprof,
     SpeedscopeProfile,
@@ -27,8 +27,10 @@ pub struct Written {
 
 impl Profile {
     /// The profile in pprof: sample types `cpu` and `wall` (nanoseconds),
-    /// `alloc_objects` (count) and `alloc_space` (bytes), a `thread` label
-    /// per sample, the period in CPU nanoseconds, `cpu` the default type.
+    /// `alloc_objects` (count), `alloc_space` (bytes) and `exception`
+    /// (count), a `thread` label per sample and an `exception_type` label
+    /// (the leaf frame) per exception sample, the period in CPU
+    /// nanoseconds, `cpu` the default type.
     pub fn to_pprof(&self) -> Pprof {
         let mut pprof = Pprof::new(&SAMPLE_TYPES);
         pprof.set_period("cpu", "nanoseconds", self.period_nanos as i64);
@@ -39,7 +41,33 @@ impl Profile {
         pprof.set_time(started, self.duration.as_nanos() as i64);
         pprof.set_default_sample_type("cpu");
         for thread in &self.threads {
-            pprof.add_tree(&thread.tree, &self.frames, &[("thread", &thread.name)]);
+            let labels = [("thread", thread.name.as_str())];
+            // Exceptions apart: each stack with its type as a label.
+            pprof.add_tree_by(&thread.tree, &self.frames, &labels, |node, values| {
+                values.extend(node.iter().map(|&v| v.min(i64::MAX as u64) as i64));
+                values[EXCEPTIONS] = 0;
+            });
+            let tree = &thread.tree;
+            for index in 1..tree.len() {
+                let node = tree.find_index(index);
+                let count = tree.values(node)[EXCEPTIONS];
+                if count == 0 {
+                    continue;
+                }
+                let mut stack: Vec<&str> = tree
+                    .stack(node)
+                    .into_iter()
+                    .map(|f| self.frames.name(f))
+                    .collect();
+                stack.reverse();
+                let mut values = alloc::vec![0i64; SAMPLE_TYPES.len()];
+                values[EXCEPTIONS] = count.min(i64::MAX as u64) as i64;
+                let labels = [
+                    ("thread", thread.name.as_str()),
+                    ("exception_type", stack[0]),
+                ];
+                pprof.add_sample(&stack, &values, &labels);
+            }
         }
         pprof
     }

@@ -12,14 +12,20 @@ use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
 use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+use super::contention::{
+    decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
+    CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
+};
+use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
+use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
 use crate::profiling::{
     ClassID, FunctionID, ObjectID, ThreadID, COR_PRF_ENABLE_OBJECT_ALLOCATED,
     COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_HIGH_MONITOR, COR_PRF_HIGH_MONITOR_EVENT_PIPE,
-    COR_PRF_MONITOR, COR_PRF_MONITOR_OBJECT_ALLOCATED, COR_PRF_MONITOR_THREADS, EVENTPIPE_PROVIDER,
-    EVENTPIPE_SESSION,
+    COR_PRF_MONITOR, COR_PRF_MONITOR_EXCEPTIONS, COR_PRF_MONITOR_OBJECT_ALLOCATED,
+    COR_PRF_MONITOR_THREADS, EVENTPIPE_PROVIDER, EVENTPIPE_SESSION,
 };
 use crate::E_NOTIMPL;
 
@@ -31,12 +37,22 @@ pub const WALL: usize = 1;
 pub const ALLOC_OBJECTS: usize = 2;
 /// Index of the estimated bytes allocated.
 pub const ALLOC_BYTES: usize = 3;
-/// The sample types, in value order, as pprof names them (type, unit).
-pub const SAMPLE_TYPES: [(&str, &str); 4] = [
+/// Index of the exceptions thrown (the leaf frame is their type).
+pub const EXCEPTIONS: usize = 4;
+/// Index of the lock contentions (waits for a lock) counted.
+pub const LOCK_COUNT: usize = 5;
+/// Index of the time waited for locks, in nanoseconds.
+pub const LOCK_TIME: usize = 6;
+/// The sample types, in value order, as pprof names them (type, unit):
+/// the names Datadog's and Pyroscope's .NET profilers use.
+pub const SAMPLE_TYPES: [(&str, &str); 7] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
     ("alloc_space", "bytes"),
+    ("exception", "count"),
+    ("lock-count", "count"),
+    ("lock-time", "nanoseconds"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -52,6 +68,8 @@ const MAX_PAUSES: usize = 1 << 20;
 const GC_KEYWORD: u64 = 0x1;
 /// Verbose (5): `GCAllocationTick` is a verbose event.
 const VERBOSE: u32 = 5;
+/// Informational (4): the contention events' level.
+const INFORMATIONAL: u32 = 4;
 /// `GCAllocationTick`'s event id in the runtime provider.
 const ALLOCATION_TICK: u32 = 10;
 
@@ -121,6 +139,20 @@ pub struct SamplerOptions {
     pub allocation_mean_bytes: Option<u64>,
     /// Where allocations come from (default [`AllocationSource::Auto`]).
     pub allocation_source: AllocationSource,
+    /// How often the sampler hands a profile of the period just ended to
+    /// its exporters (default 60 s; [`Sampler::start_exporting`]).
+    pub period: Duration,
+    /// Exceptions recorded in full per second, beyond which they are
+    /// sampled with upweighted counts (default 500; `exceptions.rs`);
+    /// `None` turns exception profiling off (and the runtime's exception
+    /// callbacks with it).
+    pub exceptions_per_second: Option<u32>,
+    /// Lock contentions recorded in full per second, beyond which they
+    /// are sampled with upweighted counts and times (default 500); `None`
+    /// turns contention profiling off. Needs in-process EventPipe (.NET 5
+    /// and later): on older runtimes there is none
+    /// ([`SamplerStats::contention_available`]).
+    pub contentions_per_second: Option<u32>,
 }
 
 impl Default for SamplerOptions {
@@ -129,6 +161,9 @@ impl Default for SamplerOptions {
             hz: 99,
             allocation_mean_bytes: Some(512 << 10),
             allocation_source: AllocationSource::Auto,
+            period: Duration::from_secs(60),
+            exceptions_per_second: Some(EXCEPTIONS_PER_SECOND),
+            contentions_per_second: Some(CONTENTIONS_PER_SECOND),
         }
     }
 }
@@ -147,6 +182,12 @@ impl SamplerOptions {
     ) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
         let mut mask = COR_PRF_ENABLE_STACK_SNAPSHOT | COR_PRF_MONITOR_THREADS;
         let mut high = COR_PRF_HIGH_MONITOR::empty();
+        if self.exceptions_per_second.is_some() {
+            mask |= COR_PRF_MONITOR_EXCEPTIONS;
+        }
+        if self.contentions_per_second.is_some() && info.version() >= 12 {
+            high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
+        }
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
                 AllocationSource::AllocationTick if info.version() < 12 => return Err(E_NOTIMPL),
@@ -193,6 +234,21 @@ pub struct SamplerStats {
     pub allocation_ticks: u64,
     /// Of those, the ones that could not be decoded (counted, skipped).
     pub undecoded_ticks: u64,
+    /// Exceptions thrown ([`Sampler::exception_thrown`]).
+    pub exceptions_thrown: u64,
+    /// Of those, the ones recorded (all up to the rate limit, a sample
+    /// beyond it).
+    pub exceptions_recorded: u64,
+    /// Whether lock contention is profiled: asked for, and the runtime has
+    /// in-process EventPipe (.NET 5 and later).
+    pub contention_available: bool,
+    /// Contentions that ended (`ContentionStop` events).
+    pub contentions: u64,
+    /// Of those, the ones recorded (all up to the rate limit, a sample
+    /// beyond it).
+    pub contentions_recorded: u64,
+    /// Contention events that could not be decoded (counted, skipped).
+    pub undecoded_contentions: u64,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -252,6 +308,18 @@ struct Tracked {
     /// Its CPU clock at the last sample.
     last_cpu: Option<u64>,
     tree: StackTree,
+    /// The current period's samples (only while exporting).
+    period: StackTree,
+}
+
+impl Tracked {
+    /// Adds a sample to the run's tree and, `periods` set, the period's.
+    fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
+        self.tree.add(stack.iter().copied(), values);
+        if periods {
+            self.period.add(stack.iter().copied(), values);
+        }
+    }
 }
 
 struct State {
@@ -264,6 +332,8 @@ struct State {
     started: SystemTime,
     start: Instant,
     stopped: Option<Instant>,
+    /// When the current period started.
+    period_start: Instant,
 }
 
 impl State {
@@ -276,6 +346,7 @@ impl State {
                     os_thread: 0,
                     last_cpu: None,
                     tree: StackTree::new(SAMPLE_TYPES.len()),
+                    period: StackTree::new(SAMPLE_TYPES.len()),
                 });
                 self.by_id.insert(thread, self.threads.len() - 1);
                 self.threads.len() - 1
@@ -300,6 +371,15 @@ struct Inner {
     /// Function names, resolved once per `FunctionID` (never while the
     /// runtime is suspended, and never with `state` held).
     names: Mutex<HashMap<FunctionID, FrameId>>,
+    /// The export thread, when there are exporters.
+    export: Option<Pipeline>,
+    /// The exception sampler (`None`: off).
+    exceptions: Option<RateSampler>,
+    /// The contention sampler (`None`: off or not available).
+    contentions: Option<RateSampler>,
+    /// Whether the export thread and the exporters' threads have ended
+    /// (set by `stop`; `true` without exporters).
+    threads_ended: Mutex<bool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -354,7 +434,27 @@ impl Sampler {
     /// mean allocation interval of 0; the runtime's error when the session
     /// cannot start; `E_FAIL` when the thread cannot be started.
     pub fn start(info: &ProfilerInfo, options: SamplerOptions) -> Result<Sampler> {
-        if options.hz == 0 || options.hz > 10_000 || options.allocation_mean_bytes == Some(0) {
+        Sampler::start_exporting(info, options, Vec::new())
+    }
+
+    /// Like [`start`](Self::start), and every [`SamplerOptions::period`]
+    /// hands a profile of that period alone to `exporters`, from an export
+    /// thread of its own (`corprof-export`, `corprof::sampling::export`):
+    /// the sampler and the application never wait for an export. With no
+    /// exporter, there are no periods. `E_INVALIDARG` also for a period
+    /// of zero.
+    pub fn start_exporting(
+        info: &ProfilerInfo,
+        options: SamplerOptions,
+        exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
+    ) -> Result<Sampler> {
+        if options.hz == 0
+            || options.hz > 10_000
+            || options.allocation_mean_bytes == Some(0)
+            || options.period.is_zero()
+            || options.exceptions_per_second == Some(0)
+            || options.contentions_per_second == Some(0)
+        {
             return Err(crate::E_INVALIDARG);
         }
         if info.v10().is_none() {
@@ -363,16 +463,28 @@ impl Sampler {
         let source = options
             .allocation_mean_bytes
             .map(|_| options.allocation_source.resolve(info));
+        let export = match exporters.is_empty() {
+            true => None,
+            false => Some(Pipeline::start(exporters).ok_or(crate::E_FAIL)?),
+        };
         let mut session = None;
+        let contention = options.contentions_per_second.is_some() && info.version() >= 12;
+        let (mut keywords, mut level) = (0, INFORMATIONAL);
         if source == Some(AllocationSource::AllocationTick) {
             if info.version() < 12 {
                 return Err(E_NOTIMPL);
             }
+            (keywords, level) = (GC_KEYWORD, VERBOSE);
+        }
+        if contention {
+            keywords |= CONTENTION_KEYWORD;
+        }
+        if keywords != 0 {
             session = Some(info.event_pipe_start_session(
                 &[EventPipeProvider {
                     name: RUNTIME_PROVIDER,
-                    keywords: GC_KEYWORD,
-                    level: VERBOSE,
+                    keywords,
+                    level,
                     filter: None,
                 }],
                 false,
@@ -380,8 +492,12 @@ impl Sampler {
         }
         let stats = SamplerStats {
             allocation_source: source,
+            contention_available: contention,
             ..SamplerStats::default()
         };
+        let seed = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(7, |d| d.as_nanos() as u64);
         let mut frames = Frames::new();
         let native = frames.intern(NATIVE_FRAME);
         let no_managed = frames.intern(NO_MANAGED_FRAMES);
@@ -403,8 +519,18 @@ impl Sampler {
                 started: SystemTime::now(),
                 start: Instant::now(),
                 stopped: None,
+                period_start: Instant::now(),
             }),
             names: Mutex::new(HashMap::new()),
+            export,
+            exceptions: options
+                .exceptions_per_second
+                .map(|limit| RateSampler::new(limit, seed)),
+            contentions: options
+                .contentions_per_second
+                .filter(|_| contention)
+                .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
+            threads_ended: Mutex::new(true),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -412,6 +538,9 @@ impl Sampler {
             .spawn(move || run(&worker));
         let Ok(thread) = thread else {
             inner.stop_session();
+            if let Some(export) = &inner.export {
+                export.close();
+            }
             return Err(crate::E_FAIL);
         };
         Ok(Sampler {
@@ -486,6 +615,13 @@ impl Sampler {
     /// An event that cannot be decoded is counted in
     /// [`SamplerStats::undecoded_ticks`], never an error.
     pub fn event_pipe_event_delivered(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let contention = event.event_id == CONTENTION_START || event.event_id == CONTENTION_STOP;
+        if contention
+            && self.inner.contentions.is_some()
+            && self.inner.is_runtime_provider(event.provider)
+        {
+            return self.inner.record_contention(event);
+        }
         let (Some(mean), Some(AllocationSource::AllocationTick)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
         else {
@@ -520,6 +656,33 @@ impl Sampler {
             .record_allocation(&type_name, objects, weight.bytes)
     }
 
+    /// Counts a thrown exception (forward `Profiler::exception_thrown`;
+    /// the event masks of [`SamplerOptions::event_masks`] enable it): on
+    /// the throwing thread, its stack and a last frame of the exception's
+    /// type, with a count of 1, or beyond
+    /// [`SamplerOptions::exceptions_per_second`] a uniform sample with
+    /// upweighted counts.
+    pub fn exception_thrown(&self, thrown: ObjectID) -> Result<()> {
+        let Some(sampler) = &self.inner.exceptions else {
+            return Ok(());
+        };
+        let weight = sampler.weigh(Instant::now());
+        lock(&self.inner.state).stats.exceptions_thrown += 1;
+        let Some(count) = weight else {
+            return Ok(());
+        };
+        let info = &self.inner.info;
+        let type_name = info
+            .class_of(thrown)
+            .and_then(|class| info.class_name(class))
+            .unwrap_or_else(|_| String::from("?"));
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[EXCEPTIONS] = count;
+        self.inner.record_here(Some(&type_name), &values, |stats| {
+            stats.exceptions_recorded += 1;
+        })
+    }
+
     /// Stops the sampler thread and waits for it, and stops the EventPipe
     /// session (idempotent); call it in `shutdown`, before the runtime goes
     /// away. Returns what was sampled.
@@ -529,11 +692,34 @@ impl Sampler {
         self.inner.wake.notify_all();
         if let Some(thread) = lock(&self.thread).take() {
             let _ = thread.join();
+            // The last, partial period, then what the exporters still hold.
+            self.inner.cut_period(Instant::now());
+            if let Some(export) = &self.inner.export {
+                let ended = export.finish(FINISH_TIMEOUT);
+                *lock(&self.inner.threads_ended) = ended;
+            }
         }
         let mut state = lock(&self.inner.state);
         let stopped = *state.stopped.get_or_insert_with(Instant::now);
         let duration = stopped - state.start;
         self.inner.profile(&state, duration)
+    }
+
+    /// Whether every thread the sampler started (sampling, export, and the
+    /// exporters' own) has ended: `true` after [`stop`](Self::stop) unless
+    /// an exporter was left stuck (what a profiler that detaches must
+    /// know: see `ProfilerInfo::request_profiler_detach`).
+    pub fn threads_ended(&self) -> bool {
+        lock(&self.thread).is_none() && *lock(&self.inner.threads_ended)
+    }
+
+    /// What the exporters did so far (all zero without exporters); after
+    /// [`stop`](Self::stop), in full.
+    pub fn export_stats(&self) -> ExportStats {
+        self.inner
+            .export
+            .as_ref()
+            .map_or_else(ExportStats::default, Pipeline::stats)
     }
 
     /// What was sampled so far (the sampler keeps running).
@@ -548,6 +734,9 @@ impl Drop for Sampler {
     fn drop(&mut self) {
         *lock(&self.inner.stop) = true;
         self.inner.wake.notify_all();
+        if let Some(export) = &self.inner.export {
+            export.close();
+        }
     }
 }
 
@@ -622,6 +811,64 @@ impl Inner {
     /// its stack, a last frame `new <type_name>`, and the estimated objects
     /// and bytes it stands for.
     fn record_allocation(&self, type_name: &str, objects: f64, bytes: f64) -> Result<()> {
+        let values = [0, 0, objects.round() as u64, bytes.round() as u64];
+        let leaf = String::from("new ") + type_name;
+        self.record_here(Some(&leaf), &values, |stats| stats.allocation_samples += 1)
+    }
+
+    /// A `ContentionStart` or `ContentionStop` event, on the waiting
+    /// thread: a start is noted; a stop is counted, and recorded (its
+    /// stack, a count and the time waited, from the event's `DurationNs`
+    /// or from the start) up to the rate limit, sampled and upweighted
+    /// beyond. An event that does not decode is counted, never an error.
+    fn record_contention(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let now = Instant::now();
+        let Some(sampler) = &self.contentions else {
+            return Ok(());
+        };
+        // Events that describe their own fields (the provider's managed
+        // half) are read by those fields, the others by the manifest's.
+        let decoded = match EventMetadata::parse(event.metadata) {
+            Ok(m) if !m.fields.is_empty() => {
+                decode_contention_with(event.event_id, &m.fields, event.data)
+            }
+            _ => decode_contention(event.event_id, event.event_version, event.data),
+        };
+        let (native, duration) = match decoded {
+            None => {
+                lock(&self.state).stats.undecoded_contentions += 1;
+                return Ok(());
+            }
+            Some(Contention::Start { .. }) => {
+                super::contention::started(now);
+                return Ok(());
+            }
+            Some(Contention::Stop {
+                native,
+                duration_nanos,
+            }) => (native, duration_nanos),
+        };
+        let waited = super::contention::waited(now);
+        let nanos = duration.map_or(waited.unwrap_or(0), |d| d.min(u64::MAX as f64) as u64);
+        lock(&self.state).stats.contentions += 1;
+        let Some(count) = sampler.weigh(now) else {
+            return Ok(());
+        };
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[LOCK_COUNT] = count;
+        values[LOCK_TIME] = nanos.saturating_mul(count);
+        let leaf = native.then_some("[native lock]");
+        self.record_here(leaf, &values, |stats| stats.contentions_recorded += 1)
+    }
+
+    /// Records `values` on the calling thread: its stack and a last frame
+    /// `leaf` if given; `count` updates the statistics.
+    fn record_here(
+        &self,
+        leaf: Option<&str>,
+        values: &[u64],
+        count: impl FnOnce(&mut SamplerStats),
+    ) -> Result<()> {
         let thread = self.info.current_thread()?;
         let mut frames = Vec::with_capacity(64);
         let walked = self
@@ -633,16 +880,16 @@ impl Inner {
             .is_ok();
         let mut stack = self.resolve(&frames);
         let mut state = lock(&self.state);
-        let leaf = state.frames.intern(&(String::from("new ") + type_name));
         if !walked || stack.is_empty() {
             stack = alloc::vec![state.no_managed];
         }
-        state.stats.allocation_samples += 1;
-        let values = [0, 0, objects.round() as u64, bytes.round() as u64];
-        state
-            .thread(thread)
-            .tree
-            .add(stack.into_iter().chain(Some(leaf)), &values);
+        count(&mut state.stats);
+        if let Some(leaf) = leaf {
+            let leaf = state.frames.intern(leaf);
+            stack.push(leaf);
+        }
+        let periods = self.export.is_some();
+        state.thread(thread).add(&stack, values, periods);
         Ok(())
     }
 
@@ -690,6 +937,51 @@ impl Inner {
             .collect()
     }
 
+    /// Ends the current period at `now` and hands its profile to the
+    /// export thread (nothing without exporters). The period's trees are
+    /// moved out and rebuilt over a frame table of their own, so that the
+    /// profile names only what the period holds.
+    fn cut_period(&self, now: Instant) {
+        let Some(export) = &self.export else {
+            return;
+        };
+        let mut state = lock(&self.state);
+        let state = &mut *state;
+        let mut frames = Frames::new();
+        let mut threads = Vec::new();
+        for t in &mut state.threads {
+            if t.period.len() <= 1 {
+                continue;
+            }
+            let period = core::mem::replace(&mut t.period, StackTree::new(SAMPLE_TYPES.len()));
+            let mut tree = StackTree::new(SAMPLE_TYPES.len());
+            tree.merge(&mut frames, &period, &state.frames);
+            threads.push(ThreadProfile {
+                name: t
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| alloc::format!("Thread {}", t.os_thread)),
+                os_thread: t.os_thread,
+                tree,
+            });
+        }
+        let started = state.started + (state.period_start - state.start);
+        let duration = now.saturating_duration_since(state.period_start);
+        state.period_start = now;
+        let stats = SamplerStats {
+            allocation_source: state.stats.allocation_source,
+            ..SamplerStats::default()
+        };
+        export.hand(Profile {
+            frames,
+            threads,
+            started,
+            duration,
+            period_nanos: 1_000_000_000 / u64::from(self.options.hz),
+            stats,
+        });
+    }
+
     fn profile(&self, state: &State, duration: Duration) -> Profile {
         Profile {
             frames: state.frames.clone(),
@@ -730,6 +1022,11 @@ fn run_loop(inner: &Inner) {
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();
+    // The end of the current period, when exporting.
+    let mut period_end = inner
+        .export
+        .as_ref()
+        .map(|_| Instant::now() + inner.options.period);
     loop {
         {
             let mut stop = lock(&inner.stop);
@@ -738,14 +1035,30 @@ fn run_loop(inner: &Inner) {
                     return;
                 }
                 let now = Instant::now();
-                if now >= next {
+                if now >= next || period_end.is_some_and(|end| now >= end) {
                     break;
                 }
+                let wake = period_end.map_or(next, |end| end.min(next));
                 stop = inner
                     .wake
-                    .wait_timeout(stop, next - now)
+                    .wait_timeout(stop, wake - now)
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
+            }
+        }
+        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
+            let now = Instant::now();
+            inner.cut_period(now);
+            // The next end one period after this one (or after now, when
+            // behind by more than a period).
+            let following = end + inner.options.period;
+            period_end = Some(if following > now {
+                following
+            } else {
+                now + inner.options.period
+            });
+            if now < next {
+                continue;
             }
         }
         let began = Instant::now();
@@ -815,6 +1128,7 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
             .push((pause.as_nanos() as u64, walked.len() as u32));
     }
     let no_managed = state.no_managed;
+    let periods = inner.export.is_some();
     let wall = wall.as_nanos() as u64;
     for ((walk, stack), cpu_now) in walked.iter().zip(stacks).zip(cpu_now) {
         state.stats.walks += 1;
@@ -836,9 +1150,9 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
         thread.last_cpu = cpu_now;
         let values = [cpu, wall];
         if managed {
-            thread.tree.add(stack, &values);
+            thread.add(&stack, &values, periods);
         } else {
-            thread.tree.add([no_managed], &values);
+            thread.add(&[no_managed], &values, periods);
         }
     }
 }

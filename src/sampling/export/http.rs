@@ -1,0 +1,627 @@
+//! The little HTTP/1.1 the push exporter needs (RFC 9112), over
+//! `std::net`: a URL parser for `http://host:port[/prefix]`, a request
+//! writer, and a response reader that is a pure function over bytes
+//! ([`parse_response`]), so that it can be fuzzed (tests/http_fuzz.rs).
+//!
+//! Every read and write has a timeout and every buffer a bound: a server
+//! that is down, slow, or answers garbage costs the push thread at most
+//! [`Timeouts`] and [`MAX_RESPONSE`] bytes, and nothing else.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+use core::time::Duration;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Instant;
+
+/// Most bytes of a response read (status line, headers and body).
+pub const MAX_RESPONSE: usize = 64 << 10;
+/// Most bytes of the status line and headers.
+pub const MAX_HEAD: usize = 16 << 10;
+/// Most bytes of the body kept as text in [`Response::body`].
+pub const BODY_PREVIEW: usize = 256;
+
+/// An `http://` URL: host, port and path prefix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Url {
+    /// The host (a name, an IPv4 address, or an IPv6 one in brackets).
+    pub host: String,
+    /// The port (default 80).
+    pub port: u16,
+    /// The path before the endpoint's, without its final `/` (often empty).
+    pub prefix: String,
+}
+
+impl Url {
+    /// Parses `http://host[:port][/prefix]`. `https://` is refused (this
+    /// client has no TLS), as are user info, queries and fragments.
+    pub fn parse(text: &str) -> Result<Url, String> {
+        let Some(rest) = text.strip_prefix("http://") else {
+            if text.starts_with("https://") {
+                return Err(String::from(
+                    "https is not supported (corprof speaks plain HTTP, with no TLS library): \
+                     run a local agent such as Grafana Alloy (pyroscope.receive_http) and push \
+                     to it over http://127.0.0.1, and let it forward over https",
+                ));
+            }
+            return Err(String::from("not an http:// URL"));
+        };
+        let (authority, path) = match rest.find('/') {
+            Some(i) => rest.split_at(i),
+            None => (rest, ""),
+        };
+        if authority.contains('@') || path.contains('?') || path.contains('#') {
+            return Err(String::from(
+                "user info, queries and fragments are not supported",
+            ));
+        }
+        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+            let end = v6.find(']').ok_or("an IPv6 host lacks its `]`")?;
+            let host = &authority[..end + 2];
+            (host, &v6[end + 1..])
+        } else {
+            match authority.find(':') {
+                Some(i) => authority.split_at(i),
+                None => (authority, ""),
+            }
+        };
+        let port = match port {
+            "" => 80,
+            p => p
+                .strip_prefix(':')
+                .and_then(|p| p.parse::<u16>().ok())
+                .filter(|&p| p != 0)
+                .ok_or_else(|| format!("bad port {p:?}"))?,
+        };
+        let valid_host = !host.is_empty()
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._:[]".contains(&b));
+        if !valid_host {
+            return Err(format!("bad host {host:?}"));
+        }
+        if !path
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'%' && b != b'\\')
+        {
+            return Err(format!("bad path {path:?}"));
+        }
+        Ok(Url {
+            host: String::from(host),
+            port,
+            prefix: String::from(path.trim_end_matches('/')),
+        })
+    }
+
+    /// `host:port` as a `Host` header says it.
+    pub fn authority(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+}
+
+impl fmt::Display for Url {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "http://{}:{}{}", self.host, self.port, self.prefix)
+    }
+}
+
+/// Percent-encodes `text` for a query value (everything but RFC 3986's
+/// unreserved characters).
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A response as far as the client cares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// The status code (100 to 999, as the grammar allows three digits
+    /// with a non-zero first).
+    pub status: u16,
+    /// The start of the body, as text (at most [`BODY_PREVIEW`] bytes,
+    /// invalid UTF-8 replaced).
+    pub body: String,
+    /// Whether the body was longer than the client reads
+    /// ([`MAX_RESPONSE`]): the status stands, the rest is not read.
+    pub truncated: bool,
+}
+
+/// Why bytes are not an HTTP/1.x response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResponseError {
+    /// The connection ended before the response did.
+    Truncated,
+    /// The status line is not `HTTP/1.x NNN ...`.
+    BadStatusLine,
+    /// A header line is not `name: value`.
+    BadHeader,
+    /// `Content-Length` is not a number, or given twice differently.
+    BadContentLength,
+    /// A chunk of a chunked body is malformed.
+    BadChunk,
+    /// The status line and headers exceed [`MAX_HEAD`].
+    HeadTooLarge,
+}
+
+impl fmt::Display for ResponseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ResponseError::Truncated => "the response ended early",
+            ResponseError::BadStatusLine => "not an HTTP/1.x status line",
+            ResponseError::BadHeader => "a malformed header line",
+            ResponseError::BadContentLength => "a bad Content-Length",
+            ResponseError::BadChunk => "a malformed chunk",
+            ResponseError::HeadTooLarge => "headers over 16 KiB",
+        })
+    }
+}
+
+/// Reads a response from the bytes received so far. `eof`: the server
+/// closed the connection after them. `Ok(None)`: more bytes are needed.
+///
+/// Accepts `HTTP/1.0` and `HTTP/1.1` responses whose lines end in CRLF
+/// (a bare LF too, as RFC 9112 §2.2 allows a recipient to), a body
+/// delimited by `Content-Length`, by `Transfer-Encoding: chunked`, or by
+/// the end of the connection; no body for 1xx, 204 and 304. A body longer
+/// than [`MAX_RESPONSE`] allows is not waited for
+/// ([`Response::truncated`]). Pure and linear in the input's length.
+pub fn parse_response(bytes: &[u8], eof: bool) -> Result<Option<Response>, ResponseError> {
+    let Some((head_len, body_start)) = head_end(bytes) else {
+        if bytes.len() > MAX_HEAD {
+            return Err(ResponseError::HeadTooLarge);
+        }
+        return if eof {
+            Err(ResponseError::Truncated)
+        } else {
+            Ok(None)
+        };
+    };
+    if head_len > MAX_HEAD {
+        return Err(ResponseError::HeadTooLarge);
+    }
+    let mut lines = bytes[..head_len]
+        .split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l));
+    let status = status_line(lines.next().unwrap_or(b""))?;
+    let mut length: Option<u64> = None;
+    let mut chunked = false;
+    for line in lines {
+        if line.is_empty() {
+            continue;
+        }
+        let colon = line
+            .iter()
+            .position(|&b| b == b':')
+            .ok_or(ResponseError::BadHeader)?;
+        let (name, value) = (&line[..colon], trim(&line[colon + 1..]));
+        if name.is_empty() || !name.iter().all(|&b| is_token(b)) {
+            return Err(ResponseError::BadHeader);
+        }
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let n = parse_decimal(value).ok_or(ResponseError::BadContentLength)?;
+            if length.is_some_and(|l| l != n) {
+                return Err(ResponseError::BadContentLength);
+            }
+            length = Some(n);
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            // chunked is the last coding when present (RFC 9112 §6.1).
+            chunked = value
+                .rsplit(|&b| b == b',')
+                .next()
+                .is_some_and(|last| trim(last).eq_ignore_ascii_case(b"chunked"));
+        }
+    }
+    let body = &bytes[body_start..];
+    let room = MAX_RESPONSE.saturating_sub(body_start);
+    let done = |body: &[u8], truncated: bool| {
+        let preview = &body[..body.len().min(BODY_PREVIEW)];
+        Ok(Some(Response {
+            status,
+            body: String::from_utf8_lossy(preview).into_owned(),
+            truncated,
+        }))
+    };
+    if status < 200 || status == 204 || status == 304 {
+        return done(b"", false);
+    }
+    if chunked {
+        return match dechunk(body, room)? {
+            Chunked::Done(text) => done(&text, false),
+            Chunked::TooLong(text) => done(&text, true),
+            Chunked::More if eof => Err(ResponseError::Truncated),
+            Chunked::More => Ok(None),
+        };
+    }
+    match length {
+        Some(n) if n as usize <= body.len() && n <= body.len() as u64 => {
+            done(&body[..n as usize], false)
+        }
+        Some(n) if n > room as u64 && body.len() >= room => done(body, true),
+        Some(_) if eof => Err(ResponseError::Truncated),
+        Some(_) => Ok(None),
+        None if eof => done(body, false),
+        None if body.len() >= room => done(body, true),
+        None => Ok(None),
+    }
+}
+
+/// Where the head ends: (its length without the blank line, where the
+/// body starts).
+fn head_end(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut i = 0;
+    while let Some(at) = bytes[i..].iter().position(|&b| b == b'\n') {
+        let nl = i + at;
+        let rest = &bytes[nl + 1..];
+        if rest.starts_with(b"\r\n") {
+            return Some((nl + 1, nl + 3));
+        }
+        if rest.starts_with(b"\n") {
+            return Some((nl + 1, nl + 2));
+        }
+        i = nl + 1;
+        if i > MAX_HEAD + 4 {
+            return None;
+        }
+    }
+    None
+}
+
+fn status_line(line: &[u8]) -> Result<u16, ResponseError> {
+    let rest = line
+        .strip_prefix(b"HTTP/1.")
+        .ok_or(ResponseError::BadStatusLine)?;
+    match rest {
+        [minor, b' ', a, b, c, tail @ ..]
+            if minor.is_ascii_digit()
+                && (b'1'..=b'9').contains(a)
+                && b.is_ascii_digit()
+                && c.is_ascii_digit()
+                && (tail.is_empty() || tail[0] == b' ') =>
+        {
+            Ok(u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'))
+        }
+        _ => Err(ResponseError::BadStatusLine),
+    }
+}
+
+/// RFC 9110's `tchar`.
+fn is_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+/// A decimal of 1 to 15 digits (lengths beyond a petabyte are garbage).
+fn parse_decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 15 || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0, |n, &d| n * 10 + u64::from(d - b'0')))
+}
+
+enum Chunked {
+    Done(Vec<u8>),
+    TooLong(Vec<u8>),
+    More,
+}
+
+/// Decodes a chunked body (RFC 9112 §7.1), keeping at most
+/// [`BODY_PREVIEW`] bytes of it; `room` bounds how far it reads.
+fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
+    let mut kept = Vec::new();
+    let mut consumed = 0usize;
+    loop {
+        if consumed >= room {
+            return Ok(Chunked::TooLong(kept));
+        }
+        let Some(nl) = body.iter().position(|&b| b == b'\n') else {
+            return if body.len() > 1024 {
+                Err(ResponseError::BadChunk)
+            } else {
+                Ok(Chunked::More)
+            };
+        };
+        let line = body[..nl].strip_suffix(b"\r").unwrap_or(&body[..nl]);
+        let size_text = trim(line.split(|&b| b == b';').next().unwrap_or(b""));
+        if size_text.is_empty()
+            || size_text.len() > 12
+            || !size_text.iter().all(u8::is_ascii_hexdigit)
+        {
+            return Err(ResponseError::BadChunk);
+        }
+        let size = size_text.iter().fold(0usize, |n, &d| {
+            n * 16 + (d as char).to_digit(16).unwrap_or(0) as usize
+        });
+        body = &body[nl + 1..];
+        consumed += nl + 1;
+        if size == 0 {
+            // Trailer fields, then an empty line.
+            loop {
+                let Some(nl) = body.iter().position(|&b| b == b'\n') else {
+                    return Ok(Chunked::More);
+                };
+                let line = body[..nl].strip_suffix(b"\r").unwrap_or(&body[..nl]);
+                body = &body[nl + 1..];
+                if line.is_empty() {
+                    return Ok(Chunked::Done(kept));
+                }
+            }
+        }
+        if size > room {
+            kept.extend_from_slice(&body[..body.len().min(BODY_PREVIEW - kept.len())]);
+            return Ok(Chunked::TooLong(kept));
+        }
+        if body.len() < size + 1 {
+            return Ok(Chunked::More);
+        }
+        let take = size.min(BODY_PREVIEW - kept.len());
+        kept.extend_from_slice(&body[..take]);
+        let after = &body[size..];
+        let rest = match after {
+            [b'\r', b'\n', rest @ ..] | [b'\n', rest @ ..] => rest,
+            [b'\r'] => return Ok(Chunked::More),
+            _ => return Err(ResponseError::BadChunk),
+        };
+        consumed += body.len() - rest.len();
+        body = rest;
+    }
+}
+
+/// How long the client waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// For the TCP connection (per address tried).
+    pub connect: Duration,
+    /// For each write of the request.
+    pub write: Duration,
+    /// For each read of the response, and for the whole response.
+    pub read: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Timeouts {
+        Timeouts {
+            connect: Duration::from_secs(2),
+            write: Duration::from_secs(5),
+            read: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Why a request failed, by cause.
+#[derive(Debug)]
+pub enum HttpError {
+    /// No connection (refused, unreachable, name not resolved).
+    Connect(std::io::Error),
+    /// A timeout while connecting, writing or reading.
+    Timeout,
+    /// Another I/O error after connecting.
+    Io(std::io::Error),
+    /// The response was not HTTP.
+    BadResponse(ResponseError),
+}
+
+impl HttpError {
+    /// The cause's name in the stats: `connect`, `timeout`, `io`,
+    /// `bad_response`.
+    pub fn cause(&self) -> &'static str {
+        match self {
+            HttpError::Connect(_) => "connect",
+            HttpError::Timeout => "timeout",
+            HttpError::Io(_) => "io",
+            HttpError::BadResponse(_) => "bad_response",
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HttpError::Connect(e) => write!(f, "cannot connect: {e}"),
+            HttpError::Timeout => f.write_str("timed out"),
+            HttpError::Io(e) => write!(f, "{e}"),
+            HttpError::BadResponse(e) => write!(f, "bad response: {e}"),
+        }
+    }
+}
+
+fn is_timeout(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock
+    )
+}
+
+fn io_error(error: std::io::Error) -> HttpError {
+    if is_timeout(&error) {
+        HttpError::Timeout
+    } else {
+        HttpError::Io(error)
+    }
+}
+
+/// Sends `head` (the request line and headers, ending in the blank line)
+/// and `body` to `url`'s host with `Connection: close` semantics, and reads
+/// the response, every step bounded by `timeouts`.
+pub fn exchange(
+    url: &Url,
+    head: &[u8],
+    body: &[u8],
+    timeouts: Timeouts,
+) -> Result<Response, HttpError> {
+    let addresses = (url.host.trim_matches(|c| c == '[' || c == ']'), url.port)
+        .to_socket_addrs()
+        .map_err(HttpError::Connect)?;
+    let mut last = None;
+    let mut stream = None;
+    for address in addresses {
+        match TcpStream::connect_timeout(&address, timeouts.connect) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let Some(mut stream) = stream else {
+        return Err(match last {
+            Some(e) if is_timeout(&e) => HttpError::Timeout,
+            Some(e) => HttpError::Connect(e),
+            None => HttpError::Connect(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the host has no address",
+            )),
+        });
+    };
+    stream
+        .set_write_timeout(Some(timeouts.write))
+        .map_err(HttpError::Io)?;
+    stream
+        .set_read_timeout(Some(timeouts.read))
+        .map_err(HttpError::Io)?;
+    let _ = stream.set_nodelay(true);
+    stream.write_all(head).map_err(io_error)?;
+    stream.write_all(body).map_err(io_error)?;
+    stream.flush().map_err(io_error)?;
+    let deadline = Instant::now() + timeouts.read;
+    let mut received = Vec::with_capacity(1024);
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = match stream.read(&mut buffer) {
+            Ok(n) => n,
+            // A server that answers and resets without reading the rest
+            // of the request: what it answered stands.
+            Err(e) if !is_timeout(&e) && !received.is_empty() => 0,
+            Err(e) => return Err(io_error(e)),
+        };
+        let take = n.min(MAX_RESPONSE - received.len());
+        received.extend_from_slice(&buffer[..take]);
+        let eof = n == 0 || received.len() >= MAX_RESPONSE;
+        match parse_response(&received, eof) {
+            Ok(Some(response)) => return Ok(response),
+            Ok(None) if Instant::now() < deadline => {}
+            Ok(None) => return Err(HttpError::Timeout),
+            Err(error) => return Err(HttpError::BadResponse(error)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(text: &str) -> Response {
+        parse_response(text.as_bytes(), false)
+            .unwrap_or_else(|e| panic!("{text:?}: {e}"))
+            .unwrap_or_else(|| panic!("{text:?}: incomplete"))
+    }
+
+    #[test]
+    fn urls() {
+        let url = Url::parse("http://127.0.0.1:4040").unwrap();
+        assert_eq!(
+            (url.host.as_str(), url.port, url.prefix.as_str()),
+            ("127.0.0.1", 4040, "")
+        );
+        let url = Url::parse("http://pyro.local/api/").unwrap();
+        assert_eq!((url.port, url.prefix.as_str()), (80, "/api"));
+        let url = Url::parse("http://[::1]:9").unwrap();
+        assert_eq!((url.host.as_str(), url.port), ("[::1]", 9));
+        let https = Url::parse("https://profiles.example").unwrap_err();
+        assert!(https.contains("Alloy"), "{https}");
+        for bad in [
+            "ftp://x",
+            "http://",
+            "http://h:0",
+            "http://h:99999",
+            "http://h:x",
+            "http://u@h",
+            "http://h/?q",
+            "http://h h",
+            "http://[::1",
+        ] {
+            assert!(Url::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(percent_encode("app{a=b}"), "app%7Ba%3Db%7D");
+    }
+
+    #[test]
+    fn responses() {
+        let r = ok("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi");
+        assert_eq!((r.status, r.body.as_str(), r.truncated), (200, "hi", false));
+        // No length: the body runs to the end of the connection.
+        assert_eq!(parse_response(b"HTTP/1.0 500\r\n\r\n", false), Ok(None));
+        let r = parse_response(b"HTTP/1.0 500\r\n\r\n", true)
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.status, r.body.as_str()), (500, ""));
+        assert_eq!(ok("HTTP/1.1 204 No Content\r\n\r\n").status, 204);
+        let chunked = "HTTP/1.1 400 Bad\r\nTransfer-Encoding: chunked\r\n\r\n3;x=y\r\nabc\r\n2\r\nde\r\n0\r\nT: v\r\n\r\n";
+        assert_eq!(ok(chunked).body, "abcde");
+        assert_eq!(ok("HTTP/1.1 200 OK\nContent-Length: 0\n\n").status, 200);
+        // Incomplete, then complete at the end of the connection.
+        let partial = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab";
+        assert_eq!(parse_response(partial, false), Ok(None));
+        assert_eq!(parse_response(partial, true), Err(ResponseError::Truncated));
+        let close = b"HTTP/1.1 503 Busy\r\n\r\ntry later";
+        assert_eq!(parse_response(close, false), Ok(None));
+        assert_eq!(
+            parse_response(close, true).unwrap().unwrap().body,
+            "try later"
+        );
+        for (bad, error) in [
+            ("HTTP/2 200 OK\r\n\r\n", ResponseError::BadStatusLine),
+            ("HTTP/1.1 099 x\r\n\r\n", ResponseError::BadStatusLine),
+            ("HTTP/1.1 2000\r\n\r\n", ResponseError::BadStatusLine),
+            ("SSH-2.0-OpenSSH\r\n\r\n", ResponseError::BadStatusLine),
+            (
+                "HTTP/1.1 200 OK\r\nno colon\r\n\r\n",
+                ResponseError::BadHeader,
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+                ResponseError::BadContentLength,
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab",
+                ResponseError::BadContentLength,
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+                ResponseError::BadChunk,
+            ),
+        ] {
+            assert_eq!(parse_response(bad.as_bytes(), true), Err(error), "{bad:?}");
+        }
+        // A huge head is refused without waiting for its end.
+        let mut huge = b"HTTP/1.1 200 OK\r\n".to_vec();
+        huge.resize(huge.len() + MAX_HEAD + 10, b'a');
+        assert_eq!(
+            parse_response(&huge, false),
+            Err(ResponseError::HeadTooLarge)
+        );
+        // A body longer than the client reads: the status stands.
+        let mut long = b"HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n".to_vec();
+        long.resize(MAX_RESPONSE, b'x');
+        let r = parse_response(&long, false).unwrap().unwrap();
+        assert!(r.truncated);
+        assert_eq!(r.body.len(), BODY_PREVIEW);
+    }
+}

@@ -1,0 +1,468 @@
+//! Continuous profiles: at the end of each period
+//! ([`SamplerOptions::period`](super::SamplerOptions::period)) the sampler
+//! hands a self-contained delta profile of that period to an export thread
+//! of its own (`corprof-export`), through a bounded queue, and goes on
+//! sampling. The export thread encodes it (pprof, gzipped) and gives it to
+//! each [`Exporter`]:
+//!
+//! - [`DirectoryExporter`]: one `profile-<start>-<seq>.pb.gz` file per
+//!   period, written to a temporary name and renamed, the oldest removed
+//!   beyond a count;
+//! - [`PushExporter`]: `POST /ingest` to a Grafana Pyroscope–compatible
+//!   server, from a thread and a bounded queue of its own, over plain
+//!   HTTP/1.1 ([`http`]).
+//!
+//! Nothing here ever makes the sampler or an application thread wait: the
+//! hand-off queue drops its oldest period when full (counted in
+//! [`ExportStats::dropped`]), and each exporter bounds its own work.
+
+mod dir;
+pub mod http;
+mod push;
+mod queue;
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::time::Duration;
+use std::path::PathBuf;
+use std::sync::{Condvar, Mutex};
+use std::time::{Instant, SystemTime};
+
+pub use dir::{is_period_file, period_file_name, DirectoryExporter};
+pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+
+use self::queue::Queue;
+use super::sampler::Profile;
+
+/// One period's profile, encoded: what exporters get.
+#[derive(Clone, Debug)]
+pub struct PeriodProfile {
+    /// The period's number in this run, from 0 (a period dropped before
+    /// export leaves a gap).
+    pub seq: u64,
+    /// When the period started.
+    pub start: SystemTime,
+    /// How long it lasted.
+    pub duration: Duration,
+    /// The period as pprof, gzipped (`profile.proto`; its own
+    /// `time_nanos`, `duration_nanos`, string and function tables).
+    pub pprof_gz: Vec<u8>,
+    /// pprof samples in it.
+    pub samples: usize,
+}
+
+impl PeriodProfile {
+    /// When the period ended.
+    pub fn end(&self) -> SystemTime {
+        self.start + self.duration
+    }
+}
+
+/// What one exporter did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExporterStats {
+    /// Its name (`dir`, `push`): the prefix of its lines in `summary.txt`.
+    pub name: &'static str,
+    /// Periods delivered (written, or accepted by the server).
+    pub exported: u64,
+    /// Periods given up: its queue was full, or every attempt failed.
+    pub dropped: u64,
+    /// Failed attempts by cause (`connect`, `timeout`, `http_4xx`,
+    /// `http_5xx`, `bad_response`, `io`), causes in a fixed order.
+    pub failures: Vec<(&'static str, u64)>,
+    /// The last failure, as text (`None` when there was none).
+    pub last_error: Option<String>,
+    /// Whether a thread of the exporter's own was still running when it
+    /// was last asked (after [`Exporter::finish`]: left behind, stuck).
+    pub running: bool,
+}
+
+impl ExporterStats {
+    /// An exporter's stats with no failure yet, for `causes`.
+    pub fn new(name: &'static str, causes: &[&'static str]) -> ExporterStats {
+        ExporterStats {
+            name,
+            failures: causes.iter().map(|&c| (c, 0)).collect(),
+            ..ExporterStats::default()
+        }
+    }
+
+    /// Counts one failure of `cause` (one of the causes given to
+    /// [`new`](Self::new); another is added).
+    pub fn fail(&mut self, cause: &'static str, error: String) {
+        match self.failures.iter_mut().find(|f| f.0 == cause) {
+            Some(entry) => entry.1 += 1,
+            None => self.failures.push((cause, 1)),
+        }
+        self.last_error = Some(error);
+    }
+
+    /// The failures of `cause`.
+    pub fn failures_of(&self, cause: &str) -> u64 {
+        self.failures
+            .iter()
+            .find(|f| f.0 == cause)
+            .map_or(0, |f| f.1)
+    }
+}
+
+/// Where periods go. The export thread calls [`export`](Self::export) for
+/// each period in order, then [`finish`](Self::finish) once at shutdown.
+/// An exporter must bound the time it takes: a slow destination gets a
+/// queue and a thread of the exporter's own, as [`PushExporter`] does.
+pub trait Exporter: Send {
+    /// Exports one period (failures are counted in its stats).
+    fn export(&mut self, period: &PeriodProfile);
+    /// Delivers what is still queued, giving up at `deadline`.
+    fn finish(&mut self, deadline: Instant) {
+        let _ = deadline;
+    }
+    /// What it did so far.
+    fn stats(&self) -> ExporterStats;
+}
+
+/// What the export pipeline did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExportStats {
+    /// Periods the sampler completed.
+    pub periods: u64,
+    /// Periods encoded and given to every exporter.
+    pub exported: u64,
+    /// Periods dropped because the export thread was behind (its queue
+    /// holds [`HANDOFF_CAPACITY`] periods; the oldest goes).
+    pub dropped: u64,
+    /// Each exporter's own.
+    pub exporters: Vec<ExporterStats>,
+}
+
+impl ExportStats {
+    /// `key=value` lines for `summary.txt`: `export_periods`,
+    /// `export_exported`, `export_dropped`, then per exporter
+    /// `export_<name>_exported`, `_dropped` and `_failed_<cause>`.
+    pub fn summary_lines(&self) -> String {
+        let mut out = format!(
+            "export_periods={}\nexport_exported={}\nexport_dropped={}\n",
+            self.periods, self.exported, self.dropped
+        );
+        for e in &self.exporters {
+            out.push_str(&format!(
+                "export_{0}_exported={1}\nexport_{0}_dropped={2}\n",
+                e.name, e.exported, e.dropped
+            ));
+            for (cause, n) in &e.failures {
+                out.push_str(&format!("export_{}_failed_{cause}={n}\n", e.name));
+            }
+        }
+        out
+    }
+}
+
+/// Periods the hand-off queue holds before it drops the oldest.
+pub const HANDOFF_CAPACITY: usize = 4;
+
+/// How long [`Sampler::stop`](super::Sampler::stop) waits at most for the
+/// exporters to deliver what is left (the push exporter's deadline).
+pub const FINISH_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The sampler's side of the export thread.
+pub(crate) struct Pipeline {
+    queue: Arc<Queue<(u64, Profile)>>,
+    shared: Arc<Shared>,
+    next_seq: Mutex<u64>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+struct Shared {
+    stats: Mutex<ExportStats>,
+    done: Mutex<bool>,
+    finished: Condvar,
+    deadline: Mutex<Option<Instant>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Pipeline {
+    /// Starts the export thread (`None` when it cannot be started).
+    pub(crate) fn start(mut exporters: Vec<Box<dyn Exporter>>) -> Option<Pipeline> {
+        let queue = Arc::new(Queue::new(HANDOFF_CAPACITY));
+        let shared = Arc::new(Shared {
+            stats: Mutex::new(ExportStats {
+                exporters: exporters.iter().map(|e| e.stats()).collect(),
+                ..ExportStats::default()
+            }),
+            done: Mutex::new(false),
+            finished: Condvar::new(),
+            deadline: Mutex::new(None),
+        });
+        let (q, s) = (Arc::clone(&queue), Arc::clone(&shared));
+        let thread = std::thread::Builder::new()
+            .name(String::from("corprof-export"))
+            .spawn(move || {
+                while let Some((seq, profile)) = q.pop() {
+                    let period = encode(seq, &profile);
+                    drop(profile);
+                    for exporter in exporters.iter_mut() {
+                        exporter.export(&period);
+                    }
+                    let mut stats = lock(&s.stats);
+                    stats.exported += 1;
+                    stats.exporters = exporters.iter().map(|e| e.stats()).collect();
+                }
+                let deadline = lock(&s.deadline).unwrap_or_else(|| Instant::now() + FINISH_TIMEOUT);
+                for exporter in exporters.iter_mut() {
+                    exporter.finish(deadline);
+                }
+                lock(&s.stats).exporters = exporters.iter().map(|e| e.stats()).collect();
+                *lock(&s.done) = true;
+                s.finished.notify_all();
+            })
+            .ok()?;
+        Some(Pipeline {
+            queue,
+            shared,
+            next_seq: Mutex::new(0),
+            thread: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Hands a period over (never waits for the export thread).
+    pub(crate) fn hand(&self, profile: Profile) {
+        let seq = {
+            let mut next = lock(&self.next_seq);
+            *next += 1;
+            *next - 1
+        };
+        let dropped = self.queue.push((seq, profile));
+        let mut stats = lock(&self.shared.stats);
+        stats.periods += 1;
+        stats.dropped += dropped as u64;
+    }
+
+    /// Closes the queue and waits until the exporters are done or
+    /// `timeout` has passed (a stuck exporter is left behind); `true` when
+    /// the export thread has ended (joined).
+    pub(crate) fn finish(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        *lock(&self.shared.deadline) = Some(deadline);
+        self.queue.close();
+        let mut done = lock(&self.shared.done);
+        while !*done {
+            let now = Instant::now();
+            if now >= deadline + Duration::from_millis(500) {
+                return false;
+            }
+            done = self
+                .shared
+                .finished
+                .wait_timeout(done, deadline + Duration::from_millis(500) - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        drop(done);
+        if let Some(thread) = lock(&self.thread).take() {
+            let _ = thread.join();
+        }
+        let left = lock(&self.shared.stats).exporters.iter().any(|e| e.running);
+        !left
+    }
+
+    /// Closes the queue without waiting (the export thread ends after
+    /// what is queued).
+    pub(crate) fn close(&self) {
+        self.queue.close();
+    }
+
+    pub(crate) fn stats(&self) -> ExportStats {
+        lock(&self.shared.stats).clone()
+    }
+}
+
+/// A period's profile as exporters get it.
+fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
+    let pprof = profile.to_pprof();
+    PeriodProfile {
+        seq,
+        start: profile.started,
+        duration: profile.duration,
+        samples: pprof.sample_count(),
+        pprof_gz: pprof.encode_gzip(),
+    }
+}
+
+/// Where continuous profiles go, as an operator sets it in the
+/// environment ([`ExportOptions::from_env`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// The period (`CORPROF_SAMPLER_PERIOD`, seconds, 1 to 86400; default
+    /// 60): set it in [`SamplerOptions::period`](super::SamplerOptions::period).
+    pub period: Duration,
+    /// The directory of period files (`CORPROF_SAMPLER_DIR`).
+    pub dir: Option<PathBuf>,
+    /// How many period files to keep (`CORPROF_SAMPLER_KEEP`, 1 to
+    /// 1,000,000; default 60).
+    pub keep: usize,
+    /// The profile server (`CORPROF_SAMPLER_PUSH_URL`, `http://host:port`).
+    pub push: Option<PushTarget>,
+    /// The application's name on the server (`CORPROF_SAMPLER_APP`;
+    /// default: the process's name, or for `dotnet App.dll` the
+    /// assembly's, `App`).
+    pub app: String,
+}
+
+impl Default for ExportOptions {
+    fn default() -> ExportOptions {
+        ExportOptions {
+            period: Duration::from_secs(60),
+            dir: None,
+            keep: 60,
+            push: None,
+            app: process_name(),
+        }
+    }
+}
+
+/// `name` from the environment as a number in `range`, or `default`.
+fn number(name: &str, default: u64, range: core::ops::RangeInclusive<u64>) -> Result<u64, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(value) if range.contains(&value) => Ok(value),
+            _ => Err(format!(
+                "{name}={text:?} is not a number from {} to {}",
+                range.start(),
+                range.end()
+            )),
+        },
+    }
+}
+
+impl ExportOptions {
+    /// The options from the environment (`CORPROF_SAMPLER_PERIOD`,
+    /// `CORPROF_SAMPLER_DIR`, `CORPROF_SAMPLER_KEEP`,
+    /// `CORPROF_SAMPLER_PUSH_URL`, `CORPROF_SAMPLER_APP`); a bad value is
+    /// an `Err` naming the variable and what it should be.
+    pub fn from_env() -> Result<ExportOptions, String> {
+        let period = number("CORPROF_SAMPLER_PERIOD", 60, 1..=86_400)?;
+        let keep = number("CORPROF_SAMPLER_KEEP", 60, 1..=1_000_000)?;
+        let push = match std::env::var("CORPROF_SAMPLER_PUSH_URL") {
+            Err(_) => None,
+            Ok(url) => Some(
+                PushTarget::parse(url.trim())
+                    .map_err(|e| format!("CORPROF_SAMPLER_PUSH_URL={url:?}: {e}"))?,
+            ),
+        };
+        let app = match std::env::var("CORPROF_SAMPLER_APP") {
+            Err(_) => process_name(),
+            Ok(app) if valid_app(app.trim()) => String::from(app.trim()),
+            Ok(app) => {
+                return Err(format!(
+                "CORPROF_SAMPLER_APP={app:?} is not a name of 1 to 200 letters, digits and . _ -"
+            ))
+            }
+        };
+        Ok(ExportOptions {
+            period: Duration::from_secs(period),
+            dir: std::env::var_os("CORPROF_SAMPLER_DIR").map(PathBuf::from),
+            keep: keep as usize,
+            push,
+            app,
+        })
+    }
+
+    /// The exporters these options ask for (none: no continuous profile).
+    /// `Err` when the directory cannot be created.
+    pub fn exporters(&self) -> std::io::Result<Vec<Box<dyn Exporter>>> {
+        let mut exporters: Vec<Box<dyn Exporter>> = Vec::new();
+        if let Some(dir) = &self.dir {
+            exporters.push(Box::new(DirectoryExporter::new(dir, self.keep)?));
+        }
+        if let Some(target) = &self.push {
+            exporters.push(Box::new(PushExporter::start(
+                target.clone(),
+                &self.app,
+                PushOptions::default(),
+            )?));
+        }
+        Ok(exporters)
+    }
+}
+
+/// A name Pyroscope takes as an application name.
+fn valid_app(name: &str) -> bool {
+    (1..=200).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// The process's name: its executable's, or for `dotnet App.dll` the
+/// assembly's (`App`), made a valid application name.
+fn process_name() -> String {
+    let mut args = std::env::args_os().map(PathBuf::from);
+    let exe = args.next();
+    let name = match exe.as_ref().and_then(|e| e.file_stem()) {
+        Some(stem) if stem == "dotnet" => args
+            .find(|a| a.extension().is_some_and(|x| x == "dll"))
+            .and_then(|dll| dll.file_stem().map(|s| s.to_string_lossy().into_owned())),
+        Some(stem) => Some(stem.to_string_lossy().into_owned()),
+        None => None,
+    };
+    let name: String = name
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(200)
+        .collect();
+    if name.is_empty() {
+        String::from("dotnet-app")
+    } else {
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_lines_name_every_counter() {
+        let mut push = ExporterStats::new("push", &["connect", "http_5xx"]);
+        push.exported = 3;
+        push.fail("http_5xx", String::from("500"));
+        push.fail("http_5xx", String::from("500"));
+        let stats = ExportStats {
+            periods: 5,
+            exported: 4,
+            dropped: 1,
+            exporters: alloc::vec![push],
+        };
+        assert_eq!(
+            stats.summary_lines(),
+            "export_periods=5\nexport_exported=4\nexport_dropped=1\n\
+             export_push_exported=3\nexport_push_dropped=0\n\
+             export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n"
+        );
+    }
+
+    #[test]
+    fn application_names() {
+        assert!(valid_app("my-app.v2_x"));
+        assert!(!valid_app(""));
+        assert!(!valid_app("a{b}"));
+        assert!(!valid_app(&"a".repeat(201)));
+        assert!(valid_app(&process_name()));
+    }
+}

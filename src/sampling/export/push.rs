@@ -1,0 +1,350 @@
+//! The push exporter: each period to a Grafana Pyroscope–compatible
+//! server's ingest endpoint.
+//!
+//! The request is Pyroscope's HTTP ingest API for pprof, as documented in
+//! grafana/pyroscope `docs/sources/configure-server/about-server-api.md`
+//! (commit 06fe547f86aa18fccf8cad1f929d92f3a29c3404, "Ingestion" and
+//! "pprof format"): `POST /ingest` with the query parameters `name` (the
+//! application name, a prefix to which the server appends each profile
+//! type, with labels in braces: `app{k=v}`), `from` and `until` (Unix
+//! seconds), `format=pprof` and `spyName`; the body `multipart/form-data`
+//! with the profile in a form file field named `profile`. Grafana Alloy's
+//! `pyroscope.receive_http` accepts the same (its reference page: "The
+//! request format must match the format of the Pyroscope ingest API").
+
+use alloc::format;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::time::Duration;
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+use std::time::{Instant, UNIX_EPOCH};
+
+use super::http::{exchange, percent_encode, Timeouts, Url};
+use super::queue::{backoff, Queue};
+use super::{lock, Exporter, ExporterStats, PeriodProfile};
+
+/// Where to push: the server's URL (`http://host:port[/prefix]`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PushTarget {
+    /// The server.
+    pub url: Url,
+}
+
+impl PushTarget {
+    /// Parses the server's URL; `https://` is refused with a message that
+    /// says to push to a local agent instead ([`Url::parse`]).
+    pub fn parse(url: &str) -> Result<PushTarget, String> {
+        Ok(PushTarget {
+            url: Url::parse(url)?,
+        })
+    }
+}
+
+/// How the push exporter pushes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PushOptions {
+    /// Periods waiting to be pushed before the oldest is dropped.
+    pub capacity: usize,
+    /// Attempts per period (the first and the retries).
+    pub attempts: u32,
+    /// The wait before the first retry; doubled each retry up to
+    /// `max_backoff`.
+    pub backoff: Duration,
+    /// The longest wait between attempts.
+    pub max_backoff: Duration,
+    /// Connect, write and read timeouts.
+    pub timeouts: Timeouts,
+}
+
+impl Default for PushOptions {
+    fn default() -> PushOptions {
+        PushOptions {
+            capacity: 8,
+            attempts: 3,
+            backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            timeouts: Timeouts::default(),
+        }
+    }
+}
+
+/// The failure causes the push exporter counts.
+pub const PUSH_FAILURES: [&str; 6] = [
+    "connect",
+    "timeout",
+    "io",
+    "bad_response",
+    "http_4xx",
+    "http_5xx",
+];
+
+/// Pushes each period to a Pyroscope-compatible server from a thread of its
+/// own (`corprof-push`) and a bounded queue (the oldest period dropped
+/// when full, counted): a server that is down, slow or answers garbage
+/// only costs that thread time. A failed push (no connection, a timeout,
+/// a 5xx, a response that is not HTTP) is retried after a back-off that
+/// doubles, [`PushOptions::attempts`] times in all; a 4xx is not retried
+/// (the server refuses the request itself).
+pub struct PushExporter {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl core::fmt::Debug for PushExporter {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PushExporter")
+            .field("target", &self.shared.target)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Shared {
+    target: PushTarget,
+    app: String,
+    options: PushOptions,
+    queue: Queue<PeriodProfile>,
+    stats: Mutex<ExporterStats>,
+    /// Set by `finish`: give up a period at this instant.
+    deadline: Mutex<Option<Instant>>,
+}
+
+impl PushExporter {
+    /// Starts the push thread for `target`, as application `app`.
+    pub fn start(
+        target: PushTarget,
+        app: &str,
+        options: PushOptions,
+    ) -> std::io::Result<PushExporter> {
+        let shared = Arc::new(Shared {
+            target,
+            app: String::from(app),
+            options,
+            queue: Queue::new(options.capacity),
+            stats: Mutex::new(ExporterStats {
+                running: true,
+                ..ExporterStats::new("push", &PUSH_FAILURES)
+            }),
+            deadline: Mutex::new(None),
+        });
+        let worker = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name(String::from("corprof-push"))
+            .spawn(move || worker.run())?;
+        Ok(PushExporter {
+            shared,
+            thread: Some(thread),
+        })
+    }
+}
+
+/// The request line and headers of a push, and its body.
+pub fn ingest_request(
+    url: &Url,
+    app: &str,
+    period: &PeriodProfile,
+    boundary: &str,
+) -> (Vec<u8>, Vec<u8>) {
+    let seconds =
+        |t: std::time::SystemTime| t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (from, until) = (seconds(period.start), seconds(period.end()));
+    // `until` after `from`: a server takes an empty range as no data.
+    let until = until.max(from + 1);
+    let mut body = Vec::with_capacity(period.pprof_gz.len() + 256);
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"profile\"; filename=\"profile.pb.gz\"\r\n\
+             Content-Type: application/octet-stream\r\n\r\n"
+        )
+        .as_bytes(),
+    );
+    body.extend_from_slice(&period.pprof_gz);
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let head = format!(
+        "POST {}/ingest?name={}&from={from}&until={until}&format=pprof&spyName=corprof HTTP/1.1\r\n\
+         Host: {}\r\nUser-Agent: corprof/{}\r\n\
+         Content-Type: multipart/form-data; boundary={boundary}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        url.prefix,
+        percent_encode(&format!("{app}{{}}")),
+        url.authority(),
+        env!("CARGO_PKG_VERSION"),
+        body.len()
+    );
+    (head.into_bytes(), body)
+}
+
+/// A multipart boundary that does not occur in `content`.
+fn boundary_for(content: &[u8], mut seed: u64) -> String {
+    loop {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let boundary = format!("corprof-{seed:016x}");
+        if !content
+            .windows(boundary.len())
+            .any(|w| w == boundary.as_bytes())
+        {
+            return boundary;
+        }
+    }
+}
+
+/// What one attempt gave.
+enum Outcome {
+    Accepted,
+    Retry(&'static str, String),
+    Refused(String),
+}
+
+impl Shared {
+    fn run(&self) {
+        while let Some(period) = self.queue.pop() {
+            self.push(&period);
+        }
+    }
+
+    /// Pushes one period, retrying; counts the outcome.
+    fn push(&self, period: &PeriodProfile) {
+        let seed = period.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ period
+                .start
+                .duration_since(UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64);
+        let boundary = boundary_for(&period.pprof_gz, seed | 1);
+        let (head, body) = ingest_request(&self.target.url, &self.app, period, &boundary);
+        let mut wait = self.options.backoff;
+        for attempt in 1..=self.options.attempts.max(1) {
+            let deadline = *lock(&self.deadline);
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                break;
+            }
+            let mut timeouts = self.options.timeouts;
+            if let Some(d) = deadline {
+                // At shutdown, no step may outlast the deadline.
+                let left = d
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_millis(10));
+                timeouts.connect = timeouts.connect.min(left);
+                timeouts.write = timeouts.write.min(left);
+                timeouts.read = timeouts.read.min(left);
+            }
+            let outcome = match exchange(&self.target.url, &head, &body, timeouts) {
+                Ok(r) if (200..300).contains(&r.status) => Outcome::Accepted,
+                Ok(r) if (400..500).contains(&r.status) => {
+                    Outcome::Refused(format!("HTTP {}: {}", r.status, r.body.trim()))
+                }
+                Ok(r) if r.status >= 500 => {
+                    Outcome::Retry("http_5xx", format!("HTTP {}: {}", r.status, r.body.trim()))
+                }
+                Ok(r) => Outcome::Retry("bad_response", format!("unexpected HTTP {}", r.status)),
+                Err(e) => Outcome::Retry(e.cause(), format!("{e}")),
+            };
+            let mut stats = lock(&self.stats);
+            match outcome {
+                Outcome::Accepted => {
+                    stats.exported += 1;
+                    return;
+                }
+                Outcome::Refused(error) => {
+                    stats.fail("http_4xx", error);
+                    break;
+                }
+                Outcome::Retry(cause, error) => stats.fail(cause, error),
+            }
+            drop(stats);
+            if attempt < self.options.attempts {
+                let closed = self.queue.is_closed();
+                // At shutdown, retry at once (until the deadline); before, back off.
+                if !closed && backoff(&self.queue, wait) {
+                    continue;
+                }
+                wait = (wait * 2).min(self.options.max_backoff);
+            }
+        }
+        lock(&self.stats).dropped += 1;
+    }
+}
+
+impl Exporter for PushExporter {
+    fn export(&mut self, period: &PeriodProfile) {
+        let dropped = self.shared.queue.push(period.clone());
+        lock(&self.shared.stats).dropped += dropped as u64;
+    }
+
+    fn finish(&mut self, deadline: Instant) {
+        *lock(&self.shared.deadline) = Some(deadline);
+        self.shared.queue.close();
+        // The thread gives up at the deadline; wait that long at most.
+        if let Some(thread) = self.thread.take() {
+            while !thread.is_finished() && Instant::now() < deadline + Duration::from_millis(200) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            if thread.is_finished() {
+                let _ = thread.join();
+                lock(&self.shared.stats).running = false;
+            } else {
+                lock(&self.shared.stats).running = true;
+            }
+        }
+        // What is still queued was not pushed.
+        let mut left = 0;
+        while self.shared.queue.try_pop().is_some() {
+            left += 1;
+        }
+        lock(&self.shared.stats).dropped += left;
+    }
+
+    fn stats(&self) -> ExporterStats {
+        lock(&self.shared.stats).clone()
+    }
+}
+
+impl Drop for PushExporter {
+    fn drop(&mut self) {
+        self.shared.queue.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    #[test]
+    fn the_request_is_pyroscopes_ingest() {
+        let url = Url::parse("http://127.0.0.1:4040/pyro").unwrap();
+        let period = PeriodProfile {
+            seq: 3,
+            start: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+            duration: Duration::from_millis(1500),
+            pprof_gz: alloc::vec![0x1f, 0x8b, 1, 2, 3],
+            samples: 1,
+        };
+        let (head, body) = ingest_request(&url, "shop", &period, "BOUNDARY");
+        let head = String::from_utf8(head).unwrap();
+        assert!(head.starts_with(
+            "POST /pyro/ingest?name=shop%7B%7D&from=1700000000&until=1700000001&format=pprof&spyName=corprof HTTP/1.1\r\n"
+        ), "{head}");
+        assert!(head.contains("\r\nHost: 127.0.0.1:4040\r\n"));
+        assert!(head.contains("\r\nContent-Type: multipart/form-data; boundary=BOUNDARY\r\n"));
+        assert!(head.contains(&format!("\r\nContent-Length: {}\r\n", body.len())));
+        assert!(head.ends_with("\r\n\r\n"));
+        let mut expected = b"--BOUNDARY\r\nContent-Disposition: form-data; name=\"profile\"; filename=\"profile.pb.gz\"\r\nContent-Type: application/octet-stream\r\n\r\n".to_vec();
+        expected.extend_from_slice(&[0x1f, 0x8b, 1, 2, 3]);
+        expected.extend_from_slice(b"\r\n--BOUNDARY--\r\n");
+        assert_eq!(body, expected);
+        let _ = SystemTime::now();
+    }
+
+    #[test]
+    fn a_boundary_never_occurs_in_the_content() {
+        let seed = 0x1234_5678;
+        let first = boundary_for(b"", seed);
+        let content = format!("xx{first}yy");
+        let second = boundary_for(content.as_bytes(), seed);
+        assert_ne!(first, second);
+        assert!(!content.contains(&second));
+    }
+}
