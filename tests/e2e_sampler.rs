@@ -289,16 +289,24 @@ fn the_other_allocation_source() {
 #[test]
 fn the_summary_counts_samples_walks_and_pauses() {
     let run = sampled();
-    let suspensions = run.summary("suspensions");
     let duration = run.summary("duration_ns") as f64 / 1e9;
-    // 250 Hz for the program's ~3 s: most of the beats, not more.
     assert_eq!(run.summary("period_ns"), 1_000_000_000 / u64::from(HZ));
     let beats = f64::from(HZ) * duration;
-    assert!(
-        suspensions as f64 >= 0.6 * beats && suspensions as f64 <= 1.05 * beats,
-        "{suspensions} suspensions in {duration} s"
-    );
-    assert!(run.summary("walks") >= 4 * suspensions / 2);
+    match run.summary["mode"].as_str() {
+        "suspend-runtime" => {
+            let suspensions = run.summary("suspensions");
+            // 250 Hz for the program's ~3 s: most of the beats, not more.
+            assert!(
+                suspensions as f64 >= 0.6 * beats && suspensions as f64 <= 1.05 * beats,
+                "{suspensions} suspensions in {duration} s"
+            );
+            assert!(run.summary("walks") >= 4 * suspensions / 2);
+            let (median, p99) = (run.summary("pause_median_ns"), run.summary("pause_p99_ns"));
+            assert!(median > 0 && median <= p99, "{median} {p99}");
+        }
+        "signal" => assert_signal_summary(run, beats),
+        other => panic!("mode {other}"),
+    }
     assert!(run.summary("allocation_samples") > 400);
     // The sampler thread's own CPU: something, and far less than the run.
     let own = run.summary("sampler_cpu_ns");
@@ -306,12 +314,66 @@ fn the_summary_counts_samples_walks_and_pauses() {
         own > 0 && (own as f64) < 0.25 * duration * 1e9,
         "sampler thread CPU {own} ns in {duration} s"
     );
-    let (median, p99) = (run.summary("pause_median_ns"), run.summary("pause_p99_ns"));
-    assert!(median > 0 && median <= p99, "{median} {p99}");
     assert!(run.stderr.contains("sampler: "), "{}", run.stderr);
     let threads = &run.summary["threads"];
     for name in ["Spinner 1", "Spinner 2", "Sleeper", "Blocked"] {
         assert!(threads.split(',').any(|t| t == name), "{threads}");
+    }
+}
+
+/// Signal mode: the runtime never suspended; every handled signal a walk;
+/// CPU samples of the spinners only, wall samples of every thread; every
+/// timer deleted, the kernel's count at the stop the sampler's.
+fn assert_signal_summary(run: &Run, beats: f64) {
+    assert_eq!(run.summary("suspensions"), 0);
+    assert_eq!(run.summary("pause_median_ns"), 0);
+    let walks = run.summary("walks");
+    let (cpu, wall) = (run.summary("cpu_samples"), run.summary("wall_samples"));
+    assert_eq!(cpu + wall, walks);
+    assert_eq!(
+        run.summary("signals_handled"),
+        walks + run.summary("signals_dropped") + run.summary("signals_stale")
+    );
+    assert_eq!(
+        run.summary("signals_dropped"),
+        0,
+        "the buffer never fills here"
+    );
+    assert_eq!(run.summary("signals_foreign"), 0);
+    // Wall: 5 threads a tick, every tick signalled (a blocked signal may
+    // be merged with a pending one: most arrive).
+    let sent = run.summary("signals_sent");
+    assert!(
+        sent as f64 >= 0.6 * 5.0 * beats && sent as f64 <= 1.05 * 5.0 * beats,
+        "{sent} in {beats} beats"
+    );
+    assert!(wall as f64 >= 0.9 * sent as f64, "{wall} of {sent}");
+    // Most samples reach managed code.
+    let managed = run.summary("managed_samples");
+    assert!(managed as f64 >= 0.5 * walks as f64, "{managed} of {walks}");
+    let created = run.summary("timers_created");
+    assert!(created >= 4, "{created} timers");
+    assert_eq!(run.summary("timers_deleted"), created);
+    assert_eq!(run.summary("registrations_failed"), 0);
+    assert_eq!(
+        run.summary["kernel_timers_at_stop"],
+        run.summary["timers_live_at_stop"]
+    );
+    // Per thread: the spinners have CPU samples, Sleeper and Blocked none.
+    let per_thread: BTreeMap<&str, (u64, u64)> = run.summary["thread_samples"]
+        .split(',')
+        .map(|t| {
+            let (name, counts) = t.rsplit_once(':').unwrap();
+            let (c, w) = counts.split_once('/').unwrap();
+            (name, (c.parse().unwrap(), w.parse().unwrap()))
+        })
+        .collect();
+    for spinner in ["Spinner 1", "Spinner 2"] {
+        assert!(per_thread[spinner].0 > 50, "{per_thread:?}");
+    }
+    for idle in ["Sleeper", "Blocked"] {
+        assert_eq!(per_thread[idle].0, 0, "{per_thread:?}");
+        assert!(per_thread[idle].1 > 20, "{per_thread:?}");
     }
 }
 

@@ -31,6 +31,13 @@ mod alloc;
 mod clock;
 mod output;
 mod sampler;
+mod signal;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod unix;
+mod unwind;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
@@ -39,3 +46,4 @@ pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
     ALLOC_OBJECTS, CPU, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
+pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
