@@ -347,7 +347,11 @@ fn assert_signal_summary(run: &Run, beats: f64) {
         sent as f64 >= 0.6 * 5.0 * beats && sent as f64 <= 1.05 * 5.0 * beats,
         "{sent} in {beats} beats"
     );
-    assert!(wall as f64 >= 0.9 * sent as f64, "{wall} of {sent}");
+    // SIGPROF is not queued: a signal sent while one is pending (the
+    // thread not scheduled since, or its CPU timer's) merges with it;
+    // the wall weight (time since the previous wall sample) loses nothing.
+    // Measured: 82-95% arrive on 2 loaded cores.
+    assert!(wall as f64 >= 0.6 * sent as f64, "{wall} of {sent}");
     // Most samples reach managed code.
     let managed = run.summary("managed_samples");
     assert!(managed as f64 >= 0.5 * walks as f64, "{managed} of {walks}");
@@ -514,4 +518,49 @@ fn a_bad_setting_is_reported_and_the_program_runs_unprofiled() {
         ("CORPROF_SAMPLER_HZ", "fast"),
         "sampler: CORPROF_SAMPLER_HZ=\"fast\" is not a number from 1 to 10000; not sampling",
     );
+}
+
+/// About 20 s of the ThreadChurn program at 1 kHz: threads created and
+/// ending every few milliseconds (with garbage and exceptions), a thread
+/// sleeping, one waiting on a monitor with a timeout and one blocked
+/// reading a pipe, each checking that the signals do not change what its
+/// call does (the program's own checks: exit code 41 and its lines). In
+/// signal mode, every thread's timer is deleted when it ends: at the stop
+/// the timers left are the few live threads', as many as the kernel lists.
+#[test]
+fn threads_churning_under_1khz_sampling_keep_their_semantics() {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!("churn-{}-{}", runtime.major(), std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("sampler").unwrap();
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_HZ", "1000");
+    let out = runtime.run_with_timeout(
+        "ThreadChurn",
+        &["20"],
+        Some(&profiler),
+        std::time::Duration::from_secs(180),
+    );
+    out.assert_exit(41)
+        .assert_stdout(&["threads churned", "done"]);
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
+    let get = |key: &str| -> u64 { summary[key].parse().unwrap() };
+    if summary["mode"] != "signal" {
+        assert!(get("suspensions") > 0);
+        return;
+    }
+    let created = get("timers_created");
+    assert!(created > 1000, "{created} threads registered");
+    assert_eq!(get("timers_deleted"), created);
+    assert_eq!(get("registrations_failed"), 0);
+    let live = get("timers_live_at_stop");
+    assert_eq!(summary["kernel_timers_at_stop"], live.to_string());
+    // Main, Sleeper, Waiter, and a few of the runtime's own.
+    assert!((3..=10).contains(&live), "{live} timers at the stop");
+    assert_eq!(get("signals_dropped"), 0);
+    assert!(get("walks") > 10_000);
 }
