@@ -976,6 +976,14 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         let stack = inner.resolve(&frames);
         let mut state = lock(&inner.state);
         let state = &mut *state;
+        // As in the other modes: a walk without a managed frame (a
+        // runtime thread, or a native frame the walk could not pass) is
+        // one frame of its own.
+        let stack = if managed {
+            stack
+        } else {
+            alloc::vec![state.no_managed]
+        };
         state.stats.walks += 1;
         state.stats.frames += frames.len() as u64;
         state.stats.failed_walks += u64::from(!managed);
