@@ -1013,4 +1013,5 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         thread.os_thread = os_thread;
         thread.tree.add(stack, &values);
     }
+    resolver.publish();
 }

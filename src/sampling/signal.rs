@@ -49,7 +49,7 @@ use std::collections::HashMap;
 
 use super::unwind;
 use crate::facade::ProfilerInfo;
-use crate::profiling::{FunctionID, COR_PRF_CODE_INFO};
+use crate::profiling::{FunctionID, ReJITID, COR_PRF_CODE_INFO};
 use core::sync::atomic::{
     fence, AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
@@ -215,6 +215,12 @@ pub(super) unsafe fn walk(
         return (0, WalkEnd::Depth);
     }
     out[0] = ip;
+    // An interrupted SP outside the thread's stack (an alternate signal
+    // stack: CoreCLR's SIGSEGV handler, a fiber): nothing above it is known
+    // to be mapped. Only the leaf.
+    if !(low..high).contains(&sp) {
+        return (1, WalkEnd::Bounds);
+    }
     let mut depth = 1;
     let mut frame = unwind::Frame { ip, sp, fp };
     // After a frame-record step the caller's SP is known on x86-64 (the
@@ -229,7 +235,7 @@ pub(super) unsafe fn walk(
         };
         let step = if sp_known && frame.sp >= low {
             // SAFETY: [frame.sp, high) is inside the readable range.
-            unsafe { unwind::cfi_step(frame, lookup, if leaf { lr } else { 0 }, high) }
+            unsafe { unwind::cfi_step(frame, lookup, if leaf { lr } else { 0 }, (low, high)) }
         } else {
             unwind::Step::NoCfi
         };
@@ -237,34 +243,44 @@ pub(super) unsafe fn walk(
             unwind::Step::Caller(next) if next.sp > frame.sp => next,
             unwind::Step::Caller(_) | unwind::Step::Bounds => return (depth, WalkEnd::Bounds),
             unwind::Step::End => return (depth, WalkEnd::Complete),
-            unwind::Step::NoCfi => {
-                let fp = frame.fp;
-                if fp == 0 {
-                    return (depth, WalkEnd::Complete);
-                }
-                let floor = frame.sp.max(low);
-                let top_ok = matches!(fp.checked_add(16), Some(end) if end <= high);
-                if fp < floor || fp % 8 != 0 || !top_ok {
-                    return (depth, WalkEnd::Bounds);
-                }
-                // SAFETY: fp and fp + 8 are aligned words inside
-                // [floor, high), readable by the caller's contract.
-                let (next_fp, ret) = unsafe {
-                    (
-                        core::ptr::read_volatile(fp as *const usize),
-                        core::ptr::read_volatile((fp + 8) as *const usize),
-                    )
-                };
-                if ret == 0 {
-                    return (depth, WalkEnd::Complete);
-                }
-                sp_known = cfg!(target_arch = "x86_64");
-                unwind::Frame {
-                    ip: ret,
-                    sp: fp + 16,
-                    fp: next_fp,
+            unwind::Step::NoCfi if sp_known && cfg!(target_arch = "x86_64") => {
+                // Managed code the sampler thread found frameless (no
+                // frame pointer): its caller's return address sits right
+                // above its frame, and rbp is still the caller's.
+                match unwind::frameless_at(lookup) {
+                    Some((size, start, prologue)) if !leaf || frame.ip >= start + prologue => {
+                        let at = frame.sp.wrapping_add(size);
+                        let top_ok = matches!(at.checked_add(8), Some(end) if end <= high);
+                        if at < frame.sp.max(low) || at % 8 != 0 || !top_ok {
+                            return (depth, WalkEnd::Bounds);
+                        }
+                        // SAFETY: an aligned word inside [sp, high).
+                        let ret = unsafe { core::ptr::read_volatile(at as *const usize) };
+                        if ret == 0 {
+                            return (depth, WalkEnd::Complete);
+                        }
+                        unwind::Frame {
+                            ip: ret,
+                            sp: at + 8,
+                            fp: frame.fp,
+                        }
+                    }
+                    _ => match frame_record_step(frame, low, high) {
+                        Ok((next, known)) => {
+                            sp_known = known;
+                            next
+                        }
+                        Err(end) => return (depth, end),
+                    },
                 }
             }
+            unwind::Step::NoCfi => match frame_record_step(frame, low, high) {
+                Ok((next, known)) => {
+                    sp_known = known;
+                    next
+                }
+                Err(end) => return (depth, end),
+            },
         };
         if depth == out.len() {
             return (depth, WalkEnd::Depth);
@@ -272,6 +288,50 @@ pub(super) unsafe fn walk(
         out[depth] = next.ip;
         depth += 1;
         frame = next;
+    }
+}
+
+/// One step by the frame record at `frame.fp`: the caller's frame and
+/// whether its SP is known (x86-64: the record sits right below the return
+/// address).
+fn frame_record_step(
+    frame: unwind::Frame,
+    low: usize,
+    high: usize,
+) -> Result<(unwind::Frame, bool), WalkEnd> {
+    {
+        {
+            {
+                let fp = frame.fp;
+                if fp == 0 {
+                    return Err(WalkEnd::Complete);
+                }
+                let floor = frame.sp.max(low);
+                let top_ok = matches!(fp.checked_add(16), Some(end) if end <= high);
+                if fp < floor || fp % 8 != 0 || !top_ok {
+                    return Err(WalkEnd::Bounds);
+                }
+                // SAFETY: fp and fp + 8 are aligned words inside
+                // [floor, high), readable by the walk's contract.
+                let (next_fp, ret) = unsafe {
+                    (
+                        core::ptr::read_volatile(fp as *const usize),
+                        core::ptr::read_volatile((fp + 8) as *const usize),
+                    )
+                };
+                if ret == 0 {
+                    return Err(WalkEnd::Complete);
+                }
+                Ok((
+                    unwind::Frame {
+                        ip: ret,
+                        sp: fp + 16,
+                        fp: next_fp,
+                    },
+                    cfg!(target_arch = "x86_64"),
+                ))
+            }
+        }
     }
 }
 
@@ -429,6 +489,11 @@ pub(super) struct Resolver {
     ranges: BTreeMap<usize, (usize, FunctionID)>,
     /// Addresses answered one by one (native code: `FunctionID::NULL`).
     ips: HashMap<usize, FunctionID>,
+    /// x86-64: managed code without a frame pointer, start -> (end, frame
+    /// size, prologue length), for the handler (`unwind::frameless_at`).
+    frameless: BTreeMap<usize, (usize, usize, usize)>,
+    /// Whether `frameless` grew since it was last published.
+    frameless_changed: bool,
 }
 
 impl Resolver {
@@ -467,25 +532,85 @@ impl Resolver {
         let Some(v2) = info.v2() else {
             return false;
         };
-        let mut ranges = [COR_PRF_CODE_INFO::default(); 8];
-        let mut count = 0u32;
-        // SAFETY: a buffer of 8 entries, as announced; a valid count.
-        let ok = unsafe { v2.GetCodeInfo2(function, 8, &mut count, ranges.as_mut_ptr()) }
-            .ok()
-            .is_ok();
-        let ranges = &ranges[..(count as usize).min(8)];
-        if !ok
-            || !ranges
+        let holds = |ranges: &[COR_PRF_CODE_INFO]| {
+            ranges
                 .iter()
                 .any(|r| (r.startAddress..r.startAddress + r.size).contains(&ip))
-        {
-            return false;
+        };
+        let mut buffer = [COR_PRF_CODE_INFO::default(); 8];
+        let mut count = 0u32;
+        // SAFETY: a buffer of 8 entries, as announced; a valid count.
+        let ok = unsafe { v2.GetCodeInfo2(function, 8, &mut count, buffer.as_mut_ptr()) }
+            .ok()
+            .is_ok();
+        if !ok || !holds(&buffer[..(count as usize).min(8)]) {
+            // Another code version (tiered compilation keeps the tier-0
+            // code): its ranges by its start (ICorProfilerInfo9).
+            count = 0;
+            if let Some(v9) = info.v9() {
+                let mut starts = [0usize; 8];
+                let mut n = 0u32;
+                // SAFETY: a buffer of 8 addresses, as announced.
+                let listed = unsafe {
+                    v9.GetNativeCodeStartAddresses(
+                        function,
+                        ReJITID::NULL,
+                        8,
+                        &mut n,
+                        starts.as_mut_ptr(),
+                    )
+                };
+                if listed.ok().is_ok() {
+                    for &start in &starts[..(n as usize).min(8)] {
+                        let mut c = 0u32;
+                        // SAFETY: a buffer of 8 entries; a start the runtime listed.
+                        let got = unsafe { v9.GetCodeInfo4(start, 8, &mut c, buffer.as_mut_ptr()) };
+                        if got.ok().is_ok() && holds(&buffer[..(c as usize).min(8)]) {
+                            count = c;
+                            break;
+                        }
+                    }
+                }
+            }
+            if count == 0 {
+                return false;
+            }
         }
+        let ranges = &buffer[..(count as usize).min(8)];
         for r in ranges {
             self.ranges
                 .insert(r.startAddress, (r.startAddress + r.size, function));
         }
+        // The first range holds the entry and its prologue.
+        if cfg!(target_arch = "x86_64") && self.frameless.len() < unwind::MAX_FRAMELESS {
+            let first = ranges[0];
+            let len = first.size.min(16);
+            // SAFETY: the start of the function's code, which the runtime
+            // just reported (executable and readable while loaded).
+            let code = unsafe { core::slice::from_raw_parts(first.startAddress as *const u8, len) };
+            if let Some((size, prologue)) = unwind::frameless_prologue(code) {
+                self.frameless.insert(
+                    first.startAddress,
+                    (first.startAddress + first.size, size, prologue),
+                );
+                self.frameless_changed = true;
+            }
+        }
         true
+    }
+
+    /// Hands the frameless code ranges found since the last call to the
+    /// handler.
+    pub(super) fn publish(&mut self) {
+        if self.frameless_changed {
+            let ranges: Vec<(usize, usize, usize, usize)> = self
+                .frameless
+                .iter()
+                .map(|(&start, &(end, size, prologue))| (start, end, size, prologue))
+                .collect();
+            unwind::publish_frameless(&ranges);
+            self.frameless_changed = false;
+        }
     }
 }
 
@@ -628,13 +753,6 @@ mod imp {
                 (low, high),
                 &mut data.ips,
             )
-        };
-        // An interrupted SP outside the registered stack (an alternate
-        // signal stack, a fiber): only the leaf is kept.
-        let (depth, end) = if (low..high).contains(&regs.sp) {
-            (depth, end)
-        } else {
-            (1, WalkEnd::Bounds)
         };
         data.thread = thread;
         data.tid = tid;
@@ -999,6 +1117,16 @@ mod tests {
         // Below the interrupted SP (a dead frame).
         // SAFETY: as above.
         let r = unsafe { walk(1, addr(&s, 30), addr(&s, 10), 0, (low, high), &mut out) };
+        assert_eq!(r, (1, WalkEnd::Bounds));
+        // An interrupted SP outside the stack (an alternate signal
+        // stack): not walked at all, however good the frame pointer looks.
+        s[10] = 0;
+        s[11] = 0x99;
+        // SAFETY: as above.
+        let r = unsafe { walk(1, low - 4096, addr(&s, 10), 0, (low, high), &mut out) };
+        assert_eq!(r, (1, WalkEnd::Bounds));
+        // SAFETY: as above.
+        let r = unsafe { walk(1, high, addr(&s, 10), 0, (low, high), &mut out) };
         assert_eq!(r, (1, WalkEnd::Bounds));
         // Misaligned.
         // SAFETY: as above.

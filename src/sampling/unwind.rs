@@ -606,14 +606,20 @@ pub(super) struct Frame {
 
 /// The caller of `frame` by its module's call frame information (looked
 /// up at `lookup`: the IP, or a return address minus one), reading the
-/// stack only in `[frame.sp, high)`; `lr` is AArch64's link register for
+/// stack only in `[max(frame.sp, low), high)`; `lr` is AArch64's link register for
 /// the interrupted leaf (0 otherwise). [`Step::NoCfi`] when the address has
 /// no usable CFI (the walk then uses the frame record).
 ///
 /// # Safety
-/// `[frame.sp, high)` is readable (the calling thread's stack above its
-/// SP).
-pub(super) unsafe fn cfi_step(frame: Frame, lookup: usize, lr: usize, high: usize) -> Step {
+/// `[max(frame.sp, low), high)` is readable (the calling thread's stack
+/// above its SP).
+pub(super) unsafe fn cfi_step(
+    frame: Frame,
+    lookup: usize,
+    lr: usize,
+    (low, high): (usize, usize),
+) -> Step {
+    let floor = frame.sp.max(low);
     let Some(hdr) = hdr_for(lookup) else {
         return Step::NoCfi;
     };
@@ -628,12 +634,12 @@ pub(super) unsafe fn cfi_step(frame: Frame, lookup: usize, lr: usize, high: usiz
         _ => return Step::NoCfi,
     };
     let cfa = (base as i64).wrapping_add(rules.cfa_off) as usize;
-    if cfa < frame.sp || cfa > high {
+    if cfa < floor || cfa > high {
         return Step::Bounds;
     }
     let read = |off: i64| -> Option<usize> {
         let at = (cfa as i64).wrapping_add(off) as usize;
-        if at < frame.sp || at % 8 != 0 || at.checked_add(8)? > high {
+        if at < floor || at % 8 != 0 || at.checked_add(8)? > high {
             return None;
         }
         // SAFETY: an aligned word inside [sp, high) (contract).
@@ -762,4 +768,190 @@ pub(super) fn refresh() -> usize {
 )))]
 pub(super) fn refresh() -> usize {
     0
+}
+
+// ---------------------------------------------------------------------------
+// Frameless managed code (x86-64)
+// ---------------------------------------------------------------------------
+
+/// How an x86-64 function without a frame pointer sets up its frame, from
+/// its first bytes (the JIT's and crossgen's prologues: `push reg`s, then
+/// `sub rsp, imm`): the bytes its stack frame holds below the return
+/// address, and the prologue's length. `None` when it keeps a frame
+/// pointer (`push rbp`) or the bytes are not a prologue this understands.
+/// Measured on 3.1.23: `Thread.Sleep` and `WaitHandle.WaitOne` begin with
+/// `push rax` (8 bytes, no frame pointer) and call the runtime: a walk by
+/// frame records skips their callers.
+pub(super) fn frameless_prologue(code: &[u8]) -> Option<(usize, usize)> {
+    // A frame pointer set anywhere in the first bytes (`mov rbp, rsp`,
+    // either encoding): a frame (8.0's OSR code begins `mov rax, [rbp]; push
+    // rax; mov rbp, rsp`).
+    if code
+        .windows(3)
+        .any(|w| w == [0x48, 0x8b, 0xec] || w == [0x48, 0x89, 0xe5])
+    {
+        return None;
+    }
+    let mut size = 0usize;
+    let mut at = 0usize;
+    loop {
+        match code.get(at..)? {
+            // The bytes ran out before the prologue did.
+            [] => return None,
+            [0x55, ..] => return None,
+            [0x50..=0x57, ..] => {
+                size += 8;
+                at += 1;
+            }
+            [0x41, 0x50..=0x57, ..] => {
+                size += 8;
+                at += 2;
+            }
+            [0x48, 0x83, 0xec, imm, ..] => return Some((size + usize::from(*imm), at + 4)),
+            [0x48, 0x81, 0xec, a, b, c, d, ..] => {
+                let imm = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
+                return Some((size + imm, at + 7));
+            }
+            // Anything else ends the prologue; a frame pointer set later
+            // (`mov rbp, rsp`, `lea rbp, [rsp + n]`) means a frame.
+            [0x48, 0x8b, 0xec, ..] | [0x48, 0x89, 0xe5, ..] | [0x48, 0x8d, 0x6c, ..] => {
+                return None
+            }
+            // Pushes then something else: a frame of the pushes. Nothing
+            // recognized at all: not known to be frameless.
+            _ if size > 0 => return Some((size, at)),
+            _ => return None,
+        }
+    }
+}
+
+/// Most frameless code ranges published to the handler.
+pub(super) const MAX_FRAMELESS: usize = 8192;
+
+/// A sorted table of frameless code ranges: start, end, frame size,
+/// prologue length; two copies, the handler reading the one `ACTIVE`
+/// names under its sequence number.
+struct Frameless {
+    seq: AtomicU32,
+    len: AtomicUsize,
+    start: [AtomicUsize; MAX_FRAMELESS],
+    end: [AtomicUsize; MAX_FRAMELESS],
+    size: [AtomicUsize; MAX_FRAMELESS],
+    prologue: [AtomicUsize; MAX_FRAMELESS],
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const ZERO: AtomicUsize = AtomicUsize::new(0);
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY_TABLE: Frameless = Frameless {
+    seq: AtomicU32::new(0),
+    len: AtomicUsize::new(0),
+    start: [ZERO; MAX_FRAMELESS],
+    end: [ZERO; MAX_FRAMELESS],
+    size: [ZERO; MAX_FRAMELESS],
+    prologue: [ZERO; MAX_FRAMELESS],
+};
+static FRAMELESS: [Frameless; 2] = [EMPTY_TABLE, EMPTY_TABLE];
+static ACTIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Publishes `ranges` (start, end, frame size, prologue length), sorted by
+/// start, non-overlapping (the sampler thread; one writer).
+pub(super) fn publish_frameless(ranges: &[(usize, usize, usize, usize)]) {
+    let next = 1 - ACTIVE.load(Ordering::Relaxed);
+    let table = &FRAMELESS[next];
+    let seq = table.seq.load(Ordering::Relaxed);
+    table.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+    core::sync::atomic::fence(Ordering::Release);
+    let n = ranges.len().min(MAX_FRAMELESS);
+    for (i, &(start, end, size, prologue)) in ranges[..n].iter().enumerate() {
+        table.start[i].store(start, Ordering::Relaxed);
+        table.end[i].store(end, Ordering::Relaxed);
+        table.size[i].store(size, Ordering::Relaxed);
+        table.prologue[i].store(prologue, Ordering::Relaxed);
+    }
+    table.len.store(n, Ordering::Relaxed);
+    table.seq.store(seq.wrapping_add(2), Ordering::Release);
+    ACTIVE.store(next, Ordering::Release);
+}
+
+/// The frame size and code start and prologue length of the frameless
+/// range holding `ip`, if it is one (async-signal-safe).
+pub(super) fn frameless_at(ip: usize) -> Option<(usize, usize, usize)> {
+    let table = &FRAMELESS[ACTIVE.load(Ordering::Acquire) & 1];
+    let seq = table.seq.load(Ordering::Acquire);
+    if seq % 2 == 1 {
+        return None;
+    }
+    let n = table.len.load(Ordering::Relaxed).min(MAX_FRAMELESS);
+    // The last range starting at or before ip.
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if table.start[mid].load(Ordering::Relaxed) <= ip {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let found = lo.checked_sub(1).and_then(|i| {
+        let start = table.start[i].load(Ordering::Relaxed);
+        (ip < table.end[i].load(Ordering::Relaxed)).then(|| {
+            (
+                table.size[i].load(Ordering::Relaxed),
+                start,
+                table.prologue[i].load(Ordering::Relaxed),
+            )
+        })
+    });
+    core::sync::atomic::fence(Ordering::Acquire);
+    if table.seq.load(Ordering::Relaxed) != seq {
+        return None;
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prologues as the JIT and crossgen wrote them (bytes read from the
+    /// code of 3.1.23 and 8.0.4 with `GetCodeInfo2`/`GetCodeInfo4`).
+    #[test]
+    fn prologues_tell_frameless_code_and_its_frame_size() {
+        // Thread.Sleep and WaitHandle.WaitOne on 3.1.23: push rax; nop; call.
+        let sleep = [0x50, 0x0f, 0x1f, 0x40, 0x00, 0xff, 0x15, 0xcd];
+        assert_eq!(frameless_prologue(&sleep), Some((8, 1)));
+        // Framed: push rbp first (tier-0 and most methods).
+        let framed = [0x55, 0x48, 0x83, 0xec, 0x20, 0x48, 0x8d, 0x6c, 0x24, 0x20];
+        assert_eq!(frameless_prologue(&framed), None);
+        // 8.0's OSR code: mov rax, [rbp]; push rax; mov rbp, rsp.
+        let osr = [0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x8b, 0xec, 0x8b, 0x4d];
+        assert_eq!(frameless_prologue(&osr), None);
+        // Callee-saved pushes then sub rsp, imm8 / imm32.
+        let small = [0x53, 0x48, 0x83, 0xec, 0x20, 0x8b];
+        assert_eq!(frameless_prologue(&small), Some((0x28, 5)));
+        let large = [
+            0x41, 0x57, 0x41, 0x56, 0x48, 0x81, 0xec, 0x00, 0x01, 0x00, 0x00, 0x90,
+        ];
+        assert_eq!(frameless_prologue(&large), Some((16 + 256, 11)));
+        // Nothing recognized, or too short to tell: not frameless.
+        assert_eq!(frameless_prologue(&[0x8b, 0x47, 0x08, 0xc3]), None);
+        assert_eq!(frameless_prologue(&[0x53]), None);
+        assert_eq!(frameless_prologue(&[]), None);
+    }
+
+    #[test]
+    fn the_frameless_table_answers_the_range_holding_an_address() {
+        publish_frameless(&[(0x1000, 0x1100, 8, 1), (0x2000, 0x2040, 0x28, 5)]);
+        assert_eq!(frameless_at(0x1000), Some((8, 0x1000, 1)));
+        assert_eq!(frameless_at(0x10ff), Some((8, 0x1000, 1)));
+        assert_eq!(frameless_at(0x1100), None);
+        assert_eq!(frameless_at(0x0fff), None);
+        assert_eq!(frameless_at(0x2020), Some((0x28, 0x2000, 5)));
+        // Published again: the other copy, the new contents.
+        publish_frameless(&[(0x3000, 0x3010, 0, 0)]);
+        assert_eq!(frameless_at(0x1000), None);
+        assert_eq!(frameless_at(0x3008), Some((0, 0x3000, 0)));
+        publish_frameless(&[]);
+    }
 }
