@@ -18,7 +18,7 @@
 //! `SIGABRT`), none of them `SIGPROF` (dotnet/runtime
 //! `src/coreclr/pal/src/exception/signal.cpp`, `INJECT_ACTIVATION_SIGNAL`
 //! and `SEHInitializeSignals`). The handler is installed with `SA_RESTART |
-//! SA_SIGINFO | SA_ONSTACK` and recognizes its own signals by `si_code`
+//! SA_SIGINFO`, not `SA_ONSTACK` (see `install`), and recognizes its own signals by `si_code`
 //! (`SI_TIMER` or `SI_QUEUE`) and a tag in `si_value`; any other `SIGPROF`
 //! goes to the handler that was there before (one taking `SA_SIGINFO`
 //! arguments or a plain one; a default or ignored disposition is left as
@@ -795,7 +795,14 @@ mod imp {
         }
         let mut action = sigaction_t::zeroed();
         action.sa_sigaction = handler as extern "C" fn(c_int, *mut siginfo_t, *mut c_void) as usize;
-        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART | unix::SA_ONSTACK;
+        // Not SA_ONSTACK: CoreCLR gives each thread a 16 KB alternate stack
+        // for its own handlers (SIGSTKSZ + SignalHandlerWorkerReturnPoint +
+        // a page: src/coreclr/pal/src/thread/thread.cpp,
+        // CPalThread::EnsureSignalAlternateStack); the kernel's signal frame
+        // and this handler's walk overflowed one (a debug build on 8.0.4
+        // died of SIGSEGV in the handler, on that stack, once in 25 runs). The thread's own stack has room: the handler runs below the
+        // interrupted SP, where the walk never reads.
+        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART;
         let mut previous = sigaction_t::zeroed();
         // SAFETY: reads the current action into a valid buffer.
         if unsafe { unix::sigaction(unix::SIGPROF, core::ptr::null(), &mut previous) } != 0 {
