@@ -322,7 +322,8 @@ fn the_summary_counts_samples_walks_and_pauses() {
 }
 
 /// Signal mode: the runtime never suspended; every handled signal a walk;
-/// CPU samples of the spinners only, wall samples of every thread; every
+/// CPU samples of the spinners (next to none of the idle threads), wall
+/// samples of every thread; every
 /// timer deleted, the kernel's count at the stop the sampler's.
 fn assert_signal_summary(run: &Run, beats: f64) {
     assert_eq!(run.summary("suspensions"), 0);
@@ -375,8 +376,11 @@ fn assert_signal_summary(run: &Run, beats: f64) {
     for spinner in ["Spinner 1", "Spinner 2"] {
         assert!(per_thread[spinner].0 > 50, "{per_thread:?}");
     }
+    // A CPU sample per 4 ms of a thread's CPU: starting a thread and
+    // compiling what it runs may take that much before it sleeps (measured
+    // on 8.0.4 under load: 1 and 2), never more than a few.
     for idle in ["Sleeper", "Blocked"] {
-        assert_eq!(per_thread[idle].0, 0, "{per_thread:?}");
+        assert!(per_thread[idle].0 <= 3, "{per_thread:?}");
         assert!(per_thread[idle].1 > 20, "{per_thread:?}");
     }
 }
