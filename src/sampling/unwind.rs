@@ -24,6 +24,16 @@
 //! `offset(N)` register rules); anything else (expressions, `set_loc`)
 //! makes the step fall back to the frame-pointer chain.
 
+// Off Linux x86-64/AArch64 the handler, the walk and the tables are not
+// built into a sampler (SamplingMode::Signal answers E_NOTIMPL there).
+#![cfg_attr(
+    not(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )),
+    allow(dead_code, unused_imports)
+)]
+
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
