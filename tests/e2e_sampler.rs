@@ -568,3 +568,20 @@ fn threads_churning_under_1khz_sampling_keep_their_semantics() {
     assert_eq!(get("signals_dropped"), 0);
     assert!(get("walks") > 10_000);
 }
+
+/// A mode that is not one is refused with a message, and so is one this
+/// platform does not have (thread-suspend is Windows'): the program runs
+/// unprofiled either way.
+#[test]
+fn a_bad_or_unavailable_mode_is_reported_and_the_program_runs_unprofiled() {
+    assert_refused(
+        "bad-mode",
+        ("CORPROF_SAMPLER_MODE", "signals"),
+        "sampler: CORPROF_SAMPLER_MODE=\"signals\" is not one of signal, suspend-runtime, thread-suspend; not sampling",
+    );
+    assert_refused(
+        "thread-suspend",
+        ("CORPROF_SAMPLER_MODE", "thread-suspend"),
+        "sampler: cannot sample in mode thread-suspend here",
+    );
+}
