@@ -11,7 +11,8 @@
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
 //!   folded stacks, every thread merged;
 //! - `flame.svg`: a flame graph of CPU time;
-//! - `summary.txt`: `key=value` lines (samples, pauses, threads).
+//! - `summary.txt`: `key=value` lines (the mode, samples, pauses, signals,
+//!   timers, threads).
 //!
 //! Environment: `CORPROF_SAMPLER_HZ` (samples per second, default 99),
 //! `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling interval in
@@ -19,10 +20,10 @@
 //! `CORPROF_SAMPLER_ALLOC_SOURCE` (where allocations come from: `auto`, the
 //! default, is `allocation-tick` on .NET 5 and later and `object-allocated`
 //! before; `corprof::sampling::AllocationSource`), `CORPROF_SAMPLER_MODE`
-//! (`suspend-runtime`, the default; `signal`, Linux x86-64 and AArch64:
-//! per-thread signals, the runtime never suspended; `thread-suspend`;
-//! `corprof::sampling::SamplingMode`). A bad value is
-//! reported on stderr and the profiler stays out of the way.
+//! (`signal`, the default on Linux x86-64 and AArch64: per-thread signals,
+//! the runtime never suspended; `suspend-runtime`, the default elsewhere;
+//! `thread-suspend`, not built yet; `corprof::sampling::SamplingMode`). A
+//! bad value is reported on stderr and the profiler stays out of the way.
 //!
 //! Build with `cargo build --example sampler`; CLSID
 //! `{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}`.
