@@ -13,7 +13,8 @@
 //! - `cpu.folded`, `wall.folded` (nanoseconds), `alloc.folded` (bytes):
 //!   folded stacks, every thread merged;
 //! - `flame.svg`: a flame graph of CPU time;
-//! - `summary.txt`: `key=value` lines (samples, pauses, threads, exports).
+//! - `summary.txt`: `key=value` lines (the mode, samples, pauses, signals,
+//!   timers, threads, exports).
 //!
 //! Continuously, every `CORPROF_SAMPLER_PERIOD` seconds (default 60), the
 //! period's own profile goes to `profile-<start>-<seq>.pb.gz` in that
@@ -27,8 +28,11 @@
 //! bytes, default 524288; `0` turns allocation sampling off),
 //! `CORPROF_SAMPLER_ALLOC_SOURCE` (where allocations come from: `auto`, the
 //! default, is `allocation-tick` on .NET 5 and later and `object-allocated`
-//! before; `corprof::sampling::AllocationSource`). A bad value is reported
-//! on stderr and the profiler stays out of the way.
+//! before; `corprof::sampling::AllocationSource`), `CORPROF_SAMPLER_MODE`
+//! (`signal`, the default on Linux x86-64 and AArch64: per-thread signals,
+//! the runtime never suspended; `suspend-runtime`, the default elsewhere;
+//! `thread-suspend`, not built yet; `corprof::sampling::SamplingMode`). A
+//! bad value is reported on stderr and the profiler stays out of the way.
 //!
 //! Build with `cargo build --example sampler`; CLSID
 //! `{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}`.
@@ -40,7 +44,7 @@ use std::sync::OnceLock;
 use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use corprof::profiling::*;
 use corprof::sampling::export::{ExportOptions, ExportStats};
-use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions};
+use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions, SamplingMode};
 
 #[derive(Default)]
 struct SamplerProfiler {
@@ -85,10 +89,19 @@ fn options() -> std::result::Result<SamplerOptions, String> {
             )
         })?,
     };
+    let mode = match std::env::var("CORPROF_SAMPLER_MODE") {
+        Err(_) => SamplingMode::default(),
+        Ok(text) => SamplingMode::from_name(text.trim()).ok_or_else(|| {
+            format!(
+                "CORPROF_SAMPLER_MODE={text:?} is not one of signal, suspend-runtime, thread-suspend"
+            )
+        })?,
+    };
     Ok(SamplerOptions {
         hz: hz as u32,
         allocation_mean_bytes: (alloc != 0).then_some(alloc),
         allocation_source: source,
+        mode,
         ..SamplerOptions::default()
     })
 }
@@ -148,7 +161,9 @@ impl Profiler for SamplerProfiler {
                 let _ = self.sampler.set(sampler);
             }
             Err(hr) => say(&format!(
-                "cannot sample on this runtime ({hr}): SuspendRuntime needs .NET Core 3.0 or later"
+                "cannot sample in mode {} here ({hr}): signal needs Linux on x86-64 or AArch64, \
+                 suspend-runtime .NET Core 3.0 or later",
+                options.mode.name()
             )),
         }
         Ok(())
@@ -161,6 +176,21 @@ impl Profiler for SamplerProfiler {
         name: String,
     ) -> Result<()> {
         self.with_sampler(|s| s.thread_name_changed(thread, &name));
+        Ok(())
+    }
+
+    fn thread_created(&self, _info: &ProfilerInfo, thread: ThreadID) -> Result<()> {
+        self.with_sampler(|s| s.thread_created(thread));
+        Ok(())
+    }
+
+    fn thread_assigned_to_os_thread(
+        &self,
+        _info: &ProfilerInfo,
+        thread: ThreadID,
+        os_thread: u32,
+    ) -> Result<()> {
+        self.with_sampler(|s| s.thread_assigned_to_os_thread(thread, os_thread));
         Ok(())
     }
 
@@ -183,7 +213,9 @@ impl Profiler for SamplerProfiler {
 
     fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
         let mut result = Ok(());
-        self.with_sampler(|s| result = s.exception_thrown(thrown));
+        // SAFETY: forwarded from the callback that handed `thrown` over, on
+        // its thread.
+        self.with_sampler(|s| result = unsafe { s.exception_thrown(thrown) });
         result
     }
 
@@ -204,8 +236,10 @@ impl Profiler for SamplerProfiler {
         let profile = sampler.stop();
         let stats = &profile.stats;
         say(&format!(
-            "{} samples of {} threads, pause median {} us, p99 {} us, {} walks without managed frames",
+            "mode {}: {} suspensions, {} walks of {} threads, pause median {} us, p99 {} us, {} walks without managed frames",
+            stats.mode.name(),
             stats.suspensions,
+            stats.walks,
             profile.threads.len(),
             stats.pause_quantile(0.5) / 1000,
             stats.pause_quantile(0.99) / 1000,
@@ -225,6 +259,7 @@ fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std:
     let stats = &profile.stats;
     let mut summary = String::new();
     let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
+    line("mode", stats.mode.name().to_string());
     line("suspensions", stats.suspensions.to_string());
     line("failed_suspensions", stats.failed_suspensions.to_string());
     line("walks", stats.walks.to_string());
@@ -262,6 +297,50 @@ fn write(profile: &Profile, export: &ExportStats, dir: &std::path::Path) -> std:
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
+    let signal = &stats.signal;
+    line("signals_sent", signal.signals_sent.to_string());
+    line("signals_handled", signal.signals_handled.to_string());
+    line("signals_dropped", signal.dropped.to_string());
+    line("signals_stale", signal.stale.to_string());
+    line("signals_foreign", signal.foreign.to_string());
+    line("cpu_samples", signal.cpu_samples.to_string());
+    line("wall_samples", signal.wall_samples.to_string());
+    line("managed_samples", signal.managed_samples.to_string());
+    line("walks_cut_bounds", signal.cut_bounds.to_string());
+    line("walks_cut_depth", signal.cut_depth.to_string());
+    line("timers_created", signal.timers_created.to_string());
+    line("timers_deleted", signal.timers_deleted.to_string());
+    line(
+        "timers_live_at_stop",
+        signal.timers_live_at_stop.to_string(),
+    );
+    line(
+        "kernel_timers_at_stop",
+        signal
+            .kernel_timers_at_stop
+            .map_or("unknown".to_string(), |n| n.to_string()),
+    );
+    line(
+        "registrations_failed",
+        signal.registrations_failed.to_string(),
+    );
+    // Samples per thread: name:cpu/wall (signal mode).
+    line(
+        "thread_samples",
+        signal
+            .per_thread
+            .iter()
+            .map(|&(os, cpu, wall)| {
+                let name = profile
+                    .threads
+                    .iter()
+                    .find(|t| t.os_thread == os)
+                    .map_or(format!("Thread {os}"), |t| t.name.clone());
+                format!("{name}:{cpu}/{wall}")
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    );
     line("duration_ns", profile.duration.as_nanos().to_string());
     line("period_ns", profile.period_nanos.to_string());
     line(

@@ -152,7 +152,9 @@ impl Profiler for OnDemand {
 
     fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
         let mut result = Ok(());
-        self.with_sampler(|s| result = s.exception_thrown(thrown));
+        // SAFETY: forwarded from the callback that handed `thrown` over, on
+        // its thread.
+        self.with_sampler(|s| result = unsafe { s.exception_thrown(thrown) });
         result
     }
 

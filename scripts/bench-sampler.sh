@@ -6,7 +6,9 @@
 # release build of examples/sampler.rs at its defaults (99 Hz, allocation
 # sampling on), after one untimed warm-up pair. Prints the medians of the
 # process's CPU time (user + system, /usr/bin/time) and wall time, and their
-# ratios; then, for 4, 16 and 64 threads, the pause per sample (suspend to
+# ratios, for each sampling mode (signal: per-thread signals, the default on
+# Linux x86-64; suspend-runtime: every thread stopped per sample; the three
+# configurations in a rotating order each round); then, for 4, 16 and 64 threads, the pause per sample (suspend to
 # resume: median and 99th percentile, from the sampler's summary.txt); then
 # the cost per allocation of each allocation source on allocation-bound
 # work (ALLOCS small objects, interleaved with runs without a profiler):
@@ -15,6 +17,7 @@
 #
 #   bash scripts/bench.sh sampler          # 7 rounds
 #   RUNS=11 ROUNDS=20000 bash scripts/bench-sampler.sh
+#   OVERHEAD_ONLY=1 bash scripts/bench-sampler.sh   # the first table only
 #
 # CORPROF_RUNTIME picks the provisioned runtime (scripts/provision-dotnet.sh).
 set -euo pipefail
@@ -61,6 +64,8 @@ run() {
             CORECLR_PROFILER_PATH="$library" CORPROF_SAMPLER_DIR="$dir")
     fi
     case "$config" in
+    signal) profiler+=(CORPROF_SAMPLER_MODE=signal) ;;
+    suspend) profiler+=(CORPROF_SAMPLER_MODE=suspend-runtime) ;;
     tick) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick) ;;
     objects) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated) ;;
     esac
@@ -78,11 +83,15 @@ run() {
 }
 
 log "warm-up round"
+configs=(none signal suspend)
 run none bench 4 "$rounds" >/dev/null
-run sampler bench 4 "$rounds" >/dev/null
+run signal bench 4 "$rounds" >/dev/null
+run suspend bench 4 "$rounds" >/dev/null
 for ((r = 1; r <= runs; r++)); do
     log "round $r of $runs"
-    for c in none sampler; do
+    # Rotate the order: none signal suspend, signal suspend none, ...
+    order=("${configs[@]:r%3}" "${configs[@]:0:r%3}")
+    for c in "${order[@]}"; do
         read -r cpu wall <<<"$(run "$c" bench 4 "$rounds")"
         [ -n "$wall" ] || die "$c printed no time"
         echo "$cpu" >>"$scratch/$c.cpu"
@@ -96,20 +105,27 @@ echo "| configuration | CPU time (s) | wall time (s) | CPU ratio | wall ratio |"
 echo "|---|---:|---:|---:|---:|"
 base_cpu=$(median <"$scratch/none.cpu")
 base_wall=$(median <"$scratch/none.wall")
-for c in none sampler; do
+for c in "${configs[@]}"; do
     cpu=$(median <"$scratch/$c.cpu")
     wall=$(median <"$scratch/$c.wall")
     echo "| $c | $cpu | $wall | $(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN {printf "%.3f", a / b}') | $(awk -v a="$wall" -v b="$base_wall" 'BEGIN {printf "%.3f", a / b}') |"
 done
 echo
-echo "Per-round CPU ratios (sampler / none, same round): $(paste -d' ' "$scratch/sampler.cpu" "$scratch/none.cpu" | awk '{printf "%.3f ", $1 / $2}')"
+for c in signal suspend; do
+    echo "Per-round CPU ratios ($c / none, same round): $(paste -d' ' "$scratch/$c.cpu" "$scratch/none.cpu" | awk '{printf "%.3f ", $1 / $2}')"
+    echo
+done
+echo "Command: RUNS=$runs ROUNDS=$rounds OVERHEAD_ONLY=${OVERHEAD_ONLY:-} bash scripts/bench-sampler.sh"
+if [ -n "${OVERHEAD_ONLY:-}" ]; then
+    exit 0
+fi
 echo
-echo "### Pause per sample (suspend, walk every thread, resume), by threads"
+echo "### Pause per sample in suspend-runtime mode (suspend, walk every thread, resume), by threads"
 echo
 echo "| threads | samples | pause median (us) | pause p99 (us) | walks per sample |"
 echo "|---:|---:|---:|---:|---:|"
 for threads in 4 16 64; do
-    run sampler bench "$threads" "$rounds" >/dev/null
+    run suspend bench "$threads" "$rounds" >/dev/null
     s() { sed -n "s/^$1=//p" "$scratch/summary.txt"; }
     awk -v t="$threads" -v n="$(s suspensions)" -v m="$(s pause_median_ns)" -v p="$(s pause_p99_ns)" -v w="$(s walks)" \
         'BEGIN {printf "| %d | %d | %.0f | %.0f | %.1f |\n", t, n, m / 1000, p / 1000, (n ? w / n : 0)}'

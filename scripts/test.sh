@@ -82,6 +82,10 @@ tests cargo test --doc
 step "end-to-end on CoreCLR 8.0.4: every e2e suite again (CORPROF_RUNTIME=8.0)"
 CORPROF_RUNTIME=8.0 tests cargo test --test 'e2e_*'
 
+step "the sampler's end-to-end tests in the other sampling mode (suspend-runtime; signal is the default here), on 3.1 and 8.0"
+CORPROF_SAMPLER_MODE=suspend-runtime tests cargo test --test e2e_sampler
+CORPROF_SAMPLER_MODE=suspend-runtime CORPROF_RUNTIME=8.0 tests cargo test --test e2e_sampler
+
 step "performance guard: callgrind instruction counts against the C baselines (scripts/perf-guard.sh; installs valgrind)"
 bash scripts/perf-guard.sh
 

@@ -1,6 +1,12 @@
 //! A sampling profiler: CPU time, wall time and allocations by stack, at a
 //! few percent overhead, for profilers left running in production.
 //!
+//! [`SamplerOptions::mode`] picks how stacks are taken ([`SamplingMode`]):
+//! on Linux x86-64 and AArch64 by default each thread is interrupted on
+//! its own by a signal (a timer on its CPU clock for CPU time, a few
+//! threads per tick for wall time) and walks its own stack in the handler
+//! (`signal.rs`, `unwind.rs`, `unix.rs`; docs/sampling.md, "Signal mode"):
+//! the runtime is never suspended. In [`SamplingMode::SuspendRuntime`],
 //! [`Sampler`] runs a thread of its own that, at [`SamplerOptions::hz`]
 //! (99 Hz by default), suspends the runtime (`SuspendRuntime`, which is what
 //! lets a profiler walk other threads' stacks outside Windows), walks every
@@ -42,6 +48,13 @@ mod exceptions;
 pub mod export;
 mod output;
 mod sampler;
+mod signal;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod unix;
+mod unwind;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
@@ -56,3 +69,4 @@ pub use sampler::{
     ALLOC_OBJECTS, CPU, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME, NO_MANAGED_FRAMES,
     SAMPLE_TYPES, WALL,
 };
+pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};

@@ -18,6 +18,7 @@ use super::contention::{
 };
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
+use super::signal::{self, SamplingMode, SignalStats};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
@@ -153,6 +154,11 @@ pub struct SamplerOptions {
     /// and later): on older runtimes there is none
     /// ([`SamplerStats::contention_available`]).
     pub contentions_per_second: Option<u32>,
+    /// How stacks are sampled (default: [`SamplingMode::default`]).
+    pub mode: SamplingMode,
+    /// [`SamplingMode::Signal`]: the most threads signalled for a wall-time
+    /// sample per tick, round-robin (default 5).
+    pub wall_threads_per_tick: u32,
 }
 
 impl Default for SamplerOptions {
@@ -164,6 +170,8 @@ impl Default for SamplerOptions {
             period: Duration::from_secs(60),
             exceptions_per_second: Some(EXCEPTIONS_PER_SECOND),
             contentions_per_second: Some(CONTENTIONS_PER_SECOND),
+            mode: SamplingMode::default(),
+            wall_threads_per_tick: 5,
         }
     }
 }
@@ -255,6 +263,10 @@ pub struct SamplerStats {
     /// Pause of each suspension (suspend to resume) in nanoseconds, with
     /// the number of threads walked in it; at most about a million kept.
     pub pauses: Vec<(u64, u32)>,
+    /// The mode it sampled in.
+    pub mode: SamplingMode,
+    /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
+    pub signal: SignalStats,
 }
 
 impl SamplerStats {
@@ -454,10 +466,13 @@ impl Sampler {
             || options.period.is_zero()
             || options.exceptions_per_second == Some(0)
             || options.contentions_per_second == Some(0)
+            || options.wall_threads_per_tick == 0
         {
             return Err(crate::E_INVALIDARG);
         }
-        if info.v10().is_none() {
+        if !options.mode.is_supported()
+            || (options.mode == SamplingMode::SuspendRuntime && info.v10().is_none())
+        {
             return Err(E_NOTIMPL);
         }
         let source = options
@@ -490,9 +505,14 @@ impl Sampler {
                 false,
             )?);
         }
+        if options.mode == SamplingMode::Signal && !signal::start(options.hz) {
+            // Another signal-mode sampler runs in this process.
+            return Err(crate::E_FAIL);
+        }
         let stats = SamplerStats {
             allocation_source: source,
             contention_available: contention,
+            mode: options.mode,
             ..SamplerStats::default()
         };
         let seed = SystemTime::now()
@@ -541,8 +561,17 @@ impl Sampler {
             if let Some(export) = &inner.export {
                 export.close();
             }
+            signal::stop(&mut SignalStats::default());
             return Err(crate::E_FAIL);
         };
+        if options.mode == SamplingMode::Signal {
+            // The calling thread (`initialize`'s) may be managed already.
+            if let Ok(thread) = info.current_thread() {
+                if let Ok(os) = info.os_thread_id(thread) {
+                    signal::register_current(thread.as_raw(), os);
+                }
+            }
+        }
         Ok(Sampler {
             inner,
             thread: Mutex::new(Some(thread)),
@@ -563,7 +592,30 @@ impl Sampler {
     /// samples are kept, and a new thread reusing its `ThreadID` gets a
     /// profile of its own.
     pub fn thread_destroyed(&self, thread: ThreadID) {
+        if self.inner.options.mode == SamplingMode::Signal {
+            signal::deregister(thread.as_raw());
+        }
         lock(&self.inner.state).by_id.remove(&thread);
+    }
+
+    /// [`SamplingMode::Signal`]: registers a new thread for sampling when
+    /// called on it (forward `Profiler::thread_created`; CoreCLR calls it
+    /// on the new thread for threads that enter the runtime from outside).
+    pub fn thread_created(&self, thread: ThreadID) {
+        if self.inner.options.mode == SamplingMode::Signal {
+            if let Ok(os) = self.inner.info.os_thread_id(thread) {
+                signal::register_current(thread.as_raw(), os);
+            }
+        }
+    }
+
+    /// [`SamplingMode::Signal`]: registers a thread for sampling when
+    /// called on it (forward `Profiler::thread_assigned_to_os_thread`;
+    /// CoreCLR calls it on the thread as it starts running).
+    pub fn thread_assigned_to_os_thread(&self, thread: ThreadID, os_thread: u32) {
+        if self.inner.options.mode == SamplingMode::Signal {
+            signal::register_current(thread.as_raw(), os_thread);
+        }
     }
 
     /// Counts an allocation (forward `Profiler::object_allocated`; for
@@ -662,7 +714,16 @@ impl Sampler {
     /// type, with a count of 1, or beyond
     /// [`SamplerOptions::exceptions_per_second`] a uniform sample with
     /// upweighted counts.
-    pub fn exception_thrown(&self, thrown: ObjectID) -> Result<()> {
+    ///
+    /// # Safety
+    ///
+    /// `thrown` must be the ID of a live object that the garbage collector
+    /// cannot move or free during the call (the sampler asks the runtime for
+    /// its class, [`ProfilerInfo::class_of`]): forward the argument of
+    /// `Profiler::exception_thrown` from inside that callback, on its thread.
+    ///
+    /// [`ProfilerInfo::class_of`]: crate::facade::ProfilerInfo::class_of
+    pub unsafe fn exception_thrown(&self, thrown: ObjectID) -> Result<()> {
         let Some(sampler) = &self.inner.exceptions else {
             return Ok(());
         };
@@ -672,8 +733,9 @@ impl Sampler {
             return Ok(());
         };
         let info = &self.inner.info;
-        let type_name = info
-            .class_of(thrown)
+        // SAFETY: the caller's contract: `thrown` is live and does not move
+        // during this call.
+        let type_name = unsafe { info.class_of(thrown) }
             .and_then(|class| info.class_name(class))
             .unwrap_or_else(|_| String::from("?"));
         let mut values = [0; SAMPLE_TYPES.len()];
@@ -1007,7 +1069,11 @@ impl Inner {
 
 /// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
-    run_loop(inner);
+    if inner.options.mode == SamplingMode::Signal {
+        run_signal(inner);
+    } else {
+        run_loop(inner);
+    }
     if let Some(nanos) = current_thread_cpu_nanos() {
         lock(&inner.state).stats.sampler_cpu_nanos = nanos;
     }
@@ -1155,4 +1221,130 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
             thread.add(&[no_managed], &values, periods);
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// SamplingMode::Signal (signal.rs): the sampler thread's side
+// ---------------------------------------------------------------------------
+
+/// Waits until `deadline` or a stop; `true` on a stop.
+fn wait_until(inner: &Inner, deadline: Instant) -> bool {
+    let mut stop = lock(&inner.stop);
+    loop {
+        if *stop {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        stop = inner
+            .wake
+            .wait_timeout(stop, deadline - now)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+}
+
+/// The sampler thread in signal mode: each tick, signals a few threads for
+/// wall samples and records what the handlers wrote; at the stop, deletes
+/// the timers and records what is left.
+fn run_signal(inner: &Inner) {
+    let _ = inner.info.initialize_current_thread();
+    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let mut next = Instant::now() + period;
+    let mut resolver = signal::Resolver::default();
+    let mut raw = Vec::new();
+    let mut sent = 0;
+    // The loaded modules' unwind tables, listed again every 100 ms (for
+    // libraries loaded since).
+    let mut listed = Instant::now();
+    signal::refresh_modules();
+    while !wait_until(inner, next) {
+        next = (next + period).max(Instant::now());
+        if listed.elapsed() >= Duration::from_millis(100) {
+            signal::refresh_modules();
+            listed = Instant::now();
+        }
+        sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
+        signal::drain(&mut raw);
+        record_signal(inner, &mut resolver, &mut raw);
+    }
+    let mut stats = SignalStats::default();
+    signal::stop(&mut stats);
+    signal::drain(&mut raw);
+    record_signal(inner, &mut resolver, &mut raw);
+    let mut state = lock(&inner.state);
+    let ours = &mut state.stats.signal;
+    stats.signals_sent = sent;
+    stats.cpu_samples = ours.cpu_samples;
+    stats.wall_samples = ours.wall_samples;
+    stats.managed_samples = ours.managed_samples;
+    stats.cut_bounds = ours.cut_bounds;
+    stats.cut_depth = ours.cut_depth;
+    stats.per_thread = core::mem::take(&mut ours.per_thread);
+    *ours = stats;
+}
+
+/// Records drained samples (and empties `raw`).
+fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
+    for sample in raw.drain(..) {
+        let mut frames = Vec::with_capacity(sample.ips.len());
+        for (i, &ip) in sample.ips.iter().enumerate() {
+            // A return address is the instruction after the call: the
+            // call itself is one byte before.
+            let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };
+            let function = resolver.function(&inner.info, ip);
+            if !function.is_null() || frames.last() != Some(&FunctionID::NULL) {
+                frames.push(function);
+            }
+        }
+        let managed = frames.iter().any(|f| !f.is_null());
+        // DoStackSnapshot (the other modes) starts at the innermost managed
+        // frame: the native code a managed frame called (a wait, a
+        // runtime helper) is left out the same way here.
+        if managed && frames.first() == Some(&FunctionID::NULL) {
+            frames.remove(0);
+        }
+        let stack = inner.resolve(&frames);
+        let mut state = lock(&inner.state);
+        let state = &mut *state;
+        // As in the other modes: a walk without a managed frame (a
+        // runtime thread, or a native frame the walk could not pass) is
+        // one frame of its own.
+        let stack = if managed {
+            stack
+        } else {
+            alloc::vec![state.no_managed]
+        };
+        state.stats.walks += 1;
+        state.stats.frames += frames.len() as u64;
+        state.stats.failed_walks += u64::from(!managed);
+        let stats = &mut state.stats.signal;
+        stats.managed_samples += u64::from(managed);
+        stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
+        stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
+        let os_thread = sample.tid as u32;
+        let index = match stats.per_thread.iter().position(|t| t.0 == os_thread) {
+            Some(index) => index,
+            None => {
+                stats.per_thread.push((os_thread, 0, 0));
+                stats.per_thread.len() - 1
+            }
+        };
+        let values = if sample.cpu {
+            stats.cpu_samples += 1;
+            stats.per_thread[index].1 += 1;
+            [sample.weight, 0]
+        } else {
+            stats.wall_samples += 1;
+            stats.per_thread[index].2 += 1;
+            [0, sample.weight]
+        };
+        // SAFETY: an ID the runtime gave the registration's callback.
+        let thread = state.thread(unsafe { ThreadID::from_raw(sample.thread) });
+        thread.os_thread = os_thread;
+        thread.tree.add(stack, &values);
+    }
+    resolver.publish();
 }
