@@ -828,6 +828,12 @@ mod imp {
         true
     }
 
+    /// [`install`] for the tests.
+    #[cfg(test)]
+    pub(in crate::sampling) fn install_for_test() -> bool {
+        install()
+    }
+
     pub(in crate::sampling) fn start(hz: u32) -> bool {
         if ACTIVE.swap(true, Ordering::AcqRel) {
             return false;
@@ -1277,6 +1283,56 @@ mod tests {
         // SAFETY: restores what was there.
         let restored = unsafe { unix::sigaction(SIGNAL, &old, core::ptr::null_mut()) };
         assert_eq!(restored, 0);
+    }
+
+    /// A `SIGPROF` that is not the sampler's (no tag in its value: an
+    /// application's own) reaches the handler that was installed before
+    /// the sampler's, with its arguments; one with the tag but no live
+    /// registration is counted as stale and goes nowhere.
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[test]
+    fn a_foreign_sigprof_goes_to_the_handler_installed_before() {
+        use crate::sampling::unix;
+        use core::ffi::{c_int, c_void};
+        use std::sync::atomic::AtomicUsize;
+        static SEEN: AtomicUsize = AtomicUsize::new(0);
+        extern "C" fn before(signo: c_int, info: *mut unix::siginfo_t, _: *mut c_void) {
+            // SAFETY: the siginfo_t passed along.
+            let value = unsafe { (*info).si_value };
+            SEEN.store(value + signo as usize, Ordering::SeqCst);
+        }
+        let mut action = unix::sigaction_t::zeroed();
+        action.sa_sigaction =
+            before as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
+        action.sa_flags = unix::SA_SIGINFO;
+        // SAFETY: a valid action; SIGPROF is used by no other test here.
+        let set = unsafe { unix::sigaction(unix::SIGPROF, &action, core::ptr::null_mut()) };
+        assert_eq!(set, 0);
+        assert!(imp::install_for_test());
+        // Ours now.
+        let mut now = unix::sigaction_t::zeroed();
+        // SAFETY: reads the current action.
+        let read = unsafe { unix::sigaction(unix::SIGPROF, core::ptr::null(), &mut now) };
+        assert_eq!(read, 0);
+        assert_ne!(now.sa_sigaction, action.sa_sigaction);
+        assert_eq!(now.sa_flags & unix::SA_RESTART, unix::SA_RESTART);
+        let tid = unix::gettid();
+        // The application's: value 1000, no tag.
+        assert!(unix::queue_to_thread(tid, unix::SIGPROF, 1000));
+        assert_eq!(SEEN.load(Ordering::SeqCst), 1000 + unix::SIGPROF as usize);
+        // Tagged, for a registration that does not exist: stale.
+        SEEN.store(0, Ordering::SeqCst);
+        let stale = COUNTERS.stale.load(Ordering::SeqCst);
+        assert!(unix::queue_to_thread(
+            tid,
+            unix::SIGPROF,
+            value_of(KIND_WALL, MAX_THREADS - 1)
+        ));
+        assert_eq!(SEEN.load(Ordering::SeqCst), 0);
+        assert_eq!(COUNTERS.stale.load(Ordering::SeqCst), stale + 1);
     }
 
     #[test]
