@@ -14,6 +14,7 @@
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput, Runtime};
+use common::web::{wrk, WebServer};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -223,6 +224,69 @@ fn a_precompiled_framework_method_is_wrapped_at_the_default_settings() {
         ),
     );
     assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+}
+
+#[test]
+fn a_web_server_counts_every_request_in_a_framework_method_and_in_its_own_handler() {
+    // The ASP.NET Core web app (tests/e2e/roslyn/WebApp) at the runtime's
+    // and the example's defaults, with a framework method (ReadyToRun:
+    // the profiler prepares it for ReJIT and sets its precompiled code
+    // aside) and one of the app's own wrapped for CountingIntegration.
+    // Every /json request runs EndpointMiddleware.Invoke once (its task
+    // ends the request) and Handlers.Json once; the one /stats request
+    // runs EndpointMiddleware.Invoke once more.
+    let runtime = dotnet::runtime();
+    let profiler = call_target_at_defaults(
+        &runtime,
+        "Microsoft.AspNetCore.Routing!Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke;\
+         WebApp!WebApp.Handlers::Json",
+    )
+    .with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.CountingIntegration",
+    );
+    let server = WebServer::start(&runtime, Some(&profiler));
+    let load = wrk(&server.url("/json"), 2, 16, 3);
+    assert!(load.requests > 1000, "{load:?}");
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stats = server.get("/stats");
+    let json: u64 = stats
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("json="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no json count in {stats:?}"));
+    assert!(json >= load.requests, "{json} handled, {load:?}");
+    let stopped = server.stop();
+    let describe = format!("{stopped:?}");
+    assert_eq!(stopped.status.code(), Some(0), "{describe}");
+    let has = |needle: &str| stopped.stderr.contains(needle);
+    // 3.1.23 runs ASP.NET Core 3.1.2's ReadyToRun code; 8.0.4 does not
+    // (GetModuleInfo2 answers no COR_PRF_MODULE_NGEN there, and the method
+    // is JIT-compiled at its first call: System.Console's test covers 8.0's
+    // own precompiled framework).
+    if runtime.major() == 3 {
+        assert!(
+            has("calltarget: prepared Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke for ReJIT\n"),
+            "the framework module is precompiled: {describe}"
+        );
+    }
+    assert!(
+        has("calltarget: wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke\n")
+            || has("calltarget: ReJIT wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke\n"),
+        "{describe}"
+    );
+    assert!(
+        has("calltarget: wrapped WebApp.Handlers::Json\n"),
+        "{describe}"
+    );
+    assert!(!has("left unchanged"), "{describe}");
+    let n = 2 * json + 1;
+    assert!(
+        has(&format!(
+            "calltarget counts begin {n} end {n} exception 0\n"
+        )),
+        "expected begin = end = {n} ({json} /json requests, one /stats): {describe}"
+    );
 }
 
 #[test]
@@ -993,7 +1057,7 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
         )
         .with_env("CORPROF_CALLTARGET_INTEGRATION", integration)
         .with_env("CORPROF_CALLTARGET_DISABLE_INLINING", disable_inlining);
-        let mut args = vec![calls.as_str(), "--warmup-ms", "0"];
+        let mut args = vec![calls.as_str(), "--warmup-rounds", "1"];
         args.extend_from_slice(extra);
         runtime.run("CallTargetBench", &args, Some(&profiler))
     };

@@ -4,15 +4,16 @@
 // allocated meanwhile (GC.GetAllocatedBytesForCurrentThread, exact).
 //
 // Before them, a warm-up as an application gets it under tiered
-// compilation: rounds of 10,000 calls, 20 ms apart, for WARMUP_MS
-// milliseconds (default 2000), each round timed. The time to the final
+// compilation: ROUNDS rounds of 10,000 calls (default 100), 20 ms apart
+// (about 2 s), each round timed; a fixed number, so that two runs differ
+// only by N (the callgrind guard subtracts them). The time to the final
 // tier is the first round from which every round runs within 1.5x (+1 ns)
 // of the measured calls' time per call: the calls made before it and the
 // milliseconds from the first call. Prints one line:
 //   calls=N ns_per_call=X allocated=BYTES bytes_per_call=Y sum=S
 //     warmup_calls=W final_tier_calls=C final_tier_ms=T
 //
-//   CallTargetBench [N] [--box] [--warmup-ms WARMUP_MS]
+//   CallTargetBench [N] [--box] [--warmup-rounds ROUNDS]
 // --box: the loop also boxes an int per call (the guard's proof that the
 // meter sees an allocation per call).
 using System;
@@ -59,27 +60,26 @@ namespace E2E.CallTargetBench
         public static int Main(string[] args)
         {
             int n = 10000000;
-            int warmupMs = 2000;
+            int warmupRounds = 100;
             bool box = false;
             for (int a = 0; a < args.Length; a++)
             {
                 if (args[a] == "--box")
                     box = true;
-                else if (args[a] == "--warmup-ms" && a + 1 < args.Length)
-                    warmupMs = int.Parse(args[++a], CultureInfo.InvariantCulture);
+                else if (args[a] == "--warmup-rounds" && a + 1 < args.Length)
+                    warmupRounds = Math.Max(1, int.Parse(args[++a], CultureInfo.InvariantCulture));
                 else
                     n = int.Parse(args[a], CultureInfo.InvariantCulture);
             }
             // Warm-up: every method JIT-compiled (and tiered up), every
             // static constructor (the integration's) run before the
             // measured section.
-            int maxRounds = warmupMs / PauseMs + 2;
-            var roundNs = new double[maxRounds];
-            var roundMs = new double[maxRounds];
+            var roundNs = new double[warmupRounds];
+            var roundMs = new double[warmupRounds];
             int rounds = 0;
             double tick = 1e9 / Stopwatch.Frequency;
             long first = Stopwatch.GetTimestamp();
-            do
+            while (rounds < warmupRounds)
             {
                 long t0 = Stopwatch.GetTimestamp();
                 Loop(Round, box);
@@ -88,7 +88,7 @@ namespace E2E.CallTargetBench
                 roundMs[rounds] = (t0 - first) * tick / 1e6;
                 rounds++;
                 Thread.Sleep(PauseMs);
-            } while ((Stopwatch.GetTimestamp() - first) * tick / 1e6 < warmupMs && rounds < maxRounds);
+            }
 
             long before = GC.GetAllocatedBytesForCurrentThread();
             var watch = Stopwatch.StartNew();
