@@ -345,10 +345,15 @@ impl Profiler for CallTargetProfiler {
         // targets from being inlined (`JITInlining`). Module loads: the
         // helper's, to read the integrations from, and the precompiled
         // modules', whose targets are wrapped by ReJIT.
+        // ReJIT (only possible if asked for here): always when forced, and
+        // where it reaches the precompiled inliners of a target.
         let mut events = COR_PRF_MONITOR_JIT_COMPILATION
             | COR_PRF_MONITOR_MODULE_LOADS
-            | COR_PRF_MONITOR_CACHE_SEARCHES
-            | COR_PRF_ENABLE_REJIT;
+            | COR_PRF_MONITOR_CACHE_SEARCHES;
+        let major = info.runtime_information().map_or(0, |r| r.major);
+        if config.rejit || major >= BLOCK_INLINING_FROM_MAJOR {
+            events |= COR_PRF_ENABLE_REJIT;
+        }
         if config.disable_inlining {
             events |= COR_PRF_DISABLE_INLINING;
         }
@@ -539,34 +544,36 @@ impl CallTargetProfiler {
     /// The wrapped IL of `module`'s targets, kept for
     /// `get_rejit_parameters`, and their ReJIT requested.
     fn prepare_rejit(&self, info: &ProfilerInfo, module: ModuleID) {
-        let mut prepared = Vec::new();
-        for method in self.targets_of(info, module) {
-            match self.wrapped_il(info, module, method) {
-                Ok((il, name)) => {
-                    log(format_args!("prepared {name} for ReJIT"));
-                    // SAFETY: as in `jit_compilation_started`; installed
-                    // in `get_rejit_parameters`.
-                    unsafe { self.rejit.insert(module, method, il, name) };
-                    prepared.push((module, method));
-                }
-                Err(why) => self.left_unchanged(module, method, why),
-            }
-        }
         // Set aside, a target's precompiled code never runs (see
         // `jit_cached_function_search_started`); the ReJIT is for the
         // methods whose precompiled code inlined it, which only the
         // runtimes that can block inlining reach.
         let forced = self.config.as_ref().is_some_and(|c| c.rejit);
         let major = info.runtime_information().map_or(0, |r| r.major);
-        if !forced && major < BLOCK_INLINING_FROM_MAJOR && !prepared.is_empty() {
-            if !self.inliners_noted.swap(true, Ordering::Relaxed) {
-                log(format_args!(
-                    "precompiled methods that inlined a target, if any, keep their inlined copy \
-                     until tiered compilation compiles them again: this runtime (version {major}) \
-                     is older than .NET {BLOCK_INLINING_FROM_MAJOR}, whose ReJIT reaches them"
-                ));
+        let rejit = forced || major >= BLOCK_INLINING_FROM_MAJOR;
+        let mut prepared = Vec::new();
+        for method in self.targets_of(info, module) {
+            match self.wrapped_il(info, module, method) {
+                Ok((il, name)) if rejit => {
+                    log(format_args!("prepared {name} for ReJIT"));
+                    // SAFETY: as in `jit_compilation_started`; installed
+                    // in `get_rejit_parameters`.
+                    unsafe { self.rejit.insert(module, method, il, name) };
+                    prepared.push((module, method));
+                }
+                Ok((_, name)) => {
+                    log(format_args!("{name} is precompiled: wrapped at first JIT"));
+                    if !self.inliners_noted.swap(true, Ordering::Relaxed) {
+                        log(format_args!(
+                            "precompiled methods that inlined a target, if any, keep their \
+                             inlined copy until tiered compilation compiles them again: this \
+                             runtime (version {major}) is older than .NET \
+                             {BLOCK_INLINING_FROM_MAJOR}, whose ReJIT reaches them"
+                        ));
+                    }
+                }
+                Err(why) => self.left_unchanged(module, method, why),
             }
-            return;
         }
         if !prepared.is_empty() {
             let (methods, added) = &*self.to_rejit;

@@ -194,7 +194,8 @@ fn a_precompiled_framework_method_is_wrapped_at_the_default_settings() {
     // compilation. At the runtime's defaults the profiler finds the module
     // precompiled (it prepares the targets for ReJIT), sets the precompiled
     // code aside, and every line the program prints goes through the
-    // integration.
+    // integration. On .NET 8 a ReJIT (prepared at module load) also reaches
+    // the precompiled methods that inlined it; 3.1 has no safe way to.
     let runtime = dotnet::runtime();
     let profiler = call_target_at_defaults(&runtime, "System.Console!System.Console::WriteLine")
         .with_env(
@@ -203,10 +204,17 @@ fn a_precompiled_framework_method_is_wrapped_at_the_default_settings() {
         );
     let run = runtime.run("CallTarget", &[], Some(&profiler));
     assert_unchanged(&run);
-    assert_has(
-        &run,
-        "calltarget: prepared System.Console::WriteLine for ReJIT\n",
-    );
+    if runtime.major() == 3 {
+        assert_has(
+            &run,
+            "calltarget: System.Console::WriteLine is precompiled: wrapped at first JIT\n",
+        );
+    } else {
+        assert_has(
+            &run,
+            "calltarget: prepared System.Console::WriteLine for ReJIT\n",
+        );
+    }
     assert!(
         run.stderr
             .contains("calltarget: wrapped System.Console::WriteLine\n")
@@ -266,7 +274,7 @@ fn a_web_server_counts_every_request_in_a_framework_method_and_in_its_own_handle
     // own precompiled framework).
     if runtime.major() == 3 {
         assert!(
-            has("calltarget: prepared Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke for ReJIT\n"),
+            has("calltarget: Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke is precompiled: wrapped at first JIT\n"),
             "the framework module is precompiled: {describe}"
         );
     }
