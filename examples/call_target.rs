@@ -14,15 +14,17 @@
 //!   before `Main`; otherwise nothing is instrumented (the wrapped code
 //!   could not bind to it) and the profiler says why. The integrations are
 //!   read from the helper's metadata when it loads.
-//! * How each target is wrapped is chosen per module: at its first JIT
-//!   compilation (`JITCompilationStarted`, the method's IL replaced), or,
-//!   in a precompiled (ReadyToRun) module, whose methods run their
-//!   precompiled code without being JIT-compiled, by ReJIT: the wrapped IL
-//!   (and every metadata reference it needs) is prepared in
+//! * Each target is wrapped at its first JIT compilation
+//!   (`JITCompilationStarted`, the method's IL replaced). A method of a
+//!   precompiled (ReadyToRun) module would run its precompiled code without
+//!   being JIT-compiled: for a target the profiler sets that code aside
+//!   (`JITCachedFunctionSearchStarted`), so it is JIT-compiled, and
+//!   wrapped, at its first call. On .NET 8 and later the wrapped IL of such
+//!   targets (and every metadata reference it needs) is also prepared in
 //!   `ModuleLoadFinished`, the documented time for metadata changes, and a
-//!   thread of the profiler's requests the ReJIT at once
-//!   (`RequestReJITWithInliners` with `COR_PRF_REJIT_BLOCK_INLINING`:
-//!   the methods that inlined the target are compiled again too).
+//!   thread of the profiler's requests their ReJIT at once
+//!   (`RequestReJITWithInliners` with `COR_PRF_REJIT_BLOCK_INLINING`): the
+//!   precompiled methods that inlined a target are compiled again too.
 //! * `CORPROF_CALLTARGET_REJIT=1`: wrap every target by ReJIT.
 //!   `CORPROF_CALLTARGET_SYNC_DIR=DIR` then waits for `DIR/ready-1`
 //!   before the first ReJIT (creating `DIR/go-2` after it) and for
@@ -128,7 +130,7 @@ type Method = (ModuleID, mdMethodDef);
 struct CallTargetProfiler {
     config: Option<Config>,
     /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
-    wrapped: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    wrapped: Mutex<HashSet<Method>>,
     /// Targets that could not be wrapped (said once, per distinct reason).
     unwrapped: Mutex<(HashSet<Method>, HashSet<String>)>,
     /// Raised at shutdown: the ReJIT thread makes no more calls.
@@ -141,7 +143,7 @@ struct CallTargetProfiler {
     /// Whether the runtime's limit on reaching precompiled inliners was said.
     inliners_noted: AtomicBool,
     /// The targets whose precompiled code was set aside.
-    set_aside: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    set_aside: Mutex<HashSet<Method>>,
     /// The helper's module, once loaded.
     helper: Mutex<Option<ModuleID>>,
     /// Modules of targets to wrap by ReJIT loaded before the helper,
@@ -312,7 +314,7 @@ impl CallTargetProfiler {
             });
     }
 
-    /// Whether `method` of `module` is a target.
+    /// The module and token of `function` when it is a target.
     fn is_target(
         &self,
         info: &ProfilerInfo,
@@ -351,7 +353,8 @@ impl Profiler for CallTargetProfiler {
             | COR_PRF_MONITOR_MODULE_LOADS
             | COR_PRF_MONITOR_CACHE_SEARCHES;
         let major = info.runtime_information().map_or(0, |r| r.major);
-        if config.rejit || major >= BLOCK_INLINING_FROM_MAJOR {
+        let rejit = config.rejit || major >= BLOCK_INLINING_FROM_MAJOR;
+        if rejit {
             events |= COR_PRF_ENABLE_REJIT;
         }
         if config.disable_inlining {
@@ -367,10 +370,12 @@ impl Profiler for CallTargetProfiler {
         let mode = if config.rejit {
             "by ReJIT"
         } else {
-            "at first JIT, or by ReJIT in precompiled modules"
+            "at first JIT"
         };
         log(format_args!("wrapping {} {mode}", targets.join(", ")));
-        self.start_rejit_thread(info);
+        if rejit {
+            self.start_rejit_thread(info);
+        }
         Ok(())
     }
 

@@ -148,13 +148,14 @@ impl<T> RejitBodies<T> {
 /// The first major version of the runtime (`GetRuntimeInformation`; CoreCLR
 /// 3.1 answers 4, .NET 5 and later their own number) whose
 /// `RequestReJITWithInliners` is used with `COR_PRF_REJIT_BLOCK_INLINING`.
-/// Before it the call can crash the process: the R2R inlining information
-/// was resolved to MethodDescs of types not loaded yet (dotnet/runtime#69634,
-/// fixed in .NET 7) and an access violation in
-/// `CodeVersionManager::GetActiveILCodeVersion` remained
-/// (dotnet/runtime#88924, fixed for .NET 8). Seen here: CoreCLR 3.1.23 died
-/// of SIGSEGV in 4 runs of 6 asking it for `System.Console::WriteLine`'s 18
-/// overloads; 8.0.4 ran 6 of 6.
+/// Before it the call can crash the process: the ReadyToRun inlining
+/// information was resolved to MethodDescs of methods not loaded yet
+/// (fixed by dotnet/runtime#69634, merged May 2022, after .NET 6), and an
+/// access violation in `CodeVersionManager::GetActiveILCodeVersion` was
+/// reported in July 2023 (dotnet/runtime#88924). Seen here: CoreCLR 3.1.23
+/// died of SIGSEGV in 8 runs of 12 asked for `System.Console::WriteLine`'s
+/// 18 overloads with `COR_PRF_REJIT_BLOCK_INLINING` (none of 12 without
+/// it); 8.0.4 ran 6 of 6. 8 is the first version checked to work.
 pub const BLOCK_INLINING_FROM_MAJOR: u16 = 8;
 
 /// Requests the ReJIT of `methods` (from a thread of the profiler's own)
