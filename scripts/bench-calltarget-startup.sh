@@ -16,8 +16,11 @@
 #   noinline     the same with CORPROF_CALLTARGET_DISABLE_INLINING=1 (the
 #                opt-in that turns inlining off for the whole process)
 # RUNS rounds (default 7) after one untimed warm-up round, the order of the
-# configurations rotated each round; prints the median wall time of each and
-# its ratio to `none`, with every round's ratios.
+# configurations rotated each round; prints the median CPU time (user +
+# system, the process and its threads: what the JIT and the profiler
+# spend, less disturbed than wall time by other work on a shared machine)
+# and wall time of each, their ratios to `none`, and every round's CPU
+# ratio.
 #
 #   bash scripts/bench-calltarget-startup.sh
 #   RUNS=11 bash scripts/bench-calltarget-startup.sh
@@ -53,10 +56,10 @@ source_file="$PWD/tests/e2e/roslyn/WebApp/Program.cs"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# run CONFIG -> wall milliseconds (fails when csc fails, or when the
+# run CONFIG -> "cpu_ms wall_ms" (fails when csc fails, or when the
 # profiled runs did not wrap the targets)
 run() {
-    local config="$1" start end
+    local config="$1" times
     local -a envs=()
     if [ "$config" != none ]; then
         envs=(CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364}"
@@ -64,18 +67,18 @@ run() {
             "CORPROF_CALLTARGET=$targets" CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.NoopIntegration)
         [ "$config" = noinline ] && envs+=(CORPROF_CALLTARGET_DISABLE_INLINING=1)
     fi
-    start=$(date +%s%N)
-    env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_ROLL_FORWARD=Major "${envs[@]}" \
+    # GNU-less timing: bash's `time` keyword (real, user, sys in seconds).
+    times=$( { TIMEFORMAT='%R %U %S'; time env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
+        DOTNET_ROLL_FORWARD=Major "${envs[@]}" \
         "$host" exec "$csc" -nologo -noconfig -nostdlib -target:exe -optimize+ -debug:portable \
-        "-out:$scratch/WebApp.dll" "${refs[@]}" "$source_file" >"$scratch/out" 2>"$scratch/err" ||
+        "-out:$scratch/WebApp.dll" "${refs[@]}" "$source_file" >"$scratch/out" 2>"$scratch/err"; } 2>&1) ||
         die "$config: csc failed: $(tail -n 5 "$scratch/out" "$scratch/err")"
-    end=$(date +%s%N)
     if [ "$config" != none ]; then
         [ "$(grep -c '^calltarget: wrapped ' "$scratch/err")" -ge 3 ] &&
             ! grep -q -e 'unknown target' -e 'left unchanged' -e 'not instrumenting' "$scratch/err" ||
             die "$config: the targets were not all wrapped: $(grep '^calltarget: ' "$scratch/err" | head -n 8)"
     fi
-    echo $(((end - start) / 1000000))
+    awk '{ printf "%d %d\n", ($2 + $3) * 1000, $1 * 1000 }' <<<"$times"
 }
 
 configs=(none calltarget noinline)
@@ -85,22 +88,26 @@ for ((r = 0; r < runs; r++)); do
     log "round $((r + 1)) of $runs"
     for ((k = 0; k < ${#configs[@]}; k++)); do
         c=${configs[$(((k + r) % ${#configs[@]}))]}
-        ms=$(run "$c")
-        echo "$ms" >>"$scratch/$c.ms"
-        echo "$r $ms" >>"$scratch/$c.rounds"
+        read -r cpu wall <<<"$(run "$c")"
+        echo "$cpu" >>"$scratch/$c.cpu"
+        echo "$wall" >>"$scratch/$c.wall"
+        echo "$r $cpu" >>"$scratch/$c.rounds"
     done
 done
 
-base=$(median <"$scratch/none.ms")
+base_cpu=$(median <"$scratch/none.cpu")
+base_wall=$(median <"$scratch/none.wall")
 echo "## CallTarget at start-up: Roslyn compiling WebApp/Program.cs on .NET $version, median of $runs rounds (order rotated)"
 echo
-echo "| configuration | wall ms | ratio to none | per-round ratios |"
-echo "|---|---:|---:|---|"
+echo "| configuration | CPU ms | CPU ratio to none | wall ms | wall ratio to none | per-round CPU ratios |"
+echo "|---|---:|---:|---:|---:|---|"
 for c in "${configs[@]}"; do
-    m=$(median <"$scratch/$c.ms")
+    cpu=$(median <"$scratch/$c.cpu")
+    wall=$(median <"$scratch/$c.wall")
     ratios=$(paste -d' ' <(cut -d' ' -f2 "$scratch/$c.rounds") <(cut -d' ' -f2 "$scratch/none.rounds") |
         awk '{printf "%.3f ", $1 / $2}')
-    printf '| %s | %s | %.3f | %s|\n' "$c" "$m" "$(awk -v a="$m" -v b="$base" 'BEGIN {print a / b}')" "$ratios"
+    printf '| %s | %s | %.3f | %s | %.3f | %s|\n' "$c" "$cpu" "$(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN {print a / b}')" \
+        "$wall" "$(awk -v a="$wall" -v b="$base_wall" 'BEGIN {print a / b}')" "$ratios"
 done
 echo
 echo "Targets: $targets"
