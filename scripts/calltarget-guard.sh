@@ -35,8 +35,11 @@ log() { printf 'calltarget-guard: %s\n' "$*" >&2; }
 
 LOW=100000
 HIGH=600000
-# The warm-up: rounds of 10,000 calls, 20 ms apart (CallTargetBench).
-WARMUP_ROUNDS=60
+# The warm-up: rounds of 10,000 calls, 20 ms apart (CallTargetBench): 4 s
+# of wall time at least, for the tier-1 compilations, which run on a
+# background thread, slow under valgrind and slower on a busy machine (60
+# rounds sufficed on a quiet one, not at load average 20).
+WARMUP_ROUNDS=200
 # Instructions added per call, measured with this script on CoreCLR 3.1.23
 # (x86-64) when it was written.
 NOOP_DEFAULT_IR="${NOOP_DEFAULT_IR:-8.84}"

@@ -214,6 +214,15 @@ fn a_precompiled_framework_method_is_wrapped_at_the_default_settings() {
             &run,
             "calltarget: prepared System.Console::WriteLine for ReJIT\n",
         );
+        // Every overload, with the precompiled methods that inlined one.
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with("calltarget: RequestReJIT of ")
+                    && l.ends_with(" methods succeeded (and their inliners)")),
+            "{}",
+            run.describe()
+        );
     }
     assert!(
         run.stderr
