@@ -15,6 +15,7 @@
 #   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
 #   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh:
 #                                    # the sampler, and CallTarget wrapping two methods)
+#   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -187,6 +188,7 @@ case "$what" in
     calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
     calltarget-startup) machine; echo; bash scripts/bench-calltarget-startup.sh ;;
     sampler) machine; echo; bash scripts/bench-sampler.sh ;;
+    wrapjit) machine; echo; bash scripts/bench-wrap-jit.sh ;;
     web) machine; echo; CONFIGS="${CONFIGS:-sampler calltarget}" bash scripts/bench-web.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web]" ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit]" ;;
 esac
