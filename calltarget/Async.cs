@@ -44,6 +44,19 @@ namespace CorProf.CallTarget
             }
         }
 
+        // OnAsyncMethodEnd, its exceptions ignored.
+        static TResult Call<TTarget, TResult>(AsyncMethodEnd<TTarget, TResult> end, TTarget instance, TResult result, Exception exception, in CallTargetState state)
+        {
+            try
+            {
+                return end(instance, result, exception, state);
+            }
+            catch (Exception)
+            {
+                return result;
+            }
+        }
+
         static Exception Fault(Task task)
         {
             if (task.IsCanceled)
@@ -56,6 +69,13 @@ namespace CorProf.CallTarget
         {
             if (task == null)
                 return task;
+            if (task.Status == TaskStatus.RanToCompletion)
+            {
+                // Already done (a server's handler often is): no continuation.
+                var result = task.Result;
+                var replaced = Call(end, instance, result, null, state);
+                return System.Collections.Generic.EqualityComparer<TResult>.Default.Equals(replaced, result) ? task : Task.FromResult(replaced);
+            }
             var pending = new Pending<TTarget, TResult> { Instance = instance, State = state, End = end };
             return task.ContinueWith((t, o) =>
             {
@@ -75,6 +95,12 @@ namespace CorProf.CallTarget
         {
             if (task == null)
                 return task;
+            if (task.Status == TaskStatus.RanToCompletion)
+            {
+                // Already done (a server's middleware often is): no continuation.
+                Call(end, instance, default(CallTargetReturn), null, state);
+                return task;
+            }
             var pending = new Pending<TTarget, CallTargetReturn> { Instance = instance, State = state, End = end };
             return task.ContinueWith((t, o) =>
             {

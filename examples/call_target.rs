@@ -14,41 +14,52 @@
 //!   before `Main`; otherwise nothing is instrumented (the wrapped code
 //!   could not bind to it) and the profiler says why. The integrations are
 //!   read from the helper's metadata when it loads.
-//! * `CORPROF_CALLTARGET_REJIT=1`: wrap by ReJIT instead of at first JIT.
-//!   The wrapped IL (and every metadata reference it needs) is prepared in
-//!   `ModuleLoadFinished`, the documented time for metadata changes; a
-//!   thread then requests the ReJIT;
+//! * Each target is wrapped at its first JIT compilation
+//!   (`JITCompilationStarted`, the method's IL replaced). A method of a
+//!   precompiled (ReadyToRun) module would run its precompiled code without
+//!   being JIT-compiled: for a target the profiler sets that code aside
+//!   (`JITCachedFunctionSearchStarted`), so it is JIT-compiled, and
+//!   wrapped, at its first call. On .NET 8 and later the wrapped IL of such
+//!   targets (and every metadata reference it needs) is also prepared in
+//!   `ModuleLoadFinished`, the documented time for metadata changes, and a
+//!   thread of the profiler's requests their ReJIT at once
+//!   (`RequestReJITWithInliners` with `COR_PRF_REJIT_BLOCK_INLINING`): the
+//!   precompiled methods that inlined a target are compiled again too.
+//! * `CORPROF_CALLTARGET_REJIT=1`: wrap every target by ReJIT.
 //!   `CORPROF_CALLTARGET_SYNC_DIR=DIR` then waits for `DIR/ready-1`
-//!   before the ReJIT (creating `DIR/go-2` after it) and for `DIR/ready-2`
-//!   before reverting (creating `DIR/go-3`).
+//!   before the first ReJIT (creating `DIR/go-2` after it) and for
+//!   `DIR/ready-2` before reverting (creating `DIR/go-3`).
 //! * `CORPROF_CALLTARGET_VERBOSE=1`: print each wrapped method's probe
 //!   tokens and new IL.
-//! * `CORPROF_CALLTARGET_INLINING=1`: leave inlining on (by default the
-//!   profiler sets `COR_PRF_DISABLE_INLINING`, so that a small target is
-//!   compiled, and wrapped, on its own rather than inlined into a caller
-//!   compiled first). With it, the integration's small methods are inlined
-//!   into the wrapped method (the cheapest wrapping); a target the JIT may
-//!   inline must then be `NoInlining`, have exception handling, or be
-//!   wrapped by ReJIT before its callers are compiled.
+//! * Inlining stays on for the process; only the targets are never inlined
+//!   into a caller (`JITInlining` answers no for them, and their ReJIT
+//!   blocks inlining), so that every call of a target runs its wrapped
+//!   body. `CORPROF_CALLTARGET_DISABLE_INLINING=1` sets
+//!   `COR_PRF_DISABLE_INLINING` for the whole process instead (a lab
+//!   setting: it costs a server a third of its throughput,
+//!   docs/performance.md).
 //!
+//! A target that cannot be wrapped is reported once, with the reason.
 //! Messages go to stderr as `calltarget: ...`; the integrations write their
 //! own (LogIntegration: `calltarget begin ...`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use corprof::cil::MethodBody;
 use corprof::facade::{AssemblyReference, Profiler, ProfilerInfo, Result, ShutdownFlag, Waited};
 use corprof::instrument::{
-    CallTarget, Integration, MethodTarget, MethodTargets, RejitBodies, DEFAULT_INTEGRATION,
+    request_rejit_blocking_inlining, CallTarget, Integration, MethodTarget, MethodTargets,
+    RejitBodies, WrapWhen, BLOCK_INLINING_FROM_MAJOR, DEFAULT_INTEGRATION,
 };
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,
-    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
-    COR_PRF_MONITOR_MODULE_LOADS,
+    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_CACHE_SEARCHES,
+    COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_MONITOR_MODULE_LOADS,
 };
 use corprof::{ComRef, HRESULT};
 
@@ -75,8 +86,8 @@ struct Config {
     sync_dir: Option<PathBuf>,
     /// `CORPROF_CALLTARGET_VERBOSE=1`: the probe tokens and new IL listing.
     verbose: bool,
-    /// `CORPROF_CALLTARGET_INLINING=1`: inlining stays on.
-    inlining: bool,
+    /// `CORPROF_CALLTARGET_DISABLE_INLINING=1`: no inlining in the process.
+    disable_inlining: bool,
 }
 
 fn config() -> std::result::Result<Config, String> {
@@ -108,23 +119,35 @@ fn config() -> std::result::Result<Config, String> {
         rejit: var("CORPROF_CALLTARGET_REJIT").as_deref() == Some("1"),
         sync_dir: var("CORPROF_CALLTARGET_SYNC_DIR").map(PathBuf::from),
         verbose: var("CORPROF_CALLTARGET_VERBOSE").as_deref() == Some("1"),
-        inlining: var("CORPROF_CALLTARGET_INLINING").as_deref() == Some("1"),
+        disable_inlining: var("CORPROF_CALLTARGET_DISABLE_INLINING").as_deref() == Some("1"),
     })
 }
+
+/// A method of a module.
+type Method = (ModuleID, mdMethodDef);
 
 #[derive(Default)]
 struct CallTargetProfiler {
     config: Option<Config>,
     /// Methods given new IL at first JIT (a tier-1 rejit keeps it).
-    wrapped: Mutex<HashSet<(ModuleID, mdMethodDef)>>,
+    wrapped: Mutex<HashSet<Method>>,
+    /// Targets that could not be wrapped (said once, per distinct reason).
+    unwrapped: Mutex<(HashSet<Method>, HashSet<String>)>,
     /// Raised at shutdown: the ReJIT thread makes no more calls.
     shut_down: Arc<ShutdownFlag>,
-    /// ReJIT mode: the wrapped IL of each target (and its name), made at
-    /// module load.
+    /// The wrapped IL of each target wrapped by ReJIT (and its name), made
+    /// at module load.
     rejit: Arc<RejitBodies<String>>,
+    /// The methods to request a ReJIT of, taken by the ReJIT thread.
+    to_rejit: Arc<(Mutex<Vec<Method>>, Condvar)>,
+    /// Whether the runtime's limit on reaching precompiled inliners was said.
+    inliners_noted: AtomicBool,
+    /// The targets whose precompiled code was set aside.
+    set_aside: Mutex<HashSet<Method>>,
     /// The helper's module, once loaded.
     helper: Mutex<Option<ModuleID>>,
-    /// ReJIT mode: modules loaded before the helper, prepared when it loads.
+    /// Modules of targets to wrap by ReJIT loaded before the helper,
+    /// prepared when it loads.
     pending: Mutex<Vec<ModuleID>>,
     /// Each integration as read from the helper (an error reported once).
     integrations: Mutex<HashMap<String, Option<Arc<Integration>>>>,
@@ -226,9 +249,12 @@ impl CallTargetProfiler {
         Ok((w.il, w.name))
     }
 
+    /// The thread that requests the ReJIT of each batch of methods
+    /// prepared at module load (ReJIT may not be requested from a
+    /// callback).
     fn start_rejit_thread(&self, info: &ProfilerInfo) {
         let (info, shut_down) = (info.clone(), Arc::clone(&self.shut_down));
-        let rejit = Arc::clone(&self.rejit);
+        let (rejit, queue) = (Arc::clone(&self.rejit), Arc::clone(&self.to_rejit));
         let dir = self.config.as_ref().and_then(|c| c.sync_dir.clone());
         let _ = std::thread::Builder::new()
             .name("calltarget-rejit".into())
@@ -245,17 +271,36 @@ impl CallTargetProfiler {
                 if !ready("ready-1") {
                     return;
                 }
-                // Without a handshake: ReJIT once the targets' module is known.
-                let known = || !rejit.is_empty();
-                if shut_down.wait_until(Duration::from_secs(30), POLL, known) == Waited::ShutDown {
-                    return;
-                }
-                match rejit.request_rejit(&info) {
-                    Ok(n) => log(format_args!("RequestReJIT of {n} methods succeeded")),
-                    Err(e) => log(format_args!("RequestReJIT failed: {e}")),
+                loop {
+                    let batch = {
+                        let (methods, added) = &*queue;
+                        let mut methods = lock(methods);
+                        while methods.is_empty() && !shut_down.is_raised() {
+                            methods = added.wait(methods).unwrap_or_else(|p| p.into_inner());
+                        }
+                        std::mem::take(&mut *methods)
+                    };
+                    if shut_down.is_raised() {
+                        return;
+                    }
+                    match request_rejit_blocking_inlining(&info, &batch) {
+                        Ok(inliners) => log(format_args!(
+                            "RequestReJIT of {} methods succeeded{}",
+                            batch.len(),
+                            if inliners {
+                                " (and their inliners)"
+                            } else {
+                                ""
+                            }
+                        )),
+                        Err(e) => log(format_args!("RequestReJIT failed: {e}")),
+                    }
+                    if dir.is_some() {
+                        break;
+                    }
                 }
                 go("go-2");
-                if dir.is_none() || !ready("ready-2") || shut_down.is_raised() {
+                if !ready("ready-2") || shut_down.is_raised() {
                     return;
                 }
                 match rejit.request_revert(&info) {
@@ -267,6 +312,18 @@ impl CallTargetProfiler {
                 }
                 go("go-3");
             });
+    }
+
+    /// The module and token of `function` when it is a target.
+    fn is_target(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+    ) -> Option<(ModuleID, mdMethodDef)> {
+        let f = info.function_info(function).ok()?;
+        self.targets_of(info, f.module)
+            .contains(&f.token)
+            .then_some((f.module, f.token))
     }
 }
 
@@ -286,13 +343,22 @@ impl Profiler for CallTargetProfiler {
         let Some(config) = &self.config else {
             return Ok(());
         };
-        // Module loads: the helper's, to read the integrations from.
-        let mut events = COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS;
-        if !config.inlining {
-            events |= COR_PRF_DISABLE_INLINING;
-        }
-        if config.rejit {
+        // JIT compilations: to wrap targets at their first, and to keep
+        // targets from being inlined (`JITInlining`). Module loads: the
+        // helper's, to read the integrations from, and the precompiled
+        // modules', whose targets are wrapped by ReJIT.
+        // ReJIT (only possible if asked for here): always when forced, and
+        // where it reaches the precompiled inliners of a target.
+        let mut events = COR_PRF_MONITOR_JIT_COMPILATION
+            | COR_PRF_MONITOR_MODULE_LOADS
+            | COR_PRF_MONITOR_CACHE_SEARCHES;
+        let major = info.runtime_information().map_or(0, |r| r.major);
+        let rejit = config.rejit || major >= BLOCK_INLINING_FROM_MAJOR;
+        if rejit {
             events |= COR_PRF_ENABLE_REJIT;
+        }
+        if config.disable_inlining {
+            events |= COR_PRF_DISABLE_INLINING;
         }
         info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
         let targets: Vec<String> = config
@@ -307,10 +373,48 @@ impl Profiler for CallTargetProfiler {
             "at first JIT"
         };
         log(format_args!("wrapping {} {mode}", targets.join(", ")));
-        if config.rejit {
+        if rejit {
             self.start_rejit_thread(info);
         }
         Ok(())
+    }
+
+    fn jit_inlining(
+        &self,
+        info: &ProfilerInfo,
+        _caller: FunctionID,
+        callee: FunctionID,
+    ) -> Result<bool> {
+        // A target inlined into its caller would run unwrapped there.
+        Ok(self.is_target(info, callee).is_none())
+    }
+
+    fn jit_cached_function_search_started(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+    ) -> Result<bool> {
+        // The runtime asks only for a method that has precompiled code
+        // (ReadyToRunInfo::GetEntryPoint). A target's is set aside, so that
+        // its first call JIT-compiles it, and wraps it, at once; the ReJIT
+        // requested at module load then reaches the methods whose
+        // precompiled code inlined it.
+        if self.config.as_ref().map_or(true, |c| c.rejit) {
+            return Ok(true);
+        }
+        let Some((module, method)) = self.is_target(info, function) else {
+            return Ok(true);
+        };
+        if self.unwrappable(module, method) {
+            return Ok(true);
+        }
+        if lock(&self.set_aside).insert((module, method)) {
+            let name = info.module_metadata(module).ok().flatten();
+            let name = name.and_then(|m| m.method_name(method).ok());
+            let name = name.map_or_else(|| format!("{method:?}"), |n| n.to_string());
+            log(format_args!("{name}: its precompiled code set aside"));
+        }
+        Ok(false)
     }
 
     fn jit_compilation_started(
@@ -319,33 +423,30 @@ impl Profiler for CallTargetProfiler {
         function: FunctionID,
         _safe: bool,
     ) -> Result<()> {
-        let Ok(f) = info.function_info(function) else {
+        let Some((module, method)) = self.is_target(info, function) else {
             return Ok(());
         };
-        let is_target = self.targets_of(info, f.module).contains(&f.token);
-        let rejit = self.config.as_ref().is_some_and(|c| c.rejit);
-        if !is_target || rejit {
+        if self.config.as_ref().is_some_and(|c| c.rejit) || self.unwrappable(module, method) {
             return Ok(());
         }
-        if !lock(&self.wrapped).insert((f.module, f.token)) {
+        if !lock(&self.wrapped).insert((module, method)) {
             // Tier 1, or on .NET 7 and later on-stack replacement: the runtime
             // compiles the IL installed first again; it must not be wrapped
             // twice (the facade would refuse it anyway).
             log(format_args!(
-                "{:?} JIT-compiled again: it keeps its wrapped IL",
-                f.token
+                "{method:?} JIT-compiled again: it keeps its wrapped IL"
             ));
             return Ok(());
         }
-        match self.wrapped_il(info, f.module, f.token) {
+        match self.wrapped_il(info, module, method) {
             // SAFETY: the method's own IL wrapped by `corprof::cil::wrap`
             // (re-encoded with a recomputed max stack), whose new tokens were
             // all just defined in this module's metadata.
-            Ok((il, name)) => match unsafe { info.set_il_function_body(f.module, f.token, &il) } {
+            Ok((il, name)) => match unsafe { info.set_il_function_body(module, method, &il) } {
                 Ok(()) => log(format_args!("wrapped {name}")),
                 Err(e) => log(format_args!("SetILFunctionBody failed for {name}: {e}")),
             },
-            Err(why) => log(format_args!("left unchanged: {why}")),
+            Err(why) => self.left_unchanged(module, method, why),
         }
         Ok(())
     }
@@ -368,21 +469,34 @@ impl Profiler for CallTargetProfiler {
         if is_helper {
             *lock(&self.helper) = Some(module);
         }
-        // ReJIT mode only: metadata changes belong here, before ReJIT time
-        // (once the helper, whose integrations say what to call, is known).
-        if !config.rejit {
-            return Ok(());
+        // Targets of a precompiled module are wrapped by ReJIT; metadata
+        // changes belong here, before ReJIT time (once the helper, whose
+        // integrations say what to call, is known).
+        if !self.targets_of(info, module).is_empty() {
+            let when = if config.rejit {
+                Ok(WrapWhen::ReJit)
+            } else {
+                WrapWhen::of_module(info, module)
+            };
+            match when {
+                Ok(WrapWhen::ReJit) => {
+                    if lock(&self.helper).is_none() {
+                        lock(&self.pending).push(module);
+                    } else {
+                        self.prepare_rejit(info, module);
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => log(format_args!(
+                    "GetModuleInfo2 failed ({e}): the targets of {} are wrapped at first JIT",
+                    assembly.as_deref().unwrap_or("?")
+                )),
+            }
         }
-        let modules = if is_helper {
-            std::mem::take(&mut *lock(&self.pending))
-        } else if lock(&self.helper).is_none() {
-            lock(&self.pending).push(module);
-            return Ok(());
-        } else {
-            vec![module]
-        };
-        for module in modules {
-            self.prepare_rejit(info, module);
+        if is_helper {
+            for module in std::mem::take(&mut *lock(&self.pending)) {
+                self.prepare_rejit(info, module);
+            }
         }
         Ok(())
     }
@@ -406,6 +520,7 @@ impl Profiler for CallTargetProfiler {
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
         self.shut_down.raise();
+        self.to_rejit.1.notify_all();
         for t in self.config.iter().flat_map(|c| c.targets.never_found()) {
             log(format_args!(
                 "target {t} was never found: its assembly did not load or define it"
@@ -416,19 +531,59 @@ impl Profiler for CallTargetProfiler {
 }
 
 impl CallTargetProfiler {
-    /// ReJIT mode: the wrapped IL of `module`'s targets, kept for
-    /// `get_rejit_parameters`.
+    /// Notes that `method` could not be wrapped, and says why (each reason
+    /// once: the overloads of a target usually share it).
+    fn left_unchanged(&self, module: ModuleID, method: mdMethodDef, why: String) {
+        let mut unwrapped = lock(&self.unwrapped);
+        unwrapped.0.insert((module, method));
+        if unwrapped.1.insert(why.clone()) {
+            log(format_args!("left unchanged: {why}"));
+        }
+    }
+
+    /// Whether `method` was found not to be wrappable.
+    fn unwrappable(&self, module: ModuleID, method: mdMethodDef) -> bool {
+        lock(&self.unwrapped).0.contains(&(module, method))
+    }
+
+    /// The wrapped IL of `module`'s targets, kept for
+    /// `get_rejit_parameters`, and their ReJIT requested.
     fn prepare_rejit(&self, info: &ProfilerInfo, module: ModuleID) {
+        // Set aside, a target's precompiled code never runs (see
+        // `jit_cached_function_search_started`); the ReJIT is for the
+        // methods whose precompiled code inlined it, which only the
+        // runtimes that can block inlining reach.
+        let forced = self.config.as_ref().is_some_and(|c| c.rejit);
+        let major = info.runtime_information().map_or(0, |r| r.major);
+        let rejit = forced || major >= BLOCK_INLINING_FROM_MAJOR;
+        let mut prepared = Vec::new();
         for method in self.targets_of(info, module) {
             match self.wrapped_il(info, module, method) {
-                Ok((il, name)) => {
+                Ok((il, name)) if rejit => {
                     log(format_args!("prepared {name} for ReJIT"));
                     // SAFETY: as in `jit_compilation_started`; installed
                     // in `get_rejit_parameters`.
                     unsafe { self.rejit.insert(module, method, il, name) };
+                    prepared.push((module, method));
                 }
-                Err(why) => log(format_args!("left unchanged: {why}")),
+                Ok((_, name)) => {
+                    log(format_args!("{name} is precompiled: wrapped at first JIT"));
+                    if !self.inliners_noted.swap(true, Ordering::Relaxed) {
+                        log(format_args!(
+                            "precompiled methods that inlined a target, if any, keep their \
+                             inlined copy until tiered compilation compiles them again: this \
+                             runtime (version {major}) is older than .NET \
+                             {BLOCK_INLINING_FROM_MAJOR}, whose ReJIT reaches them"
+                        ));
+                    }
+                }
+                Err(why) => self.left_unchanged(module, method, why),
             }
+        }
+        if !prepared.is_empty() {
+            let (methods, added) = &*self.to_rejit;
+            lock(methods).extend(prepared);
+            added.notify_all();
         }
     }
 }
@@ -440,8 +595,12 @@ fn new_profiler() -> CallTargetProfiler {
     CallTargetProfiler {
         config,
         wrapped: Mutex::default(),
+        unwrapped: Mutex::default(),
         shut_down: Arc::default(),
         rejit: Arc::default(),
+        to_rejit: Arc::default(),
+        set_aside: Mutex::default(),
+        inliners_noted: AtomicBool::default(),
         helper: Mutex::default(),
         pending: Mutex::default(),
         integrations: Mutex::default(),

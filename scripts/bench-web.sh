@@ -132,6 +132,14 @@ run() {
     wait "$server_pid" || status=$?
     server_pid=
     [ "$status" = 0 ] || die "$config: the server exited $status on SIGTERM: $(tail -n 5 "$scratch/server.err")"
+    if [ "$config" = calltarget ]; then
+        # Both targets wrapped (at first JIT, or by ReJIT), nothing left alone.
+        grep -q -e '^calltarget: wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke$' \
+            -e '^calltarget: ReJIT wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke$' "$scratch/server.err" &&
+            grep -q '^calltarget: wrapped WebApp.Handlers::Json$' "$scratch/server.err" &&
+            ! grep -q -e 'left unchanged' -e 'not instrumenting' "$scratch/server.err" ||
+            die "$config: the targets were not both wrapped: $(grep '^calltarget: ' "$scratch/server.err" | head -n 5)"
+    fi
     python3 - "$report" <<'EOF'
 import re, sys
 text = sys.argv[1]

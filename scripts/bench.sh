@@ -11,8 +11,10 @@
 #   bash scripts/bench.sh hooks      # enter/leave hooks against a C floor (scripts/bench-hooks.sh)
 #   bash scripts/bench.sh build      # clean build time of the library per Cargo feature set
 #   bash scripts/bench.sh calltarget # CallTarget wrapping cost per call and bytes (scripts/bench-calltarget.sh)
+#   bash scripts/bench.sh calltarget-startup # CallTarget's cost to Roslyn's start-up (scripts/bench-calltarget-startup.sh)
 #   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
-#   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh)
+#   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh:
+#                                    # the sampler, and CallTarget wrapping two methods)
 #   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 #   bash scripts/bench.sh soak       # RSS of a server under continuous profiling, 10 min (scripts/bench-soak.sh)
 set -euo pipefail
@@ -185,9 +187,10 @@ case "$what" in
     hooks) machine; echo; bash scripts/bench-hooks.sh ;;
     build) machine; echo; build ;;
     calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
+    calltarget-startup) machine; echo; bash scripts/bench-calltarget-startup.sh ;;
     sampler) machine; echo; bash scripts/bench-sampler.sh ;;
     wrapjit) machine; echo; bash scripts/bench-wrap-jit.sh ;;
-    web) machine; echo; bash scripts/bench-web.sh ;;
+    web) machine; echo; CONFIGS="${CONFIGS:-sampler calltarget}" bash scripts/bench-web.sh ;;
     soak) machine; echo; bash scripts/bench-soak.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler|web|wrapjit|soak]" ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak]" ;;
 esac

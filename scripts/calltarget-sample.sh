@@ -19,7 +19,7 @@
 # Extra settings pass through from the environment:
 # CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.CountingIntegration (or
 # NoopIntegration; default LogIntegration), CORPROF_CALLTARGET_REJIT=1,
-# CORPROF_CALLTARGET_VERBOSE=1, CORPROF_CALLTARGET_INLINING=1.
+# CORPROF_CALLTARGET_VERBOSE=1, CORPROF_CALLTARGET_DISABLE_INLINING=1.
 # CORPROF_CALLTARGET_HELPER=PATH/X.dll uses a helper you built yourself
 # (docs/instrumentation.md, "Writing an integration").
 set -euo pipefail

@@ -22,7 +22,8 @@
 #      (no leave trampoline may run).
 #   3. CallTarget: scripts/calltarget-guard.sh (instructions the wrapping
 #      adds per call of a NoInlining Add, NoopIntegration against unwrapped,
-#      inlining on and off: within 5% of the figures measured when written).
+#      at the defaults (tiering on, inlining on, tier-1 code counted) and
+#      with tiering off: within 5% of the figures measured when written).
 #
 #   bash scripts/perf-guard.sh
 #

@@ -14,6 +14,7 @@
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput, Runtime};
+use common::web::{wrk, WebServer};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -85,14 +86,21 @@ fn helper(runtime: &Runtime) -> PathBuf {
     path
 }
 
-/// The profiler with the helper configured and loaded as a startup hook.
+/// The profiler with the helper configured and loaded as a startup hook,
+/// tiered compilation off (every method compiled once, optimized).
 fn call_target(runtime: &Runtime, targets: &str) -> Profiler {
+    call_target_at_defaults(runtime, targets).with_env("COMPlus_TieredCompilation", "0")
+}
+
+/// The profiler with the helper configured and loaded as a startup hook,
+/// at the runtime's defaults (tiered compilation on, ReadyToRun code used)
+/// and the example's.
+fn call_target_at_defaults(runtime: &Runtime, targets: &str) -> Profiler {
     let library = dotnet::build_example("call_target")
         .unwrap_or_else(|error| panic!("building example call_target: {error}"));
     let helper = runtime.program_path(&helper(runtime));
     let helper = helper.as_str();
     Profiler::new(library, CALL_TARGET)
-        .with_env("COMPlus_TieredCompilation", "0")
         .with_env("CORPROF_CALLTARGET", targets)
         .with_env("CORPROF_CALLTARGET_HELPER", helper)
         .with_env("DOTNET_STARTUP_HOOKS", helper)
@@ -177,6 +185,148 @@ fn the_helper_alone_changes_nothing() {
         "calltarget: not instrumenting: CORPROF_CALLTARGET: no targets",
     );
     assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+}
+
+#[test]
+fn a_precompiled_framework_method_is_wrapped_at_the_default_settings() {
+    // `System.Console.WriteLine` (every overload) lives in a ReadyToRun
+    // framework assembly: its precompiled code runs without a JIT
+    // compilation. At the runtime's defaults the profiler finds the module
+    // precompiled (it prepares the targets for ReJIT), sets the precompiled
+    // code aside, and every line the program prints goes through the
+    // integration. On .NET 8 a ReJIT (prepared at module load) also reaches
+    // the precompiled methods that inlined it; 3.1 has no safe way to.
+    let runtime = dotnet::runtime();
+    let profiler = call_target_at_defaults(&runtime, "System.Console!System.Console::WriteLine")
+        .with_env(
+            "CORPROF_CALLTARGET_INTEGRATION",
+            "CorProf.CallTarget.CountingIntegration",
+        );
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    if runtime.major() == 3 {
+        assert_has(
+            &run,
+            "calltarget: System.Console::WriteLine is precompiled: wrapped at first JIT\n",
+        );
+    } else {
+        assert_has(
+            &run,
+            "calltarget: prepared System.Console::WriteLine for ReJIT\n",
+        );
+        // Every overload, with the precompiled methods that inlined one.
+        assert!(
+            run.stderr
+                .lines()
+                .any(|l| l.starts_with("calltarget: RequestReJIT of ")
+                    && l.ends_with(" methods succeeded (and their inliners)")),
+            "{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.stderr
+            .contains("calltarget: wrapped System.Console::WriteLine\n")
+            || run
+                .stderr
+                .contains("calltarget: ReJIT wrapped System.Console::WriteLine\n"),
+        "{}",
+        run.describe()
+    );
+    assert_has(
+        &run,
+        &format!(
+            "calltarget counts begin {n} end {n} exception 0\n",
+            n = OUTPUT.len()
+        ),
+    );
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+}
+
+#[test]
+fn a_web_server_counts_every_request_in_a_framework_method_and_in_its_own_handler() {
+    // The ASP.NET Core web app (tests/e2e/roslyn/WebApp) at the runtime's
+    // and the example's defaults, with a framework method (ReadyToRun:
+    // the profiler prepares it for ReJIT and sets its precompiled code
+    // aside) and one of the app's own wrapped for CountingIntegration.
+    // Every /json request runs EndpointMiddleware.Invoke once (its task
+    // ends the request) and Handlers.Json once; the one /stats request
+    // runs EndpointMiddleware.Invoke once more.
+    let runtime = dotnet::runtime();
+    let profiler = call_target_at_defaults(
+        &runtime,
+        "Microsoft.AspNetCore.Routing!Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke;\
+         WebApp!WebApp.Handlers::Json",
+    )
+    .with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.CountingIntegration",
+    );
+    let server = WebServer::start(&runtime, Some(&profiler));
+    let load = wrk(&server.url("/json"), 2, 16, 3);
+    assert!(load.requests > 1000, "{load:?}");
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stats = server.get("/stats");
+    let json: u64 = stats
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix("json="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no json count in {stats:?}"));
+    assert!(json >= load.requests, "{json} handled, {load:?}");
+    let stopped = server.stop();
+    let describe = format!("{stopped:?}");
+    assert_eq!(stopped.status.code(), Some(0), "{describe}");
+    let has = |needle: &str| stopped.stderr.contains(needle);
+    // 3.1.23 runs ASP.NET Core 3.1.2's ReadyToRun code; 8.0.4 does not
+    // (GetModuleInfo2 answers no COR_PRF_MODULE_NGEN there, and the method
+    // is JIT-compiled at its first call: System.Console's test covers 8.0's
+    // own precompiled framework).
+    if runtime.major() == 3 {
+        assert!(
+            has("calltarget: Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke is precompiled: wrapped at first JIT\n"),
+            "the framework module is precompiled: {describe}"
+        );
+    }
+    assert!(
+        has("calltarget: wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke\n")
+            || has("calltarget: ReJIT wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke\n"),
+        "{describe}"
+    );
+    assert!(
+        has("calltarget: wrapped WebApp.Handlers::Json\n"),
+        "{describe}"
+    );
+    assert!(!has("left unchanged"), "{describe}");
+    let n = 2 * json + 1;
+    assert!(
+        has(&format!(
+            "calltarget counts begin {n} end {n} exception 0\n"
+        )),
+        "expected begin = end = {n} ({json} /json requests, one /stats): {describe}"
+    );
+}
+
+#[test]
+fn a_small_target_is_not_inlined_into_a_caller_compiled_first() {
+    // `Program::Add` is small enough to be inlined into `Main`, which is
+    // compiled (optimized: tiering off here) before `Add` is called. With
+    // inlining on for the process (the example's default), the profiler
+    // answers `JITInlining` with no for a target; answering yes, this test
+    // saw no probe line for `Add` (its inlined copy ran unwrapped).
+    let runtime = dotnet::runtime();
+    let profiler = call_target(&runtime, &spec(&["Program::Add"]));
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    assert_has(&run, "calltarget: wrapped E2E.CallTarget.Program::Add\n");
+    assert_eq!(
+        probe_lines(&run),
+        [
+            "calltarget begin E2E.CallTarget.Program::Add(2, 3)",
+            "calltarget end E2E.CallTarget.Program::Add -> 5",
+        ],
+        "{}",
+        run.describe()
+    );
 }
 
 /// The probe lines of one call, in order: `outcome` is `THIS||EVENT`,
@@ -878,9 +1028,9 @@ fn missing_integrations_and_shapes_are_reported_once_and_left_unwrapped() {
     assert!(probe_lines(&run).is_empty(), "{}", run.describe());
 }
 
-/// `allocated=N` of CallTargetBench's line.
+/// The value of `key=` in CallTargetBench's line.
 #[track_caller]
-fn allocated(run: &RunOutput) -> u64 {
+fn bench_field(run: &RunOutput, key: &str) -> u64 {
     assert!(!run.crashed(), "{}", run.describe());
     run.assert_exit(0);
     let line = run
@@ -889,9 +1039,21 @@ fn allocated(run: &RunOutput) -> u64 {
         .find(|l| l.starts_with("calls="))
         .unwrap_or_else(|| panic!("no result line\n{}", run.describe()));
     line.split(' ')
-        .find_map(|f| f.strip_prefix("allocated="))
+        .find_map(|f| f.strip_prefix(key)?.strip_prefix('='))
         .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no allocated= in {line:?}"))
+        .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}
+
+/// `allocated=N` of CallTargetBench's line.
+#[track_caller]
+fn allocated(run: &RunOutput) -> u64 {
+    bench_field(run, "allocated")
+}
+
+/// `warmup_calls=N` of CallTargetBench's line.
+#[track_caller]
+fn warmup_calls(run: &RunOutput) -> u64 {
+    bench_field(run, "warmup_calls")
 }
 
 #[test]
@@ -900,19 +1062,19 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
     // `NoInlining int Add(int, int)` CALLS times and prints the bytes its
     // thread allocated meanwhile (GC.GetAllocatedBytesForCurrentThread).
     // Wrapped for NoopIntegration and CountingIntegration, with inlining
-    // off (the default) and on, it must allocate exactly what it does
+    // on (the default) and off, it must allocate exactly what it does
     // unwrapped: not one byte per call.
     const CALLS: u64 = 1_000_000;
     let runtime = dotnet::runtime();
     let calls = CALLS.to_string();
-    let bench = |target: &str, integration: &str, inlining: &str, extra: &[&str]| {
+    let bench = |target: &str, integration: &str, disable_inlining: &str, extra: &[&str]| {
         let profiler = call_target(
             &runtime,
             &format!("CallTargetBench!E2E.CallTargetBench.Program::{target}"),
         )
         .with_env("CORPROF_CALLTARGET_INTEGRATION", integration)
-        .with_env("CORPROF_CALLTARGET_INLINING", inlining);
-        let mut args = vec![calls.as_str()];
+        .with_env("CORPROF_CALLTARGET_DISABLE_INLINING", disable_inlining);
+        let mut args = vec![calls.as_str(), "--warmup-rounds", "1"];
         args.extend_from_slice(extra);
         runtime.run("CallTargetBench", &args, Some(&profiler))
     };
@@ -924,11 +1086,11 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
         &["--box"],
     );
     assert!(allocated(&boxed) >= 24 * CALLS, "{}", boxed.describe());
-    for inlining in ["0", "1"] {
+    for disable_inlining in ["0", "1"] {
         let plain = bench(
             "Unused",
             "CorProf.CallTarget.NoopIntegration",
-            inlining,
+            disable_inlining,
             &[],
         );
         let baseline = allocated(&plain);
@@ -942,7 +1104,7 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
             let run = bench(
                 "Add",
                 &format!("CorProf.CallTarget.{integration}"),
-                inlining,
+                disable_inlining,
                 &[],
             );
             assert_has(
@@ -952,14 +1114,14 @@ fn noop_and_counting_integrations_allocate_nothing_per_call() {
             assert_eq!(
                 allocated(&run),
                 baseline,
-                "{integration} (inlining {inlining}) allocated per call\n{}",
+                "{integration} (inlining disabled: {disable_inlining}) allocated per call\n{}",
                 run.describe()
             );
             if integration == "CountingIntegration" {
-                // Warm-up (1,000) and measured calls all went through it.
+                // Warm-up and measured calls all went through it.
                 let line = format!(
                     "calltarget counts begin {n} end {n} exception 0\n",
-                    n = CALLS + 1000
+                    n = CALLS + warmup_calls(&run)
                 );
                 assert_has(&run, &line);
             }

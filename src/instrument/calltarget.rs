@@ -29,7 +29,7 @@ use crate::facade::MetadataImport;
 use crate::facade::ProfilerInfo;
 use crate::facade::{AssemblyReference, MetadataEmit};
 use crate::metadata::{mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport};
-use crate::profiling::ModuleID;
+use crate::profiling::{ModuleID, COR_PRF_MODULE_FLAGS, COR_PRF_MODULE_NGEN};
 use crate::Interface;
 use crate::HRESULT;
 
@@ -947,6 +947,69 @@ impl CallTarget<'_> {
     }
 }
 
+/// When a target method can be given its wrapped IL, by what the runtime
+/// does at the method's first call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrapWhen {
+    /// The runtime JIT-compiles the method at its first call: wrap it in
+    /// `jit_compilation_started` ([`CallTarget::wrap_in_module`], then
+    /// [`ProfilerInfo::set_il_function_body`]).
+    FirstJit,
+    /// The module is precompiled (ReadyToRun): its methods' precompiled
+    /// code runs without a JIT compilation (and so without
+    /// `jit_compilation_started`) until tiered compilation compiles a hot
+    /// one again, if ever. Wrap by ReJIT: the IL made in
+    /// `module_load_finished`, kept in a
+    /// [`RejitBodies`](crate::instrument::RejitBodies), requested with
+    /// [`ProfilerInfo::request_rejit_with_inliners`] and
+    /// [`COR_PRF_REJIT_BLOCK_INLINING`](crate::profiling::COR_PRF_REJIT_BLOCK_INLINING),
+    /// which also compiles again the methods whose precompiled code
+    /// inlined it.
+    ReJit,
+}
+
+impl WrapWhen {
+    /// How the targets of `module` are wrapped: [`ReJit`](WrapWhen::ReJit)
+    /// when the module's flags (`GetModuleInfo2`, `ICorProfilerInfo3`) have
+    /// `COR_PRF_MODULE_NGEN`, which CoreCLR sets for a ReadyToRun module
+    /// (`ProfToEEInterfaceImpl::GetModuleFlags`,
+    /// src/coreclr/vm/proftoeeinterfaceimpl.cpp: `pModule->IsReadyToRun()`
+    /// gives `COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN`), otherwise
+    /// [`FirstJit`](WrapWhen::FirstJit). A runtime without version 3
+    /// has no precompiled modules to report: `FirstJit`.
+    pub fn of_module(info: &ProfilerInfo, module: ModuleID) -> Result<WrapWhen, HRESULT> {
+        let Some(v3) = info.v3() else {
+            return Ok(WrapWhen::FirstJit);
+        };
+        let mut flags: u32 = 0;
+        // SAFETY: every out-pointer but the flags' is null, which
+        // GetModuleInfo2 allows (it writes only where asked); `flags` is a
+        // local.
+        unsafe {
+            v3.GetModuleInfo2(
+                module,
+                core::ptr::null_mut(),
+                0,
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                core::ptr::null_mut(),
+                &mut flags,
+            )
+        }
+        .ok()?;
+        Ok(WrapWhen::of_flags(COR_PRF_MODULE_FLAGS(flags)))
+    }
+
+    /// [`of_module`](Self::of_module)'s rule on flags already read.
+    pub fn of_flags(flags: COR_PRF_MODULE_FLAGS) -> WrapWhen {
+        if flags.contains(COR_PRF_MODULE_NGEN) {
+            WrapWhen::ReJit
+        } else {
+            WrapWhen::FirstJit
+        }
+    }
+}
+
 /// One target of instrumentation: `Assembly!Namespace.Type::Method` (every
 /// overload of `Method`), optionally with its own integration type,
 /// `Assembly!Namespace.Type::Method=Namespace.IntegrationType`. Nested types join their names with `+`
@@ -1786,6 +1849,23 @@ mod tests {
     fn method_targets_are_shared_between_threads() {
         fn check<T: Send + Sync>() {}
         check::<MethodTargets>();
+    }
+
+    #[test]
+    fn precompiled_modules_are_wrapped_by_rejit() {
+        use crate::profiling::{COR_PRF_MODULE_DISK, COR_PRF_MODULE_FLAT_LAYOUT};
+        // What CoreCLR answers for a ReadyToRun module (DISK | NGEN) and for
+        // an IL-only one loaded from disk, mapped or flat.
+        assert_eq!(
+            WrapWhen::of_flags(COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN),
+            WrapWhen::ReJit
+        );
+        assert_eq!(WrapWhen::of_flags(COR_PRF_MODULE_DISK), WrapWhen::FirstJit);
+        assert_eq!(
+            WrapWhen::of_flags(COR_PRF_MODULE_DISK | COR_PRF_MODULE_FLAT_LAYOUT),
+            WrapWhen::FirstJit
+        );
+        assert_eq!(COR_PRF_MODULE_NGEN.0, 0x2, "corprof.idl");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod calltarget;
 mod rejit;
 
 pub use calltarget::{
-    CallTarget, Integration, MethodTarget, MethodTargets, WrapError, Wrapped, DEFAULT_INTEGRATION,
+    CallTarget, Integration, MethodTarget, MethodTargets, WrapError, WrapWhen, Wrapped,
+    DEFAULT_INTEGRATION,
 };
-pub use rejit::RejitBodies;
+pub use rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};

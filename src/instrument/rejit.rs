@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::facade::{FunctionControl, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
-use crate::profiling::{ModuleID, COR_PRF_REJIT_FLAGS};
+use crate::profiling::{ModuleID, COR_PRF_REJIT_BLOCK_INLINING, COR_PRF_REJIT_FLAGS};
 use crate::HRESULT;
 
 /// New IL bodies per `(module, method)`, each with a note of the caller's
@@ -142,6 +142,45 @@ impl<T> RejitBodies<T> {
             return Ok(Vec::new());
         }
         info.request_revert(&methods)
+    }
+}
+
+/// The first major version of the runtime (`GetRuntimeInformation`; CoreCLR
+/// 3.1 answers 4, .NET 5 and later their own number) whose
+/// `RequestReJITWithInliners` is used with `COR_PRF_REJIT_BLOCK_INLINING`.
+/// Before it the call can crash the process: the ReadyToRun inlining
+/// information was resolved to MethodDescs of methods not loaded yet
+/// (fixed by dotnet/runtime#69634, merged May 2022, after .NET 6), and an
+/// access violation in `CodeVersionManager::GetActiveILCodeVersion` was
+/// reported in July 2023 (dotnet/runtime#88924). Seen here: CoreCLR 3.1.23
+/// died of SIGSEGV in 8 runs of 12 asked for `System.Console::WriteLine`'s
+/// 18 overloads with `COR_PRF_REJIT_BLOCK_INLINING` (none of 12 without
+/// it); 8.0.4 ran 6 of 6. 8 is the first version checked to work.
+pub const BLOCK_INLINING_FROM_MAJOR: u16 = 8;
+
+/// Requests the ReJIT of `methods` (from a thread of the profiler's own)
+/// so that, where the runtime allows it, no caller keeps an inlined copy
+/// of their old code: on .NET 8 and later ([`BLOCK_INLINING_FROM_MAJOR`])
+/// [`ProfilerInfo::request_rejit_with_inliners`] with
+/// `COR_PRF_REJIT_BLOCK_INLINING` (the methods that inlined one of them,
+/// JIT-compiled or precompiled, are compiled again, and the new code is
+/// never inlined); before, [`ProfilerInfo::request_rejit`], and the
+/// callers that inlined a method keep the old code until they are
+/// compiled again (the caller keeps them from inlining it, for instance
+/// by answering `false` in
+/// [`jit_inlining`](crate::facade::Profiler::jit_inlining)). Returns
+/// whether the inliners were included.
+pub fn request_rejit_blocking_inlining(
+    info: &ProfilerInfo,
+    methods: &[(ModuleID, mdMethodDef)],
+) -> Result<bool> {
+    let major = info.runtime_information().map_or(0, |r| r.major);
+    if major >= BLOCK_INLINING_FROM_MAJOR {
+        info.request_rejit_with_inliners(COR_PRF_REJIT_BLOCK_INLINING, methods)?;
+        Ok(true)
+    } else {
+        info.request_rejit(methods)?;
+        Ok(false)
     }
 }
 

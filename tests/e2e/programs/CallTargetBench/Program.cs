@@ -2,16 +2,25 @@
 // allocation guard (tests/e2e_calltarget.rs): N calls of a NoInlining
 // `int Add(int, int)`, timed with a Stopwatch, and the bytes the thread
 // allocated meanwhile (GC.GetAllocatedBytesForCurrentThread, exact).
-// Prints one line:
-//   calls=N ns_per_call=X allocated=BYTES bytes_per_call=Y sum=S
 //
-//   CallTargetBench [N] [--box]
+// Before them, a warm-up as an application gets it under tiered
+// compilation: ROUNDS rounds of 10,000 calls (default 100), 20 ms apart
+// (about 2 s), each round timed; a fixed number, so that two runs differ
+// only by N (the callgrind guard subtracts them). The time to the final
+// tier is the first round from which every round runs within 1.5x (+1 ns)
+// of the measured calls' time per call: the calls made before it and the
+// milliseconds from the first call. Prints one line:
+//   calls=N ns_per_call=X allocated=BYTES bytes_per_call=Y sum=S
+//     warmup_calls=W final_tier_calls=C final_tier_ms=T
+//
+//   CallTargetBench [N] [--box] [--warmup-rounds ROUNDS]
 // --box: the loop also boxes an int per call (the guard's proof that the
 // meter sees an allocation per call).
 using System;
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 namespace E2E.CallTargetBench
 {
@@ -45,29 +54,59 @@ namespace E2E.CallTargetBench
             return sum;
         }
 
+        const int Round = 10000;
+        const int PauseMs = 20;
+
         public static int Main(string[] args)
         {
             int n = 10000000;
+            int warmupRounds = 100;
             bool box = false;
-            foreach (var a in args)
+            for (int a = 0; a < args.Length; a++)
             {
-                if (a == "--box")
+                if (args[a] == "--box")
                     box = true;
+                else if (args[a] == "--warmup-rounds" && a + 1 < args.Length)
+                    warmupRounds = Math.Max(1, int.Parse(args[++a], CultureInfo.InvariantCulture));
                 else
-                    n = int.Parse(a, CultureInfo.InvariantCulture);
+                    n = int.Parse(args[a], CultureInfo.InvariantCulture);
             }
-            // Warm-up: every method JIT-compiled, every static constructor
-            // (the integration's) run before the measured section.
-            Loop(1000, box);
+            // Warm-up: every method JIT-compiled (and tiered up), every
+            // static constructor (the integration's) run before the
+            // measured section.
+            var roundNs = new double[warmupRounds];
+            var roundMs = new double[warmupRounds];
+            int rounds = 0;
+            double tick = 1e9 / Stopwatch.Frequency;
+            long first = Stopwatch.GetTimestamp();
+            while (rounds < warmupRounds)
+            {
+                long t0 = Stopwatch.GetTimestamp();
+                Loop(Round, box);
+                long t1 = Stopwatch.GetTimestamp();
+                roundNs[rounds] = (t1 - t0) * tick / Round;
+                roundMs[rounds] = (t0 - first) * tick / 1e6;
+                rounds++;
+                Thread.Sleep(PauseMs);
+            }
+
             long before = GC.GetAllocatedBytesForCurrentThread();
             var watch = Stopwatch.StartNew();
             int sum = Loop(n, box);
             watch.Stop();
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
             double ns = watch.Elapsed.TotalMilliseconds * 1e6 / n;
+
+            int settled = rounds;
+            while (settled > 0 && roundNs[settled - 1] <= ns * 1.5 + 1)
+                settled--;
+            string tier = settled < rounds
+                ? string.Format(CultureInfo.InvariantCulture, "final_tier_calls={0} final_tier_ms={1:F0}",
+                    (long)settled * Round, roundMs[settled])
+                : "final_tier_calls=never final_tier_ms=never";
             Console.WriteLine(string.Format(CultureInfo.InvariantCulture,
-                "calls={0} ns_per_call={1:F3} allocated={2} bytes_per_call={3:F3} sum={4}",
-                n, ns, allocated, (double)allocated / n, sum));
+                "calls={0} ns_per_call={1:F3} allocated={2} bytes_per_call={3:F3} sum={4} warmup_calls={5} {6}",
+                n, ns, allocated, (double)allocated / n, sum, (long)rounds * Round, tier));
             return 0;
         }
     }
