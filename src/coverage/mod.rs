@@ -34,7 +34,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::string::{String, ToString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::vec::Vec;
 use std::{format, vec};
 
@@ -129,6 +129,11 @@ pub struct CoverageStats {
 struct ModuleState {
     assembly: String,
     pdb: Option<PortablePdb>,
+    /// Every method with sequence points that the filters and attributes
+    /// let in: (MethodDef token, class, name). Made at the module's first
+    /// JIT compilation; the methods never compiled are reported with zero
+    /// counts from it.
+    catalog: OnceLock<Vec<(u32, String, String)>>,
 }
 
 /// One instrumented method and its counters.
@@ -137,6 +142,7 @@ struct Instrumented {
     class: String,
     name: String,
     module: Arc<ModuleState>,
+    token: u32,
     points: Vec<pdb::SequencePoint>,
     counters: &'static [AtomicU32],
     plan: probes::ProbePlan,
@@ -282,7 +288,11 @@ impl Coverage {
                     None
                 }
             };
-            Some(Arc::new(ModuleState { assembly, pdb }))
+            Some(Arc::new(ModuleState {
+                assembly,
+                pdb,
+                catalog: OnceLock::new(),
+            }))
         })();
         lock(&self.modules).insert(module, state.clone());
         state
@@ -330,6 +340,20 @@ impl Coverage {
         let Ok(Some(import)) = info.module_metadata(function.module) else {
             return;
         };
+        module.catalog.get_or_init(|| {
+            let mut catalog = Vec::new();
+            for (row, m) in pdb.methods.iter().enumerate() {
+                let token = 0x0600_0001 + row as u32;
+                if m.sequence_points.is_empty() {
+                    continue;
+                }
+                if let Some((class, name)) = self.naming(&import, pdb, &module, mdMethodDef(token))
+                {
+                    catalog.push((token, class, name));
+                }
+            }
+            catalog
+        });
         let Some((class, name)) = self.naming(&import, pdb, &module, function.token) else {
             self.count(2, 1);
             return;
@@ -342,6 +366,7 @@ impl Coverage {
                     class,
                     name,
                     module: Arc::clone(&module),
+                    token: function.token.0,
                     points: debug.sequence_points.clone(),
                     counters,
                     plan,
@@ -505,6 +530,48 @@ impl Coverage {
                 }
             }
             out.push(coverage);
+        }
+        // Methods never JIT-compiled: their lines, not hit.
+        let done: HashSet<(*const ModuleState, u32)> = methods
+            .iter()
+            .map(|m| (Arc::as_ptr(&m.module), m.token))
+            .collect();
+        let mut modules: Vec<Arc<ModuleState>> =
+            lock(&self.modules).values().flatten().cloned().collect();
+        modules.sort_by_key(|m| Arc::as_ptr(m) as usize);
+        modules.dedup_by_key(|m| Arc::as_ptr(m) as usize);
+        for module in modules {
+            let (Some(pdb), Some(catalog)) = (&module.pdb, module.catalog.get()) else {
+                continue;
+            };
+            for (token, class, name) in catalog {
+                if done.contains(&(Arc::as_ptr(&module), *token)) {
+                    continue;
+                }
+                let Some(debug) = pdb.method(*token) else {
+                    continue;
+                };
+                let points = debug
+                    .sequence_points
+                    .iter()
+                    .map(|p| PointHits {
+                        document: pdb
+                            .documents
+                            .get(p.document)
+                            .map_or_else(String::new, |d| d.name.clone()),
+                        start_line: p.start_line,
+                        end_line: p.end_line,
+                        hits: 0,
+                    })
+                    .collect();
+                out.push(MethodCoverage {
+                    assembly: module.assembly.clone(),
+                    class: class.clone(),
+                    name: name.clone(),
+                    points,
+                    branches: Vec::new(),
+                });
+            }
         }
         out
     }

@@ -10,7 +10,7 @@
 
 use alloc::vec::Vec;
 
-use crate::cil::{Error, FlowControl, Label, MethodBody, OpCode, Operand};
+use crate::cil::{Error, FlowControl, Instruction, Label, MethodBody, OpCode, Operand};
 
 /// Where a counter goes: what the report says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +38,61 @@ pub struct ProbePlan {
     pub counters: Vec<Counter>,
 }
 
+/// The local an instruction loads (`ldloc*`) or stores (`stloc*`).
+fn local(ins: &Instruction, load: bool) -> Option<u16> {
+    let op = ins.opcode();
+    let (short, fixed0, long) = if load {
+        (OpCode::LDLOC_S, OpCode::LDLOC_0, OpCode::LDLOC)
+    } else {
+        (OpCode::STLOC_S, OpCode::STLOC_0, OpCode::STLOC)
+    };
+    if op == short || op == long {
+        return match ins.operand() {
+            Operand::Var(v) => Some(*v),
+            _ => None,
+        };
+    }
+    let n = op.value().wrapping_sub(fixed0.value());
+    (n < 4).then_some(n)
+}
+
+/// Whether the conditional branch at `index` is one the report shows: it
+/// follows a visible sequence point (the last point before it), or it is
+/// the test of Roslyn's debug-build pattern `stloc V` / hidden point /
+/// `ldloc V` / branch (the condition computed under the statement's
+/// visible point, kept in a temporary, tested behind a hidden one).
+/// Branches behind any other hidden point (state machine dispatch,
+/// `await`'s completion check, a `foreach`'s `Dispose` test) and the
+/// delegate cache test `ldsfld` / `dup` / `brtrue` of a lambda are the
+/// compiler's, not the user's, and are left out.
+fn user_branch(body: &MethodBody, index: usize, visible: &[u32], hidden: &[u32]) -> bool {
+    let ins = body.instructions();
+    let offset = ins[index].offset();
+    let v = visible.iter().rev().find(|&&o| o <= offset);
+    let h = hidden.iter().rev().find(|&&o| o <= offset);
+    let Some(&v) = v else { return false };
+    if index >= 2
+        && ins[index - 1].opcode() == OpCode::DUP
+        && ins[index - 2].opcode() == OpCode::LDSFLD
+    {
+        return false;
+    }
+    match h {
+        Some(&h) if h > v => {
+            // stloc V; <hidden> ldloc V; branch
+            index >= 2
+                && ins[index - 1].offset() == h
+                && local(&ins[index - 1], true).is_some()
+                && local(&ins[index - 1], true) == local(&ins[index - 2], false)
+        }
+        _ => true,
+    }
+}
+
 /// Plans the probes of `body`: one counter per visible sequence point
 /// whose offset starts an instruction, and, with `branches`, one per arm
-/// of each conditional branch (`brtrue`, `beq`, ..., `switch`) whose
-/// governing sequence point (the last at or before it, hidden points
-/// included) is visible.
+/// of each conditional branch (`brtrue`, `beq`, ..., `switch`) of the
+/// user's code (see `user_branch`).
 ///
 /// `visible` and `hidden` are IL offsets, each sorted ascending.
 pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) -> ProbePlan {
@@ -54,21 +104,12 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
         }
     }
     if branches {
-        let governing_visible = |offset: u32| {
-            let v = visible.iter().rev().find(|&&o| o <= offset);
-            let h = hidden.iter().rev().find(|&&o| o <= offset);
-            match (v, h) {
-                (Some(v), Some(h)) => v > h,
-                (Some(_), None) => true,
-                _ => false,
-            }
-        };
         let count = body.instructions().len();
         for (index, ins) in body.instructions().iter().enumerate() {
             if ins.opcode().info().flow != FlowControl::CondBranch || index + 1 == count {
                 continue;
             }
-            if !governing_visible(ins.offset()) {
+            if !user_branch(body, index, visible, hidden) {
                 continue;
             }
             let arms = match ins.operand() {
