@@ -1,0 +1,484 @@
+//! Coverage end to end: the `coverage` example on the Roslyn-built program
+//! tests/e2e/roslyn/Coverage/Program.cs (a Debug build with a portable PDB
+//! beside it, and CoverageEmbedded: the same source with the PDB embedded),
+//! on the chosen runtime (3.1.23, or 8.0.4 with `CORPROF_RUNTIME=8.0`).
+//!
+//! Every line's hit count and every branch arm's count is written below by
+//! hand from the program's source; the run must give exactly those, leave
+//! the program's output and exit code unchanged, and write reports that
+//! Debian's lcov (`lcov --summary`, `genhtml`) and PyPI's pycobertura read.
+#![cfg(unix)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use common::dotnet::{self, run_with_timeout, runtime, Profiler, RunOutput, Runtime};
+use common::web::sdk;
+
+const CLSID: &str = "2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60";
+
+/// What the program prints, and its exit code.
+const STDOUT: &[&str] = &[
+    "total=3",
+    "switch=onemany",
+    "guarded=03",
+    "async=8",
+    "evens=6",
+    "lambda=25",
+    "generic=7s",
+    "excluded=1",
+];
+const EXIT: i32 = 3;
+
+/// `DA` lines: (line, hits), every line with a sequence point, by hand
+/// from Program.cs. A line's count is its most-run sequence point's.
+const EXPECTED_DA: &[(u32, u64)] = &[
+    // Main
+    (13, 1), // {
+    (14, 1), // int total = 0;
+    (15, 4), // for: init 1, condition 4 (i = 0..3), increment 3
+    (16, 3), // {
+    (17, 3), // total += Classify(i);
+    (18, 3), // }
+    (19, 1),
+    (20, 1),
+    (21, 1),
+    (22, 1),
+    (23, 1), // int sum = 0;
+    (24, 4), // foreach: Evens(3) 1, MoveNext ("in") 4, "int n" 3
+    (25, 3), // {
+    (26, 3), // sum += n;
+    (27, 3), // }
+    (28, 1),
+    (29, 1), // the statement once, and the lambda's body x * x once
+    (30, 1),
+    (31, 1),
+    (32, 1), // the call of the excluded method is Main's line
+    (33, 1), // return 3;
+    (34, 1), // }
+    // Classify(0), (1), (2)
+    (37, 3),
+    (38, 3), // if (i > 5)
+    (39, 0), // {
+    (40, 0), // return 100;  (its "}" is unreachable: no sequence point)
+    (42, 3), // return i;
+    (43, 3), // }
+    // Pick(1), Pick(7)
+    (46, 2),
+    (47, 2), // switch (k)
+    (50, 0), // "zero"
+    (52, 1), // "one"
+    (54, 0), // "two"
+    (56, 1), // "many"
+    (58, 2), // }
+    // Guarded(0) throws DivideByZeroException, Guarded(5) does not
+    (61, 2),
+    (62, 2), // int r = 0;
+    (64, 2), // try {
+    (65, 2), // r = 10 / d;  (entered twice, completed once)
+    (66, 1), // } of try: only the normal path
+    (67, 1), // catch (DivideByZeroException)
+    (68, 1),
+    (69, 1), // r = -1;
+    (70, 1),
+    (72, 2), // finally {
+    (73, 2), // r += 1;
+    (74, 2),
+    (75, 2), // return r;
+    (76, 2),
+    // TwiceAsync(4): MoveNext runs twice (Task.Delay suspends), each line once
+    (79, 1),
+    (80, 1),
+    (81, 1),
+    (82, 1),
+    // Evens(3): the iterator's MoveNext, 4 calls
+    (85, 1),
+    (86, 4), // for: init 1, condition 4, increment 3
+    (87, 3),
+    (88, 3), // yield return i * 2;
+    (89, 3),
+    (90, 1), // } (the fourth MoveNext ends the loop)
+    // Echo<int>(7) and Echo<string>("s"): one IL, two instantiations
+    (93, 2),
+    (94, 2),
+    (95, 2),
+    // NeverCalled: never JIT-compiled, its lines reported not hit
+    (98, 0),
+    (99, 0),
+    (100, 0),
+    // Excluded() ([ExcludeFromCodeCoverage], lines 103-106): no lines
+];
+
+/// `BRDA` arms: (line, arm, count). Arm 0 is the fall-through (the
+/// condition did not jump; a switch's default), arm k the k-th target.
+/// Roslyn's Debug code: `for` tests its condition at the bottom and jumps
+/// back while true; `if (c)` jumps over the block when `c` is false;
+/// `switch` over 0, 1, 2 is one IL `switch` with three targets.
+const EXPECTED_BRDA: &[(u32, u32, u64)] = &[
+    (15, 0, 1), // i < 3 false once
+    (15, 1, 3), // true 3 times
+    (24, 0, 1), // MoveNext false once
+    (24, 1, 3), // true 3 times
+    (38, 0, 0), // i > 5 never true
+    (38, 1, 3), // false 3 times: jumps over the block
+    (47, 0, 1), // default (7)
+    (47, 1, 0), // case 0
+    (47, 2, 1), // case 1
+    (47, 3, 0), // case 2
+    (86, 0, 1), // the iterator's i < count false once
+    (86, 1, 3),
+];
+
+/// `FNDA`: (function, count of its first sequence point).
+const EXPECTED_FN: &[(&str, u32, u64)] = &[
+    ("E2E.Coverage.Program::Main", 13, 1),
+    ("E2E.Coverage.Program+<>c::<Main>b__0_0", 29, 1),
+    ("E2E.Coverage.Program::Classify", 37, 3),
+    ("E2E.Coverage.Program::Pick", 46, 2),
+    ("E2E.Coverage.Program::Guarded", 61, 2),
+    ("E2E.Coverage.Program::TwiceAsync", 79, 1),
+    ("E2E.Coverage.Program::Evens", 85, 1),
+    ("E2E.Coverage.Program::Echo", 93, 2),
+    ("E2E.Coverage.Program::NeverCalled", 98, 0),
+];
+
+fn coverage_profiler() -> Profiler {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    let lib = LIB.get_or_init(|| dotnet::build_example("coverage").unwrap());
+    Profiler::new(lib.clone(), CLSID)
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = dotnet::target_dir()
+        .join("e2e-coverage")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `dll` (with its runtimeconfig) under `profiler`, if given.
+fn run(rt: &Runtime, dll: &Path, config: &Path, profiler: Option<&Profiler>) -> RunOutput {
+    let mut cmd = rt.command_for(dll, config, &[], profiler);
+    cmd.env("DOTNET_ROLL_FORWARD", "Major");
+    run_with_timeout(cmd, dotnet::default_timeout()).unwrap()
+}
+
+fn check_output(out: &RunOutput) {
+    assert!(!out.timed_out, "{}", out.describe());
+    assert_eq!(out.code(), Some(EXIT), "{}", out.describe());
+    assert_eq!(out.lines(), STDOUT, "{}", out.describe());
+}
+
+/// One lcov record: DA, BRDA (line, arm, count; `-` is 0) and FN/FNDA.
+#[derive(Debug, Default)]
+struct Lcov {
+    files: Vec<String>,
+    da: BTreeMap<u32, u64>,
+    brda: Vec<(u32, u32, u64)>,
+    functions: Vec<(String, u32, u64)>,
+}
+
+fn parse_lcov(text: &str) -> Lcov {
+    let mut out = Lcov::default();
+    let mut fn_lines = BTreeMap::new();
+    for line in text.lines() {
+        let (key, value) = line.split_once(':').unwrap_or((line, ""));
+        let fields: Vec<&str> = value.split(',').collect();
+        match key {
+            "SF" => out.files.push(value.to_string()),
+            "DA" => {
+                let previous = out
+                    .da
+                    .insert(fields[0].parse().unwrap(), fields[1].parse().unwrap());
+                assert_eq!(previous, None, "DA twice for a line: {line}");
+            }
+            "BRDA" => out.brda.push((
+                fields[0].parse().unwrap(),
+                fields[2].parse().unwrap(),
+                fields[3].parse().unwrap_or(0),
+            )),
+            "FN" => {
+                fn_lines.insert(fields[1].to_string(), fields[0].parse::<u32>().unwrap());
+            }
+            "FNDA" => {
+                let name = fields[1].to_string();
+                let line = fn_lines[&name];
+                out.functions.push((name, line, fields[0].parse().unwrap()));
+            }
+            _ => {}
+        }
+    }
+    out.brda.sort();
+    out
+}
+
+/// The report files of one run: (lcov text, Cobertura path).
+fn reports(dir: &Path) -> (String, PathBuf) {
+    let mut info = None;
+    let mut xml = None;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("coverage-") && name.ends_with(".info") {
+            assert!(
+                info.replace(path).is_none(),
+                "two lcov files in {}",
+                dir.display()
+            );
+        } else if name.starts_with("coverage-") && name.ends_with(".xml") {
+            assert!(
+                xml.replace(path).is_none(),
+                "two XML files in {}",
+                dir.display()
+            );
+        }
+    }
+    let info = info.unwrap_or_else(|| panic!("no coverage-<pid>.info in {}", dir.display()));
+    (
+        std::fs::read_to_string(info).unwrap(),
+        xml.expect("no coverage-<pid>.xml"),
+    )
+}
+
+fn readers() -> BTreeMap<String, String> {
+    static READERS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    READERS
+        .get_or_init(|| {
+            let out = Command::new("bash")
+                .arg("scripts/install-coverage-readers.sh")
+                .current_dir(dotnet::repo_root())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "scripts/install-coverage-readers.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .clone()
+}
+
+fn check_program(program: &str) {
+    let rt = runtime();
+    let sdk = sdk();
+    let dll = sdk.program_dll(program);
+    let config = sdk.runtimeconfig(program);
+    check_output(&run(&rt, &dll, &config, None));
+    let dir = fresh_dir(program);
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let out = run(&rt, &dll, &config, Some(&profiler));
+    check_output(&out);
+    assert!(
+        out.stderr.contains("coverage: 8 methods instrumented"),
+        "{}",
+        out.describe()
+    );
+    let (text, xml) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    let source = format!("tests/e2e/roslyn/{program}/Program.cs");
+    assert_eq!(lcov.files.len(), 1, "{text}");
+    assert!(lcov.files[0].ends_with(&source), "{text}");
+    let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
+    assert_eq!(lcov.da, expected, "DA of {program}");
+    let mut brda = EXPECTED_BRDA.to_vec();
+    brda.sort();
+    assert_eq!(lcov.brda, brda, "BRDA of {program}");
+    let mut functions = lcov.functions.clone();
+    functions.sort();
+    let mut expected_fn: Vec<(String, u32, u64)> = EXPECTED_FN
+        .iter()
+        .map(|&(n, l, h)| (n.to_string(), l, h))
+        .collect();
+    expected_fn.sort();
+    assert_eq!(functions, expected_fn, "FN/FNDA of {program}");
+    let lh = EXPECTED_DA.iter().filter(|d| d.1 > 0).count();
+    assert!(
+        text.contains(&format!("LF:{}\nLH:{lh}\n", EXPECTED_DA.len())),
+        "{text}"
+    );
+    let brh = EXPECTED_BRDA.iter().filter(|b| b.2 > 0).count();
+    assert!(
+        text.contains(&format!("BRF:{}\nBRH:{brh}\n", EXPECTED_BRDA.len())),
+        "{text}"
+    );
+
+    // The readers: lcov's summary, genhtml without warnings, pycobertura.
+    let tools = readers();
+    let info = dir.join(
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .find(|n| n.to_string_lossy().ends_with(".info"))
+            .unwrap(),
+    );
+    let summary = Command::new(&tools["LCOV"])
+        .args(["--rc", "lcov_branch_coverage=1", "--summary"])
+        .arg(&info)
+        .output()
+        .unwrap();
+    let summary_text = String::from_utf8_lossy(&summary.stdout).into_owned()
+        + &String::from_utf8_lossy(&summary.stderr);
+    assert!(summary.status.success(), "{summary_text}");
+    let percent =
+        |covered: usize, all: usize| format!("{:.1}%", covered as f64 * 100.0 / all as f64);
+    let lines_line = format!(
+        "lines......: {} ({lh} of {} lines)",
+        percent(lh, EXPECTED_DA.len()),
+        EXPECTED_DA.len()
+    );
+    assert!(
+        summary_text.contains(&lines_line),
+        "{summary_text}\nwanted {lines_line}"
+    );
+    let branches_line = format!(
+        "branches...: {} ({brh} of {} branches)",
+        percent(brh, EXPECTED_BRDA.len()),
+        EXPECTED_BRDA.len()
+    );
+    assert!(
+        summary_text.contains(&branches_line),
+        "{summary_text}\nwanted {branches_line}"
+    );
+    let html = dir.join("html");
+    let genhtml = Command::new(&tools["GENHTML"])
+        .args(["--rc", "lcov_branch_coverage=1", "-o"])
+        .arg(&html)
+        .arg(&info)
+        .output()
+        .unwrap();
+    let genhtml_text = String::from_utf8_lossy(&genhtml.stderr).into_owned()
+        + &String::from_utf8_lossy(&genhtml.stdout);
+    assert!(genhtml.status.success(), "{genhtml_text}");
+    assert!(
+        !genhtml_text.to_lowercase().contains("warning"),
+        "{genhtml_text}"
+    );
+    assert!(html.join("index.html").is_file());
+
+    let show = Command::new(&tools["PYCOBERTURA"])
+        .arg("show")
+        .arg(&xml)
+        .output()
+        .unwrap();
+    let show_text = String::from_utf8_lossy(&show.stdout).into_owned();
+    assert!(
+        show.status.success(),
+        "{show_text}{}",
+        String::from_utf8_lossy(&show.stderr)
+    );
+    // Its row for the file: statements, misses, and the missed lines.
+    let missed: Vec<u32> = EXPECTED_DA
+        .iter()
+        .filter(|d| d.1 == 0)
+        .map(|d| d.0)
+        .collect();
+    let row = show_text
+        .lines()
+        .find(|l| l.contains(&source))
+        .unwrap_or_else(|| panic!("no row for {source}:\n{show_text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[1], EXPECTED_DA.len().to_string(), "{row}");
+    assert_eq!(cells[2], missed.len().to_string(), "{row}");
+    assert_eq!(missed, [39, 40, 50, 54, 98, 99, 100]);
+    assert!(row.ends_with("39-40, 50, 54, 98-100"), "{row}");
+}
+
+#[test]
+fn line_and_branch_coverage_with_the_pdb_beside_the_assembly() {
+    check_program("Coverage");
+}
+
+#[test]
+fn line_and_branch_coverage_with_the_pdb_embedded() {
+    check_program("CoverageEmbedded");
+}
+
+/// A bad filter is one message and a run without the profiler.
+#[test]
+fn a_bad_filter_leaves_the_program_unprofiled() {
+    let rt = runtime();
+    let sdk = sdk();
+    let dir = fresh_dir("bad-filter");
+    let profiler = coverage_profiler()
+        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_COVERAGE_INCLUDE", "E2E.*");
+    let out = run(
+        &rt,
+        &sdk.program_dll("Coverage"),
+        &sdk.runtimeconfig("Coverage"),
+        Some(&profiler),
+    );
+    check_output(&out);
+    assert!(
+        out.stderr.contains(
+            "coverage: CORPROF_COVERAGE_INCLUDE: filter `E2E.*` does not start with `[assembly]`"
+        ),
+        "{}",
+        out.describe()
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+}
+
+/// A truncated PDB, and Mono symbols: one message each, and the program
+/// runs as it would without coverage.
+#[test]
+fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
+    let rt = runtime();
+    let sdk = sdk();
+    let work = fresh_dir("broken-pdb");
+    let program = work.join("Coverage.dll");
+    std::fs::copy(sdk.program_dll("Coverage"), &program).unwrap();
+    let config = work.join("Coverage.runtimeconfig.json");
+    std::fs::copy(sdk.runtimeconfig("Coverage"), &config).unwrap();
+    let pdb = std::fs::read(sdk.program_dll("Coverage").with_extension("pdb")).unwrap();
+    std::fs::write(work.join("Coverage.pdb"), &pdb[..pdb.len() / 2]).unwrap();
+    let out_dir = work.join("out");
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", out_dir.to_str().unwrap());
+    let out = run(&rt, &program, &config, Some(&profiler));
+    check_output(&out);
+    let messages: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("Coverage.pdb") && l.contains("runs uninstrumented"))
+        .collect();
+    assert_eq!(messages.len(), 1, "{}", out.describe());
+    let (text, _) = reports(&out_dir);
+    assert!(!text.contains("Program.cs"), "{text}");
+
+    // Basics (compiled by mcs, no debug directory) with a Mono .mdb beside it.
+    let work = fresh_dir("mdb");
+    let basics = work.join("Basics.dll");
+    std::fs::copy(rt.program_dll("Basics"), &basics).unwrap();
+    let config = work.join("Basics.runtimeconfig.json");
+    std::fs::copy(rt.runtimeconfig("Basics"), &config).unwrap();
+    // The .mdb's content does not matter: its presence is what is reported.
+    std::fs::write(
+        work.join("Basics.dll.mdb"),
+        b"\x45\xe8\x2a\x45\x3c\xd4\x5a\x47",
+    )
+    .unwrap();
+    let plain = run(&rt, &basics, &config, None);
+    let profiler =
+        coverage_profiler().with_env("CORPROF_COVERAGE_DIR", work.join("out").to_str().unwrap());
+    let out = run(&rt, &basics, &config, Some(&profiler));
+    assert_eq!(out.code(), plain.code(), "{}", out.describe());
+    assert_eq!(out.stdout, plain.stdout);
+    assert!(
+        out.stderr.contains(
+            "Basics.dll.mdb: Mono .mdb symbols are not supported; compile with -debug:portable"
+        ),
+        "{}",
+        out.describe()
+    );
+}
