@@ -224,3 +224,230 @@ fn embedded_and_codeview() {
     let msf = PortablePdb::parse(b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0").unwrap_err();
     assert!(msf.to_string().contains("portable"), "{msf}");
 }
+
+/// Runs an instrumented body on a tiny interpreter of the opcodes it uses
+/// (the probes' and the test bodies'), with memory as a map of `u32`
+/// cells; returns what `ret` returned.
+fn interpret(
+    body: &corprof::cil::MethodBody,
+    mut arg: i64,
+    memory: &mut BTreeMap<u64, u32>,
+) -> i64 {
+    use corprof::cil::{OpCode, Operand};
+    let code = body.instructions();
+    let mut stack: Vec<i64> = Vec::new();
+    let mut pc = 0;
+    for _ in 0..10_000 {
+        let ins = &code[pc];
+        pc += 1;
+        let op = ins.opcode();
+        let jump = |label| body.position(label).expect("a branch target");
+        match (op, ins.operand()) {
+            (OpCode::LDARG_0, _) => stack.push(arg),
+            (OpCode::STARG_S, _) => arg = stack.pop().unwrap(),
+            (OpCode::LDC_I4_0, _) => stack.push(0),
+            (OpCode::LDC_I4_1, _) => stack.push(1),
+            (OpCode::LDC_I8, Operand::I64(v)) => stack.push(*v),
+            (OpCode::CONV_U | OpCode::NOP, _) => {}
+            (OpCode::DUP, _) => stack.push(*stack.last().unwrap()),
+            (OpCode::ADD | OpCode::SUB, _) => {
+                let (b, a) = (stack.pop().unwrap(), stack.pop().unwrap());
+                stack.push(if op == OpCode::ADD { a + b } else { a - b });
+            }
+            (OpCode::LDIND_I4, _) => {
+                let address = stack.pop().unwrap() as u64;
+                stack.push(i64::from(*memory.get(&address).unwrap_or(&0)));
+            }
+            (OpCode::STIND_I4, _) => {
+                let value = stack.pop().unwrap() as u32;
+                let address = stack.pop().unwrap() as u64;
+                memory.insert(address, value);
+            }
+            (OpCode::BR | OpCode::BR_S, Operand::Branch(l)) => pc = jump(*l),
+            (OpCode::BRTRUE | OpCode::BRTRUE_S, Operand::Branch(l)) => {
+                if stack.pop().unwrap() != 0 {
+                    pc = jump(*l);
+                }
+            }
+            (OpCode::BRFALSE | OpCode::BRFALSE_S, Operand::Branch(l)) => {
+                if stack.pop().unwrap() == 0 {
+                    pc = jump(*l);
+                }
+            }
+            (OpCode::RET, _) => {
+                assert_eq!(stack.len(), 1, "the probes leave the stack as it was");
+                return stack[0];
+            }
+            other => panic!("the test interpreter does not know {other:?}"),
+        }
+    }
+    panic!("no ret within 10000 instructions");
+}
+
+use std::collections::BTreeMap;
+
+/// Instruments `code` (a tiny-header body) with sequence points at
+/// `visible`, runs it for each argument, and returns the counters by slot
+/// with the plan.
+fn probe_counts(
+    code: &[u8],
+    visible: &[u32],
+    args: &[i64],
+) -> (Vec<corprof::coverage::probes::Counter>, Vec<u32>) {
+    use corprof::cil::MethodBody;
+    use corprof::coverage::probes::{apply, plan};
+    let mut bytes = vec![(code.len() as u8) << 2 | 2];
+    bytes.extend_from_slice(code);
+    let mut body = MethodBody::decode(&bytes).unwrap();
+    let original: Vec<i64> = {
+        let mut memory = BTreeMap::new();
+        args.iter()
+            .map(|&a| interpret(&body, a, &mut memory))
+            .collect()
+    };
+    let plan = plan(&body, visible, &[], true);
+    let base = 0x1000u64;
+    apply(&mut body, &plan, base).unwrap();
+    body.update_max_stack(|_| None).unwrap();
+    assert!(body.header().max_stack >= 3, "a probe needs three slots");
+    let body = MethodBody::decode(&body.encode().unwrap()).unwrap();
+    let mut memory = BTreeMap::new();
+    let results: Vec<i64> = args
+        .iter()
+        .map(|&a| interpret(&body, a, &mut memory))
+        .collect();
+    assert_eq!(results, original, "the probes change nothing else");
+    let counts = (0..plan.counters.len())
+        .map(|slot| *memory.get(&(base + 4 * slot as u64)).unwrap_or(&0))
+        .collect();
+    (plan.counters, counts)
+}
+
+/// `return x != 0 ? 1 : 0;` as `ldarg.0; brfalse.s L; ldc.i4.1; ret; L:
+/// ldc.i4.0; ret`, sequence points at 0, 3 and 5, run with 1, 0, 0: the
+/// points count 3, 1, 2, the fall-through arm 1, the jump 2, the entry 3.
+#[test]
+fn probes_count_points_arms_and_entries() {
+    use corprof::coverage::probes::Counter;
+    let code = [0x02, 0x2C, 0x02, 0x17, 0x2A, 0x16, 0x2A];
+    let (counters, counts) = probe_counts(&code, &[0, 3, 5], &[1, 0, 0]);
+    let by: BTreeMap<String, u32> = counters
+        .iter()
+        .zip(&counts)
+        .map(|(c, &n)| (format!("{c:?}"), n))
+        .collect();
+    let sp = |o: u32| format!("{:?}", Counter::SequencePoint { il_offset: o });
+    let arm = |a: u32| {
+        format!(
+            "{:?}",
+            Counter::BranchArm {
+                il_offset: 1,
+                arm: a
+            }
+        )
+    };
+    assert_eq!(by[&sp(0)], 3);
+    assert_eq!(by[&sp(3)], 1);
+    assert_eq!(by[&sp(5)], 2);
+    assert_eq!(by[&arm(0)], 1);
+    assert_eq!(by[&arm(1)], 2);
+    assert_eq!(by[&format!("{:?}", Counter::Entry)], 3);
+    assert_eq!(counters.len(), 6);
+}
+
+/// A loop back to offset 0 (`do { x--; } while (x != 0); return x;`): the
+/// first sequence point counts each iteration (the back branch reaches its
+/// probe), the entry probe only the call.
+#[test]
+fn probes_tell_a_loop_back_to_the_first_line_from_the_entry() {
+    use corprof::coverage::probes::Counter;
+    // ldarg.0; ldc.i4.1; sub; starg.s 0; ldarg.0; brtrue.s IL_0000; ldarg.0; ret
+    let code = [0x02, 0x17, 0x59, 0x10, 0x00, 0x02, 0x2D, 0xF8, 0x02, 0x2A];
+    let (counters, counts) = probe_counts(&code, &[0, 8], &[3]);
+    let count = |c: Counter| counts[counters.iter().position(|&x| x == c).unwrap()];
+    assert_eq!(count(Counter::SequencePoint { il_offset: 0 }), 3);
+    assert_eq!(count(Counter::SequencePoint { il_offset: 8 }), 1);
+    assert_eq!(
+        count(Counter::BranchArm {
+            il_offset: 6,
+            arm: 1
+        }),
+        2
+    );
+    assert_eq!(
+        count(Counter::BranchArm {
+            il_offset: 6,
+            arm: 0
+        }),
+        1
+    );
+    assert_eq!(count(Counter::Entry), 1);
+}
+
+/// The lcov writer on hand-made counts: the expected text written from the
+/// tracefile format (geninfo(1)).
+#[test]
+fn lcov_and_cobertura_of_hand_made_counts() {
+    use corprof::coverage::report::{cobertura, lcov, BranchHits, MethodCoverage, PointHits};
+    let point = |l: u32, h: u64| PointHits {
+        document: "/src/A.cs".into(),
+        start_line: l,
+        end_line: l,
+        hits: h,
+    };
+    let methods = vec![
+        MethodCoverage {
+            assembly: "A".into(),
+            class: "N.A".into(),
+            name: "N.A::F".into(),
+            calls: 2,
+            points: vec![point(3, 2), point(4, 2), point(5, 0), point(4, 7)],
+            branches: vec![
+                BranchHits {
+                    document: "/src/A.cs".into(),
+                    line: 4,
+                    il_offset: 9,
+                    arm: 0,
+                    hits: 0,
+                },
+                BranchHits {
+                    document: "/src/A.cs".into(),
+                    line: 4,
+                    il_offset: 9,
+                    arm: 1,
+                    hits: 2,
+                },
+            ],
+        },
+        MethodCoverage {
+            assembly: "A".into(),
+            class: "N.A".into(),
+            name: "N.A::G<&>".into(),
+            calls: 0,
+            points: vec![point(8, 0)],
+            branches: vec![],
+        },
+    ];
+    assert_eq!(
+        lcov(&methods),
+        "TN:\nSF:/src/A.cs\nFN:3,N.A::F\nFN:8,N.A::G<&>\nFNDA:2,N.A::F\nFNDA:0,N.A::G<&>\nFNF:2\nFNH:1\n\
+         BRDA:4,0,0,0\nBRDA:4,0,1,2\nBRF:2\nBRH:1\n\
+         DA:3,2\nDA:4,7\nDA:5,0\nDA:8,0\nLF:4\nLH:2\nend_of_record\n"
+    );
+    let xml = cobertura(&methods, 1_700_000_000);
+    assert!(
+        xml.contains(
+            r#"lines-covered="2" lines-valid="4" branches-covered="1" branches-valid="2""#
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(r#"<line number="4" hits="7" branch="true" condition-coverage="50% (1/2)"/>"#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"<method name="G&lt;&amp;&gt;""#), "{xml}");
+    assert!(
+        xml.contains(r#"<class name="N.A" filename="/src/A.cs" line-rate="0.5000""#),
+        "{xml}"
+    );
+}

@@ -143,6 +143,8 @@ struct Instrumented {
     name: String,
     module: Arc<ModuleState>,
     token: u32,
+    /// A state machine's `MoveNext` (an `async` or iterator method's body).
+    state_machine: bool,
     points: Vec<pdb::SequencePoint>,
     counters: &'static [AtomicU32],
     plan: probes::ProbePlan,
@@ -367,6 +369,7 @@ impl Coverage {
                     name,
                     module: Arc::clone(&module),
                     token: function.token.0,
+                    state_machine: pdb.kickoff_method(function.token.0).is_some(),
                     points: debug.sequence_points.clone(),
                     counters,
                     plan,
@@ -498,12 +501,15 @@ impl Coverage {
                 assembly: m.assembly.clone(),
                 class: m.class.clone(),
                 name: m.name.clone(),
+                calls: 0,
                 points: Vec::new(),
                 branches: Vec::new(),
             };
+            let mut entries = 0;
             for (slot, counter) in m.plan.counters.iter().enumerate() {
                 let hits = u64::from(m.counters[slot].load(Ordering::Relaxed));
                 match *counter {
+                    Counter::Entry => entries = hits,
                     Counter::SequencePoint { il_offset } => {
                         if let Some(p) = m.points.iter().find(|p| p.il_offset == il_offset) {
                             coverage.points.push(PointHits {
@@ -529,6 +535,11 @@ impl Coverage {
                     }
                 }
             }
+            coverage.calls = if m.state_machine {
+                coverage.points.first().map_or(0, |p| p.hits)
+            } else {
+                entries
+            };
             out.push(coverage);
         }
         // Methods never JIT-compiled: their lines, not hit.
@@ -568,6 +579,7 @@ impl Coverage {
                     assembly: module.assembly.clone(),
                     class: class.clone(),
                     name: name.clone(),
+                    calls: 0,
                     points,
                     branches: Vec::new(),
                 });

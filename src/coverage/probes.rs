@@ -15,6 +15,9 @@ use crate::cil::{Error, FlowControl, Instruction, Label, MethodBody, OpCode, Ope
 /// Where a counter goes: what the report says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Counter {
+    /// The method's entry: how often it was called (a probe before the
+    /// first instruction that no branch leads to).
+    Entry,
     /// The sequence point at this IL offset (of the original body).
     SequencePoint {
         /// Its IL offset.
@@ -125,6 +128,7 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
             }
         }
     }
+    counters.push(Counter::Entry);
     ProbePlan { counters }
 }
 
@@ -170,6 +174,7 @@ pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), E
     // Labels of the original instructions, before any insertion.
     let mut branch_slots: Vec<(Label, usize)> = Vec::new();
     let mut points: Vec<(Label, usize)> = Vec::new();
+    let mut entry = None;
     for (slot, counter) in plan.counters.iter().enumerate() {
         match *counter {
             Counter::SequencePoint { il_offset } => {
@@ -183,6 +188,7 @@ pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), E
                 }
             }
             Counter::BranchArm { .. } => {}
+            Counter::Entry => entry = Some(slot),
         }
     }
     for (label, first_slot) in branch_slots {
@@ -224,6 +230,11 @@ pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), E
         };
         let first = insert_probe(body, index, address(slot))?;
         body.retarget(label, first);
+    }
+    // Last, and without retargeting: only the entry runs it, not a loop
+    // back to the first instruction.
+    if let Some(slot) = entry {
+        insert_probe(body, 0, address(slot))?;
     }
     Ok(())
 }

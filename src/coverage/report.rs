@@ -54,6 +54,10 @@ pub struct MethodCoverage {
     pub class: String,
     /// Its name (`Type::Method`; the kickoff method's for a state machine).
     pub name: String,
+    /// How often it was called (`FNDA`): its entries, or for a state
+    /// machine's `MoveNext` (entered again at each resumption) the count
+    /// of its first sequence point.
+    pub calls: u64,
     /// Its sequence points, by IL offset.
     pub points: Vec<PointHits>,
     /// Its branch arms.
@@ -61,11 +65,10 @@ pub struct MethodCoverage {
 }
 
 impl MethodCoverage {
-    /// The document and line it starts at, and how often its first
-    /// sequence point ran.
+    /// The document and line it starts at, and how often it was called.
     fn entry(&self) -> Option<(&str, u32, u64)> {
         let first = self.points.first()?;
-        Some((&first.document, first.start_line, first.hits))
+        Some((&first.document, first.start_line, self.calls))
     }
 }
 
