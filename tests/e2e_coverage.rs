@@ -482,3 +482,67 @@ fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
         out.describe()
     );
 }
+
+/// The web app (tests/e2e/roslyn/WebApp, a Release build): its own code is
+/// covered, ASP.NET Core's (no PDB) is not; the reports are written when it
+/// stops on SIGTERM. One /json and two /throw requests: expected counts of
+/// the handlers' lines, by hand from WebApp/Program.cs.
+#[test]
+fn the_web_app_is_covered_and_reported_on_sigterm() {
+    use common::web::WebServer;
+    let rt = runtime();
+    let dir = fresh_dir("web");
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let server = WebServer::start(&rt, Some(&profiler));
+    assert!(server.get("/json").starts_with("{\"Id\":1,"));
+    assert_eq!(server.get("/throw"), "1");
+    assert_eq!(server.get("/throw"), "1");
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    assert_eq!(
+        lcov.files.len(),
+        1,
+        "only the app's own source: {:?}",
+        lcov.files
+    );
+    assert!(lcov.files[0].ends_with("tests/e2e/roslyn/WebApp/Program.cs"));
+    for (line, hits) in [
+        (40, 1), // Json: Interlocked.Increment(ref json);
+        (47, 0), // Cpu: never requested
+        (60, 2), // Throw: Interlocked.Increment(ref thrown);
+        (63, 2), // Fail(id);
+        (64, 0), // return 0;  (Fail always throws)
+        (68, 2), // return 1;  in the catch
+        (75, 2), // Fail: throw new DemoException(...)
+        (83, 0), // Contend: locked++;
+    ] {
+        assert_eq!(lcov.da.get(&line), Some(&hits), "line {line}:\n{text}");
+    }
+}
+
+/// `scripts/coverage-sample.sh` runs the Coverage program under the
+/// example (release build) and says where the reports are.
+#[test]
+fn the_sample_script_writes_the_reports() {
+    let dir = fresh_dir("sample-script");
+    let mut cmd = Command::new("bash");
+    cmd.arg("scripts/coverage-sample.sh")
+        .current_dir(dotnet::repo_root())
+        .env("CORPROF_COVERAGE_DIR", &dir);
+    let out = run_with_timeout(cmd, std::time::Duration::from_secs(600)).unwrap();
+    assert_eq!(out.code(), Some(EXIT), "{}", out.describe());
+    assert_eq!(out.lines(), STDOUT, "{}", out.describe());
+    assert!(
+        out.stderr.contains(&format!(
+            "coverage-sample: wrote {}/coverage-<pid>",
+            dir.display()
+        )),
+        "{}",
+        out.describe()
+    );
+    let (text, _) = reports(&dir);
+    let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
+    assert_eq!(parse_lcov(&text).da, expected);
+}
