@@ -76,11 +76,13 @@ impl Profiler for CoverageProfiler {
         let stats = coverage.stats();
         match coverage.write_reports() {
             Ok((lcov, xml)) => eprintln!(
-                "coverage: {} methods instrumented ({} without debug info, {} excluded, {} failed); wrote {} and {}",
+                "coverage: {} methods instrumented ({} without debug info, {} excluded, {} failed; {:.1} us of rewriting per method; {} inlinings of instrumented methods); wrote {} and {}",
                 stats.instrumented,
                 stats.without_debug_info,
                 stats.excluded,
                 stats.failed,
+                stats.rewrite_nanos as f64 / 1000.0 / stats.instrumented.max(1) as f64,
+                stats.inlined,
                 lcov.display(),
                 xml.display()
             ),

@@ -546,3 +546,106 @@ fn the_sample_script_writes_the_reports() {
     let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
     assert_eq!(parse_lcov(&text).da, expected);
 }
+
+/// A BRDA arm: (line, arm, count).
+type Arm = (u32, u32, u64);
+
+/// The hot loop of tests/e2e/roslyn/CoverageBench (a Release build) on
+/// `threads` threads of `n` calls each: its lcov DA lines 40-61, and the
+/// program's own count of calls.
+fn bench_run(threads: u32, n: u64) -> (BTreeMap<u32, u64>, Vec<Arm>) {
+    let rt = runtime();
+    let sdk = sdk();
+    let dir = fresh_dir(&format!("bench-{threads}"));
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let mut cmd = rt.command_for(
+        &sdk.program_dll("CoverageBench"),
+        &sdk.runtimeconfig("CoverageBench"),
+        &[&threads.to_string(), &n.to_string()],
+        Some(&profiler),
+    );
+    cmd.env("DOTNET_ROLL_FORWARD", "Major");
+    let out = run_with_timeout(cmd, dotnet::default_timeout()).unwrap();
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    assert!(
+        out.stdout
+            .contains(&format!("calls={}", u64::from(threads) * n)),
+        "{}",
+        out.describe()
+    );
+    // Tier 1 inlined an instrumented method (3.1: Mix into Step; 8.0 also
+    // Step into Work): its probes went with it, or the counts below would
+    // fall short.
+    let inlinings: u64 = out
+        .stderr
+        .split("; ")
+        .find_map(|part| part.strip_suffix(" inlinings of instrumented methods)"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no inlining count: {}", out.describe()));
+    assert!(inlinings >= 1, "{}", out.describe());
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    let work = lcov.da.range(40..=61).map(|(&l, &h)| (l, h)).collect();
+    let brda = lcov.brda.into_iter().filter(|b| b.0 >= 40).collect();
+    (work, brda)
+}
+
+/// Expected DA of Work, Step and Mix for `calls` calls of Step in total
+/// over `threads` threads, by hand from CoverageBench/Program.cs (Release:
+/// the `for` is one point on its line, evaluated once more than the body).
+fn bench_expected(threads: u64, calls: u64) -> BTreeMap<u32, u64> {
+    [
+        (40, threads),         // long acc = 0;
+        (41, calls + threads), // i < n, n + 1 times per thread
+        (43, calls),           // acc += Step(i);
+        (45, threads),         // return acc;
+        (50, calls),           // if ((i & 1) == 0)
+        (52, calls / 2),       // return i >> 1;  (even i)
+        (54, calls / 2),       // return Mix(i);  (odd i)
+        (59, calls / 2),       // Mix
+        (60, calls / 2),
+        (61, calls / 2),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// One thread, at the runtime's defaults: tier 1 compiles the loop and
+/// inlines `Step` and `Mix` into it (coverage lets the JIT inline a method
+/// once its IL carries its probes); every count is exact.
+#[test]
+fn hot_inlined_code_counts_exactly_on_one_thread() {
+    let n = 2_000_000;
+    let (da, brda) = bench_run(1, n);
+    assert_eq!(da, bench_expected(1, n));
+    assert_eq!(
+        brda,
+        [(41, 0, 1), (41, 1, n), (50, 0, n / 2), (50, 1, n / 2)],
+        "the loop's test (back n times, out once) and the parity test (even: falls through)"
+    );
+}
+
+/// Eight threads: the increments are not atomic, so counts may come out
+/// low, never high, and a line that ran is never reported as not hit.
+/// The measured shortfall is printed (docs/coverage.md quotes it).
+#[test]
+fn hot_code_on_eight_threads_counts_approximately() {
+    let (threads, n) = (8u64, 2_000_000u64);
+    let (da, _) = bench_run(threads as u32, n);
+    let expected = bench_expected(threads, threads * n);
+    assert_eq!(
+        da.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (line, &want) in &expected {
+        let got = da[line];
+        assert!(got > 0 && got <= want, "line {line}: {got} of {want}");
+    }
+    let shortfall = 1.0 - da[&43] as f64 / expected[&43] as f64;
+    eprintln!(
+        "8 threads x {n} calls: line 43 counted {} of {} ({:.2}% short)",
+        da[&43],
+        expected[&43],
+        shortfall * 100.0
+    );
+}

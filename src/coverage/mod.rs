@@ -123,6 +123,9 @@ pub struct CoverageStats {
     pub failed: u64,
     /// Nanoseconds spent rewriting, in total.
     pub rewrite_nanos: u64,
+    /// Times the JIT was let inline an instrumented method (its probes go
+    /// with it).
+    pub inlined: u64,
 }
 
 /// A module's PDB, once looked up.
@@ -134,6 +137,23 @@ struct ModuleState {
     /// JIT compilation; the methods never compiled are reported with zero
     /// counts from it.
     catalog: OnceLock<Vec<(u32, String, String)>>,
+}
+
+/// Where a method stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// Being instrumented by a thread: not to be inlined yet.
+    Pending,
+    /// Excluded, failed or without sequence points: its IL is final.
+    Settled,
+    /// Given probes: its IL is final.
+    Instrumented,
+}
+
+/// The method a callback is about.
+struct FunctionInfoLite {
+    module: ModuleID,
+    token: mdMethodDef,
 }
 
 /// One instrumented method and its counters.
@@ -155,9 +175,9 @@ struct Instrumented {
 pub struct Coverage {
     options: CoverageOptions,
     modules: Mutex<HashMap<ModuleID, Option<Arc<ModuleState>>>>,
-    seen: Mutex<HashSet<(ModuleID, u32)>>,
+    seen: Mutex<HashMap<(ModuleID, u32), Outcome>>,
     methods: Mutex<Vec<Instrumented>>,
-    counts: [AtomicU64; 5],
+    counts: [AtomicU64; 6],
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -255,6 +275,7 @@ impl Coverage {
             excluded: c(2),
             failed: c(3),
             rewrite_nanos: c(4),
+            inlined: c(5),
         }
     }
 
@@ -300,47 +321,88 @@ impl Coverage {
         state
     }
 
-    /// Whether `function` will be (or has been) given probes: the inlining
-    /// callback answers no for those.
+    /// Whether the JIT may inline `callee` into a caller: yes when it has
+    /// no probes to lose or already carries them (the JIT inlines the IL
+    /// installed for it). A method to instrument that has not been JIT
+    /// compiled yet is instrumented here, before the JIT reads its IL; one
+    /// being instrumented on another thread is not inlined.
     pub fn jit_inlining(&self, info: &ProfilerInfo, callee: FunctionID) -> bool {
-        let Ok(function) = info.function_info(callee) else {
-            return true;
-        };
-        let Some(module) = self.module(info, function.module) else {
-            return true;
-        };
-        let Some(pdb) = &module.pdb else {
-            return true;
-        };
-        pdb.method(function.token.0)
-            .map_or(true, |m| m.sequence_points.is_empty())
+        match self.instrument(info, callee) {
+            Outcome::Pending => false,
+            Outcome::Settled => true,
+            Outcome::Instrumented => {
+                self.count(5, 1);
+                true
+            }
+        }
     }
 
     /// Gives `function` its probes at its first JIT compilation.
     pub fn jit_compilation_started(&self, info: &ProfilerInfo, function: FunctionID) {
+        let _ = self.instrument(info, function);
+    }
+
+    /// Instruments `function` once; what became of it.
+    fn instrument(&self, info: &ProfilerInfo, function: FunctionID) -> Outcome {
         let Ok(function) = info.function_info(function) else {
-            return;
+            return Outcome::Settled;
         };
         let Some(module) = self.module(info, function.module) else {
-            return;
+            return Outcome::Settled;
         };
         let Some(pdb) = &module.pdb else {
-            return;
+            return Outcome::Settled;
         };
-        if !lock(&self.seen).insert((function.module, function.token.0)) {
-            return;
+        let key = (function.module, function.token.0);
+        if let Some(&state) = lock(&self.seen).get(&key) {
+            return state;
         }
+        if pdb
+            .method(function.token.0)
+            .map_or(true, |m| m.sequence_points.is_empty())
+        {
+            if lock(&self.seen).insert(key, Outcome::Settled).is_none() {
+                self.count(1, 1);
+            }
+            return Outcome::Settled;
+        }
+        // Claim the method; another thread may have been first.
+        {
+            let mut seen = lock(&self.seen);
+            if let Some(&state) = seen.get(&key) {
+                return state;
+            }
+            seen.insert(key, Outcome::Pending);
+        }
+        let outcome =
+            if self.instrument_claimed(info, &module, pdb, function.module, function.token) {
+                Outcome::Instrumented
+            } else {
+                Outcome::Settled
+            };
+        lock(&self.seen).insert(key, outcome);
+        outcome
+    }
+
+    /// Instruments a method this thread claimed.
+    fn instrument_claimed(
+        &self,
+        info: &ProfilerInfo,
+        module: &Arc<ModuleState>,
+        pdb: &PortablePdb,
+        module_id: ModuleID,
+        token: mdMethodDef,
+    ) -> bool {
+        let function = FunctionInfoLite {
+            module: module_id,
+            token,
+        };
         let started = std::time::Instant::now();
         let Some(debug) = pdb.method(function.token.0) else {
-            self.count(1, 1);
-            return;
+            return false;
         };
-        if debug.sequence_points.is_empty() {
-            self.count(1, 1);
-            return;
-        }
         let Ok(Some(import)) = info.module_metadata(function.module) else {
-            return;
+            return false;
         };
         module.catalog.get_or_init(|| {
             let mut catalog = Vec::new();
@@ -349,39 +411,41 @@ impl Coverage {
                 if m.sequence_points.is_empty() {
                     continue;
                 }
-                if let Some((class, name)) = self.naming(&import, pdb, &module, mdMethodDef(token))
-                {
+                if let Some((class, name)) = self.naming(&import, pdb, module, mdMethodDef(token)) {
                     catalog.push((token, class, name));
                 }
             }
             catalog
         });
-        let Some((class, name)) = self.naming(&import, pdb, &module, function.token) else {
+        let Some((class, name)) = self.naming(&import, pdb, module, function.token) else {
             self.count(2, 1);
-            return;
+            return false;
         };
-        match self.rewrite(info, &import, function.module, function.token, debug) {
+        let done = match self.rewrite(info, &import, function.module, function.token, debug) {
             Ok((counters, plan)) => {
                 self.count(0, 1);
                 lock(&self.methods).push(Instrumented {
                     assembly: module.assembly.clone(),
                     class,
                     name,
-                    module: Arc::clone(&module),
+                    module: Arc::clone(module),
                     token: function.token.0,
                     state_machine: pdb.kickoff_method(function.token.0).is_some(),
                     points: debug.sequence_points.clone(),
                     counters,
                     plan,
                 });
+                true
             }
             Err(error) => {
                 self.count(3, 1);
                 log(format_args!("{name}: left uninstrumented: {error}"));
+                false
             }
-        }
+        };
         let nanos = started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
         self.count(4, nanos);
+        done
     }
 
     /// The class and name a method is reported under, or `None` when a
