@@ -523,28 +523,44 @@ fn the_web_app_is_covered_and_reported_on_sigterm() {
 }
 
 /// `scripts/coverage-sample.sh` runs the Coverage program under the
-/// example (release build) and says where the reports are.
+/// example (release build) and says where the reports are; given a
+/// program (here CoverageEmbedded, as a user would pass theirs), it covers
+/// that one.
 #[test]
 fn the_sample_script_writes_the_reports() {
-    let dir = fresh_dir("sample-script");
-    let mut cmd = Command::new("bash");
-    cmd.arg("scripts/coverage-sample.sh")
-        .current_dir(dotnet::repo_root())
-        .env("CORPROF_COVERAGE_DIR", &dir);
-    let out = run_with_timeout(cmd, std::time::Duration::from_secs(600)).unwrap();
-    assert_eq!(out.code(), Some(EXIT), "{}", out.describe());
-    assert_eq!(out.lines(), STDOUT, "{}", out.describe());
-    assert!(
-        out.stderr.contains(&format!(
-            "coverage-sample: wrote {}/coverage-<pid>",
-            dir.display()
-        )),
-        "{}",
-        out.describe()
-    );
-    let (text, _) = reports(&dir);
-    let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
-    assert_eq!(parse_lcov(&text).da, expected);
+    let embedded = sdk().program_dll("CoverageEmbedded");
+    for program in [None, Some(&embedded)] {
+        let dir = fresh_dir("sample-script");
+        let mut cmd = Command::new("bash");
+        cmd.arg("scripts/coverage-sample.sh")
+            .args(program)
+            .current_dir(dotnet::repo_root())
+            .env("CORPROF_COVERAGE_DIR", &dir);
+        let out = run_with_timeout(cmd, std::time::Duration::from_secs(600)).unwrap();
+        assert_eq!(out.code(), Some(EXIT), "{}", out.describe());
+        assert_eq!(out.lines(), STDOUT, "{}", out.describe());
+        assert!(
+            out.stderr.contains(&format!(
+                "coverage-sample: wrote {}/coverage-<pid>",
+                dir.display()
+            )),
+            "{}",
+            out.describe()
+        );
+        let (text, _) = reports(&dir);
+        let lcov = parse_lcov(&text);
+        let name = if program.is_some() {
+            "CoverageEmbedded"
+        } else {
+            "Coverage"
+        };
+        assert!(
+            lcov.files[0].ends_with(&format!("roslyn/{name}/Program.cs")),
+            "{text}"
+        );
+        let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
+        assert_eq!(lcov.da, expected);
+    }
 }
 
 /// A BRDA arm: (line, arm, count).

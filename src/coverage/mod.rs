@@ -2,20 +2,20 @@
 //! rebuilding it: IL probes from the Portable PDB's sequence points, reports
 //! in lcov and Cobertura.
 //!
-//! * [`pdb`]: a Portable PDB reader (documents, sequence points, state
-//!   machines, Source Link) and [`pe`]: the assembly's debug directory
+//! * [`pdb`](crate::coverage::pdb): a Portable PDB reader (documents, sequence points, state
+//!   machines, Source Link) and [`pe`](crate::coverage::pe): the assembly's debug directory
 //!   (the `.pdb` path of its CodeView entry, or the PDB embedded in it,
-//!   inflated by [`inflate`]).
-//! * [`probes`]: the counter increments inserted at each sequence point and
+//!   inflated by [`inflate`](crate::coverage::inflate)).
+//! * [`probes`](crate::coverage::probes): the counter increments inserted at each sequence point and
 //!   on each arm of each conditional branch.
-//! * [`Coverage`]: the runtime part. At `JITCompilationStarted` it finds
+//! * [`Coverage`](crate::coverage::Coverage): the runtime part. At `JITCompilationStarted` it finds
 //!   the method's sequence points, rewrites its IL once (tier 1, PGO and
 //!   on-stack replacement compile the IL installed first) with counters in
 //!   native memory, and keeps the instrumented methods from being inlined
 //!   (an inlined copy would carry the original IL). At shutdown
-//!   [`Coverage::write_reports`] writes `coverage-<pid>.info` (lcov) and
+//!   [`Coverage::write_reports`](crate::coverage::Coverage::write_reports) writes `coverage-<pid>.info` (lcov) and
 //!   `coverage-<pid>.xml` (Cobertura).
-//! * [`report`]: the two formats.
+//! * [`report`](crate::coverage::report): the two formats.
 //!
 //! Methods without sequence points, compiler-generated methods
 //! (`[CompilerGenerated]` on the method) and methods under
