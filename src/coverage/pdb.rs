@@ -228,10 +228,9 @@ impl<'a> Heaps<'a> {
         if index == 0 {
             return Ok(None);
         }
-        let start = (index as usize - 1) * 16;
-        let bytes = self
-            .guid
-            .get(start..start + 16)
+        let bytes = (index as usize - 1)
+            .checked_mul(16)
+            .and_then(|start| self.guid.get(start..start.checked_add(16)?))
             .ok_or_else(|| PdbError::new("GUID index out of range"))?;
         let mut raw = [0u8; 16];
         raw.copy_from_slice(bytes);

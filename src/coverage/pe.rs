@@ -36,13 +36,13 @@ pub struct DebugDirectory {
 }
 
 fn read_u16(data: &[u8], at: usize) -> Result<u16, PdbError> {
-    data.get(at..at.wrapping_add(2))
+    data.get(at..at.saturating_add(2))
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
         .ok_or_else(|| PdbError::new("truncated PE file"))
 }
 
 fn read_u32(data: &[u8], at: usize) -> Result<u32, PdbError> {
-    data.get(at..at.wrapping_add(4))
+    data.get(at..at.saturating_add(4))
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         .ok_or_else(|| PdbError::new("truncated PE file"))
 }
@@ -55,7 +55,7 @@ pub fn debug_directory(image: &[u8]) -> Result<DebugDirectory, PdbError> {
         return Err(PdbError::new("not a PE file (no MZ)"));
     }
     let pe = read_u32(image, 0x3C)? as usize;
-    if image.get(pe..pe.wrapping_add(4)) != Some(b"PE\0\0") {
+    if image.get(pe..pe.saturating_add(4)) != Some(b"PE\0\0") {
         return Err(PdbError::new("not a PE file (no PE signature)"));
     }
     let coff = pe + 4;
@@ -87,14 +87,17 @@ pub fn debug_directory(image: &[u8]) -> Result<DebugDirectory, PdbError> {
             let raw_size = read_u32(image, h + 16)?;
             let raw = read_u32(image, h + 20)?;
             if rva >= va && rva - va < raw_size {
-                return Ok(raw as usize + (rva - va) as usize);
+                return usize::try_from(u64::from(raw) + u64::from(rva - va))
+                    .map_err(|_| PdbError::new("debug directory beyond the address space"));
             }
         }
         Err(PdbError::new("debug directory RVA outside every section"))
     };
     let start = to_offset(debug_rva)?;
     for entry in 0..debug_size / 28 {
-        let e = start + entry * 28;
+        let e = start
+            .checked_add(entry * 28)
+            .ok_or_else(|| PdbError::new("debug directory beyond the address space"))?;
         let kind = read_u32(image, e + 12)?;
         let size = read_u32(image, e + 16)? as usize;
         let pointer = read_u32(image, e + 24)? as usize;
