@@ -318,7 +318,11 @@ fn probe_counts(
         .collect();
     assert_eq!(results, original, "the probes change nothing else");
     let counts = (0..plan.counters.len())
-        .map(|slot| *memory.get(&(base + 4 * slot as u64)).unwrap_or(&0))
+        .map(|slot| {
+            *memory
+                .get(&(base + 4 * plan.counter_of(slot) as u64))
+                .unwrap_or(&0)
+        })
         .collect();
     (plan.counters, counts)
 }
@@ -450,4 +454,30 @@ fn lcov_and_cobertura_of_hand_made_counts() {
         xml.contains(r#"<class name="N.A" filename="/src/A.cs" line-rate="0.5000""#),
         "{xml}"
     );
+}
+
+/// Points on a straight line of instructions that cannot throw share one
+/// probe, and the entry shares the first point's when nothing jumps to
+/// offset 0; a `div` (which may throw) in between keeps them apart.
+#[test]
+fn probes_are_shared_on_straight_lines_only() {
+    use corprof::cil::MethodBody;
+    use corprof::coverage::probes::{plan, Counter};
+    // ldarg.0; ldc.i4.1; add; starg.s 0; ldarg.0; ret  (points at 0 and 5)
+    let code = [0x02, 0x17, 0x58, 0x10, 0x00, 0x02, 0x2A];
+    let (counters, counts) = probe_counts(&code, &[0, 5], &[4, 9]);
+    assert_eq!(counters.len(), 3);
+    assert_eq!(counts, [2, 2, 2], "both points and the entry ran twice");
+    let body = |code: &[u8]| {
+        let mut bytes = vec![(code.len() as u8) << 2 | 2];
+        bytes.extend_from_slice(code);
+        MethodBody::decode(&bytes).unwrap()
+    };
+    let shared = plan(&body(&code), &[0, 5], &[], true);
+    assert_eq!(shared.counters[1], Counter::SequencePoint { il_offset: 5 });
+    assert_eq!(shared.same_as, [None, Some(0), Some(0)]);
+    // The same with div: the second point may not run when the first did.
+    let div = [0x02, 0x17, 0x5B, 0x10, 0x00, 0x02, 0x2A];
+    let apart = plan(&body(&div), &[0, 5], &[], true);
+    assert_eq!(apart.same_as, [None, None, Some(0)]);
 }

@@ -571,7 +571,10 @@ impl Coverage {
             };
             let mut entries = 0;
             for (slot, counter) in m.plan.counters.iter().enumerate() {
-                let hits = u64::from(m.counters[slot].load(Ordering::Relaxed));
+                let hits = m
+                    .counters
+                    .get(m.plan.counter_of(slot))
+                    .map_or(0, |c| u64::from(c.load(Ordering::Relaxed)));
                 match *counter {
                     Counter::Entry => entries = hits,
                     Counter::SequencePoint { il_offset } => {

@@ -39,6 +39,162 @@ pub enum Counter {
 pub struct ProbePlan {
     /// One entry per counter slot.
     pub counters: Vec<Counter>,
+    /// For each slot, the slot whose probe counts it too (`None`: its own
+    /// probe). A sequence point shares the probe of the point before it
+    /// when control cannot enter between them nor leave by an exception
+    /// (nothing branches there, no clause starts or ends there, and every
+    /// instruction in between is one that cannot throw); the entry shares
+    /// the probe of the point at offset 0 when nothing branches to the
+    /// first instruction.
+    pub same_as: Vec<Option<usize>>,
+}
+
+impl ProbePlan {
+    /// The slot whose counter holds the count of `slot`.
+    pub fn counter_of(&self, slot: usize) -> usize {
+        self.same_as.get(slot).copied().flatten().unwrap_or(slot)
+    }
+}
+
+/// Instructions that neither throw nor leave the straight line: a sequence
+/// point after a run of them runs exactly as often as the one before.
+fn cannot_throw(op: OpCode) -> bool {
+    const SAFE: &[OpCode] = &[
+        OpCode::NOP,
+        OpCode::LDARG_0,
+        OpCode::LDARG_1,
+        OpCode::LDARG_2,
+        OpCode::LDARG_3,
+        OpCode::LDARG_S,
+        OpCode::LDARG,
+        OpCode::LDARGA_S,
+        OpCode::LDARGA,
+        OpCode::STARG_S,
+        OpCode::STARG,
+        OpCode::LDLOC_0,
+        OpCode::LDLOC_1,
+        OpCode::LDLOC_2,
+        OpCode::LDLOC_3,
+        OpCode::LDLOC_S,
+        OpCode::LDLOC,
+        OpCode::LDLOCA_S,
+        OpCode::LDLOCA,
+        OpCode::STLOC_0,
+        OpCode::STLOC_1,
+        OpCode::STLOC_2,
+        OpCode::STLOC_3,
+        OpCode::STLOC_S,
+        OpCode::STLOC,
+        OpCode::LDNULL,
+        OpCode::LDSTR,
+        OpCode::LDC_I4_M1,
+        OpCode::LDC_I4_0,
+        OpCode::LDC_I4_1,
+        OpCode::LDC_I4_2,
+        OpCode::LDC_I4_3,
+        OpCode::LDC_I4_4,
+        OpCode::LDC_I4_5,
+        OpCode::LDC_I4_6,
+        OpCode::LDC_I4_7,
+        OpCode::LDC_I4_8,
+        OpCode::LDC_I4_S,
+        OpCode::LDC_I4,
+        OpCode::LDC_I8,
+        OpCode::LDC_R4,
+        OpCode::LDC_R8,
+        OpCode::DUP,
+        OpCode::POP,
+        OpCode::ADD,
+        OpCode::SUB,
+        OpCode::MUL,
+        OpCode::AND,
+        OpCode::OR,
+        OpCode::XOR,
+        OpCode::SHL,
+        OpCode::SHR,
+        OpCode::SHR_UN,
+        OpCode::NEG,
+        OpCode::NOT,
+        OpCode::CEQ,
+        OpCode::CGT,
+        OpCode::CGT_UN,
+        OpCode::CLT,
+        OpCode::CLT_UN,
+        OpCode::CONV_I1,
+        OpCode::CONV_I2,
+        OpCode::CONV_I4,
+        OpCode::CONV_I8,
+        OpCode::CONV_U1,
+        OpCode::CONV_U2,
+        OpCode::CONV_U4,
+        OpCode::CONV_U8,
+        OpCode::CONV_I,
+        OpCode::CONV_U,
+        OpCode::CONV_R4,
+        OpCode::CONV_R8,
+        OpCode::CONV_R_UN,
+    ];
+    SAFE.contains(&op)
+}
+
+/// The IL offsets something may jump to or that bound a protected region:
+/// branch and switch targets, clause boundaries, filter starts.
+fn entry_offsets(body: &MethodBody) -> Vec<u32> {
+    let offset = |label: Label| body.get(label).map(|i| i.offset());
+    let mut out: Vec<u32> = Vec::new();
+    for ins in body.instructions() {
+        out.extend(ins.operand().targets().iter().filter_map(|&l| offset(l)));
+    }
+    for c in body.clauses() {
+        for l in [c.try_start, c.try_end, c.handler_start, c.handler_end] {
+            out.extend(offset(l));
+        }
+        if let crate::cil::ClauseKind::Filter(l) = c.kind {
+            out.extend(offset(l));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Fills `plan.same_as` (see [`ProbePlan::same_as`]).
+fn share(body: &MethodBody, plan: &mut ProbePlan) {
+    let targets = entry_offsets(body);
+    let ins = body.instructions();
+    let index_of = |offset: u32| ins.binary_search_by_key(&offset, |i| i.offset()).ok();
+    plan.same_as = alloc::vec![None; plan.counters.len()];
+    let mut previous: Option<(usize, usize)> = None; // (leader slot, instruction index)
+    for slot in 0..plan.counters.len() {
+        let Counter::SequencePoint { il_offset } = plan.counters[slot] else {
+            continue;
+        };
+        let Some(index) = index_of(il_offset) else {
+            previous = None;
+            continue;
+        };
+        if let Some((leader, from)) = previous {
+            let straight = from < index
+                && ins[from..index].iter().all(|i| cannot_throw(i.opcode()))
+                && targets.binary_search(&il_offset).is_err();
+            if straight {
+                plan.same_as[slot] = Some(leader);
+                previous = Some((leader, index));
+                continue;
+            }
+        }
+        previous = Some((slot, index));
+    }
+    let first_point = plan
+        .counters
+        .iter()
+        .position(|c| *c == Counter::SequencePoint { il_offset: 0 });
+    let entry = plan.counters.iter().position(|c| *c == Counter::Entry);
+    if let (Some(point), Some(entry)) = (first_point, entry) {
+        if targets.binary_search(&0).is_err() {
+            plan.same_as[entry] = Some(plan.counter_of(point));
+        }
+    }
 }
 
 /// The local an instruction loads (`ldloc*`) or stores (`stloc*`).
@@ -129,7 +285,12 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
         }
     }
     counters.push(Counter::Entry);
-    ProbePlan { counters }
+    let mut plan = ProbePlan {
+        counters,
+        same_as: Vec::new(),
+    };
+    share(body, &mut plan);
+    plan
 }
 
 /// The seven instructions of one probe, inserted before index `at`;
@@ -176,6 +337,9 @@ pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), E
     let mut points: Vec<(Label, usize)> = Vec::new();
     let mut entry = None;
     for (slot, counter) in plan.counters.iter().enumerate() {
+        if plan.counter_of(slot) != slot {
+            continue;
+        }
         match *counter {
             Counter::SequencePoint { il_offset } => {
                 if let Some(label) = label_at(body, il_offset) {
