@@ -646,7 +646,8 @@ fn hot_inlined_code_counts_exactly_on_one_thread() {
 /// The measured shortfall is printed (docs/coverage.md quotes it).
 #[test]
 fn hot_code_on_eight_threads_counts_approximately() {
-    let (threads, n) = (8u64, 2_000_000u64);
+    // Long enough for the threads to overlap (each runs for some 100 ms).
+    let (threads, n) = (8u64, 10_000_000u64);
     let (da, _) = bench_run(threads as u32, n);
     let expected = bench_expected(threads, threads * n);
     assert_eq!(
