@@ -666,3 +666,52 @@ fn hot_code_on_eight_threads_counts_approximately() {
         shortfall * 100.0
     );
 }
+
+/// Filters end to end: including the program's assembly keeps everything;
+/// excluding the lambdas' compiler-generated type (`Program+<>c`) removes
+/// the lambda's function and leaves line 29 to Main's statement.
+#[test]
+fn include_and_exclude_filters() {
+    let rt = runtime();
+    let sdk = sdk();
+    let dir = fresh_dir("filters");
+    let profiler = coverage_profiler()
+        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_COVERAGE_INCLUDE", "[Cover*]E2E.Coverage.*")
+        .with_env("CORPROF_COVERAGE_EXCLUDE", "[*]*+<>c");
+    let out = run(
+        &rt,
+        &sdk.program_dll("Coverage"),
+        &sdk.runtimeconfig("Coverage"),
+        Some(&profiler),
+    );
+    check_output(&out);
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    let mut expected_fn: Vec<String> = EXPECTED_FN
+        .iter()
+        .filter(|f| !f.0.contains("<>c"))
+        .map(|f| f.0.to_string())
+        .collect();
+    expected_fn.sort();
+    let mut functions: Vec<String> = lcov.functions.iter().map(|f| f.0.clone()).collect();
+    functions.sort();
+    assert_eq!(functions, expected_fn);
+    assert_eq!(lcov.da.get(&29), Some(&1));
+    assert_eq!(lcov.da.len(), EXPECTED_DA.len());
+
+    // Including another assembly only: nothing of the program.
+    let dir = fresh_dir("filters-none");
+    let profiler = coverage_profiler()
+        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_COVERAGE_INCLUDE", "[Other]*");
+    let out = run(
+        &rt,
+        &sdk.program_dll("Coverage"),
+        &sdk.runtimeconfig("Coverage"),
+        Some(&profiler),
+    );
+    check_output(&out);
+    let (text, _) = reports(&dir);
+    assert_eq!(text, "", "no file is covered");
+}
