@@ -17,6 +17,7 @@
 #                                    # the sampler, and CallTarget wrapping two methods)
 #   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 #   bash scripts/bench.sh soak       # RSS of a server under continuous profiling, 10 min (scripts/bench-soak.sh)
+#   bash scripts/bench.sh coverage   # coverage's cost to a CPU-bound program (scripts/bench-coverage.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -192,5 +193,6 @@ case "$what" in
     wrapjit) machine; echo; bash scripts/bench-wrap-jit.sh ;;
     web) machine; echo; CONFIGS="${CONFIGS:-sampler calltarget}" bash scripts/bench-web.sh ;;
     soak) machine; echo; bash scripts/bench-soak.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak]" ;;
+    coverage) machine; echo; bash scripts/bench-coverage.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak|coverage]" ;;
 esac

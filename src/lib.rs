@@ -71,6 +71,12 @@ extern crate std;
 pub mod cil;
 mod codes;
 mod com;
+/// Line and branch coverage at JIT time: Portable PDB reader, IL probes, lcov and Cobertura.
+#[cfg(feature = "coverage")]
+#[cfg_attr(docsrs, doc(cfg(feature = "coverage")))]
+// Explicit `crate::coverage::` link targets, as for `cil` below.
+#[allow(rustdoc::redundant_explicit_links)]
+pub mod coverage;
 mod ctypes;
 #[cfg(feature = "diagnostics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "diagnostics")))]

@@ -7,7 +7,7 @@
 //!
 //! Floors, bottom to top: `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
-//! `sampling`), each on its own. `cil`, `eventpipe`, `profile` and
+//! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile` and
 //! `diagnostics` stand beside: `cil` uses only the COM core, `eventpipe`
 //! (EventPipe's formats) and `profile` nothing, `diagnostics` the raw
 //! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
@@ -29,6 +29,7 @@ const MODULES: &[&str] = &[
     "instrument",
     "hooks",
     "sampling",
+    "coverage",
     "eventpipe",
     "profile",
 ];
@@ -59,7 +60,7 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "cil" => &["com"],
         "diagnostics" => RAW,
         "profile" | "eventpipe" => &[],
-        "instrument" | "hooks" | "sampling" => CAPABILITY,
+        "instrument" | "hooks" | "sampling" | "coverage" => CAPABILITY,
         other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
     }
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Coverage's cost (bash scripts/bench.sh coverage): wall time of a CPU-bound
+# program (tests/e2e/roslyn/CoverageBench: 20,000,000 calls of a small
+# method with a branch, Release build as provision-sdk.sh makes it) with the
+# coverage example loaded against the same program without a profiler,
+# runs interleaved (ABBA), at the runtime's defaults (tiered compilation,
+# ReadyToRun; coverage keeps only the instrumented methods from being
+# inlined). Prints a markdown table: medians and their ratio, and the
+# rewriting time per instrumented method the example reports.
+#
+#   bash scripts/bench-coverage.sh [PAIRS]     # default 8 pairs
+#
+# CORPROF_RUNTIME=8.0 measures on 8.0.4.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pairs="${1:-8}"
+
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
+sample_provision
+summary=$(bash scripts/provision-sdk.sh) || exit 1
+programs=$(printf '%s\n' "$summary" | sed -n 's/^ROSLYN_PROGRAMS_DIR=//p' | tail -n 1)
+dll="$programs/CoverageBench/CoverageBench.dll"
+[ -f "$dll" ] || die "no $dll (scripts/provision-sdk.sh builds it)"
+cargo build --quiet --release --example coverage
+library="$PWD/target/release/examples/libcoverage.so"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# Runs the program under python3 so that its CPU time (user + system, all
+# threads, from getrusage) is measured besides the wall time: on a shared
+# machine the CPU time is the steadier of the two.
+cpu_run() {
+    python3 -c 'import resource, subprocess, sys
+status = subprocess.call(sys.argv[2:], stdout=open(sys.argv[1] + ".out", "w"), stderr=open(sys.argv[1] + ".err", "w"))
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(round((r.ru_utime + r.ru_stime) * 1000))
+sys.exit(status)' "$out/run" "$@"
+}
+
+run() { # with|without -> prints "wall_ms work_ms cpu_ms"; stderr kept in $out/err
+    local start end cpu
+    start=$(date +%s%N)
+    if [ "$1" = with ]; then
+        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_ROLL_FORWARD=Major \
+            CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60}' \
+            CORECLR_PROFILER_PATH="$library" CORPROF_COVERAGE_DIR="$out/reports" \
+            "$host" exec --runtimeconfig "${dll%.dll}.runtimeconfig.json" "$dll") ||
+            die "the instrumented run failed: $(tail -n 3 "$out/run.err")"
+    else
+        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_ROLL_FORWARD=Major \
+            "$host" exec --runtimeconfig "${dll%.dll}.runtimeconfig.json" "$dll") ||
+            die "the plain run failed: $(tail -n 3 "$out/run.err")"
+    fi
+    end=$(date +%s%N)
+    cp "$out/run.err" "$out/err"
+    echo "$(( (end - start) / 1000000 )) $(sed -n 's/^elapsed_ms=//p' "$out/run.out") $cpu"
+}
+
+run without >/dev/null # warm the file cache
+with=() without=() with_work=() without_work=() with_cpu=() without_cpu=() rewrite=()
+for ((i = 0; i < pairs; i++)); do
+    for which in $( ((i % 2 == 0)) && echo "without with" || echo "with without"); do
+        read -r wall work cpu < <(run "$which")
+        if [ "$which" = with ]; then
+            with+=("$wall"); with_work+=("$work"); with_cpu+=("$cpu")
+        else
+            without+=("$wall"); without_work+=("$work"); without_cpu+=("$cpu")
+        fi
+    done
+    rewrite+=("$(sed -n 's/.*failed; \([0-9.]*\) us of rewriting per method.*/\1/p' "$out/err" | tail -n 1)")
+done
+a=$(printf '%s\n' "${without[@]}" | median)
+b=$(printf '%s\n' "${with[@]}" | median)
+r=$(printf '%s\n' "${rewrite[@]}" | grep . | median)
+aw=$(printf '%s\n' "${without_work[@]}" | median)
+bw=$(printf '%s\n' "${with_work[@]}" | median)
+ac=$(printf '%s\n' "${without_cpu[@]}" | median)
+bc=$(printf '%s\n' "${with_cpu[@]}" | median)
+echo "## Coverage: CPU-bound program, wall time ($pairs interleaved pairs, medians; runtime $("$host" --list-runtimes 2>/dev/null | awk '/NETCore.App/ {print $2}' | tail -n 1))"
+echo
+echo "| run | median CPU ms (process) | median wall ms (process) | median ms of the work (the program's Stopwatch) | all runs, CPU ms |"
+echo "|---|---|---|---|---|"
+echo "| without a profiler | $ac | $a | $aw | ${without_cpu[*]} |"
+echo "| coverage example (lines and branches) | $bc | $b | $bw | ${with_cpu[*]} |"
+echo
+echo "Ratio instrumented/uninstrumented: process CPU time $(python3 -c "print(f'{$bc / $ac:.2f}x')"), process wall time $(python3 -c "print(f'{$b / $a:.2f}x')"), the work alone $(python3 -c "print(f'{$bw / $aw:.2f}x')"). Rewriting per instrumented method (median of the runs): $r us."

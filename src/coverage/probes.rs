@@ -1,0 +1,404 @@
+//! The IL probes: a counter increment at each sequence point and on each
+//! arm of each conditional branch, written with the crate's CIL codec.
+//!
+//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i4; ldc.i4.1; add;
+//! stind.i4`: it adds one to a native `u32` counter, leaves the evaluation
+//! stack as it found it (so it may stand where the stack is not empty, as
+//! at the start of a `catch` handler) and calls nothing. The increment is
+//! not atomic: on several threads at once counts may come out low (never a
+//! hit reported as a miss once one increment lands).
+
+use alloc::vec::Vec;
+
+use crate::cil::{Error, FlowControl, Instruction, Label, MethodBody, OpCode, Operand};
+
+/// Where a counter goes: what the report says about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// The method's entry: how often it was called (a probe before the
+    /// first instruction that no branch leads to).
+    Entry,
+    /// The sequence point at this IL offset (of the original body).
+    SequencePoint {
+        /// Its IL offset.
+        il_offset: u32,
+    },
+    /// One arm of the conditional branch at this IL offset: arm 0 is the
+    /// fall-through (the condition did not branch; a `switch`'s default),
+    /// arm `k >= 1` the k-th target (1 for `brtrue` and the like).
+    BranchArm {
+        /// The branch instruction's IL offset (original body).
+        il_offset: u32,
+        /// The arm.
+        arm: u32,
+    },
+}
+
+/// The counters a method gets, in the order of their slots.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProbePlan {
+    /// One entry per counter slot.
+    pub counters: Vec<Counter>,
+    /// For each slot, the slot whose probe counts it too (`None`: its own
+    /// probe). A sequence point shares the probe of the point before it
+    /// when control cannot enter between them nor leave by an exception
+    /// (nothing branches there, no clause starts or ends there, and every
+    /// instruction in between is one that cannot throw); the entry shares
+    /// the probe of the point at offset 0 when nothing branches to the
+    /// first instruction.
+    pub same_as: Vec<Option<usize>>,
+}
+
+impl ProbePlan {
+    /// The slot whose counter holds the count of `slot`.
+    pub fn counter_of(&self, slot: usize) -> usize {
+        self.same_as.get(slot).copied().flatten().unwrap_or(slot)
+    }
+}
+
+/// Instructions that neither throw nor leave the straight line: a sequence
+/// point after a run of them runs exactly as often as the one before.
+fn cannot_throw(op: OpCode) -> bool {
+    const SAFE: &[OpCode] = &[
+        OpCode::NOP,
+        OpCode::LDARG_0,
+        OpCode::LDARG_1,
+        OpCode::LDARG_2,
+        OpCode::LDARG_3,
+        OpCode::LDARG_S,
+        OpCode::LDARG,
+        OpCode::LDARGA_S,
+        OpCode::LDARGA,
+        OpCode::STARG_S,
+        OpCode::STARG,
+        OpCode::LDLOC_0,
+        OpCode::LDLOC_1,
+        OpCode::LDLOC_2,
+        OpCode::LDLOC_3,
+        OpCode::LDLOC_S,
+        OpCode::LDLOC,
+        OpCode::LDLOCA_S,
+        OpCode::LDLOCA,
+        OpCode::STLOC_0,
+        OpCode::STLOC_1,
+        OpCode::STLOC_2,
+        OpCode::STLOC_3,
+        OpCode::STLOC_S,
+        OpCode::STLOC,
+        OpCode::LDNULL,
+        OpCode::LDSTR,
+        OpCode::LDC_I4_M1,
+        OpCode::LDC_I4_0,
+        OpCode::LDC_I4_1,
+        OpCode::LDC_I4_2,
+        OpCode::LDC_I4_3,
+        OpCode::LDC_I4_4,
+        OpCode::LDC_I4_5,
+        OpCode::LDC_I4_6,
+        OpCode::LDC_I4_7,
+        OpCode::LDC_I4_8,
+        OpCode::LDC_I4_S,
+        OpCode::LDC_I4,
+        OpCode::LDC_I8,
+        OpCode::LDC_R4,
+        OpCode::LDC_R8,
+        OpCode::DUP,
+        OpCode::POP,
+        OpCode::ADD,
+        OpCode::SUB,
+        OpCode::MUL,
+        OpCode::AND,
+        OpCode::OR,
+        OpCode::XOR,
+        OpCode::SHL,
+        OpCode::SHR,
+        OpCode::SHR_UN,
+        OpCode::NEG,
+        OpCode::NOT,
+        OpCode::CEQ,
+        OpCode::CGT,
+        OpCode::CGT_UN,
+        OpCode::CLT,
+        OpCode::CLT_UN,
+        OpCode::CONV_I1,
+        OpCode::CONV_I2,
+        OpCode::CONV_I4,
+        OpCode::CONV_I8,
+        OpCode::CONV_U1,
+        OpCode::CONV_U2,
+        OpCode::CONV_U4,
+        OpCode::CONV_U8,
+        OpCode::CONV_I,
+        OpCode::CONV_U,
+        OpCode::CONV_R4,
+        OpCode::CONV_R8,
+        OpCode::CONV_R_UN,
+    ];
+    SAFE.contains(&op)
+}
+
+/// The IL offsets something may jump to or that bound a protected region:
+/// branch and switch targets, clause boundaries, filter starts.
+fn entry_offsets(body: &MethodBody) -> Vec<u32> {
+    let offset = |label: Label| body.get(label).map(|i| i.offset());
+    let mut out: Vec<u32> = Vec::new();
+    for ins in body.instructions() {
+        out.extend(ins.operand().targets().iter().filter_map(|&l| offset(l)));
+    }
+    for c in body.clauses() {
+        for l in [c.try_start, c.try_end, c.handler_start, c.handler_end] {
+            out.extend(offset(l));
+        }
+        if let crate::cil::ClauseKind::Filter(l) = c.kind {
+            out.extend(offset(l));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Fills `plan.same_as` (see [`ProbePlan::same_as`]).
+fn share(body: &MethodBody, plan: &mut ProbePlan) {
+    let targets = entry_offsets(body);
+    let ins = body.instructions();
+    let index_of = |offset: u32| ins.binary_search_by_key(&offset, |i| i.offset()).ok();
+    plan.same_as = alloc::vec![None; plan.counters.len()];
+    let mut previous: Option<(usize, usize)> = None; // (leader slot, instruction index)
+    for slot in 0..plan.counters.len() {
+        let Counter::SequencePoint { il_offset } = plan.counters[slot] else {
+            continue;
+        };
+        let Some(index) = index_of(il_offset) else {
+            previous = None;
+            continue;
+        };
+        if let Some((leader, from)) = previous {
+            let straight = from < index
+                && ins[from..index].iter().all(|i| cannot_throw(i.opcode()))
+                && targets.binary_search(&il_offset).is_err();
+            if straight {
+                plan.same_as[slot] = Some(leader);
+                previous = Some((leader, index));
+                continue;
+            }
+        }
+        previous = Some((slot, index));
+    }
+    let first_point = plan
+        .counters
+        .iter()
+        .position(|c| *c == Counter::SequencePoint { il_offset: 0 });
+    let entry = plan.counters.iter().position(|c| *c == Counter::Entry);
+    if let (Some(point), Some(entry)) = (first_point, entry) {
+        if targets.binary_search(&0).is_err() {
+            plan.same_as[entry] = Some(plan.counter_of(point));
+        }
+    }
+}
+
+/// The local an instruction loads (`ldloc*`) or stores (`stloc*`).
+fn local(ins: &Instruction, load: bool) -> Option<u16> {
+    let op = ins.opcode();
+    let (short, fixed0, long) = if load {
+        (OpCode::LDLOC_S, OpCode::LDLOC_0, OpCode::LDLOC)
+    } else {
+        (OpCode::STLOC_S, OpCode::STLOC_0, OpCode::STLOC)
+    };
+    if op == short || op == long {
+        return match ins.operand() {
+            Operand::Var(v) => Some(*v),
+            _ => None,
+        };
+    }
+    let n = op.value().wrapping_sub(fixed0.value());
+    (n < 4).then_some(n)
+}
+
+/// Whether the conditional branch at `index` is one the report shows: it
+/// follows a visible sequence point (the last point before it), or it is
+/// the test of Roslyn's debug-build pattern `stloc V` / hidden point /
+/// `ldloc V` / branch (the condition computed under the statement's
+/// visible point, kept in a temporary, tested behind a hidden one).
+/// Branches behind any other hidden point (state machine dispatch,
+/// `await`'s completion check, a `foreach`'s `Dispose` test) and the
+/// delegate cache test `ldsfld` / `dup` / `brtrue` of a lambda are the
+/// compiler's, not the user's, and are left out.
+fn user_branch(body: &MethodBody, index: usize, visible: &[u32], hidden: &[u32]) -> bool {
+    let ins = body.instructions();
+    let offset = ins[index].offset();
+    let v = visible.iter().rev().find(|&&o| o <= offset);
+    let h = hidden.iter().rev().find(|&&o| o <= offset);
+    let Some(&v) = v else { return false };
+    if index >= 2
+        && ins[index - 1].opcode() == OpCode::DUP
+        && ins[index - 2].opcode() == OpCode::LDSFLD
+    {
+        return false;
+    }
+    match h {
+        Some(&h) if h > v => {
+            // stloc V; <hidden> ldloc V; branch
+            index >= 2
+                && ins[index - 1].offset() == h
+                && local(&ins[index - 1], true).is_some()
+                && local(&ins[index - 1], true) == local(&ins[index - 2], false)
+        }
+        _ => true,
+    }
+}
+
+/// Plans the probes of `body`: one counter per visible sequence point
+/// whose offset starts an instruction, and, with `branches`, one per arm
+/// of each conditional branch (`brtrue`, `beq`, ..., `switch`) of the
+/// user's code (see `user_branch`).
+///
+/// `visible` and `hidden` are IL offsets, each sorted ascending.
+pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) -> ProbePlan {
+    let mut counters = Vec::new();
+    let starts: Vec<u32> = body.instructions().iter().map(|i| i.offset()).collect();
+    for &offset in visible {
+        if starts.binary_search(&offset).is_ok() {
+            counters.push(Counter::SequencePoint { il_offset: offset });
+        }
+    }
+    if branches {
+        let count = body.instructions().len();
+        for (index, ins) in body.instructions().iter().enumerate() {
+            if ins.opcode().info().flow != FlowControl::CondBranch || index + 1 == count {
+                continue;
+            }
+            if !user_branch(body, index, visible, hidden) {
+                continue;
+            }
+            let arms = match ins.operand() {
+                Operand::Switch(targets) => targets.len() as u32 + 1,
+                Operand::Branch(_) => 2,
+                _ => continue,
+            };
+            for arm in 0..arms {
+                counters.push(Counter::BranchArm {
+                    il_offset: ins.offset(),
+                    arm,
+                });
+            }
+        }
+    }
+    counters.push(Counter::Entry);
+    let mut plan = ProbePlan {
+        counters,
+        same_as: Vec::new(),
+    };
+    share(body, &mut plan);
+    plan
+}
+
+/// The seven instructions of one probe, inserted before index `at`;
+/// returns the label of the first.
+fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label, Error> {
+    let first = body.insert(at, OpCode::LDC_I8, Operand::I64(address as i64))?;
+    let rest = [
+        OpCode::CONV_U,
+        OpCode::DUP,
+        OpCode::LDIND_I4,
+        OpCode::LDC_I4_1,
+        OpCode::ADD,
+        OpCode::STIND_I4,
+    ];
+    for (n, opcode) in rest.into_iter().enumerate() {
+        body.insert(at + 1 + n, opcode, Operand::None)?;
+    }
+    Ok(first)
+}
+
+/// The number of instructions [`insert_probe`] adds.
+const PROBE_LEN: usize = 7;
+
+/// Inserts the probes of `plan` into `body`; counter slot `n` is the `u32`
+/// at `base + 4 * n`. Max stack is left to the caller
+/// ([`MethodBody::update_max_stack`]).
+///
+/// Branch arms first: after a conditional branch come the fall-through
+/// probe and a `br` to the next instruction, then, for each target, a
+/// probe and a `br` to it; the branch is sent to those. Sequence points
+/// next: a probe before the instruction, and everything that pointed at
+/// the instruction (branches, switch targets, exception clause boundaries)
+/// points at the probe, so a jump to a line counts it.
+pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), Error> {
+    let address = |slot: usize| base + 4 * slot as u64;
+    let label_at = |body: &MethodBody, offset: u32| {
+        body.instructions()
+            .iter()
+            .find(|i| i.offset() == offset)
+            .map(|i| i.label())
+    };
+    // Labels of the original instructions, before any insertion.
+    let mut branch_slots: Vec<(Label, usize)> = Vec::new();
+    let mut points: Vec<(Label, usize)> = Vec::new();
+    let mut entry = None;
+    for (slot, counter) in plan.counters.iter().enumerate() {
+        if plan.counter_of(slot) != slot {
+            continue;
+        }
+        match *counter {
+            Counter::SequencePoint { il_offset } => {
+                if let Some(label) = label_at(body, il_offset) {
+                    points.push((label, slot));
+                }
+            }
+            Counter::BranchArm { il_offset, arm: 0 } => {
+                if let Some(label) = label_at(body, il_offset) {
+                    branch_slots.push((label, slot));
+                }
+            }
+            Counter::BranchArm { .. } => {}
+            Counter::Entry => entry = Some(slot),
+        }
+    }
+    for (label, first_slot) in branch_slots {
+        let Some(index) = body.position(label) else {
+            continue;
+        };
+        let Some(next) = body.instructions().get(index + 1).map(|i| i.label()) else {
+            continue;
+        };
+        let ins = &body.instructions()[index];
+        let (opcode, targets) = match ins.operand() {
+            Operand::Branch(target) => (ins.opcode(), alloc::vec![*target]),
+            Operand::Switch(targets) => (ins.opcode(), targets.clone()),
+            _ => continue,
+        };
+        let mut at = index + 1;
+        insert_probe(body, at, address(first_slot))?;
+        at += PROBE_LEN;
+        body.insert(at, OpCode::BR_S, Operand::Branch(next))?;
+        at += 1;
+        let mut new_targets = Vec::with_capacity(targets.len());
+        for (k, target) in targets.into_iter().enumerate() {
+            let first = insert_probe(body, at, address(first_slot + 1 + k))?;
+            at += PROBE_LEN;
+            body.insert(at, OpCode::BR_S, Operand::Branch(target))?;
+            at += 1;
+            new_targets.push(first);
+        }
+        let operand = if opcode == OpCode::SWITCH {
+            Operand::Switch(new_targets)
+        } else {
+            Operand::Branch(new_targets[0])
+        };
+        body.replace(label, opcode, operand)?;
+    }
+    for (label, slot) in points {
+        let Some(index) = body.position(label) else {
+            continue;
+        };
+        let first = insert_probe(body, index, address(slot))?;
+        body.retarget(label, first);
+    }
+    // Last, and without retargeting: only the entry runs it, not a loop
+    // back to the first instruction.
+    if let Some(slot) = entry {
+        insert_probe(body, 0, address(slot))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,328 @@
+//! The coverage reports: lcov tracefiles and Cobertura XML.
+//!
+//! * lcov: the tracefile format of the `geninfo(1)` manual page (`TN`,
+//!   `SF`, `FN`/`FNDA`/`FNF`/`FNH`, `BRDA`/`BRF`/`BRH`, `DA`/`LF`/`LH`,
+//!   `end_of_record`).
+//! * Cobertura: the `coverage-04.dtd` layout (`coverage` > `packages` >
+//!   `package` > `classes` > `class` > `methods`/`lines`), the format
+//!   coverlet, ReportGenerator and pycobertura read.
+//!
+//! A line's hit count is the largest count of the sequence points that
+//! cover it (a `for` header's three points: the condition's).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::format;
+use std::string::String;
+use std::vec::Vec;
+
+/// The counts of one sequence point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PointHits {
+    /// The document's name.
+    pub document: String,
+    /// First line.
+    pub start_line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// How often it ran.
+    pub hits: u64,
+}
+
+/// The counts of one arm of a conditional branch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchHits {
+    /// The document's name.
+    pub document: String,
+    /// The line of the sequence point the branch belongs to.
+    pub line: u32,
+    /// The branch instruction's IL offset.
+    pub il_offset: u32,
+    /// The arm (0: fall-through; k: the k-th target).
+    pub arm: u32,
+    /// How often it was taken.
+    pub hits: u64,
+}
+
+/// The coverage of one instrumented method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodCoverage {
+    /// The assembly's simple name.
+    pub assembly: String,
+    /// The class it is reported under (the outermost type of a lambda's or
+    /// state machine's compiler-generated type).
+    pub class: String,
+    /// Its name (`Type::Method`; the kickoff method's for a state machine).
+    pub name: String,
+    /// How often it was called (`FNDA`): its entries, or for a state
+    /// machine's `MoveNext` (entered again at each resumption) the count
+    /// of its first sequence point.
+    pub calls: u64,
+    /// Its sequence points, by IL offset.
+    pub points: Vec<PointHits>,
+    /// Its branch arms.
+    pub branches: Vec<BranchHits>,
+}
+
+impl MethodCoverage {
+    /// The document and line it starts at, and how often it was called.
+    fn entry(&self) -> Option<(&str, u32, u64)> {
+        let first = self.points.first()?;
+        Some((&first.document, first.start_line, self.calls))
+    }
+}
+
+/// Per-document totals.
+#[derive(Default)]
+struct FileData<'a> {
+    lines: BTreeMap<u32, u64>,
+    functions: Vec<(String, u32, u64)>,
+    /// (line, method index, IL offset) -> arms' counts.
+    branches: BTreeMap<(u32, usize, u32), BTreeMap<u32, u64>>,
+    classes: BTreeMap<(&'a str, &'a str), Vec<usize>>,
+}
+
+fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
+    let mut files: BTreeMap<&str, FileData<'_>> = BTreeMap::new();
+    for (index, method) in methods.iter().enumerate() {
+        for point in &method.points {
+            let file = files.entry(&point.document).or_default();
+            for line in point.start_line..=point.end_line {
+                let hits = file.lines.entry(line).or_insert(0);
+                *hits = (*hits).max(point.hits);
+            }
+            file.classes
+                .entry((&method.assembly, &method.class))
+                .or_default()
+                .push(index);
+        }
+        if let Some((document, line, hits)) = method.entry() {
+            let file = files.entry(document).or_default();
+            let mut name = method.name.clone();
+            let mut n = 1;
+            while file.functions.iter().any(|f| f.0 == name) {
+                n += 1;
+                name = format!("{}#{n}", method.name);
+            }
+            file.functions.push((name, line, hits));
+        }
+        for arm in &method.branches {
+            let file = files.entry(&arm.document).or_default();
+            file.branches
+                .entry((arm.line, index, arm.il_offset))
+                .or_default()
+                .insert(arm.arm, arm.hits);
+        }
+    }
+    for file in files.values_mut() {
+        for list in file.classes.values_mut() {
+            list.dedup();
+        }
+    }
+    files
+}
+
+/// The lcov tracefile of `methods`.
+pub fn lcov(methods: &[MethodCoverage]) -> String {
+    let mut out = String::new();
+    for (path, file) in by_file(methods) {
+        let _ = writeln!(out, "TN:\nSF:{path}");
+        let mut functions = file.functions.clone();
+        functions.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+        for (name, line, _) in &functions {
+            let _ = writeln!(out, "FN:{line},{name}");
+        }
+        for (name, _, hits) in &functions {
+            let _ = writeln!(out, "FNDA:{hits},{name}");
+        }
+        let hit = functions.iter().filter(|f| f.2 > 0).count();
+        let _ = writeln!(out, "FNF:{}\nFNH:{hit}", functions.len());
+        let (mut found, mut taken) = (0, 0);
+        for (block, ((line, _, _), arms)) in file.branches.iter().enumerate() {
+            let evaluated = arms.values().any(|&h| h > 0);
+            for (arm, hits) in arms {
+                found += 1;
+                if *hits > 0 {
+                    taken += 1;
+                }
+                if evaluated {
+                    let _ = writeln!(out, "BRDA:{line},{block},{arm},{hits}");
+                } else {
+                    let _ = writeln!(out, "BRDA:{line},{block},{arm},-");
+                }
+            }
+        }
+        let _ = writeln!(out, "BRF:{found}\nBRH:{taken}");
+        for (line, hits) in &file.lines {
+            let _ = writeln!(out, "DA:{line},{hits}");
+        }
+        let lh = file.lines.values().filter(|&&h| h > 0).count();
+        let _ = writeln!(out, "LF:{}\nLH:{lh}\nend_of_record", file.lines.len());
+    }
+    out
+}
+
+/// Escapes text for an XML attribute.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\t' => {
+                let _ = write!(out, "&#{};", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn rate(covered: usize, valid: usize) -> String {
+    if valid == 0 {
+        "1".into()
+    } else {
+        format!("{:.4}", covered as f64 / valid as f64)
+    }
+}
+
+/// Lines and branch arms of a set of methods in one file: line -> (hits,
+/// arms covered, arms).
+fn line_table(
+    methods: &[MethodCoverage],
+    indices: &[usize],
+    path: &str,
+) -> BTreeMap<u32, (u64, usize, usize)> {
+    let mut lines: BTreeMap<u32, (u64, usize, usize)> = BTreeMap::new();
+    for &i in indices {
+        for point in methods[i].points.iter().filter(|p| p.document == path) {
+            for line in point.start_line..=point.end_line {
+                let entry = lines.entry(line).or_default();
+                entry.0 = entry.0.max(point.hits);
+            }
+        }
+        for arm in methods[i].branches.iter().filter(|b| b.document == path) {
+            let entry = lines.entry(arm.line).or_default();
+            entry.2 += 1;
+            if arm.hits > 0 {
+                entry.1 += 1;
+            }
+        }
+    }
+    lines
+}
+
+fn write_lines(out: &mut String, indent: &str, lines: &BTreeMap<u32, (u64, usize, usize)>) {
+    let _ = writeln!(out, "{indent}<lines>");
+    for (line, (hits, covered, arms)) in lines {
+        if *arms > 0 {
+            let _ = writeln!(
+                out,
+                "{indent}  <line number=\"{line}\" hits=\"{hits}\" branch=\"true\" condition-coverage=\"{}% ({covered}/{arms})\"/>",
+                covered * 100 / arms
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{indent}  <line number=\"{line}\" hits=\"{hits}\" branch=\"false\"/>"
+            );
+        }
+    }
+    let _ = writeln!(out, "{indent}</lines>");
+}
+
+/// Totals of a line table: (lines covered, lines, arms covered, arms).
+fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> (usize, usize, usize, usize) {
+    lines.values().fold((0, 0, 0, 0), |t, &(hits, c, a)| {
+        (t.0 + usize::from(hits > 0), t.1 + 1, t.2 + c, t.3 + a)
+    })
+}
+
+/// A class of a package: its name, its file and its methods' indices.
+type ClassEntry<'a> = (&'a str, &'a str, Vec<usize>);
+
+/// The Cobertura XML of `methods`; `timestamp` in seconds since the epoch.
+pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
+    let files = by_file(methods);
+    // package (assembly) -> (class, file) -> methods.
+    let mut packages: BTreeMap<&str, Vec<ClassEntry<'_>>> = BTreeMap::new();
+    for (path, file) in &files {
+        for ((assembly, class), indices) in &file.classes {
+            packages
+                .entry(assembly)
+                .or_default()
+                .push((class, path, indices.clone()));
+        }
+    }
+    let mut body = String::new();
+    let mut all = (0, 0, 0, 0);
+    for (package, classes) in &packages {
+        let mut package_totals = (0, 0, 0, 0);
+        let mut classes_xml = String::new();
+        for (class, path, indices) in classes {
+            let lines = line_table(methods, indices, path);
+            let t = totals(&lines);
+            package_totals = (
+                package_totals.0 + t.0,
+                package_totals.1 + t.1,
+                package_totals.2 + t.2,
+                package_totals.3 + t.3,
+            );
+            let _ = writeln!(
+                classes_xml,
+                "        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n          <methods>",
+                xml(class),
+                xml(path),
+                rate(t.0, t.1),
+                rate(t.2, t.3)
+            );
+            for &i in indices {
+                let method = &methods[i];
+                if method.points.first().map(|p| p.document.as_str()) != Some(path) {
+                    continue;
+                }
+                let lines = line_table(methods, &[i], path);
+                let m = totals(&lines);
+                let short = method.name.rsplit("::").next().unwrap_or(&method.name);
+                let _ = writeln!(
+                    classes_xml,
+                    "            <method name=\"{}\" signature=\"\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">",
+                    xml(short),
+                    rate(m.0, m.1),
+                    rate(m.2, m.3)
+                );
+                write_lines(&mut classes_xml, "              ", &lines);
+                let _ = writeln!(classes_xml, "            </method>");
+            }
+            let _ = writeln!(classes_xml, "          </methods>");
+            write_lines(&mut classes_xml, "          ", &lines);
+            let _ = writeln!(classes_xml, "        </class>");
+        }
+        all = (
+            all.0 + package_totals.0,
+            all.1 + package_totals.1,
+            all.2 + package_totals.2,
+            all.3 + package_totals.3,
+        );
+        let _ = writeln!(
+            body,
+            "    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n      <classes>\n{classes_xml}      </classes>\n    </package>",
+            xml(package),
+            rate(package_totals.0, package_totals.1),
+            rate(package_totals.2, package_totals.3)
+        );
+    }
+    format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n<coverage line-rate=\"{}\" branch-rate=\"{}\" lines-covered=\"{}\" lines-valid=\"{}\" branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" version=\"corprof {}\" timestamp=\"{timestamp}\">\n  <sources>\n    <source></source>\n  </sources>\n  <packages>\n{body}  </packages>\n</coverage>\n",
+        rate(all.0, all.1),
+        rate(all.2, all.3),
+        all.0,
+        all.1,
+        all.2,
+        all.3,
+        env!("CARGO_PKG_VERSION")
+    )
+}
