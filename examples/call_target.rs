@@ -47,8 +47,7 @@ use corprof::instrument::{
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, COR_PRF_DISABLE_INLINING,
-    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
-    COR_PRF_MONITOR_MODULE_LOADS,
+    COR_PRF_ENABLE_REJIT, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_MONITOR_MODULE_LOADS,
 };
 use corprof::{ComRef, HRESULT};
 
@@ -82,7 +81,7 @@ struct Config {
 fn config() -> std::result::Result<Config, String> {
     let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     let targets = MethodTarget::parse_list(&var("CORPROF_CALLTARGET").unwrap_or_default())
-        .map_err(|e| format!("CORPROF_CALLTARGET: {e}"))?;
+        .map_err(|e| format!("CORPROF_CALLTARGET: {}", e.message()))?;
     let helper = PathBuf::from(
         var("CORPROF_CALLTARGET_HELPER").ok_or("CORPROF_CALLTARGET_HELPER is not set")?,
     );
@@ -140,8 +139,11 @@ impl CallTargetProfiler {
         let helper = (*lock(&self.helper))?;
         let read = match info.module_metadata(helper) {
             Ok(Some(import)) => Integration::read(&import, name),
-            Ok(None) => Err("the helper has no metadata".to_string()),
-            Err(e) => Err(format!("the helper's metadata: {e}")),
+            Ok(None) => Err(corprof::Error::new(
+                corprof::E_NOINTERFACE,
+                "the helper has no metadata",
+            )),
+            Err(e) => Err(e.context("the helper's metadata")),
         };
         let mut known = lock(&self.integrations);
         if let Some(k) = known.get(name) {
@@ -173,7 +175,7 @@ impl CallTargetProfiler {
             return Vec::new();
         };
         config.targets.methods_of(info, module, |target, why| {
-            log(format_args!("unknown target {target}: {why}"))
+            log(format_args!("unknown target {target}: {}", why.message()))
         })
     }
 
@@ -294,7 +296,7 @@ impl Profiler for CallTargetProfiler {
         if config.rejit {
             events |= COR_PRF_ENABLE_REJIT;
         }
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(events)?;
         let targets: Vec<String> = config
             .targets
             .targets()

@@ -301,14 +301,14 @@ impl Profiler for CallTree {
         if self.state.mode != Mode::Nothing {
             events = events | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
         }
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(events)?;
         let mode = match self.state.mode {
             Mode::WithInfo => HookMode::WithInfo,
             Mode::Fast | Mode::Nothing => HookMode::FastPath,
             Mode::Late => return Ok(()),
         };
         let installed = info.set_function_hooks(self.state.clone(), mode);
-        if let Err(hr) = installed {
+        if let Err(hr) = &installed {
             eprintln!("call_tree: set_function_hooks failed: {hr}");
         }
         installed
@@ -397,7 +397,7 @@ impl CallTree {
             merge(&tree, &mut frames, &mut merged);
         }
         add_self_time(&mut merged);
-        let (events, _) = info.event_mask().unwrap_or_default();
+        let events = info.event_mask().unwrap_or_default().low;
         let mut summary = String::new();
         let _ = writeln!(summary, "mode={:?}", self.state.mode);
         let _ = writeln!(summary, "event_mask={:#x}", events.0);

@@ -72,8 +72,7 @@ use corprof::instrument::RejitBodies;
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
-    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
-    COR_PRF_REJIT_FLAGS,
+    COR_PRF_ENABLE_REJIT, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_REJIT_FLAGS,
 };
 use corprof::{ComRef, HRESULT};
 
@@ -531,7 +530,7 @@ impl Profiler for IlRewriter {
             // Only at startup: ReJIT cannot be enabled later.
             events |= COR_PRF_ENABLE_REJIT;
         }
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(events)?;
         match &self.sync_dir {
             Some(dir) => {
                 log(format_args!("ReJIT mode, sync dir {}", dir.display()));

@@ -117,7 +117,7 @@ impl Profiler for SamplerProfiler {
                 return Ok(());
             }
         };
-        info.set_event_mask(events, high)?;
+        info.set_event_mask((events, high))?;
         match Sampler::start(info, options) {
             Ok(sampler) => {
                 let _ = self.sampler.set(sampler);

@@ -21,6 +21,7 @@ const MODULES: &[&str] = &[
     "com",
     "ctypes",
     "codes",
+    "error",
     "profiling",
     "metadata",
     "facade",
@@ -54,6 +55,7 @@ fn allowed(module: &str) -> &'static [&'static str] {
     match module {
         "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
+        "error" => &["com"],
         "profiling" | "metadata" => RAW,
         "facade" => FACADE,
         "cil" => &["com"],

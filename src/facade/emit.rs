@@ -141,7 +141,7 @@ fn enumerate<T: Copy + Default>(
         let fetched = (fetched as usize).min(BATCH);
         out.extend_from_slice(&batch[..fetched]);
         if out.len() > MAX_ROWS {
-            return Err(E_UNEXPECTED);
+            return Err(E_UNEXPECTED.into());
         }
         if hr != S_OK || fetched == 0 {
             return Ok(out);
@@ -150,7 +150,7 @@ fn enumerate<T: Copy + Default>(
 }
 
 fn len_u32(n: usize) -> Result<u32> {
-    u32::try_from(n).map_err(|_| E_INVALIDARG)
+    u32::try_from(n).map_err(|_| crate::Error::new(E_INVALIDARG, "a length past u32::MAX"))
 }
 
 /// A blob the runtime answered, as a slice.
@@ -199,7 +199,8 @@ impl MetadataImport {
         let assembly_import = self.raw().cast::<IMetaDataAssemblyImport>()?;
         let mut assembly = crate::metadata::mdAssembly(0);
         // SAFETY: a valid out-pointer.
-        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }.ok()?;
+        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }
+            .ok_with("GetAssemblyFromScope")?;
         let mut flags = 0;
         read_utf16(|cap, needed, buf| {
             // SAFETY: `buf` has `cap` characters; the optional outputs are null.
@@ -217,6 +218,7 @@ impl MetadataImport {
                 )
             }
         })
+        .map_err(|hr| crate::Error::new(hr, "GetAssemblyProps"))
     }
 }
 
@@ -291,7 +293,7 @@ impl MetadataEmit {
                 &mut out,
             )
         }
-        .ok()?;
+        .ok_with("DefineAssemblyRef")?;
         Ok(out)
     }
 
@@ -331,7 +333,8 @@ impl MetadataEmit {
                     &mut flags,
                 )
             }
-        })?;
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetAssemblyRefProps"))?;
         let culture_len = (meta.cbLocale as usize).min(locale.len());
         let culture = super::strings::decode(&locale[..culture_len]);
         let version = [
@@ -362,14 +365,14 @@ impl MetadataEmit {
             return Ok(out);
         }
         if hr != CLDB_E_RECORD_NOTFOUND {
-            return Err(hr);
+            return Err(crate::Error::new(hr, "FindTypeRef"));
         }
         // SAFETY: as above.
         unsafe {
             self.emit
                 .DefineTypeRefByName(scope, name.as_ptr(), &mut out)
         }
-        .ok()?;
+        .ok_with("DefineTypeRefByName")?;
         Ok(out)
     }
 
@@ -391,12 +394,13 @@ impl MetadataEmit {
                         .raw()
                         .GetTypeRefProps(r, &mut scope, buf, cap, needed)
                 }
-            })?;
+            })
+            .map_err(|hr| crate::Error::new(hr, "GetTypeRefProps"))?;
             if found == name {
                 return Ok(scope);
             }
         }
-        Err(CLDB_E_RECORD_NOTFOUND)
+        Err(CLDB_E_RECORD_NOTFOUND.into())
     }
 
     /// The MemberRef of `name` with signature blob `signature` in `parent`
@@ -424,14 +428,14 @@ impl MetadataEmit {
             return Ok(out);
         }
         if hr != CLDB_E_RECORD_NOTFOUND {
-            return Err(hr);
+            return Err(crate::Error::new(hr, "FindMemberRef"));
         }
         // SAFETY: as above.
         unsafe {
             self.emit
                 .DefineMemberRef(parent, name.as_ptr(), signature.as_ptr(), len, &mut out)
         }
-        .ok()?;
+        .ok_with("DefineMemberRef")?;
         Ok(out)
     }
 
@@ -450,7 +454,8 @@ impl MetadataEmit {
             let mut p = mdToken(0);
             let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
             // SAFETY: valid out-pointers.
-            unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }.ok()?;
+            unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }
+                .ok_with("GetMethodSpecProps")?;
             // SAFETY: the blob lives in the scope's heap during this call.
             if p == parent && unsafe { blob(sig, len) } == instantiation {
                 return Ok(s);
@@ -467,7 +472,7 @@ impl MetadataEmit {
                 &mut out,
             )
         }
-        .ok()?;
+        .ok_with("DefineMethodSpec")?;
         Ok(out)
     }
 
@@ -497,7 +502,7 @@ impl MetadataEmit {
             self.emit
                 .GetTokenFromTypeSpec(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("GetTokenFromTypeSpec")?;
         Ok(out)
     }
 
@@ -515,13 +520,15 @@ impl MetadataEmit {
             let mut len = 0u32;
             // A zero-capacity probe gives the length (no terminator counted).
             // SAFETY: a null buffer of capacity 0 is allowed; valid out-pointer.
-            unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }.ok()?;
+            unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }
+                .ok_with("GetUserString")?;
             if len as usize != units.len() {
                 continue;
             }
             let mut buf: Vec<WCHAR> = alloc::vec![0; units.len()];
             // SAFETY: `buf` has room for `len` characters.
-            unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }.ok()?;
+            unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }
+                .ok_with("GetUserString")?;
             if buf == units {
                 return Ok(s);
             }
@@ -533,7 +540,7 @@ impl MetadataEmit {
             self.emit
                 .DefineUserString(units.as_ptr(), len_u32(units.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("DefineUserString")?;
         Ok(out)
     }
 
@@ -562,7 +569,7 @@ impl MetadataEmit {
             self.emit
                 .GetTokenFromSig(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("GetTokenFromSig")?;
         Ok(out)
     }
 
@@ -571,7 +578,8 @@ impl MetadataEmit {
     pub fn signature_blob(&self, token: mdSignature) -> Result<Vec<u8>> {
         let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
         // SAFETY: valid out-pointers.
-        unsafe { self.import.raw().GetSigFromToken(token, &mut sig, &mut len) }.ok()?;
+        unsafe { self.import.raw().GetSigFromToken(token, &mut sig, &mut len) }
+            .ok_with("GetSigFromToken")?;
         // SAFETY: the blob lives in the scope's heap during this call.
         Ok(unsafe { blob(sig, len) }.to_vec())
     }
@@ -1200,19 +1208,25 @@ mod tests {
         assert_eq!(emit.scope_of_type_ref("System.Object"), Ok(runtime));
         assert_eq!(
             emit.scope_of_type_ref("System.Nope"),
-            Err(CLDB_E_RECORD_NOTFOUND)
+            Err(CLDB_E_RECORD_NOTFOUND.into())
         );
         // A lookup that fails for another reason is an error, not a define.
         fake.t().find_type_ref_fails = Some(E_FAIL);
         let before = fake.t().defines;
-        assert_eq!(emit.type_ref(runtime, "System.Exception"), Err(E_FAIL));
+        assert_eq!(
+            emit.type_ref(runtime, "System.Exception"),
+            Err(E_FAIL.into())
+        );
         assert_eq!(fake.t().defines, before);
         // Names with NUL are refused before any call.
         assert_eq!(
             emit.user_string("a\0b"),
             Ok(emit.user_string("a\0b").unwrap())
         );
-        assert_eq!(emit.member_ref(runtime, "a\0", &[]), Err(E_INVALIDARG));
+        assert_eq!(
+            emit.member_ref(runtime, "a\0", &[]),
+            Err(E_INVALIDARG.into())
+        );
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl ProfilerInfo {
                 return Ok(import);
             }
         }
-        self.module_metadata(module)?.ok_or(crate::E_FAIL)
+        self.module_metadata(module)?.ok_or(crate::E_FAIL.into())
     }
 
     /// Looks `module` up and remembers the answer when it is final: the

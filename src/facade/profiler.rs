@@ -36,7 +36,7 @@ use crate::{ComRef, GUID, HRESULT};
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use corprof::facade::{Profiler, ProfilerInfo, Result};
-/// use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR};
+/// use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION};
 ///
 /// #[derive(Default)]
 /// struct JitCounter {
@@ -45,7 +45,7 @@ use crate::{ComRef, GUID, HRESULT};
 ///
 /// impl Profiler for JitCounter {
 ///     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-///         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR::empty())
+///         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)
 ///     }
 ///     fn jit_compilation_started(
 ///         &self,
@@ -693,7 +693,7 @@ pub trait Profiler: Send + Sync + 'static {
     /// attached while it listens to nothing. Override it to support attach
     /// (see `docs/attach.md` for the event-mask flags allowed then).
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
-        Err(crate::profiling::CORPROF_E_PROFILER_NOT_ATTACHABLE)
+        Err(crate::profiling::CORPROF_E_PROFILER_NOT_ATTACHABLE.into())
     }
     /// Called when an attach has completed: the profiler may now catch up on
     /// what was loaded before it (for example with

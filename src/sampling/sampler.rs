@@ -149,7 +149,9 @@ impl SamplerOptions {
         let mut high = COR_PRF_HIGH_MONITOR::empty();
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
-                AllocationSource::AllocationTick if info.version() < 12 => return Err(E_NOTIMPL),
+                AllocationSource::AllocationTick if info.version() < 12 => {
+                    return Err(E_NOTIMPL.into())
+                }
                 AllocationSource::AllocationTick => high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE,
                 _ => mask |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED,
             }
@@ -355,10 +357,10 @@ impl Sampler {
     /// cannot start; `E_FAIL` when the thread cannot be started.
     pub fn start(info: &ProfilerInfo, options: SamplerOptions) -> Result<Sampler> {
         if options.hz == 0 || options.hz > 10_000 || options.allocation_mean_bytes == Some(0) {
-            return Err(crate::E_INVALIDARG);
+            return Err(crate::E_INVALIDARG.into());
         }
         if info.v10().is_none() {
-            return Err(E_NOTIMPL);
+            return Err(E_NOTIMPL.into());
         }
         let source = options
             .allocation_mean_bytes
@@ -366,7 +368,7 @@ impl Sampler {
         let mut session = None;
         if source == Some(AllocationSource::AllocationTick) {
             if info.version() < 12 {
-                return Err(E_NOTIMPL);
+                return Err(E_NOTIMPL.into());
             }
             session = Some(info.event_pipe_start_session(
                 &[EventPipeProvider {
@@ -412,7 +414,7 @@ impl Sampler {
             .spawn(move || run(&worker));
         let Ok(thread) = thread else {
             inner.stop_session();
-            return Err(crate::E_FAIL);
+            return Err(crate::E_FAIL.into());
         };
         Ok(Sampler {
             inner,
