@@ -12,6 +12,7 @@
 #   bash scripts/bench.sh build      # clean build time of the library per Cargo feature set
 #   bash scripts/bench.sh calltarget # CallTarget wrapping cost per call and bytes (scripts/bench-calltarget.sh)
 #   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
+#   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -183,5 +184,6 @@ case "$what" in
     build) machine; echo; build ;;
     calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
     sampler) machine; echo; bash scripts/bench-sampler.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler]" ;;
+    web) machine; echo; bash scripts/bench-web.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler|web]" ;;
 esac

@@ -27,6 +27,9 @@ step ".NET runtimes (CoreCLR 3.1.23 and 8.0.4) and C# test programs for the end-
 bash scripts/provision-dotnet.sh
 CORPROF_RUNTIME=8.0 bash scripts/provision-dotnet.sh
 
+step "ASP.NET Core 3.1.2, Roslyn and wrk (npm's .NET Core 3.1 SDK, Debian's wrk) and the Roslyn-built test programs (scripts/provision-sdk.sh)"
+bash scripts/provision-sdk.sh >/dev/null
+
 step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
 if ! command -v chromium >/dev/null; then
     [ "$(id -u)" = 0 ] || die "chromium is missing; install Debian's chromium package (apt-get install chromium)"

@@ -524,22 +524,35 @@ impl Runtime {
             dll.display(),
             self.programs.join(", ")
         );
+        self.command_for(&dll, &self.runtimeconfig(program), args, profiler)
+    }
+
+    /// [`command`](Self::command) for a program given by its `.dll` and
+    /// `.runtimeconfig.json` (one not under `programs_dir`, such as the
+    /// Roslyn-built programs of `tests/common/web.rs`).
+    pub(crate) fn command_for(
+        &self,
+        dll: &Path,
+        runtimeconfig: &Path,
+        args: &[&str],
+        profiler: Option<&Profiler>,
+    ) -> Command {
         let mut cmd = match &self.windows {
             Some(w) => {
                 let mut cmd = Command::new(&w.wine);
                 cmd.arg(&w.dotnet_exe)
                     .arg("exec")
                     .arg("--runtimeconfig")
-                    .arg(windows_path(&self.runtimeconfig(program)))
-                    .arg(windows_path(&dll));
+                    .arg(windows_path(runtimeconfig))
+                    .arg(windows_path(dll));
                 cmd
             }
             None => {
                 let mut cmd = Command::new(&self.host);
                 cmd.arg("exec")
                     .arg("--runtimeconfig")
-                    .arg(self.runtimeconfig(program))
-                    .arg(&dll);
+                    .arg(runtimeconfig)
+                    .arg(dll);
                 cmd
             }
         };

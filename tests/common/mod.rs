@@ -12,3 +12,5 @@ pub(crate) mod expected;
 pub(crate) mod readers;
 pub(crate) mod self_exec;
 pub(crate) mod vtable;
+#[cfg(unix)]
+pub(crate) mod web;

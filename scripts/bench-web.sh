@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# A profiler's cost to a real web server: the ASP.NET Core 3.1 app of
+# tests/e2e/roslyn/WebApp (scripts/provision-sdk.sh) under `wrk -t2 -c16
+# -dSECONDSs` on 127.0.0.1, without a profiler and under each configuration
+# named in CONFIGS, in PAIRS pairs per configuration in ABBA order (odd
+# pairs run the server without a profiler first, even pairs second: of two
+# identical runs back to back the second shows a lower p99). Each run starts
+# a fresh server, warms it up with 2 s of the same load (not counted), then
+# measures. Prints, per configuration, the medians of requests/s and p99
+# latency with and without the profiler, their ratios, and every pair's
+# ratios; fails when a response is not 200 or a server does not exit 0 on
+# SIGTERM.
+#
+#   bash scripts/bench.sh web
+#   PAIRS=6 SECONDS_PER_RUN=10 CONFIGS="sampler" ENDPOINT=/json bash scripts/bench-web.sh
+#
+# Configurations (the runtime's and the example's defaults unless named):
+#   sampler      examples/sampler.rs (release) at its defaults
+#   sampler-suspend-runtime
+#                the same with CORPROF_SAMPLER_MODE=suspend-runtime
+#   calltarget   examples/call_target.rs (release), NoopIntegration, wrapping a
+#                framework method (EndpointMiddleware.Invoke, ReadyToRun) and
+#                one of the app's own (WebApp.Handlers.Json)
+# CORPROF_RUNTIME=8.0 runs the server on CoreCLR 8.0.4 (DOTNET_ROLL_FORWARD=Major).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { printf 'bench-web: error: %s\n' "$*" >&2; exit 1; }
+log() { printf 'bench-web: %s\n' "$*" >&2; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+pairs="${PAIRS:-6}"
+seconds="${SECONDS_PER_RUN:-10}"
+configs="${CONFIGS:-sampler}"
+endpoint="${ENDPOINT:-/json}"
+[[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS must be a positive integer, got '$pairs'"
+[[ "$seconds" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_PER_RUN must be a positive integer, got '$seconds'"
+
+log "provisioning (scripts/provision-sdk.sh)"
+sdk_out=$(bash scripts/provision-sdk.sh) || die "provisioning the SDK failed; see .cache/provision-sdk.log"
+rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed"
+value() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | tail -n 1; }
+host=$(value "$rt_out" DOTNET_HOST)
+version=$(value "$rt_out" DOTNET_RUNTIME_VERSION)
+app_dir="$(value "$sdk_out" ROSLYN_PROGRAMS_DIR)/WebApp"
+[ -x "$host" ] && [ -f "$app_dir/WebApp.dll" ] || die "no usable host or WebApp"
+
+scratch=$(mktemp -d)
+server_pid=
+cleanup() {
+    [ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null || true
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+# The environment of a configuration, one VAR=VALUE per line.
+config_env() {
+    case "$1" in
+        none) ;;
+        sampler | sampler-*)
+            echo "CORECLR_ENABLE_PROFILING=1"
+            echo "CORECLR_PROFILER={7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}"
+            echo "CORECLR_PROFILER_PATH=$PWD/target/release/examples/libsampler.so"
+            echo "CORPROF_SAMPLER_DIR=$scratch/profile"
+            case "$1" in
+                sampler-suspend-runtime) echo "CORPROF_SAMPLER_MODE=suspend-runtime" ;;
+                sampler-signal) echo "CORPROF_SAMPLER_MODE=signal" ;;
+            esac
+            ;;
+        calltarget)
+            echo "CORECLR_ENABLE_PROFILING=1"
+            echo "CORECLR_PROFILER={8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364}"
+            echo "CORECLR_PROFILER_PATH=$PWD/target/release/examples/libcall_target.so"
+            echo "CORPROF_CALLTARGET=Microsoft.AspNetCore.Routing!Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke;WebApp!WebApp.Handlers::Json"
+            echo "CORPROF_CALLTARGET_HELPER=$calltarget_helper"
+            echo "CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.NoopIntegration"
+            ;;
+        *) die "unknown configuration '$1' (see the top of scripts/bench-web.sh)" ;;
+    esac
+}
+
+example_of() {
+    case "$1" in
+        sampler*) echo sampler ;;
+        calltarget) echo call_target ;;
+    esac
+}
+
+calltarget_helper=
+for c in $configs; do
+    config_env "$c" >/dev/null
+    ex=$(example_of "$c")
+    if [ -n "$ex" ]; then
+        log "building examples/$ex.rs (release)"
+        cargo build --quiet --release --example "$ex" || die "cargo build --example $ex failed"
+    fi
+    if [ "$c" = calltarget ] && [ -z "$calltarget_helper" ]; then
+        calltarget_helper="$scratch/CorProf.CallTarget.dll"
+        bash scripts/build-calltarget-helper.sh "$calltarget_helper" >/dev/null || die "building the CallTarget helper failed"
+    fi
+done
+
+# run CONFIG -> "requests_per_sec p99_us"
+run() {
+    local config="$1" out="$scratch/server.out" env_lines
+    env_lines=$(config_env "$config")
+    rm -rf "$scratch/profile" && : >"$out"
+    local -a envs=()
+    if [ -n "$env_lines" ]; then mapfile -t envs <<<"$env_lines"; fi
+    env DOTNET_ROLL_FORWARD=Major DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${envs[@]}" \
+        "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
+        >"$out" 2>"$scratch/server.err" &
+    server_pid=$!
+    local port= i
+    for i in $(seq 600); do
+        port=$(sed -n 's/^ready http:\/\/127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out")
+        [ -z "$port" ] || break
+        kill -0 "$server_pid" 2>/dev/null || die "$config: the server exited before it was ready: $(tail -n 5 "$scratch/server.err")"
+        sleep 0.1
+    done
+    [ -n "$port" ] || die "$config: no ready line in 60 s"
+    local url="http://127.0.0.1:$port$endpoint"
+    timeout 60 wrk -t2 -c16 -d2s "$url" >/dev/null || die "$config: wrk (warm-up) failed"
+    local report
+    report=$(timeout $((seconds * 2 + 30)) wrk -t2 -c16 -d"${seconds}s" --latency "$url") || die "$config: wrk failed"
+    if grep -q -e 'Non-2xx' -e 'Socket errors' <<<"$report"; then
+        die "$config: not every response was a 200: $(grep -e 'Non-2xx' -e 'Socket errors' <<<"$report")"
+    fi
+    kill -TERM "$server_pid"
+    local status=0
+    wait "$server_pid" || status=$?
+    server_pid=
+    [ "$status" = 0 ] || die "$config: the server exited $status on SIGTERM: $(tail -n 5 "$scratch/server.err")"
+    python3 - "$report" <<'EOF'
+import re, sys
+text = sys.argv[1]
+rps = float(re.search(r"Requests/sec:\s*([\d.]+)", text).group(1))
+m = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+scale = {"us": 1, "ms": 1e3, "s": 1e6}[m.group(2)]
+print(f"{rps:.1f} {float(m.group(1)) * scale:.1f}")
+EOF
+}
+
+echo "## A web server under load (scripts/bench-web.sh)"
+echo
+echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16 -d${seconds}s\` on $endpoint,"
+echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores."
+echo
+echo "| configuration | requests/s none | requests/s profiled | ratio | p99 none (ms) | p99 profiled (ms) | ratio | per-pair requests/s ratios | per-pair p99 ratios |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for c in $configs; do
+    : >"$scratch/none" && : >"$scratch/prof" && : >"$scratch/rr" && : >"$scratch/pr"
+    for i in $(seq "$pairs"); do
+        if [ $((i % 2)) = 1 ]; then order="none $c"; else order="$c none"; fi
+        for which in $order; do
+            r=$(run "$which")
+            log "$c pair $i: $which $r"
+            if [ "$which" = none ]; then echo "$r" >>"$scratch/none"; a="$r"; else echo "$r" >>"$scratch/prof"; b="$r"; fi
+        done
+        python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[0])/float(a[0]):.3f}')" >>"$scratch/rr"
+        python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[1])/float(a[1]):.3f}')" >>"$scratch/pr"
+    done
+    rn=$(cut -d' ' -f1 "$scratch/none" | median); rp=$(cut -d' ' -f1 "$scratch/prof" | median)
+    pn=$(cut -d' ' -f2 "$scratch/none" | median); pp=$(cut -d' ' -f2 "$scratch/prof" | median)
+    python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") |')"
+done
