@@ -419,12 +419,10 @@ impl CallTree {
             };
             write_folded(&merged, &frames, |v| v[0], create("calls.folded")?)?;
             write_folded(&merged, &frames, |v| v[1] / 1000, create("time.folded")?)?;
-            let options = FlameOptions {
-                title: String::from("Flame graph (inclusive time)"),
-                unit: String::from("us"),
-                divisor: 1000,
-                ..FlameOptions::default()
-            };
+            let mut options = FlameOptions::default();
+            options.title = String::from("Flame graph (inclusive time)");
+            options.unit = String::from("us");
+            options.divisor = 1000;
             let flame = write_flame(
                 &merged,
                 &frames,

@@ -13,7 +13,8 @@
 //! - `flame.svg`: a flame graph of CPU time;
 //! - `summary.txt`: `key=value` lines (samples, pauses, threads).
 //!
-//! Environment: `CORPROF_SAMPLER_HZ` (samples per second, default 99),
+//! Environment (`SamplerOptions::from_env` has the table):
+//! `CORPROF_SAMPLER_HZ` (samples per second, default 99),
 //! `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling interval in
 //! bytes, default 524288; `0` turns allocation sampling off),
 //! `CORPROF_SAMPLER_ALLOC_SOURCE` (where allocations come from: `auto`, the
@@ -21,218 +22,19 @@
 //! before; `corprof::sampling::AllocationSource`). A bad value is reported
 //! on stderr and the profiler stays out of the way.
 //!
+//! The whole profiler is the library's `SamplingProfiler`: it asks for its
+//! events, starts the sampler in `initialize`, handles the thread,
+//! allocation and EventPipe callbacks, and writes the outputs at shutdown.
+//! To sample inside a profiler of your own, make it one part of a tuple
+//! (see the `composed` example).
+//!
 //! Build with `cargo build --example sampler`; CLSID
 //! `{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}`.
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
-use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
-use corprof::profiling::*;
-use corprof::sampling::{AllocationSource, Profile, Sampler, SamplerOptions};
-
-#[derive(Default)]
-struct SamplerProfiler {
-    /// Set once in `initialize`; read without a lock by every callback (the
-    /// runtime calls `event_pipe_event_delivered` from the thread that
-    /// suspends it too, which must never wait for an allocating thread).
-    sampler: OnceLock<Sampler>,
-    dir: Option<PathBuf>,
-}
-
-fn say(text: &str) {
-    let _ = std::io::stderr().write_all(format!("sampler: {text}\n").as_bytes());
-}
-
-/// `name` from the environment as a number in `range`, or `default`.
-fn setting(
-    name: &str,
-    default: u64,
-    range: std::ops::RangeInclusive<u64>,
-) -> std::result::Result<u64, String> {
-    match std::env::var(name) {
-        Err(_) => Ok(default),
-        Ok(text) => match text.trim().parse::<u64>() {
-            Ok(value) if range.contains(&value) => Ok(value),
-            _ => Err(format!(
-                "{name}={text:?} is not a number from {} to {}",
-                range.start(),
-                range.end()
-            )),
-        },
-    }
-}
-
-fn options() -> std::result::Result<SamplerOptions, String> {
-    let hz = setting("CORPROF_SAMPLER_HZ", 99, 1..=10_000)?;
-    let alloc = setting("CORPROF_SAMPLER_ALLOC_BYTES", 512 << 10, 0..=(1 << 40))?;
-    let source = match std::env::var("CORPROF_SAMPLER_ALLOC_SOURCE") {
-        Err(_) => AllocationSource::Auto,
-        Ok(text) => AllocationSource::from_name(text.trim()).ok_or_else(|| {
-            format!(
-                "CORPROF_SAMPLER_ALLOC_SOURCE={text:?} is not one of auto, allocation-tick, object-allocated"
-            )
-        })?,
-    };
-    Ok(SamplerOptions {
-        hz: hz as u32,
-        allocation_mean_bytes: (alloc != 0).then_some(alloc),
-        allocation_source: source,
-    })
-}
-
-impl SamplerProfiler {
-    fn new() -> SamplerProfiler {
-        SamplerProfiler {
-            sampler: OnceLock::new(),
-            dir: std::env::var_os("CORPROF_SAMPLER_DIR").map(PathBuf::from),
-        }
-    }
-
-    fn with_sampler(&self, f: impl FnOnce(&Sampler)) {
-        if let Some(sampler) = self.sampler.get() {
-            f(sampler);
-        }
-    }
-}
-
-impl Profiler for SamplerProfiler {
-    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        let options = match options() {
-            Ok(options) => options,
-            Err(message) => {
-                say(&format!("{message}; not sampling"));
-                return Ok(());
-            }
-        };
-        let (events, high) = match options.event_masks(info) {
-            Ok(masks) => masks,
-            Err(_) => {
-                say(&format!(
-                    "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
-                     this runtime offers ICorProfilerInfo{}: not sampling",
-                    info.version()
-                ));
-                return Ok(());
-            }
-        };
-        info.set_event_mask((events, high))?;
-        match Sampler::start(info, options) {
-            Ok(sampler) => {
-                let _ = self.sampler.set(sampler);
-            }
-            Err(hr) => say(&format!(
-                "cannot sample on this runtime ({hr}): SuspendRuntime needs .NET Core 3.0 or later"
-            )),
-        }
-        Ok(())
-    }
-
-    fn thread_name_changed(
-        &self,
-        _info: &ProfilerInfo,
-        thread: ThreadID,
-        name: String,
-    ) -> Result<()> {
-        self.with_sampler(|s| s.thread_name_changed(thread, &name));
-        Ok(())
-    }
-
-    fn thread_destroyed(&self, _info: &ProfilerInfo, thread: ThreadID) -> Result<()> {
-        self.with_sampler(|s| s.thread_destroyed(thread));
-        Ok(())
-    }
-
-    fn object_allocated(
-        &self,
-        _info: &ProfilerInfo,
-        object: ObjectID,
-        class: ClassID,
-    ) -> Result<()> {
-        let mut result = Ok(());
-        self.with_sampler(|s| result = s.object_allocated(object, class));
-        result
-    }
-
-    fn event_pipe_event_delivered(
-        &self,
-        _info: &ProfilerInfo,
-        event: &EventPipeEvent<'_>,
-    ) -> Result<()> {
-        let mut result = Ok(());
-        self.with_sampler(|s| result = s.event_pipe_event_delivered(event));
-        result
-    }
-
-    fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
-        let Some(sampler) = self.sampler.get() else {
-            return Ok(());
-        };
-        let profile = sampler.stop();
-        let stats = &profile.stats;
-        say(&format!(
-            "{} samples of {} threads, pause median {} us, p99 {} us, {} walks without managed frames",
-            stats.suspensions,
-            profile.threads.len(),
-            stats.pause_quantile(0.5) / 1000,
-            stats.pause_quantile(0.99) / 1000,
-            stats.failed_walks
-        ));
-        if let Some(dir) = &self.dir {
-            if let Err(error) = write(&profile, dir) {
-                say(&format!("writing {}: {error}", dir.display()));
-            }
-        }
-        Ok(())
-    }
-}
-
-fn write(profile: &Profile, dir: &std::path::Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let stats = &profile.stats;
-    let mut summary = String::new();
-    let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
-    line("suspensions", stats.suspensions.to_string());
-    line("failed_suspensions", stats.failed_suspensions.to_string());
-    line("walks", stats.walks.to_string());
-    line("failed_walks", stats.failed_walks.to_string());
-    line("frames", stats.frames.to_string());
-    line("allocation_samples", stats.allocation_samples.to_string());
-    line(
-        "allocation_source",
-        stats
-            .allocation_source
-            .map_or("off", AllocationSource::name)
-            .to_string(),
-    );
-    line("allocation_ticks", stats.allocation_ticks.to_string());
-    line("undecoded_ticks", stats.undecoded_ticks.to_string());
-    line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
-    line("pause_median_ns", stats.pause_quantile(0.5).to_string());
-    line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
-    line("duration_ns", profile.duration.as_nanos().to_string());
-    line("period_ns", profile.period_nanos.to_string());
-    line(
-        "threads",
-        profile
-            .threads
-            .iter()
-            .map(|t| t.name.as_str())
-            .collect::<Vec<_>>()
-            .join(","),
-    );
-    let written = corprof::sampling::write_outputs(profile, dir)?;
-    line("pprof_samples", written.pprof_samples.to_string());
-    line("pprof_bytes", written.pprof_bytes.to_string());
-    line("flame_frames_drawn", written.flame.drawn.to_string());
-    line("flame_frames_omitted", written.flame.omitted.to_string());
-    std::fs::write(dir.join("summary.txt"), summary)?;
-    Ok(())
-}
+use corprof::sampling::SamplingProfiler;
 
 corprof::profiler!(
-    SamplerProfiler,
+    SamplingProfiler,
     "{7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819}",
-    SamplerProfiler::new
+    SamplingProfiler::from_env
 );

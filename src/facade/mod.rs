@@ -30,6 +30,7 @@
 mod adapter;
 mod args;
 mod attach;
+mod compose;
 mod emit;
 mod enumerators;
 mod event_mask;

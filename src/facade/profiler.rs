@@ -25,6 +25,31 @@ use crate::{ComRef, GUID, HRESULT};
 /// [`ProfilerCallback`](super::ProfilerCallback) adapter does the
 /// conversions.
 ///
+/// # Profilers made of parts
+///
+/// A tuple of up to 8 profilers is a profiler: `(A, B, C)` hands every
+/// callback to `A`, then `B`, then `C`, so capabilities such as
+/// `sampling::SamplingProfiler` and `instrument::CallTargetProfiler` combine
+/// with a profiler's own callbacks without forwarding any by hand:
+/// `profiler!((SamplingProfiler, CallTargetProfiler, MyPart), "CLSID")`.
+/// Each part asks for its events with
+/// [`ProfilerInfo::add_event_mask`], which keeps the others'. What the
+/// tuple answers:
+///
+/// - [`initialize`](Profiler::initialize) and
+///   [`initialize_for_attach`](Profiler::initialize_for_attach): each part
+///   in order, stopping at the first `Err`, which is returned (the runtime
+///   then unloads the profiler: the later parts are never started, and no
+///   part is shut down). A tuple attaches only if every part accepts attach.
+/// - [`jit_inlining`](Profiler::jit_inlining),
+///   [`jit_cached_function_search_started`](Profiler::jit_cached_function_search_started)
+///   and [`load_as_notification_only`](Profiler::load_as_notification_only):
+///   `true` only when every part answers `true` (every part is asked); the
+///   first `Err` wins.
+/// - Every other callback, [`shutdown`](Profiler::shutdown) included: every
+///   part, in order, even after one fails; the first `Err` is returned.
+///   Owned arguments (`String`) are cloned for each part.
+///
 /// # Threads and errors
 ///
 /// The runtime calls these methods from many threads at once, hence

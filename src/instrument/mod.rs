@@ -18,9 +18,11 @@
 //! See docs/instrumentation.md.
 
 mod calltarget;
+mod component;
 mod rejit;
 
 pub use calltarget::{
     CallTarget, Integration, MethodTarget, MethodTargets, WrapError, Wrapped, DEFAULT_INTEGRATION,
 };
+pub use component::{CallTargetOptions, CallTargetProfiler};
 pub use rejit::RejitBodies;

@@ -29,11 +29,14 @@
 
 mod alloc;
 mod clock;
+mod component;
+mod env;
 mod output;
 mod sampler;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+pub use component::SamplingProfiler;
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,

@@ -109,8 +109,11 @@ impl AllocationSource {
     }
 }
 
-/// How the sampler samples.
+/// How the sampler samples: [`Default`], or
+/// [`from_env`](SamplerOptions::from_env), then change fields
+/// (`options.hz = 250`; `#[non_exhaustive]`: options may be added).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SamplerOptions {
     /// Stack samples per second (default 99: not a multiple of common
     /// timer rates, so the samples do not beat with periodic work).
