@@ -51,7 +51,7 @@ struct CallSequence {
 fn outcome<T>(result: Result<T>, detail: impl FnOnce(&T) -> String) -> String {
     match result {
         Ok(value) => format!("ok {}", detail(&value)),
-        Err(hr) => format!("err {hr}"),
+        Err(error) => format!("err {}", error.code()),
     }
 }
 

@@ -321,7 +321,7 @@ impl Profiler for CallTree {
                 let answer = info.set_function_hooks(self.state.clone(), HookMode::FastPath);
                 *late = Some(match answer {
                     Ok(()) => "ok".to_string(),
-                    Err(hr) => format!("err {hr}"),
+                    Err(error) => format!("err {}", error.code()),
                 });
             }
         }

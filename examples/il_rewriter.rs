@@ -434,7 +434,7 @@ impl RejitDriver {
                     let name = self.target_name();
                     match requested {
                         Ok(_) => log(format_args!("{call}({name}) succeeded")),
-                        Err(error) => log(format_args!("{call}({name}) failed: {error}")),
+                        Err(error) => log(format_args!("{call}({name}) failed: {}", error.code())),
                     }
                 }
                 Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),

@@ -61,11 +61,13 @@ impl SamplingProfiler {
     /// `CORPROF_SAMPLER_DIR` (the output directory). A bad value is
     /// reported in `initialize`, and then nothing is sampled.
     pub fn from_env() -> SamplingProfiler {
-        let dir = var(SAMPLER_DIR);
-        let config = SamplerOptions::from_env().and_then(|options| dir.clone().map(|_| options));
+        let (config, dir) = match var(SAMPLER_DIR) {
+            Ok(dir) => (SamplerOptions::from_env(), dir.map(PathBuf::from)),
+            Err(error) => (Err(error), None),
+        };
         SamplingProfiler {
             config,
-            dir: dir.ok().flatten().map(PathBuf::from),
+            dir,
             sampler: OnceLock::new(),
         }
     }
