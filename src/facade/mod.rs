@@ -47,6 +47,7 @@ mod shutdown;
 mod stack;
 pub(crate) mod strings;
 mod suspend;
+pub(crate) mod sync;
 
 pub use crate::Error;
 pub use adapter::ProfilerCallback;
