@@ -41,9 +41,8 @@ use std::sync::OnceLock;
 
 use corprof::facade::{Bools, Profiler, ProfilerInfo, Result};
 use corprof::profiling::{
-    FunctionID, COR_PRF_DISABLE_INLINING, COR_PRF_FUNCTION, COR_PRF_GC_REASON,
-    COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR, COR_PRF_MONITOR_ENTERLEAVE, COR_PRF_MONITOR_GC,
-    COR_PRF_MONITOR_JIT_COMPILATION,
+    FunctionID, COR_PRF_DISABLE_INLINING, COR_PRF_FUNCTION, COR_PRF_GC_REASON, COR_PRF_MONITOR,
+    COR_PRF_MONITOR_ENTERLEAVE, COR_PRF_MONITOR_GC, COR_PRF_MONITOR_JIT_COMPILATION,
 };
 use corprof::HRESULT;
 
@@ -76,7 +75,7 @@ impl AttachEvents {
 impl Profiler for AttachEvents {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
         log(format_args!("initialize (startup)"));
-        info.set_event_mask(events(), COR_PRF_HIGH_MONITOR::empty())
+        info.set_event_mask(events())
     }
 
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
@@ -95,22 +94,23 @@ impl Profiler for AttachEvents {
             log(format_args!("slept {ms} ms"));
         }
         // Flags the runtime does not allow after attach: its refusal is an Err.
-        match info.set_event_mask(COR_PRF_MONITOR_ENTERLEAVE, COR_PRF_HIGH_MONITOR::empty()) {
+        match info.set_event_mask(COR_PRF_MONITOR_ENTERLEAVE) {
             Ok(()) => log(format_args!("COR_PRF_MONITOR_ENTERLEAVE accepted")),
-            Err(error) => log(format_args!("refused COR_PRF_MONITOR_ENTERLEAVE: {error}")),
+            Err(error) => log(format_args!(
+                "refused COR_PRF_MONITOR_ENTERLEAVE: {}",
+                error.code()
+            )),
         }
-        match info.set_event_mask(
-            events() | COR_PRF_DISABLE_INLINING,
-            COR_PRF_HIGH_MONITOR::empty(),
-        ) {
+        match info.set_event_mask(events() | COR_PRF_DISABLE_INLINING) {
             Ok(()) => log(format_args!(
                 "COR_PRF_DISABLE_INLINING after attach: accepted"
             )),
             Err(error) => log(format_args!(
-                "COR_PRF_DISABLE_INLINING after attach: refused: {error}"
+                "COR_PRF_DISABLE_INLINING after attach: refused: {}",
+                error.code()
             )),
         }
-        info.set_event_mask_for_attach(events(), COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask_for_attach(events())?;
         log(format_args!("event mask set: GC, JIT compilation"));
         Ok(())
     }

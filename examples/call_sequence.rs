@@ -51,7 +51,7 @@ struct CallSequence {
 fn outcome<T>(result: Result<T>, detail: impl FnOnce(&T) -> String) -> String {
     match result {
         Ok(value) => format!("ok {}", detail(&value)),
-        Err(hr) => format!("err {hr}"),
+        Err(error) => format!("err {}", error.code()),
     }
 }
 
@@ -110,7 +110,7 @@ impl CallSequence {
         );
         line(
             "event_mask",
-            outcome(info.event_mask(), |(low, _)| format!("0x{:08X}", low.0)),
+            outcome(info.event_mask(), |mask| format!("0x{:08X}", mask.low.0)),
         );
         lines
     }
@@ -118,8 +118,8 @@ impl CallSequence {
 
 impl Profiler for CallSequence {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        let set = info.set_event_mask(events(), COR_PRF_HIGH_MONITOR::empty());
-        self.record("initialize.set_event_mask", outcome(set, nothing));
+        let set = info.set_event_mask(events());
+        self.record("initialize.set_event_mask", outcome(set.clone(), nothing));
         set
     }
 
@@ -156,24 +156,18 @@ impl Profiler for CallSequence {
         self.module_done.store(true, Ordering::SeqCst);
 
         // An immutable flag, after Initialize.
-        let immutable = info.set_event_mask(
-            events() | COR_PRF_ENABLE_OBJECT_ALLOCATED,
-            COR_PRF_HIGH_MONITOR::empty(),
-        );
+        let immutable = info.set_event_mask(events() | COR_PRF_ENABLE_OBJECT_ALLOCATED);
         self.record(
             "module_load.set_event_mask_immutable",
             outcome(immutable, nothing),
         );
         // A mutable flag, after Initialize: allowed (and taken back).
-        let mutable = info.set_event_mask(
-            events() | COR_PRF_MONITOR_CLASS_LOADS,
-            COR_PRF_HIGH_MONITOR::empty(),
-        );
+        let mutable = info.set_event_mask(events() | COR_PRF_MONITOR_CLASS_LOADS);
         self.record(
             "module_load.set_event_mask_mutable",
             outcome(mutable, nothing),
         );
-        let restore = info.set_event_mask(events(), COR_PRF_HIGH_MONITOR::empty());
+        let restore = info.set_event_mask(events());
         self.record(
             "module_load.set_event_mask_restore",
             outcome(restore, nothing),
@@ -183,7 +177,8 @@ impl Profiler for CallSequence {
         // the runtime accepted them.
         if let Some(v3) = info.v3() {
             // SAFETY: null hooks are allowed by the method's contract.
-            let hooks = unsafe { v3.SetEnterLeaveFunctionHooks3(None, None, None) }.ok();
+            let hooks = unsafe { v3.SetEnterLeaveFunctionHooks3(None, None, None) }
+                .ok_with("SetEnterLeaveFunctionHooks3");
             self.record("module_load.set_enter_leave_hooks", outcome(hooks, nothing));
         }
         // ReJIT without COR_PRF_ENABLE_REJIT (Program.Main is MethodDef 1 or

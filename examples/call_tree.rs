@@ -301,14 +301,14 @@ impl Profiler for CallTree {
         if self.state.mode != Mode::Nothing {
             events = events | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
         }
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(events)?;
         let mode = match self.state.mode {
             Mode::WithInfo => HookMode::WithInfo,
             Mode::Fast | Mode::Nothing => HookMode::FastPath,
             Mode::Late => return Ok(()),
         };
         let installed = info.set_function_hooks(self.state.clone(), mode);
-        if let Err(hr) = installed {
+        if let Err(hr) = &installed {
             eprintln!("call_tree: set_function_hooks failed: {hr}");
         }
         installed
@@ -321,7 +321,7 @@ impl Profiler for CallTree {
                 let answer = info.set_function_hooks(self.state.clone(), HookMode::FastPath);
                 *late = Some(match answer {
                     Ok(()) => "ok".to_string(),
-                    Err(hr) => format!("err {hr}"),
+                    Err(error) => format!("err {}", error.code()),
                 });
             }
         }
@@ -397,7 +397,7 @@ impl CallTree {
             merge(&tree, &mut frames, &mut merged);
         }
         add_self_time(&mut merged);
-        let (events, _) = info.event_mask().unwrap_or_default();
+        let events = info.event_mask().unwrap_or_default().low;
         let mut summary = String::new();
         let _ = writeln!(summary, "mode={:?}", self.state.mode);
         let _ = writeln!(summary, "event_mask={:#x}", events.0);
@@ -419,12 +419,10 @@ impl CallTree {
             };
             write_folded(&merged, &frames, |v| v[0], create("calls.folded")?)?;
             write_folded(&merged, &frames, |v| v[1] / 1000, create("time.folded")?)?;
-            let options = FlameOptions {
-                title: String::from("Flame graph (inclusive time)"),
-                unit: String::from("us"),
-                divisor: 1000,
-                ..FlameOptions::default()
-            };
+            let mut options = FlameOptions::default();
+            options.title = String::from("Flame graph (inclusive time)");
+            options.unit = String::from("us");
+            options.divisor = 1000;
             let flame = write_flame(
                 &merged,
                 &frames,

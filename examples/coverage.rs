@@ -35,11 +35,10 @@ impl Profiler for CoverageProfiler {
             Ok(options) => options,
             Err(error) => {
                 eprintln!("coverage: {error}; the program runs without coverage");
-                return Err(E_FAIL);
+                return Err(E_FAIL.into());
             }
         };
-        let (events, high) = options.event_masks();
-        info.set_event_mask(events, high)?;
+        info.add_event_mask(options.event_mask())?;
         eprintln!("coverage: reports go to {}", options.output_dir.display());
         let _ = self.coverage.set(Coverage::new(options));
         Ok(())

@@ -44,7 +44,7 @@ struct EltNothing;
 
 impl Profiler for EltNothing {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        info.set_event_mask(COR_PRF_DISABLE_INLINING, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(COR_PRF_DISABLE_INLINING)?;
         if std::env::var_os("ELT_NOTHING_ENTER_ONLY").is_some_and(|v| v == "1") {
             info.set_function_hooks(Arc::new(EnterOnly), HookMode::FastPath)
         } else {

@@ -168,7 +168,7 @@ impl Profiler for EventPipeEvents {
         } else {
             COR_PRF_MONITOR::empty()
         };
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR_EVENT_PIPE)?;
+        info.set_event_mask(events | COR_PRF_HIGH_MONITOR_EVENT_PIPE)?;
         let mut providers = vec![EventPipeProvider {
             name: RUNTIME_PROVIDER,
             keywords: KEYWORDS,

@@ -72,8 +72,7 @@ use corprof::instrument::RejitBodies;
 use corprof::metadata::{mdMethodDef, mdTypeDef};
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_DISABLE_INLINING,
-    COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
-    COR_PRF_REJIT_FLAGS,
+    COR_PRF_ENABLE_REJIT, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_REJIT_FLAGS,
 };
 use corprof::{ComRef, HRESULT};
 
@@ -435,7 +434,7 @@ impl RejitDriver {
                     let name = self.target_name();
                     match requested {
                         Ok(_) => log(format_args!("{call}({name}) succeeded")),
-                        Err(error) => log(format_args!("{call}({name}) failed: {error}")),
+                        Err(error) => log(format_args!("{call}({name}) failed: {}", error.code())),
                     }
                 }
                 Err(error) => log(format_args!("ReJIT left Answer unchanged: {error}")),
@@ -531,7 +530,7 @@ impl Profiler for IlRewriter {
             // Only at startup: ReJIT cannot be enabled later.
             events |= COR_PRF_ENABLE_REJIT;
         }
-        info.set_event_mask(events, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask(events)?;
         match &self.sync_dir {
             Some(dir) => {
                 log(format_args!("ReJIT mode, sync dir {}", dir.display()));

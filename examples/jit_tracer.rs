@@ -26,7 +26,7 @@ use std::io::{self, BufWriter, Write};
 use std::sync::{Mutex, MutexGuard};
 
 use corprof::facade::{Profiler, ProfilerInfo, Result};
-use corprof::profiling::{FunctionID, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION};
+use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION};
 
 /// Lines are buffered (64 KiB) and written whole; the buffer is flushed at
 /// shutdown.
@@ -112,10 +112,7 @@ impl JitTracer {
 
 impl Profiler for JitTracer {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        info.set_event_mask(
-            COR_PRF_MONITOR_JIT_COMPILATION,
-            COR_PRF_HIGH_MONITOR::empty(),
-        )?;
+        info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)?;
         let mut line = Line::new();
         let _ = writeln!(line, "initialize: ICorProfilerInfo{}", info.version());
         self.write_line(&line);

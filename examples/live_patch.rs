@@ -46,7 +46,6 @@ use corprof::instrument::{MethodTarget, RejitBodies};
 use corprof::metadata::mdMethodDef;
 use corprof::profiling::{
     FunctionID, ICorProfilerFunctionControl, ModuleID, ReJITID, COR_PRF_ENABLE_REJIT,
-    COR_PRF_HIGH_MONITOR,
 };
 use corprof::{ComRef, E_INVALIDARG, HRESULT};
 
@@ -86,7 +85,7 @@ fn parse(data: &[u8]) -> std::result::Result<Patch, String> {
         },
     };
     Ok(Patch {
-        target: MethodTarget::parse(target)?,
+        target: MethodTarget::parse(target).map_err(|e| e.message().to_owned())?,
         old: int(old)?,
         new: int(new)?,
         revert_after,
@@ -137,7 +136,7 @@ fn find(
     info: &ProfilerInfo,
     patch: &Patch,
 ) -> std::result::Result<(ModuleID, mdMethodDef), String> {
-    let (module, methods) = patch.target.find_loaded(info)?;
+    let (module, methods) = patch.target.find_loaded(info).map_err(|e| e.to_string())?;
     match methods.as_slice() {
         [method] => Ok((module, *method)),
         _ => Err(format!(
@@ -204,7 +203,7 @@ impl Profiler for LivePatch {
         log(format_args!(
             "live_patch only attaches to running processes; not loading"
         ));
-        Err(E_INVALIDARG)
+        Err(E_INVALIDARG.into())
     }
 
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
@@ -215,7 +214,7 @@ impl Profiler for LivePatch {
                     "bad client data {:?}: {why}; {USAGE}",
                     String::from_utf8_lossy(client_data)
                 ));
-                return Err(E_INVALIDARG);
+                return Err(E_INVALIDARG.into());
             }
         };
         // Patch the IL before accepting: a method that is not there, or
@@ -227,7 +226,7 @@ impl Profiler for LivePatch {
             Ok(prepared) => prepared,
             Err(why) => {
                 log(format_args!("cannot patch, not attaching: {why}"));
-                return Err(E_INVALIDARG);
+                return Err(E_INVALIDARG.into());
             }
         };
         log(format_args!(
@@ -236,7 +235,7 @@ impl Profiler for LivePatch {
             patch.old,
             bytes.len()
         ));
-        info.set_event_mask_for_attach(COR_PRF_ENABLE_REJIT, COR_PRF_HIGH_MONITOR::empty())?;
+        info.set_event_mask_for_attach(COR_PRF_ENABLE_REJIT)?;
         // SAFETY: the method's own IL with one constant load replaced by
         // another (same stack effect), re-encoded and decoded again.
         unsafe { self.shared.bodies.insert(module, method, bytes, ()) };

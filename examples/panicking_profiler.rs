@@ -3,7 +3,7 @@
 //! runs to completion unchanged. The end-to-end tests load it to prove that.
 
 use corprof::facade::{Profiler, ProfilerInfo, Result};
-use corprof::profiling::{FunctionID, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION};
+use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION};
 
 #[derive(Default)]
 struct Panicking;
@@ -12,10 +12,7 @@ impl Profiler for Panicking {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
         // Silence the default hook's message for each of the many panics.
         std::panic::set_hook(Box::new(|_| {}));
-        info.set_event_mask(
-            COR_PRF_MONITOR_JIT_COMPILATION,
-            COR_PRF_HIGH_MONITOR::empty(),
-        )
+        info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)
     }
 
     fn jit_compilation_started(

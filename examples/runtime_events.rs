@@ -41,14 +41,14 @@ struct Counts {
     threads: u32,
     /// The weak handle (first exception) and the strong one (second), or
     /// why they could not be made.
-    handles: Vec<std::result::Result<ObjectHandle, HRESULT>>,
+    handles: Vec<std::result::Result<ObjectHandle, corprof::Error>>,
     /// The in-process EventPipe session (.NET 5), or why there is none.
-    session: Option<std::result::Result<EVENTPIPE_SESSION, HRESULT>>,
+    session: Option<std::result::Result<EVENTPIPE_SESSION, corprof::Error>>,
     /// `ExceptionThrown_V1` events (id 80) the session delivered.
     eventpipe_exceptions: u32,
     /// The classes of the objects the first exception references, or why
     /// they could not be enumerated.
-    references: Option<std::result::Result<Vec<String>, HRESULT>>,
+    references: Option<std::result::Result<Vec<String>, corprof::Error>>,
 }
 
 #[derive(Default)]
@@ -77,18 +77,16 @@ impl Profiler for RuntimeEvents {
         // EventPipe events need ICorProfilerInfo12 (.NET 5); older runtimes
         // refuse a high flag they do not know.
         let eventpipe = info.version() >= 12;
-        info.set_event_mask(
-            COR_PRF_MONITOR_GC
-                | COR_PRF_MONITOR_EXCEPTIONS
-                | COR_PRF_MONITOR_ASSEMBLY_LOADS
-                | COR_PRF_MONITOR_MODULE_LOADS
-                | COR_PRF_MONITOR_THREADS,
-            if eventpipe {
-                COR_PRF_HIGH_MONITOR_EVENT_PIPE
-            } else {
-                COR_PRF_HIGH_MONITOR::empty()
-            },
-        )?;
+        let events = COR_PRF_MONITOR_GC
+            | COR_PRF_MONITOR_EXCEPTIONS
+            | COR_PRF_MONITOR_ASSEMBLY_LOADS
+            | COR_PRF_MONITOR_MODULE_LOADS
+            | COR_PRF_MONITOR_THREADS;
+        if eventpipe {
+            info.set_event_mask(events | COR_PRF_HIGH_MONITOR_EVENT_PIPE)?;
+        } else {
+            info.set_event_mask(events)?;
+        }
         // The runtime's own exception events (ExceptionKeyword 0x8000,
         // level 4 Informational), counted beside the profiler callbacks.
         let session = info.event_pipe_start_session(
@@ -135,7 +133,7 @@ impl Profiler for RuntimeEvents {
         // and no GC moves them while this callback runs on the throwing
         // thread (this call and those below).
         let name = unsafe { info.class_of(object) }.and_then(|class| info.class_name(class));
-        let name = name.unwrap_or_else(|error| format!("<unknown: {error:?}>"));
+        let name = name.unwrap_or_else(|error| format!("<unknown: {:?}>", error.code()));
         // The first exception's references (`EnumerateObjectReferences`,
         // ICorProfilerInfo10): the object stays put during this callback.
         let references = if self.counts().references.is_none() {
@@ -146,7 +144,7 @@ impl Profiler for RuntimeEvents {
                         // SAFETY: as above.
                         unsafe { info.class_of(*r) }
                             .and_then(|c| info.class_name(c))
-                            .unwrap_or_else(|e| format!("<unknown: {e:?}>"))
+                            .unwrap_or_else(|e| format!("<unknown: {:?}>", e.code()))
                     })
                     .collect::<Vec<_>>()
             }))
@@ -208,7 +206,7 @@ impl Profiler for RuntimeEvents {
         let stopped = match session {
             Some(Ok(session)) => info.event_pipe_stop_session(session).map(|()| session),
             Some(Err(error)) => Err(error),
-            None => Err(HRESULT(0)),
+            None => Err(corprof::Error::from(HRESULT(0))),
         };
         let mut counts = self.counts();
         let later = later_runtimes(info, std::mem::take(&mut counts.handles));
@@ -261,7 +259,7 @@ impl Profiler for RuntimeEvents {
 /// The report's lines on what later runtimes offer (see the module docs).
 fn later_runtimes(
     info: &ProfilerInfo,
-    handles: Vec<std::result::Result<ObjectHandle, HRESULT>>,
+    handles: Vec<std::result::Result<ObjectHandle, corprof::Error>>,
 ) -> String {
     let mut out = String::new();
     match info.loh_object_size_threshold() {

@@ -80,23 +80,20 @@ impl Profiler for OnDemand {
             say(&format!("{e}; not attaching"));
             E_INVALIDARG
         })?;
-        let options = SamplerOptions {
-            hz: request.hz,
-            // ObjectAllocated cannot be enabled after startup.
-            allocation_mean_bytes: SamplerOptions::default()
-                .allocation_mean_bytes
-                .filter(|_| info.version() >= 12),
-            // One period: the whole run, cut when the sampler stops.
-            period: Duration::from_secs(request.seconds + 3600),
-            ..SamplerOptions::default()
-        };
-        let (events, high) = options.event_masks(info)?;
-        info.set_event_mask(events, high)?;
+        let mut options = SamplerOptions::default();
+        options.hz = request.hz;
+        // ObjectAllocated cannot be enabled after startup.
+        options.allocation_mean_bytes = options
+            .allocation_mean_bytes
+            .filter(|_| info.version() >= 12);
+        // One period: the whole run, cut when the sampler stops.
+        options.period = Duration::from_secs(request.seconds + 3600);
+        info.set_event_mask(options.event_masks(info)?)?;
         let exporters: Vec<Box<dyn Exporter>> = match DirectoryExporter::new(&request.dir, 1000) {
             Ok(dir) => vec![Box::new(dir)],
             Err(e) => {
                 say(&format!("{}: {e}; not attaching", request.dir.display()));
-                return Err(E_INVALIDARG);
+                return Err(E_INVALIDARG.into());
             }
         };
         let sampler = Arc::new(Sampler::start_exporting(info, options, exporters)?);

@@ -81,6 +81,7 @@ mod ctypes;
 #[cfg(feature = "diagnostics")]
 #[cfg_attr(docsrs, doc(cfg(feature = "diagnostics")))]
 pub mod diagnostics;
+mod error;
 /// Decoding in-process EventPipe events: metadata blobs, payloads, the runtime provider's layouts.
 #[cfg(feature = "eventpipe")]
 #[cfg_attr(docsrs, doc(cfg(feature = "eventpipe")))]
@@ -122,6 +123,7 @@ pub use com::server::{dll_get_class_object, ClassFactory, CreateObject};
 pub use com::unknown::{
     IClassFactory, IClassFactory_Impl, IClassFactory_Vtbl, IUnknown, IUnknown_Vtbl,
 };
+pub use error::Error;
 
 /// What macro expansions refer to; not public API, may change at any time.
 #[doc(hidden)]

@@ -593,11 +593,9 @@ const METHOD: mdMethodDef = mdMethodDef(0x0600_0001);
 #[allow(clippy::type_complexity)]
 fn every_info_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<()>)> {
     vec![
-        ("set_event_mask", |i| {
-            i.set_event_mask(COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR::empty())
-        }),
+        ("set_event_mask", |i| i.set_event_mask(COR_PRF_MONITOR_GC)),
         ("set_event_mask (high)", |i| {
-            i.set_event_mask(COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR_EVENT_PIPE)
+            i.set_event_mask((COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR_EVENT_PIPE))
         }),
         ("event_mask", |i| i.event_mask().map(drop)),
         ("function_info", |i| i.function_info(F).map(drop)),
@@ -684,13 +682,19 @@ fn every_info_method_returns_the_runtimes_refusal_and_displays_it() {
             let got = call(&info);
             // function_name's metadata import is never reached: the first
             // call (GetTokenAndMetaDataFromFunction) is refused.
-            assert_eq!(got, Err(code), "{method} refused with {name}");
-            let shown = got.unwrap_err().to_string();
+            assert_eq!(got, Err(code.into()), "{method} refused with {name}");
+            let error = got.unwrap_err();
             let meaning = code.meaning().expect("a known code");
+            // The runtime method that refused, as the context.
+            let call = error.message();
+            assert!(
+                !call.is_empty() && call.starts_with(|c: char| c.is_ascii_uppercase()),
+                "{method}: the error says which runtime call failed: {error:?}"
+            );
             assert_eq!(
-                shown,
-                format!("{name} (0x{:08X}): {meaning}", code.0 as u32),
-                "{method}: Display names the code, its value and its meaning"
+                error.to_string(),
+                format!("{call}: {name} (0x{:08X}): {meaning}", code.0 as u32),
+                "{method}: Display names the call, the code, its value and its meaning"
             );
             assert!(!meaning.is_empty());
         }
@@ -749,10 +753,14 @@ fn after_shutdown_every_info_method_answers_after_shutdown_without_calling_the_r
     // reached it would answer that, not AFTER_SHUTDOWN.
     fake.set(Behaviour::Refuse(E_INVALIDARG));
     for (name, call) in every_info_method() {
-        assert_eq!(call(&clone), Err(AFTER_SHUTDOWN), "{name} after Shutdown");
+        assert_eq!(
+            call(&clone),
+            Err(AFTER_SHUTDOWN.into()),
+            "{name} after Shutdown"
+        );
         assert_eq!(
             call(&clone.clone()),
-            Err(AFTER_SHUTDOWN),
+            Err(AFTER_SHUTDOWN.into()),
             "{name} on a clone"
         );
     }
@@ -767,14 +775,14 @@ fn after_shutdown_every_info_method_answers_after_shutdown_without_calling_the_r
 fn success_without_out_parameters_is_an_error_or_an_empty_answer_not_a_crash() {
     let (info, _fake) = facade(Behaviour::SilentSuccess);
     // Null interface or body pointers: E_POINTER.
-    assert_eq!(info.function_metadata(F).map(drop), Err(E_POINTER));
-    assert_eq!(info.function_name(F).map(drop), Err(E_POINTER));
-    assert_eq!(info.modules().map(drop), Err(E_POINTER));
-    assert_eq!(info.jited_functions().map(drop), Err(E_POINTER));
-    assert_eq!(info.il_function_body(M, METHOD), Err(E_POINTER));
+    assert_eq!(info.function_metadata(F).map(drop), Err(E_POINTER.into()));
+    assert_eq!(info.function_name(F).map(drop), Err(E_POINTER.into()));
+    assert_eq!(info.modules().map(drop), Err(E_POINTER.into()));
+    assert_eq!(info.jited_functions().map(drop), Err(E_POINTER.into()));
+    assert_eq!(info.il_function_body(M, METHOD), Err(E_POINTER.into()));
     // SAFETY: the fake never compiles anything.
     let set = unsafe { info.set_il_function_body(M, METHOD, &[0x02, 0x2A]) };
-    assert_eq!(set, Err(E_POINTER), "no allocator");
+    assert_eq!(set, Err(E_POINTER.into()), "no allocator");
     // `S_OK` with no metadata: the facade's "none".
     assert!(info.module_metadata(M).unwrap().is_none());
     // Zero lengths: empty strings.
@@ -791,7 +799,7 @@ fn an_allocator_that_fails_is_out_of_memory() {
     let (info, _fake) = facade(Behaviour::MallocFails);
     // SAFETY: the fake never compiles anything.
     let set = unsafe { info.set_il_function_body(M, METHOD, &[0x02, 0x2A]) };
-    assert_eq!(set, Err(E_OUTOFMEMORY));
+    assert_eq!(set, Err(E_OUTOFMEMORY.into()));
 }
 
 #[test]
@@ -841,7 +849,7 @@ fn an_impossible_string_length_is_an_error_not_an_allocation() {
         for (method, call) in every_string_method() {
             assert_eq!(
                 call(&info),
-                Err(E_UNEXPECTED),
+                Err(E_UNEXPECTED.into()),
                 "{method}: a length of {claimed} characters is refused"
             );
         }
@@ -870,7 +878,7 @@ fn a_string_call_that_fails_the_second_time_returns_that_failure() {
             fake.set(Behaviour::SecondCallFails(code));
             // For function_name, GetTokenAndMetaDataFromFunction succeeds
             // and the metadata's own string call fails the second time.
-            assert_eq!(call(&info), Err(code), "{method}");
+            assert_eq!(call(&info), Err(code.into()), "{method}");
         }
     }
 }
@@ -900,7 +908,7 @@ fn an_impossible_count_of_type_arguments_is_an_error_not_an_allocation() {
         fake.set(Behaviour::Claim(claimed));
         assert_eq!(
             info.class_name(fake_id!(ClassID, 0xC1)),
-            Err(E_UNEXPECTED),
+            Err(E_UNEXPECTED.into()),
             "{claimed} type arguments"
         );
     }
@@ -927,7 +935,7 @@ fn a_metadata_enumerator_that_never_ends_is_an_error_not_an_endless_list() {
     let import = MetadataImport::new(export_arc(endless.clone()));
     assert_eq!(
         import.methods(mdTypeDef(0x0200_0002)),
-        Err(E_UNEXPECTED),
+        Err(E_UNEXPECTED.into()),
         "more MethodDefs than a table can hold"
     );
     let calls = endless.calls.load(Ordering::SeqCst);
@@ -956,14 +964,14 @@ fn a_function_control_that_refuses_returns_its_code() {
     let control = FunctionControl::new(view);
     // SAFETY: the double never compiles anything.
     let body = unsafe { control.set_il_function_body(&[0x02, 0x2A]) };
-    assert_eq!(body, Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE));
+    assert_eq!(body, Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE.into()));
     assert!(body
         .unwrap_err()
         .to_string()
-        .starts_with("CORPROF_E_UNSUPPORTED_CALL_SEQUENCE (0x80131363): "));
+        .starts_with("SetILFunctionBody: CORPROF_E_UNSUPPORTED_CALL_SEQUENCE (0x80131363): "));
     assert_eq!(
         control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
-        Err(E_INVALIDARG)
+        Err(E_INVALIDARG.into())
     );
 }
 
@@ -989,7 +997,7 @@ fn profiler_info_can_move_to_other_threads() {
 fn from_unknown_on_an_object_without_info_interfaces_is_no_interface() {
     let stranger: IUnknown = export(Stranger);
     let got = ProfilerInfo::from_unknown(&stranger);
-    assert_eq!(got.as_ref().err(), Some(&E_NOINTERFACE));
+    assert_eq!(got.as_ref().err(), Some(&E_NOINTERFACE.into()));
     let shown = got.unwrap_err().to_string();
     assert!(shown.starts_with("E_NOINTERFACE (0x80004002): "), "{shown}");
     // The same through the raw entry point, and a null pointer.
@@ -997,11 +1005,11 @@ fn from_unknown_on_an_object_without_info_interfaces_is_no_interface() {
     unsafe {
         assert_eq!(
             ProfilerInfo::from_raw_unknown(stranger.as_raw()).err(),
-            Some(E_NOINTERFACE)
+            Some(E_NOINTERFACE.into())
         );
         assert_eq!(
             ProfilerInfo::from_raw_unknown(null_mut()).err(),
-            Some(E_POINTER)
+            Some(E_POINTER.into())
         );
     }
 }
@@ -1023,20 +1031,17 @@ fn an_old_runtime_gets_its_version_and_e_notimpl_for_newer_methods() {
     assert_eq!(info.version(), 2);
     assert!(info.v2().is_some());
     assert!(info.v3().is_none() && info.v11().is_none() && info.v15().is_none());
-    assert_eq!(
-        info.set_event_mask(COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR::empty()),
-        Ok(())
-    );
-    let high = info.set_event_mask(COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR_EVENT_PIPE);
-    assert_eq!(high, Err(E_NOTIMPL), "high flags need version 5");
-    assert_eq!(info.modules().map(drop), Err(E_NOTIMPL));
-    assert_eq!(info.jited_functions().map(drop), Err(E_NOTIMPL));
-    assert_eq!(info.runtime_information().map(drop), Err(E_NOTIMPL));
-    assert_eq!(info.request_rejit(&[(M, METHOD)]), Err(E_NOTIMPL));
-    assert_eq!(info.request_revert(&[]).map(drop), Err(E_NOTIMPL));
+    assert_eq!(info.set_event_mask(COR_PRF_MONITOR_GC), Ok(()));
+    let high = info.set_event_mask((COR_PRF_MONITOR_GC, COR_PRF_HIGH_MONITOR_EVENT_PIPE));
+    assert_eq!(high, Err(E_NOTIMPL.into()), "high flags need version 5");
+    assert_eq!(info.modules().map(drop), Err(E_NOTIMPL.into()));
+    assert_eq!(info.jited_functions().map(drop), Err(E_NOTIMPL.into()));
+    assert_eq!(info.runtime_information().map(drop), Err(E_NOTIMPL.into()));
+    assert_eq!(info.request_rejit(&[(M, METHOD)]), Err(E_NOTIMPL.into()));
+    assert_eq!(info.request_revert(&[]).map(drop), Err(E_NOTIMPL.into()));
     // Methods the old runtime leaves at their default answer E_NOTIMPL too.
-    assert_eq!(info.current_thread(), Err(E_NOTIMPL));
-    assert_eq!(info.event_mask().map(drop), Err(E_NOTIMPL));
+    assert_eq!(info.current_thread(), Err(E_NOTIMPL.into()));
+    assert_eq!(info.event_mask().map(drop), Err(E_NOTIMPL.into()));
 }
 
 /// A hand-written COM object whose `QueryInterface` claims success but
@@ -1073,7 +1078,7 @@ fn from_unknown_on_a_query_interface_that_answers_null_is_an_error() {
     // vtable) that lives for the whole call.
     let got =
         unsafe { ProfilerInfo::from_raw_unknown(&mut object as *mut BrokenQuery as *mut c_void) };
-    assert_eq!(got.err(), Some(E_NOINTERFACE));
+    assert_eq!(got.err(), Some(E_NOINTERFACE.into()));
 }
 
 // ---------------------------------------------------------------------------
@@ -1095,7 +1100,7 @@ impl Tripwire {
         REACHED
     }
     fn hit_err<T>(&self, what: impl Into<String>) -> Result<T> {
-        Err(self.hit(what))
+        Err(self.hit(what).into())
     }
 }
 

@@ -327,14 +327,11 @@ impl Profiler for Recorder {
         self.log(Call::Initialize {
             version: info.version(),
         });
-        info.set_event_mask(
-            COR_PRF_MONITOR_JIT_COMPILATION,
-            COR_PRF_HIGH_MONITOR::empty(),
-        )?;
-        info.set_event_mask(
+        info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)?;
+        info.set_event_mask((
             COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_GC,
             COR_PRF_HIGH_MONITOR_EVENT_PIPE,
-        )
+        ))
     }
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
         self.log(Call::InitializeForAttach {
@@ -351,7 +348,7 @@ impl Profiler for Recorder {
     ) -> Result<()> {
         self.log(Call::ModuleLoadFinished(module, status));
         if module == FAILING_MODULE {
-            return Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE);
+            return Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE.into());
         }
         Ok(())
     }
@@ -399,7 +396,7 @@ impl Profiler for Recorder {
     ) -> Result<bool> {
         self.log(Call::Inlining(caller, callee));
         if caller == FAILING_CALLER {
-            return Err(E_ACCESSDENIED);
+            return Err(E_ACCESSDENIED.into());
         }
         Ok(self.inline)
     }
@@ -511,7 +508,7 @@ impl Profiler for Recorder {
                 .ok()?;
             control
                 .SetILFunctionBody(NEW_IL.len() as u32, NEW_IL.as_ptr())
-                .ok()
+                .ok_with("SetILFunctionBody")
         }
     }
     fn get_assembly_references(
@@ -523,7 +520,7 @@ impl Profiler for Recorder {
         self.log(Call::AssemblyReferences(assembly_path));
         // SAFETY: `provider` is live for the call; the fake ignores the
         // (null) reference description.
-        unsafe { provider.AddAssemblyReference(null()) }.ok()
+        unsafe { provider.AddAssemblyReference(null()) }.ok_with("AddAssemblyReference")
     }
     fn dynamic_method_jit_compilation_started(
         &self,
@@ -764,7 +761,7 @@ fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
         struct Refuser;
         impl Profiler for Refuser {
             fn initialize(&self, _: &ProfilerInfo) -> Result<()> {
-                Err(E_INVALIDARG)
+                Err(E_INVALIDARG.into())
             }
         }
         let refuser = export_profiler(Refuser);

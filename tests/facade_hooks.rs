@@ -185,7 +185,7 @@ fn stack_snapshot_returns_the_runtimes_refusal() {
     *fake.refuse.lock().unwrap() = Some(CORPROF_E_INCONSISTENT_WITH_FLAGS);
     assert_eq!(
         info.stack_snapshot(ThreadID::NULL, |_| true),
-        Err(CORPROF_E_INCONSISTENT_WITH_FLAGS)
+        Err(CORPROF_E_INCONSISTENT_WITH_FLAGS.into())
     );
 }
 
@@ -260,15 +260,14 @@ fn map(fake: &FakeRuntime, function: usize) -> (usize, bool) {
 #[test]
 fn set_function_hooks_installs_a_mapper_and_hooks_once_per_process() {
     let (info, fake) = facade(FakeRuntime::default());
-    info.set_event_mask(COR_PRF_DISABLE_INLINING, COR_PRF_HIGH_MONITOR::empty())
-        .unwrap();
+    info.set_event_mask(COR_PRF_DISABLE_INLINING).unwrap();
     let recorder = Arc::new(Recorder::default());
 
     // A refusal (as outside Initialize) is returned as is, and installs nothing.
     *fake.refuse.lock().unwrap() = Some(CORPROF_E_CALL_ONLY_FROM_INIT);
     assert_eq!(
         info.set_function_hooks(recorder.clone(), HookMode::FastPath),
-        Err(CORPROF_E_CALL_ONLY_FROM_INIT)
+        Err(CORPROF_E_CALL_ONLY_FROM_INIT.into())
     );
     *fake.refuse.lock().unwrap() = None;
     assert_eq!(
@@ -325,7 +324,7 @@ fn set_function_hooks_installs_a_mapper_and_hooks_once_per_process() {
     // A second installation in the same process is refused by the facade.
     assert_eq!(
         info.set_function_hooks(Arc::new(Recorder::default()), HookMode::WithInfo),
-        Err(E_UNEXPECTED)
+        Err(E_UNEXPECTED.into())
     );
 }
 
@@ -389,7 +388,7 @@ fn an_impossible_count_of_method_type_arguments_is_an_error() {
     let (info, _fake) = facade(FakeRuntime::default());
     assert_eq!(
         info.instantiated_function_name(fake_id!(FunctionID, 0xF1)),
-        Err(E_UNEXPECTED)
+        Err(E_UNEXPECTED.into())
     );
 }
 
@@ -410,11 +409,11 @@ fn hooks_that_want_no_kind_are_refused_before_anything_is_installed() {
     let (info, fake) = facade(FakeRuntime::default());
     assert_eq!(
         info.set_function_hooks(Arc::new(NoKinds), HookMode::FastPath),
-        Err(E_INVALIDARG)
+        Err(E_INVALIDARG.into())
     );
     assert_eq!(
         info.set_function_hooks(Arc::new(NoKinds), HookMode::WithInfo),
-        Err(E_INVALIDARG)
+        Err(E_INVALIDARG.into())
     );
     assert!(fake.mapper.lock().unwrap().is_none(), "no mapper set");
     assert!(fake.hooks3.lock().unwrap().is_none(), "no hooks set");

@@ -21,6 +21,7 @@ const MODULES: &[&str] = &[
     "com",
     "ctypes",
     "codes",
+    "error",
     "profiling",
     "metadata",
     "facade",
@@ -55,6 +56,7 @@ fn allowed(module: &str) -> &'static [&'static str] {
     match module {
         "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
+        "error" => &["com"],
         "profiling" | "metadata" => RAW,
         "facade" => FACADE,
         "cil" => &["com"],

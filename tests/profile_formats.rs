@@ -218,10 +218,8 @@ fn flame_svg_is_xml_with_a_rectangle_per_frame_drawn() {
     tree.add([main, warm], &[2_999]);
     tree.add([main, warm, tiny], &[1]);
     let path = scratch("flame.svg");
-    let options = FlameOptions {
-        min_width_px: 1.0,
-        ..FlameOptions::default()
-    };
+    let mut options = FlameOptions::default();
+    options.min_width_px = 1.0;
     let stats = write_flame(
         &tree,
         &frames,

@@ -39,11 +39,9 @@ use std::vec::Vec;
 use std::{format, vec};
 
 use crate::cil::MethodBody;
-use crate::facade::{MetadataImport, ProfilerInfo, Result};
+use crate::facade::{EventMask, MetadataImport, ProfilerInfo, Result};
 use crate::metadata::{mdMethodDef, mdToken, mdTypeDef};
-use crate::profiling::{
-    FunctionID, ModuleID, COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR, COR_PRF_MONITOR_JIT_COMPILATION,
-};
+use crate::profiling::{FunctionID, ModuleID, COR_PRF_MONITOR_JIT_COMPILATION};
 use filter::Filter;
 use pdb::PortablePdb;
 use probes::Counter;
@@ -102,11 +100,8 @@ impl CoverageOptions {
 
     /// The event mask coverage needs: JIT compilation (and with it the
     /// inlining callback).
-    pub fn event_masks(&self) -> (COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR) {
-        (
-            COR_PRF_MONITOR_JIT_COMPILATION,
-            COR_PRF_HIGH_MONITOR::empty(),
-        )
+    pub fn event_mask(&self) -> EventMask {
+        COR_PRF_MONITOR_JIT_COMPILATION.into()
     }
 }
 

@@ -68,7 +68,7 @@ impl<P: Profiler> ProfilerCallback<P> {
         init: impl FnOnce(&P, &ProfilerInfo) -> Result<()>,
     ) -> Result<()> {
         if self.info.get().is_some() {
-            return Err(E_UNEXPECTED);
+            return Err(E_UNEXPECTED.into());
         }
         // SAFETY: the runtime passes a live `IUnknown*` (or null, which
         // `from_raw_unknown` answers with E_POINTER) for the whole call.
@@ -109,7 +109,7 @@ impl<P: Profiler> ProfilerCallback<P> {
                 unsafe { out.write(if answer { TRUE } else { FALSE }) };
                 S_OK
             }
-            Err(hr) => hr,
+            Err(error) => error.into(),
         }
     }
 }
@@ -129,11 +129,11 @@ unsafe fn slice<'a, T>(ptr: *const T, count: ULONG) -> Result<&'a [T]> {
         return Ok(&[]);
     }
     if ptr.is_null() || !ptr.is_aligned() {
-        return Err(E_POINTER);
+        return Err(E_POINTER.into());
     }
     match len.checked_mul(core::mem::size_of::<T>()) {
         Some(bytes) if bytes <= isize::MAX as usize => {}
-        _ => return Err(E_INVALIDARG),
+        _ => return Err(E_INVALIDARG.into()),
     }
     // SAFETY: non-null, aligned, `len * size_of::<T>()` fits in an isize
     // (checked above) and the caller guarantees `len` valid elements.
@@ -161,7 +161,7 @@ unsafe fn counted_string(ptr: *const WCHAR, count: ULONG) -> Result<String> {
 /// valid for the call.
 unsafe fn terminated_string(ptr: *const WCHAR) -> Result<String> {
     if ptr.is_null() || !ptr.is_aligned() {
-        return Err(E_POINTER);
+        return Err(E_POINTER.into());
     }
     let mut len = 0usize;
     // SAFETY: the string is NUL-terminated (caller's contract), so every
@@ -193,17 +193,17 @@ unsafe fn guid<'a>(ptr: *const GUID) -> Option<&'a GUID> {
 /// A non-null `ptr` must be a live object implementing `I` for `'a`.
 unsafe fn interface<'a, I: Interface>(ptr: *mut c_void) -> Result<ComRef<'a, I>> {
     // SAFETY: forwarded contract.
-    unsafe { ComRef::from_raw(ptr) }.ok_or(E_POINTER)
+    unsafe { ComRef::from_raw(ptr) }.ok_or(E_POINTER.into())
 }
 
 /// With `CORPROF_DEBUG=1`, says on stderr that `Initialize` failed: the
 /// runtime then releases the profiler and runs the program without it, and
 /// says nothing itself.
-fn report_failed_initialize(hr: HRESULT) {
+fn report_failed_initialize(error: &crate::Error) {
     if std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1") {
         std::eprintln!(
             "corprof: Initialize failed, so the runtime runs the program without this \
-             profiler: {hr}"
+             profiler: {error}"
         );
     }
 }
@@ -217,8 +217,8 @@ fn b(value: BOOL) -> bool {
 impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     fn Initialize(&self, unknown: *mut c_void) -> HRESULT {
         let result = self.init(unknown, |p, info| p.initialize(info));
-        if let Err(hr) = result {
-            report_failed_initialize(hr);
+        if let Err(error) = &result {
+            report_failed_initialize(error);
         }
         result.into()
     }
@@ -628,7 +628,7 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
         // with a zero size), valid for the call.
         let client_data = match unsafe { slice(client_data as *const u8, size) } {
             Ok(data) => data,
-            Err(hr) => return hr,
+            Err(error) => return error.into(),
         };
         self.init(unknown, |p, info| {
             p.initialize_for_attach(info, client_data)
@@ -854,7 +854,7 @@ impl<P: Profiler> ICorProfilerCallback11_Impl for ProfilerCallback<P> {
                 unsafe { notification_only.write(if answer { TRUE } else { FALSE }) };
                 S_OK
             }
-            Err(hr) => hr,
+            Err(error) => error.into(),
         }
     }
 }

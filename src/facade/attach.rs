@@ -67,21 +67,21 @@ pub fn not_allowed_after_attach(
 
 impl ProfilerInfo {
     /// [`set_event_mask`](ProfilerInfo::set_event_mask) for an attached
-    /// profiler: `Err(CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER)` without
+    /// profiler: `CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER` without
     /// asking the runtime when the mask holds flags no runtime allows after
     /// attach ([`not_allowed_after_attach`]), otherwise the runtime's own
     /// answer (which may still be a refusal, as 3.1's `E_FAIL` for
     /// `COR_PRF_DISABLE_INLINING`).
-    pub fn set_event_mask_for_attach(
-        &self,
-        events: COR_PRF_MONITOR,
-        high: COR_PRF_HIGH_MONITOR,
-    ) -> Result<()> {
-        let (low_bad, high_bad) = not_allowed_after_attach(events, high);
+    pub fn set_event_mask_for_attach(&self, mask: impl Into<super::EventMask>) -> Result<()> {
+        let mask = mask.into();
+        let (low_bad, high_bad) = not_allowed_after_attach(mask.low, mask.high);
         if !low_bad.is_empty() || !high_bad.is_empty() {
-            return Err(CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER);
+            return Err(crate::Error::new(
+                CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER,
+                "flags not allowed after attach",
+            ));
         }
-        self.set_event_mask(events, high)
+        self.set_event_mask(mask)
     }
 
     /// The functions JIT-compiled so far, with a ReJIT id for each version
@@ -93,10 +93,11 @@ impl ProfilerInfo {
         // SAFETY: a valid out-pointer; on success it holds null or one
         // ICorProfilerFunctionEnum reference, which `from_raw` takes over.
         unsafe {
-            v4.EnumJITedFunctions2(&mut out).ok()?;
+            v4.EnumJITedFunctions2(&mut out)
+                .ok_with("EnumJITedFunctions2")?;
             crate::com::interface::invoker::from_raw(out)
         }
         .map(FunctionIter::new)
-        .ok_or(crate::E_POINTER)
+        .ok_or(crate::E_POINTER.into())
     }
 }

@@ -162,7 +162,7 @@ impl ProfilerInfo {
 }
 
 fn len_u32(n: usize) -> Result<u32> {
-    u32::try_from(n).map_err(|_| E_INVALIDARG)
+    u32::try_from(n).map_err(|_| crate::Error::new(E_INVALIDARG, "a length past u32::MAX"))
 }
 
 /// A blob the runtime answered, as a slice.
@@ -212,7 +212,8 @@ impl MetadataImport {
         let assembly_import = self.raw().cast::<IMetaDataAssemblyImport>()?;
         let mut assembly = crate::metadata::mdAssembly(0);
         // SAFETY: a valid out-pointer.
-        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }.ok()?;
+        unsafe { assembly_import.GetAssemblyFromScope(&mut assembly) }
+            .ok_with("GetAssemblyFromScope")?;
         let mut flags = 0;
         read_utf16(|cap, needed, buf| {
             // SAFETY: `buf` has `cap` characters; the optional outputs are null.
@@ -230,6 +231,7 @@ impl MetadataImport {
                 )
             }
         })
+        .map_err(|hr| crate::Error::new(hr, "GetAssemblyProps"))
     }
 }
 
@@ -320,7 +322,7 @@ impl MetadataEmit {
                 &mut out,
             )
         }
-        .ok()?;
+        .ok_with("DefineAssemblyRef")?;
         known.insert(wanted, out);
         Ok(out)
     }
@@ -361,7 +363,8 @@ impl MetadataEmit {
                     &mut flags,
                 )
             }
-        })?;
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetAssemblyRefProps"))?;
         let culture_len = (meta.cbLocale as usize).min(locale.len());
         let culture = super::strings::decode(&locale[..culture_len]);
         let version = [
@@ -394,14 +397,14 @@ impl MetadataEmit {
         };
         if hr != S_OK {
             if hr != CLDB_E_RECORD_NOTFOUND {
-                return Err(hr);
+                return Err(crate::Error::new(hr, "FindTypeRef"));
             }
             // SAFETY: as above.
             unsafe {
                 self.emit
                     .DefineTypeRefByName(scope, name.as_ptr(), &mut out)
             }
-            .ok()?;
+            .ok_with("DefineTypeRefByName")?;
         }
         memo.type_refs.insert(key, out);
         Ok(out)
@@ -414,7 +417,10 @@ impl MetadataEmit {
     pub fn scope_of_type_ref(&self, name: &str) -> Result<mdToken> {
         let mut memo = lock(&self.scope.memo);
         if let Some(known) = &memo.type_ref_scopes {
-            return known.get(name).copied().ok_or(CLDB_E_RECORD_NOTFOUND);
+            return known
+                .get(name)
+                .copied()
+                .ok_or(CLDB_E_RECORD_NOTFOUND.into());
         }
         let refs = enumerate(self.import.raw(), |h, out, max, n| {
             // SAFETY: the enumerate contract.
@@ -430,10 +436,14 @@ impl MetadataEmit {
                         .raw()
                         .GetTypeRefProps(r, &mut scope, buf, cap, needed)
                 }
-            })?;
+            })
+            .map_err(|hr| crate::Error::new(hr, "GetTypeRefProps"))?;
             known.entry(found).or_insert(scope);
         }
-        let answer = known.get(name).copied().ok_or(CLDB_E_RECORD_NOTFOUND);
+        let answer = known
+            .get(name)
+            .copied()
+            .ok_or(CLDB_E_RECORD_NOTFOUND.into());
         memo.type_ref_scopes = Some(known);
         answer
     }
@@ -465,14 +475,14 @@ impl MetadataEmit {
         };
         if hr != S_OK {
             if hr != CLDB_E_RECORD_NOTFOUND {
-                return Err(hr);
+                return Err(crate::Error::new(hr, "FindMemberRef"));
             }
             // SAFETY: as above.
             unsafe {
                 self.emit
                     .DefineMemberRef(parent, name.as_ptr(), signature.as_ptr(), len, &mut out)
             }
-            .ok()?;
+            .ok_with("DefineMemberRef")?;
         }
         memo.member_refs.insert(key, out);
         Ok(out)
@@ -494,7 +504,8 @@ impl MetadataEmit {
                 let mut p = mdToken(0);
                 let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
                 // SAFETY: valid out-pointers.
-                unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }.ok()?;
+                unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }
+                    .ok_with("GetMethodSpecProps")?;
                 if p == parent {
                     // SAFETY: the blob lives in the scope's heap during this call.
                     let blob = unsafe { blob(sig, len) }.to_vec();
@@ -518,7 +529,7 @@ impl MetadataEmit {
                 &mut out,
             )
         }
-        .ok()?;
+        .ok_with("DefineMethodSpec")?;
         memo.method_specs.insert(key, out);
         Ok(out)
     }
@@ -554,7 +565,7 @@ impl MetadataEmit {
             self.emit
                 .GetTokenFromTypeSpec(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("GetTokenFromTypeSpec")?;
         known.insert(signature.to_vec(), out);
         Ok(out)
     }
@@ -577,10 +588,12 @@ impl MetadataEmit {
                     let mut len = 0u32;
                     // A zero-capacity probe gives the length (no terminator counted).
                     // SAFETY: a null buffer of capacity 0 is allowed; valid out-pointer.
-                    unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }.ok()?;
+                    unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }
+                        .ok_with("GetUserString")?;
                     let mut buf: Vec<WCHAR> = alloc::vec![0; len as usize];
                     // SAFETY: `buf` has room for `len` characters.
-                    unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }.ok()?;
+                    unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }
+                        .ok_with("GetUserString")?;
                     buf.truncate(len as usize);
                     known.entry(buf).or_insert(s);
                 }
@@ -597,7 +610,7 @@ impl MetadataEmit {
             self.emit
                 .DefineUserString(units.as_ptr(), len_u32(units.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("DefineUserString")?;
         known.insert(units, out);
         Ok(out)
     }
@@ -632,7 +645,7 @@ impl MetadataEmit {
             self.emit
                 .GetTokenFromSig(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
-        .ok()?;
+        .ok_with("GetTokenFromSig")?;
         known.insert(signature.to_vec(), out);
         Ok(out)
     }
@@ -642,7 +655,8 @@ impl MetadataEmit {
     pub fn signature_blob(&self, token: mdSignature) -> Result<Vec<u8>> {
         let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
         // SAFETY: valid out-pointers.
-        unsafe { self.import.raw().GetSigFromToken(token, &mut sig, &mut len) }.ok()?;
+        unsafe { self.import.raw().GetSigFromToken(token, &mut sig, &mut len) }
+            .ok_with("GetSigFromToken")?;
         // SAFETY: the blob lives in the scope's heap during this call.
         Ok(unsafe { blob(sig, len) }.to_vec())
     }
@@ -1307,19 +1321,25 @@ pub(crate) mod tests {
         assert_eq!(emit.scope_of_type_ref("System.Object"), Ok(runtime));
         assert_eq!(
             emit.scope_of_type_ref("System.Nope"),
-            Err(CLDB_E_RECORD_NOTFOUND)
+            Err(CLDB_E_RECORD_NOTFOUND.into())
         );
         // A lookup that fails for another reason is an error, not a define.
         fake.t().find_type_ref_fails = Some(E_FAIL);
         let before = fake.t().defines;
-        assert_eq!(emit.type_ref(runtime, "System.Exception"), Err(E_FAIL));
+        assert_eq!(
+            emit.type_ref(runtime, "System.Exception"),
+            Err(E_FAIL.into())
+        );
         assert_eq!(fake.t().defines, before);
         // Names with NUL are refused before any call.
         assert_eq!(
             emit.user_string("a\0b"),
             Ok(emit.user_string("a\0b").unwrap())
         );
-        assert_eq!(emit.member_ref(runtime, "a\0", &[]), Err(E_INVALIDARG));
+        assert_eq!(
+            emit.member_ref(runtime, "a\0", &[]),
+            Err(E_INVALIDARG.into())
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ macro_rules! com_iterator {
             pub fn count_all(&self) -> super::info::Result<u32> {
                 let mut count = 0;
                 // SAFETY: a valid out-pointer.
-                unsafe { self.raw.GetCount(&mut count) }.ok()?;
+                unsafe { self.raw.GetCount(&mut count) }.ok_with("GetCount")?;
                 Ok(count)
             }
 

@@ -80,7 +80,7 @@ struct WideProvider {
 impl WideProvider {
     fn new(provider: &EventPipeProvider<'_>) -> Result<WideProvider> {
         if provider.name.is_empty() {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         Ok(WideProvider {
             name: wide(provider.name)?,
@@ -115,7 +115,7 @@ impl ProfilerInfo {
     ) -> Result<EVENTPIPE_SESSION> {
         let v12 = self.live_v12()?;
         if providers.is_empty() {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         let wide: Vec<WideProvider> = providers
             .iter()
@@ -130,7 +130,7 @@ impl ProfilerInfo {
         unsafe {
             v12.EventPipeStartSession(count, raw.as_mut_ptr(), i32::from(rundown), &mut session)
         }
-        .ok()?;
+        .ok_with("EventPipeStartSession")?;
         Ok(session)
     }
 
@@ -143,7 +143,8 @@ impl ProfilerInfo {
         let v12 = self.live_v12()?;
         let wide = WideProvider::new(provider)?;
         // SAFETY: the config's strings (`wide`) live across the call.
-        unsafe { v12.EventPipeAddProviderToSession(session, wide.raw()) }.ok()
+        unsafe { v12.EventPipeAddProviderToSession(session, wide.raw()) }
+            .ok_with("EventPipeAddProviderToSession")
     }
 
     /// Stops a session (`EventPipeStopSession`); its last events are
@@ -151,7 +152,7 @@ impl ProfilerInfo {
     pub fn event_pipe_stop_session(&self, session: EVENTPIPE_SESSION) -> Result<()> {
         let v12 = self.live_v12()?;
         // SAFETY: a plain value argument; the runtime checks it.
-        unsafe { v12.EventPipeStopSession(session) }.ok()
+        unsafe { v12.EventPipeStopSession(session) }.ok_with("EventPipeStopSession")
     }
 
     /// Creates an EventPipe provider of the profiler's own
@@ -160,12 +161,13 @@ impl ProfilerInfo {
     pub fn event_pipe_create_provider(&self, name: &str) -> Result<EVENTPIPE_PROVIDER> {
         let v12 = self.live_v12()?;
         if name.is_empty() {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         let name = wide(name)?;
         let mut provider = EVENTPIPE_PROVIDER::NULL;
         // SAFETY: a NUL-terminated name and a valid out-pointer.
-        unsafe { v12.EventPipeCreateProvider(name.as_ptr(), &mut provider) }.ok()?;
+        unsafe { v12.EventPipeCreateProvider(name.as_ptr(), &mut provider) }
+            .ok_with("EventPipeCreateProvider")?;
         Ok(provider)
     }
 
@@ -179,6 +181,7 @@ impl ProfilerInfo {
         read_utf16(|capacity, needed, buffer| unsafe {
             v12.EventPipeGetProviderInfo(provider, capacity, needed, buffer)
         })
+        .map_err(|hr| crate::Error::new(hr, "EventPipeGetProviderInfo"))
     }
 
     /// Defines an event of a provider of the profiler's own
@@ -190,14 +193,14 @@ impl ProfilerInfo {
     ) -> Result<EVENTPIPE_EVENT> {
         let v12 = self.live_v12()?;
         if event.name.is_empty() || event.params.iter().any(|p| p.name.is_empty()) {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         let name = wide(event.name)?;
         let names: Vec<Vec<u16>> = event
             .params
             .iter()
             .map(|p| wide(p.name))
-            .collect::<Result<_>>()?;
+            .collect::<core::result::Result<_, crate::HRESULT>>()?;
         let mut params: Vec<COR_PRF_EVENTPIPE_PARAM_DESC> = event
             .params
             .iter()
@@ -231,7 +234,7 @@ impl ProfilerInfo {
                 &mut handle,
             )
         }
-        .ok()?;
+        .ok_with("EventPipeDefineEvent")?;
         Ok(handle)
     }
 
@@ -268,6 +271,6 @@ impl ProfilerInfo {
                 core::ptr::null(),
             )
         }
-        .ok()
+        .ok_with("EventPipeWriteEvent")
     }
 }

@@ -47,7 +47,8 @@ impl ProfilerInfo {
         let v10 = self.live_v10()?;
         let mut threshold = 0;
         // SAFETY: a valid out-pointer.
-        unsafe { v10.GetLOHObjectSizeThreshold(&mut threshold) }.ok()?;
+        unsafe { v10.GetLOHObjectSizeThreshold(&mut threshold) }
+            .ok_with("GetLOHObjectSizeThreshold")?;
         Ok(threshold)
     }
 
@@ -69,7 +70,7 @@ impl ProfilerInfo {
         let mut frozen = 0;
         // SAFETY: a valid out-pointer; `object` is live and does not move
         // (this function's contract).
-        unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok()?;
+        unsafe { v10.IsFrozenObject(object, &mut frozen) }.ok_with("IsFrozenObject")?;
         Ok(frozen != 0)
     }
 
@@ -122,7 +123,7 @@ impl ProfilerInfo {
                 &mut out as *mut Vec<ObjectID> as *mut c_void,
             )
         }
-        .ok()?;
+        .ok_with("EnumerateObjectReferences")?;
         Ok(out)
     }
 
@@ -149,6 +150,7 @@ impl ProfilerInfo {
             v11.GetEnvironmentVariable(name.as_ptr(), capacity, needed, buffer)
         })
         .map(Some)
+        .map_err(|hr| crate::Error::new(hr, "GetEnvironmentVariable"))
     }
 
     /// Sets an environment variable of the process, or removes it with
@@ -157,14 +159,15 @@ impl ProfilerInfo {
     pub fn set_environment_variable(&self, name: &str, value: Option<&str>) -> Result<()> {
         let v11 = self.live_v11()?;
         if name.is_empty() {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         let name = wide(name)?;
         let value = value.map(wide).transpose()?;
         let value_ptr = value.as_ref().map_or(core::ptr::null(), |v| v.as_ptr());
         // SAFETY: NUL-terminated strings (or null for "remove") that live
         // across the call.
-        unsafe { v11.SetEnvironmentVariable(name.as_ptr(), value_ptr) }.ok()
+        unsafe { v11.SetEnvironmentVariable(name.as_ptr(), value_ptr) }
+            .ok_with("SetEnvironmentVariable")
     }
 
     /// Makes a GC handle to `object` (`CreateHandle`, `ICorProfilerInfo13`,
@@ -190,9 +193,9 @@ impl ProfilerInfo {
         let mut handle: ObjectHandleID = core::ptr::null_mut();
         // SAFETY: a valid out-pointer; `object` is live and does not move
         // (this function's contract); the runtime checks the kind.
-        unsafe { v13.CreateHandle(object, kind, &mut handle) }.ok()?;
+        unsafe { v13.CreateHandle(object, kind, &mut handle) }.ok_with("CreateHandle")?;
         if handle.is_null() {
-            return Err(E_POINTER);
+            return Err(E_POINTER.into());
         }
         Ok(ObjectHandle(handle))
     }
@@ -205,7 +208,8 @@ impl ProfilerInfo {
         let mut object = ObjectID::NULL;
         // SAFETY: a live handle this profiler made (it is destroyed only by
         // `destroy_handle`, which takes it by value) and a valid out-pointer.
-        unsafe { v13.GetObjectIDFromHandle(handle.0, &mut object) }.ok()?;
+        unsafe { v13.GetObjectIDFromHandle(handle.0, &mut object) }
+            .ok_with("GetObjectIDFromHandle")?;
         Ok(object)
     }
 
@@ -213,7 +217,7 @@ impl ProfilerInfo {
     pub fn destroy_handle(&self, handle: ObjectHandle) -> Result<()> {
         let v13 = self.live_v13()?;
         // SAFETY: a live handle this profiler made, consumed here.
-        unsafe { v13.DestroyHandle(handle.0) }.ok()
+        unsafe { v13.DestroyHandle(handle.0) }.ok_with("DestroyHandle")
     }
 
     /// The ranges of the non-GC (frozen) heap (`GetNonGCHeapBounds`,
@@ -222,16 +226,18 @@ impl ProfilerInfo {
         let v14 = self.live_v14()?;
         let mut count = 0;
         // SAFETY: asking for the count with an empty buffer.
-        unsafe { v14.GetNonGCHeapBounds(0, &mut count, core::ptr::null_mut()) }.ok()?;
+        unsafe { v14.GetNonGCHeapBounds(0, &mut count, core::ptr::null_mut()) }
+            .ok_with("GetNonGCHeapBounds")?;
         // Bounded by what the runtime can have: a segment is at least 4 KiB
         // of the address space.
         if count > 1 << 20 {
-            return Err(crate::E_UNEXPECTED);
+            return Err(crate::E_UNEXPECTED.into());
         }
         let mut ranges = alloc::vec![COR_PRF_NONGC_HEAP_RANGE::default(); count as usize];
         let mut filled = 0;
         // SAFETY: `ranges` has room for `count` entries.
-        unsafe { v14.GetNonGCHeapBounds(count, &mut filled, ranges.as_mut_ptr()) }.ok()?;
+        unsafe { v14.GetNonGCHeapBounds(count, &mut filled, ranges.as_mut_ptr()) }
+            .ok_with("GetNonGCHeapBounds")?;
         ranges.truncate((filled as usize).min(ranges.len()));
         Ok(ranges)
     }
@@ -241,7 +247,11 @@ impl ProfilerInfo {
     pub fn non_gc_objects(&self) -> Result<ObjectIter> {
         let v14 = self.live_v14()?;
         // SAFETY: the method writes null or one owned ICorProfilerObjectEnum.
-        unsafe { take_interface(|out: *mut *mut c_void| v14.EnumerateNonGCObjects(out)) }
-            .map(ObjectIter::new)
+        unsafe {
+            take_interface("EnumerateNonGCObjects", |out: *mut *mut c_void| {
+                v14.EnumerateNonGCObjects(out)
+            })
+        }
+        .map(ObjectIter::new)
     }
 }

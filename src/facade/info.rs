@@ -23,9 +23,11 @@ use crate::{ComRef, IUnknown, Interface, E_NOTIMPL, E_POINTER, HRESULT};
 /// exponential time.
 const CLASS_NAME_BUDGET: u32 = 256;
 
-/// The result type of the facade: failures are the runtime's `HRESULT`,
-/// whose `Display` names `CORPROF_E_*` codes with their meaning.
-pub type Result<T> = core::result::Result<T, HRESULT>;
+/// The result type of the facade: failures are [`Error`](crate::Error)s,
+/// the runtime's `HRESULT` (whose `Display` names `CORPROF_E_*` codes with
+/// their meaning) with what was being done, for example the runtime method
+/// that failed.
+pub type Result<T> = core::result::Result<T, crate::Error>;
 
 /// The runtime's profiling services (`ICorProfilerInfo*`), obtained in
 /// `initialize` at the highest version the runtime offers.
@@ -126,12 +128,13 @@ pub struct RuntimeInfo {
 /// `call` must write to its argument either null or a pointer that owns one
 /// reference to an object implementing `I`.
 pub(super) unsafe fn take_interface<I: Interface>(
+    what: &'static str,
     call: impl FnOnce(*mut *mut c_void) -> HRESULT,
 ) -> Result<I> {
     let mut out: *mut c_void = core::ptr::null_mut();
-    call(&mut out).ok()?;
+    call(&mut out).ok_with(what)?;
     // SAFETY: per the contract, `out` is null or one owned reference to an `I`.
-    unsafe { crate::com::interface::invoker::from_raw::<I>(out) }.ok_or(E_POINTER)
+    unsafe { crate::com::interface::invoker::from_raw::<I>(out) }.ok_or(E_POINTER.into())
 }
 
 /// What a [`ProfilerInfo`] and its clones share about the runtime's
@@ -155,7 +158,7 @@ impl Lifecycle {
         let before = self.0.fetch_add(1, Ordering::Acquire);
         if before & SHUT_DOWN != 0 {
             self.leave();
-            return Err(AFTER_SHUTDOWN);
+            return Err(crate::Error::new(AFTER_SHUTDOWN, "a call after Shutdown"));
         }
         Ok(())
     }
@@ -260,7 +263,7 @@ macro_rules! negotiate {
                         rewritten: Default::default(),
                         lifecycle: Default::default(),
                     })
-                    .ok_or(E_POINTER);
+                    .ok_or(E_POINTER.into());
             }
         )*
     }};
@@ -277,7 +280,7 @@ impl ProfilerInfo {
             7 ICorProfilerInfo7, 6 ICorProfilerInfo6, 5 ICorProfilerInfo5, 4 ICorProfilerInfo4,
             3 ICorProfilerInfo3, 2 ICorProfilerInfo2, 1 ICorProfilerInfo
         );
-        Err(crate::E_NOINTERFACE)
+        Err(crate::E_NOINTERFACE.into())
     }
 
     /// Like [`ProfilerInfo::from_unknown`], from the raw `IUnknown*` a
@@ -342,44 +345,13 @@ impl ProfilerInfo {
         self.lifecycle.shut_down(SHUTDOWN_GRACE);
     }
 
-    /// Chooses the events the runtime reports (`SetEventMask`, or
-    /// `SetEventMask2` when `high` is not empty). `E_NOTIMPL` when `high`
-    /// flags are asked of a runtime older than `ICorProfilerInfo5`.
-    pub fn set_event_mask(
-        &self,
-        events: COR_PRF_MONITOR,
-        high: COR_PRF_HIGH_MONITOR,
-    ) -> Result<()> {
-        let raw = self.live()?;
-        if high.is_empty() {
-            // SAFETY: a plain value argument.
-            return unsafe { raw.SetEventMask(events.0) }.ok();
-        }
-        let v5 = self.live_v5()?;
-        // SAFETY: plain value arguments.
-        unsafe { v5.SetEventMask2(events.0, high.0) }.ok()
-    }
-
-    /// The events currently reported (`GetEventMask2`, or `GetEventMask`
-    /// with empty high flags on runtimes before version 5).
-    pub fn event_mask(&self) -> Result<(COR_PRF_MONITOR, COR_PRF_HIGH_MONITOR)> {
-        let raw = self.live()?;
-        let (mut low, mut high) = (0, 0);
-        match self.v5() {
-            // SAFETY: valid out-pointers.
-            Some(v5) => unsafe { v5.GetEventMask2(&mut low, &mut high) }.ok()?,
-            // SAFETY: a valid out-pointer.
-            None => unsafe { raw.GetEventMask(&mut low) }.ok()?,
-        }
-        Ok((COR_PRF_MONITOR(low), COR_PRF_HIGH_MONITOR(high)))
-    }
-
     /// The class, module and token of a function (`GetFunctionInfo`).
     pub fn function_info(&self, function: FunctionID) -> Result<FunctionInfo> {
         let raw = self.live()?;
         let (mut class, mut module, mut token) = (ClassID::NULL, ModuleID::NULL, mdToken(0));
         // SAFETY: valid out-pointers.
-        unsafe { raw.GetFunctionInfo(function, &mut class, &mut module, &mut token) }.ok()?;
+        unsafe { raw.GetFunctionInfo(function, &mut class, &mut module, &mut token) }
+            .ok_with("GetFunctionInfo")?;
         Ok(FunctionInfo {
             class,
             module,
@@ -395,7 +367,7 @@ impl ProfilerInfo {
         // SAFETY: a valid IID and token out-pointer; the call writes null or
         // one reference to an IMetaDataImport.
         let import: IMetaDataImport = unsafe {
-            take_interface(|out| {
+            take_interface("GetTokenAndMetaDataFromFunction", |out| {
                 raw.GetTokenAndMetaDataFromFunction(
                     function,
                     &IMetaDataImport::IID,
@@ -480,12 +452,12 @@ impl ProfilerInfo {
                     &mut count,
                     core::ptr::null_mut(),
                 )
-                .ok()?;
+                .ok_with("GetClassIDInfo2")?;
             }
             // Metadata numbers generic parameters with 16 bits: a larger
             // count is a broken answer, refused before allocating for it.
             if count > u32::from(u16::MAX) {
-                return Err(crate::E_UNEXPECTED);
+                return Err(crate::E_UNEXPECTED.into());
             }
             if count > 0 {
                 args.resize(count as usize, ClassID::NULL);
@@ -501,13 +473,14 @@ impl ProfilerInfo {
                         &mut written,
                         args.as_mut_ptr(),
                     )
-                    .ok()?;
+                    .ok_with("GetClassIDInfo2")?;
                 }
                 args.truncate(written as usize);
             }
         } else {
             // SAFETY: valid out-pointers.
-            unsafe { raw.GetClassIDInfo(class, &mut module, &mut typedef) }.ok()?;
+            unsafe { raw.GetClassIDInfo(class, &mut module, &mut typedef) }
+                .ok_with("GetClassIDInfo")?;
         }
         let import = self.module_import(module)?;
         let mut name = import.type_name(typedef)?;
@@ -570,7 +543,8 @@ impl ProfilerInfo {
             // SAFETY: `read_utf16` passes a buffer of `cap` characters and a
             // valid length pointer; the other out-pointers are locals.
             unsafe { raw.GetModuleInfo(module, &mut base, cap, needed, buf, &mut assembly) }
-        })?;
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetModuleInfo"))?;
         Ok(ModuleInfo {
             path,
             assembly,
@@ -594,7 +568,8 @@ impl ProfilerInfo {
                     &mut manifest_module,
                 )
             }
-        })?;
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetAssemblyInfo"))?;
         Ok(AssemblyInfo {
             name,
             app_domain,
@@ -610,6 +585,7 @@ impl ProfilerInfo {
             // SAFETY: as in `module_info`.
             unsafe { raw.GetAppDomainInfo(app_domain, cap, needed, buf, &mut process) }
         })
+        .map_err(|hr| crate::Error::new(hr, "GetAppDomainInfo"))
     }
 
     /// A module's metadata for reading (`GetModuleMetaData` with `ofRead`).
@@ -644,7 +620,7 @@ impl ProfilerInfo {
         // one reference to an `I`, which `from_raw` takes over.
         unsafe {
             raw.GetModuleMetaData(module, open_flags.bits(), &I::IID, &mut out)
-                .ok()?;
+                .ok_with("GetModuleMetaData")?;
             Ok(crate::com::interface::invoker::from_raw::<I>(out))
         }
     }
@@ -654,7 +630,7 @@ impl ProfilerInfo {
     pub fn modules(&self) -> Result<ModuleIter> {
         let v3 = self.live_v3()?;
         // SAFETY: EnumModules writes null or one ICorProfilerModuleEnum reference.
-        unsafe { take_interface(|out| v3.EnumModules(out)) }.map(ModuleIter::new)
+        unsafe { take_interface("EnumModules", |out| v3.EnumModules(out)) }.map(ModuleIter::new)
     }
 
     /// Asks the runtime to detach this profiler (`RequestProfilerDetach`,
@@ -673,14 +649,15 @@ impl ProfilerInfo {
     pub unsafe fn request_profiler_detach(&self, expected_milliseconds: u32) -> Result<()> {
         let v3 = self.v3().ok_or(E_NOTIMPL)?;
         // SAFETY: a plain call; what it leads to is the caller's contract.
-        unsafe { v3.RequestProfilerDetach(expected_milliseconds) }.ok()
+        unsafe { v3.RequestProfilerDetach(expected_milliseconds) }.ok_with("RequestProfilerDetach")
     }
 
     /// The functions JIT-compiled so far (`EnumJITedFunctions`, version 3).
     pub fn jited_functions(&self) -> Result<FunctionIter> {
         let v3 = self.live_v3()?;
         // SAFETY: EnumJITedFunctions writes null or one ICorProfilerFunctionEnum reference.
-        unsafe { take_interface(|out| v3.EnumJITedFunctions(out)) }.map(FunctionIter::new)
+        unsafe { take_interface("EnumJITedFunctions", |out| v3.EnumJITedFunctions(out)) }
+            .map(FunctionIter::new)
     }
 
     /// The managed thread calling this method (`GetCurrentThreadID`);
@@ -689,7 +666,7 @@ impl ProfilerInfo {
         let raw = self.live()?;
         let mut thread = ThreadID::NULL;
         // SAFETY: a valid out-pointer.
-        unsafe { raw.GetCurrentThreadID(&mut thread) }.ok()?;
+        unsafe { raw.GetCurrentThreadID(&mut thread) }.ok_with("GetCurrentThreadID")?;
         Ok(thread)
     }
 
@@ -698,7 +675,7 @@ impl ProfilerInfo {
         let raw = self.live()?;
         let mut os = 0;
         // SAFETY: a valid out-pointer.
-        unsafe { raw.GetThreadInfo(thread, &mut os) }.ok()?;
+        unsafe { raw.GetThreadInfo(thread, &mut os) }.ok_with("GetThreadInfo")?;
         Ok(os)
     }
 
@@ -718,7 +695,7 @@ impl ProfilerInfo {
         let mut class = ClassID::NULL;
         // SAFETY: a valid out-pointer; `object` is live and does not move
         // (this function's contract).
-        unsafe { raw.GetClassFromObject(object, &mut class) }.ok()?;
+        unsafe { raw.GetClassFromObject(object, &mut class) }.ok_with("GetClassFromObject")?;
         Ok(class)
     }
 
@@ -749,7 +726,8 @@ impl ProfilerInfo {
                     buf,
                 )
             }
-        })?;
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetRuntimeInformation"))?;
         Ok(info)
     }
 
@@ -766,9 +744,10 @@ impl ProfilerInfo {
         let mut header: *const u8 = core::ptr::null();
         let mut size: u32 = 0;
         // SAFETY: valid out-pointers.
-        unsafe { raw.GetILFunctionBody(module, method, &mut header, &mut size) }.ok()?;
+        unsafe { raw.GetILFunctionBody(module, method, &mut header, &mut size) }
+            .ok_with("GetILFunctionBody")?;
         if header.is_null() {
-            return Err(E_POINTER);
+            return Err(E_POINTER.into());
         }
         // SAFETY: the runtime answered `size` readable bytes at `header`,
         // owned by the module, which is loaded during this call (the caller
@@ -811,7 +790,7 @@ impl ProfilerInfo {
             .set_once(module, method, || unsafe {
                 self.set_il_function_body_now(module, method, body)
             })
-            .unwrap_or(Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE))
+            .unwrap_or(Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE.into()))
     }
 
     /// True when [`set_il_function_body`](Self::set_il_function_body) has
@@ -834,18 +813,22 @@ impl ProfilerInfo {
     ) -> Result<()> {
         let raw = self.live()?;
         // SAFETY: GetILFunctionBodyAllocator writes null or one IMethodMalloc reference.
-        let malloc: IMethodMalloc =
-            unsafe { take_interface(|out| raw.GetILFunctionBodyAllocator(module, out)) }?;
+        let malloc: IMethodMalloc = unsafe {
+            take_interface("GetILFunctionBodyAllocator", |out| {
+                raw.GetILFunctionBodyAllocator(module, out)
+            })
+        }?;
         let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: `Alloc` returns null or `size` writable bytes owned by the
         // runtime, which frees them with the module.
         unsafe {
             let memory = malloc.Alloc(size) as *mut u8;
             if memory.is_null() {
-                return Err(crate::E_OUTOFMEMORY);
+                return Err(crate::E_OUTOFMEMORY.into());
             }
             core::ptr::copy_nonoverlapping(body.as_ptr(), memory, body.len());
-            raw.SetILFunctionBody(module, method, memory).ok()
+            raw.SetILFunctionBody(module, method, memory)
+                .ok_with("SetILFunctionBody")
         }
     }
 
@@ -859,7 +842,8 @@ impl ProfilerInfo {
             methods.iter().copied().unzip();
         let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: two arrays of `count` elements.
-        unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }.ok()
+        unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }
+            .ok_with("RequestReJIT")
     }
 
     /// Like [`request_rejit`](Self::request_rejit), and also JIT-compiles
@@ -882,7 +866,7 @@ impl ProfilerInfo {
         unsafe {
             v10.RequestReJITWithInliners(flags.0, count, modules.as_mut_ptr(), tokens.as_mut_ptr())
         }
-        .ok()
+        .ok_with("RequestReJITWithInliners")
     }
 
     /// Reverts methods to their original IL (`RequestRevert`, version 4).
@@ -902,7 +886,7 @@ impl ProfilerInfo {
                 statuses.as_mut_ptr(),
             )
         }
-        .ok()?;
+        .ok_with("RequestRevert")?;
         Ok(statuses)
     }
 }
@@ -938,19 +922,19 @@ impl<'a> FunctionControl<'a> {
     /// CIL method body for the method whose tokens exist in its module.
     pub unsafe fn set_il_function_body(&self, body: &[u8]) -> Result<()> {
         if body.is_empty() {
-            return Err(crate::E_INVALIDARG);
+            return Err(crate::E_INVALIDARG.into());
         }
         let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
         // SAFETY: `size` readable bytes at `body`, which the runtime copies
         // before it returns; the IL's validity is the caller's contract.
-        unsafe { self.raw.SetILFunctionBody(size, body.as_ptr()) }.ok()
+        unsafe { self.raw.SetILFunctionBody(size, body.as_ptr()) }.ok_with("SetILFunctionBody")
     }
 
     /// Sets code-generation flags for the recompilation
     /// (`SetCodegenFlags`), e.g. `COR_PRF_CODEGEN_DISABLE_INLINING`.
     pub fn set_codegen_flags(&self, flags: COR_PRF_CODEGEN_FLAGS) -> Result<()> {
         // SAFETY: a plain value argument.
-        unsafe { self.raw.SetCodegenFlags(flags.0) }.ok()
+        unsafe { self.raw.SetCodegenFlags(flags.0) }.ok_with("SetCodegenFlags")
     }
 }
 
@@ -1041,7 +1025,7 @@ mod tests {
         assert_eq!(*object.body.lock().unwrap(), il);
         // SAFETY: an empty body is refused before any call.
         let empty = unsafe { control.set_il_function_body(&[]) };
-        assert_eq!(empty, Err(crate::E_INVALIDARG));
+        assert_eq!(empty, Err(crate::E_INVALIDARG.into()));
         assert_eq!(
             control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
             Ok(())
@@ -1081,7 +1065,7 @@ mod lifecycle_tests {
         while !lifecycle.is_shut_down() {
             std::thread::yield_now();
         }
-        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN), "no new call");
+        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN.into()), "no new call");
         assert!(
             !done.load(Ordering::SeqCst),
             "Shutdown waits for the call in flight"
@@ -1109,6 +1093,6 @@ mod lifecycle_tests {
             Ok(false),
             "gave up waiting instead of hanging"
         );
-        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN));
+        assert_eq!(lifecycle.enter(), Err(AFTER_SHUTDOWN.into()));
     }
 }

@@ -160,7 +160,7 @@ impl MetadataImport {
         out: &mut impl fmt::Write,
     ) -> Result<()> {
         if !is_nested(flags) {
-            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL.into());
         }
         // Nested (rare): enclosing types first, so collect the chain.
         let mut full = name.to_string_lossy();
@@ -182,7 +182,7 @@ impl MetadataImport {
             }
             current = enclosing;
         }
-        out.write_str(&full).map_err(|_| E_FAIL)
+        out.write_str(&full).map_err(|_| E_FAIL.into())
     }
 
     /// `GetTypeDefProps`: the name into `name`, the flags returned.
@@ -212,7 +212,7 @@ impl MetadataImport {
             self.raw
                 .FindTypeDefByName(name.as_ptr(), enclosing, &mut typedef)
         }
-        .ok()?;
+        .ok_with("FindTypeDefByName")?;
         Ok(typedef)
     }
 
@@ -236,7 +236,7 @@ impl MetadataImport {
             self.raw
                 .FindMethod(typedef, name.as_ptr(), signature.as_ptr(), len, &mut method)
         }
-        .ok()?;
+        .ok_with("FindMethod")?;
         Ok(method)
     }
 
@@ -285,7 +285,7 @@ impl MetadataImport {
                     &mut len,
                 )
             }
-            .ok()?;
+            .ok_with("GetMemberRefProps")?;
         } else if table == mdtMethodSpec {
             // MethodSpecs came with generics: IMetaDataImport2.
             let import2 = self.raw.cast::<IMetaDataImport2>()?;
@@ -300,10 +300,10 @@ impl MetadataImport {
                     &mut spec_len,
                 )
             }
-            .ok()?;
+            .ok_with("GetMethodSpecProps")?;
             let parent_table = parent.token_type();
             if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
-                return Err(E_FAIL);
+                return Err(E_FAIL.into());
             }
             return self.method_signature(parent);
         } else if table == mdtSignature {
@@ -312,9 +312,9 @@ impl MetadataImport {
                 self.raw
                     .GetSigFromToken(mdSignature(token.0), &mut sig, &mut len)
             }
-            .ok()?;
+            .ok_with("GetSigFromToken")?;
         } else {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         if sig.is_null() {
             return Ok(&[]);
@@ -362,7 +362,7 @@ impl MetadataImport {
         let mut name = Utf16Buf::new();
         let props = self.method_props_into(method, &mut name)?;
         if props.declaring_type.is_nil() {
-            return write_utf16(out, name.units()).map_err(|_| E_FAIL);
+            return write_utf16(out, name.units()).map_err(|_| E_FAIL.into());
         }
         let mut type_name = Utf16Buf::new();
         let flags = self.type_def_into(props.declaring_type, &mut type_name)?;
@@ -376,7 +376,7 @@ impl MetadataImport {
             write_utf16(out, type_name.units()).map_err(|_| E_FAIL)?;
         }
         out.write_char('.').map_err(|_| E_FAIL)?;
-        write_utf16(out, name.units()).map_err(|_| E_FAIL)
+        write_utf16(out, name.units()).map_err(|_| E_FAIL.into())
     }
 }
 
@@ -421,7 +421,10 @@ pub(crate) fn enumerate<T: Copy + Default>(
         let fetched = (fetched as usize).min(BATCH);
         out.extend_from_slice(&batch[..fetched]);
         if out.len() > MAX_ROWS {
-            return Err(crate::E_UNEXPECTED);
+            return Err(crate::Error::new(
+                crate::E_UNEXPECTED,
+                "an enumerator past the largest metadata table",
+            ));
         }
         // S_FALSE or nothing fetched: no more.
         if hr != crate::S_OK || fetched == 0 {
@@ -721,13 +724,16 @@ mod tests {
         assert_eq!(import.find_type_def("Inner", Some(OUTER)), Ok(INNER));
         assert_eq!(
             import.find_type_def("Inner", None),
-            Err(CLDB_E_RECORD_NOTFOUND)
+            Err(CLDB_E_RECORD_NOTFOUND.into())
         );
-        assert_eq!(import.find_type_def("N.\0Outer", None), Err(E_INVALIDARG));
+        assert_eq!(
+            import.find_type_def("N.\0Outer", None),
+            Err(E_INVALIDARG.into())
+        );
         assert_eq!(import.find_method(OUTER, "Hit", &VOID_SIG), Ok(HIT));
         assert_eq!(
             import.find_method(OUTER, "Hit", &CALLI_SIG),
-            Err(CLDB_E_RECORD_NOTFOUND),
+            Err(CLDB_E_RECORD_NOTFOUND.into()),
             "the signature tells overloads apart"
         );
     }
@@ -751,10 +757,13 @@ mod tests {
         let mut written = String::from("jit: ");
         assert_eq!(
             import.write_method_name(ORPHAN, &mut written),
-            Err(CLDB_E_RECORD_NOTFOUND)
+            Err(CLDB_E_RECORD_NOTFOUND.into())
         );
         assert_eq!(written, "jit: ");
-        assert_eq!(import.method_name(ORPHAN), Err(CLDB_E_RECORD_NOTFOUND));
+        assert_eq!(
+            import.method_name(ORPHAN),
+            Err(CLDB_E_RECORD_NOTFOUND.into())
+        );
     }
 
     #[test]
@@ -766,8 +775,8 @@ mod tests {
             }
         }
         let import = import(Fake::default());
-        assert_eq!(import.write_method_name(HIT, &mut Full), Err(E_FAIL));
-        assert_eq!(import.write_type_name(INNER, &mut Full), Err(E_FAIL));
+        assert_eq!(import.write_method_name(HIT, &mut Full), Err(E_FAIL.into()));
+        assert_eq!(import.write_type_name(INNER, &mut Full), Err(E_FAIL.into()));
     }
 
     #[test]
@@ -781,7 +790,7 @@ mod tests {
         assert_eq!(closed.load(Ordering::SeqCst), 1);
         // A failure still closes the enumerator it may have opened (none
         // here: the handle stayed null, so nothing to close).
-        assert_eq!(import.methods(INNER), Err(CLDB_E_RECORD_NOTFOUND));
+        assert_eq!(import.methods(INNER), Err(CLDB_E_RECORD_NOTFOUND.into()));
         assert_eq!(closed.load(Ordering::SeqCst), 1);
     }
 
@@ -798,14 +807,17 @@ mod tests {
             Ok(&GENERIC_SIG[..]),
             "a MethodSpec gives its generic method's signature"
         );
-        assert_eq!(import.method_signature(mdToken(0x2B00_0002)), Err(E_FAIL));
+        assert_eq!(
+            import.method_signature(mdToken(0x2B00_0002)),
+            Err(E_FAIL.into())
+        );
         assert_eq!(
             import.method_signature(mdToken(0x1100_0001)),
             Ok(&CALLI_SIG[..])
         );
         assert_eq!(
             import.method_signature(mdToken(0x0400_0001)),
-            Err(E_INVALIDARG),
+            Err(E_INVALIDARG.into()),
             "a FieldDef is no call site"
         );
     }

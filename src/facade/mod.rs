@@ -6,14 +6,14 @@
 //!
 //! ```no_run
 //! use corprof::facade::{Profiler, ProfilerInfo, Result};
-//! use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR};
+//! use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION};
 //!
 //! #[derive(Default)]
 //! struct JitTracer;
 //!
 //! impl Profiler for JitTracer {
 //!     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-//!         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR::empty())
+//!         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)
 //!     }
 //!     fn jit_compilation_started(&self, info: &ProfilerInfo, function: FunctionID, _safe: bool) -> Result<()> {
 //!         println!("{}", info.function_name(function)?);
@@ -30,8 +30,10 @@
 mod adapter;
 mod args;
 mod attach;
+mod compose;
 mod emit;
 mod enumerators;
+mod event_mask;
 mod eventpipe;
 mod heap;
 mod info;
@@ -47,11 +49,13 @@ pub(crate) mod strings;
 mod suspend;
 pub(crate) mod sync;
 
+pub use crate::Error;
 pub use adapter::ProfilerCallback;
 pub use args::*;
 pub use attach::not_allowed_after_attach;
 pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
+pub use event_mask::EventMask;
 pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider};
 pub use heap::ObjectHandle;
 pub use info::{

@@ -104,7 +104,7 @@ impl ProfilerInfo {
                 return Ok(import);
             }
         }
-        self.module_metadata(module)?.ok_or(crate::E_FAIL)
+        self.module_metadata(module)?.ok_or(crate::E_FAIL.into())
     }
 
     /// Looks `module` up and remembers the answer when it is final: the
@@ -134,7 +134,7 @@ impl ProfilerInfo {
     fn module_is_permanent(&self, module: ModuleID) -> Option<bool> {
         let v3 = match self.live_v3() {
             Ok(v3) => v3,
-            Err(crate::E_NOTIMPL) => return Some(false),
+            Err(e) if e.code() == crate::E_NOTIMPL => return Some(false),
             Err(_) => return None,
         };
         let mut base: *const u8 = core::ptr::null();

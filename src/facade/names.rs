@@ -69,9 +69,9 @@ impl ProfilerInfo {
                 core::ptr::null_mut(),
             )
         }
-        .ok()?;
+        .ok_with("GetFunctionInfo2")?;
         if count > u32::from(u16::MAX) {
-            return Err(E_UNEXPECTED);
+            return Err(E_UNEXPECTED.into());
         }
         let mut args: Vec<ClassID> = Vec::new();
         if count > 0 {
@@ -90,7 +90,7 @@ impl ProfilerInfo {
                     args.as_mut_ptr(),
                 )
             }
-            .ok()?;
+            .ok_with("GetFunctionInfo2")?;
             args.truncate(written as usize);
         }
         let plain = self.function_name(function)?;

@@ -25,6 +25,31 @@ use crate::{ComRef, GUID, HRESULT};
 /// [`ProfilerCallback`](super::ProfilerCallback) adapter does the
 /// conversions.
 ///
+/// # Profilers made of parts
+///
+/// A tuple of up to 8 profilers is a profiler: `(A, B, C)` hands every
+/// callback to `A`, then `B`, then `C`, so capabilities such as
+/// `sampling::SamplingProfiler` and `instrument::CallTargetProfiler` combine
+/// with a profiler's own callbacks without forwarding any by hand:
+/// `profiler!((SamplingProfiler, CallTargetProfiler, MyPart), "CLSID")`.
+/// Each part asks for its events with
+/// [`ProfilerInfo::add_event_mask`], which keeps the others'. What the
+/// tuple answers:
+///
+/// - [`initialize`](Profiler::initialize) and
+///   [`initialize_for_attach`](Profiler::initialize_for_attach): each part
+///   in order, stopping at the first `Err`, which is returned (the runtime
+///   then unloads the profiler: the later parts are never started, and no
+///   part is shut down). A tuple attaches only if every part accepts attach.
+/// - [`jit_inlining`](Profiler::jit_inlining),
+///   [`jit_cached_function_search_started`](Profiler::jit_cached_function_search_started)
+///   and [`load_as_notification_only`](Profiler::load_as_notification_only):
+///   `true` only when every part answers `true` (every part is asked); the
+///   first `Err` wins.
+/// - Every other callback, [`shutdown`](Profiler::shutdown) included: every
+///   part, in order, even after one fails; the first `Err` is returned.
+///   Owned arguments (`String`) are cloned for each part.
+///
 /// # Threads and errors
 ///
 /// The runtime calls these methods from many threads at once, hence
@@ -36,7 +61,7 @@ use crate::{ComRef, GUID, HRESULT};
 /// ```
 /// use std::sync::atomic::{AtomicUsize, Ordering};
 /// use corprof::facade::{Profiler, ProfilerInfo, Result};
-/// use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR};
+/// use corprof::profiling::{FunctionID, COR_PRF_MONITOR_JIT_COMPILATION};
 ///
 /// #[derive(Default)]
 /// struct JitCounter {
@@ -45,7 +70,7 @@ use crate::{ComRef, GUID, HRESULT};
 ///
 /// impl Profiler for JitCounter {
 ///     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-///         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_HIGH_MONITOR::empty())
+///         info.set_event_mask(COR_PRF_MONITOR_JIT_COMPILATION)
 ///     }
 ///     fn jit_compilation_started(
 ///         &self,
@@ -693,7 +718,7 @@ pub trait Profiler: Send + Sync + 'static {
     /// attached while it listens to nothing. Override it to support attach
     /// (see `docs/attach.md` for the event-mask flags allowed then).
     fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
-        Err(crate::profiling::CORPROF_E_PROFILER_NOT_ATTACHABLE)
+        Err(crate::profiling::CORPROF_E_PROFILER_NOT_ATTACHABLE.into())
     }
     /// Called when an attach has completed: the profiler may now catch up on
     /// what was loaded before it (for example with

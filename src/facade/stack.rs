@@ -175,6 +175,6 @@ impl ProfilerInfo {
         if walk.stopped {
             return Ok(());
         }
-        hr.ok()
+        hr.ok_with("DoStackSnapshot")
     }
 }

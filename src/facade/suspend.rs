@@ -28,7 +28,7 @@ impl SuspendedRuntime<'_> {
     /// Resumes the runtime (`ResumeRuntime`) and says what it answered.
     pub fn resume(mut self) -> Result<()> {
         self.resumed = true;
-        self.resume_now().ok()
+        self.resume_now().ok_with("ResumeRuntime")
     }
 
     fn resume_now(&self) -> HRESULT {
@@ -36,7 +36,7 @@ impl SuspendedRuntime<'_> {
             // SAFETY: this value exists only after a successful
             // SuspendRuntime on this interface, and resumes once.
             Ok(v10) => unsafe { v10.ResumeRuntime() },
-            Err(hr) => hr,
+            Err(e) => e.code(),
         }
     }
 }
@@ -55,7 +55,8 @@ impl ProfilerInfo {
     pub fn threads(&self) -> Result<ThreadIter> {
         let v4 = self.live_v4()?;
         // SAFETY: EnumThreads writes null or one ICorProfilerThreadEnum reference.
-        unsafe { take_interface(|out: *mut *mut c_void| v4.EnumThreads(out)) }.map(ThreadIter::new)
+        unsafe { take_interface("EnumThreads", |out: *mut *mut c_void| v4.EnumThreads(out)) }
+            .map(ThreadIter::new)
     }
 
     /// Prepares the calling (native) thread for later profiler calls
@@ -65,7 +66,7 @@ impl ProfilerInfo {
     pub fn initialize_current_thread(&self) -> Result<()> {
         let v4 = self.live_v4()?;
         // SAFETY: no arguments; valid on any thread.
-        unsafe { v4.InitializeCurrentThread() }.ok()
+        unsafe { v4.InitializeCurrentThread() }.ok_with("InitializeCurrentThread")
     }
 
     /// The size of `object` in bytes (`GetObjectSize2`, version 4).
@@ -84,7 +85,7 @@ impl ProfilerInfo {
         let mut size = 0;
         // SAFETY: a valid out-pointer; `object` is live and does not move
         // (this function's contract).
-        unsafe { v4.GetObjectSize2(object, &mut size) }.ok()?;
+        unsafe { v4.GetObjectSize2(object, &mut size) }.ok_with("GetObjectSize2")?;
         Ok(size)
     }
 
@@ -98,7 +99,7 @@ impl ProfilerInfo {
     pub fn suspend_runtime(&self) -> Result<SuspendedRuntime<'_>> {
         let v10 = self.live_v10()?;
         // SAFETY: no arguments; the runtime checks the calling thread.
-        unsafe { v10.SuspendRuntime() }.ok()?;
+        unsafe { v10.SuspendRuntime() }.ok_with("SuspendRuntime")?;
         Ok(SuspendedRuntime {
             info: self,
             resumed: false,

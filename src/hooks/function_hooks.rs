@@ -110,7 +110,7 @@ impl<C> Hooked<C> {
 ///
 /// impl Profiler for Counter {
 ///     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-///         info.set_event_mask(COR_PRF_DISABLE_INLINING, COR_PRF_HIGH_MONITOR::empty())?;
+///         info.set_event_mask(COR_PRF_DISABLE_INLINING)?;
 ///         info.set_function_hooks(self.calls.clone(), HookMode::FastPath)
 ///     }
 /// }
@@ -414,7 +414,7 @@ impl ProfilerInfo {
     ) -> Result<()> {
         let v3 = self.live_v3()?;
         if !(H::ENTER || H::LEAVE || H::TAILCALL) {
-            return Err(E_INVALIDARG);
+            return Err(E_INVALIDARG.into());
         }
         let trampolines = match mode {
             HookMode::FastPath => Some(fast_path_hooks().ok_or(E_NOTIMPL)?),
@@ -436,7 +436,7 @@ impl ProfilerInfo {
         {
             // SAFETY: `installed` was never shared.
             drop(unsafe { alloc::boxed::Box::from_raw(installed) });
-            return Err(E_UNEXPECTED);
+            return Err(E_UNEXPECTED.into());
         }
         let before = self.event_mask();
         let result = self.install::<H>(&v3, installed, trampolines);
@@ -451,9 +451,9 @@ impl ProfilerInfo {
                 set_fast_path_targets(None, None, None);
                 set_enter_with_info_target(None);
             }
-            if let Ok((events, high)) = before {
+            if let Ok(before) = before {
                 // Best effort: the install's error is the one to report.
-                let _ = self.set_event_mask(events, high);
+                let _ = self.set_event_mask(before);
             }
         }
         result
@@ -465,7 +465,7 @@ impl ProfilerInfo {
         installed: *mut Installed<H>,
         trampolines: Option<FastPathHooks>,
     ) -> Result<()> {
-        let (events, high) = self.event_mask()?;
+        let current = self.event_mask()?;
         let needed = match trampolines {
             Some(_) => COR_PRF_MONITOR_ENTERLEAVE,
             None => {
@@ -475,10 +475,11 @@ impl ProfilerInfo {
                     | COR_PRF_ENABLE_FRAME_INFO
             }
         };
-        self.set_event_mask(events | needed, high)?;
+        self.set_event_mask(current | needed)?;
         // SAFETY: `mapper::<H>` reads `clientData` as the `Installed<H>`
         // passed here, which is never freed while installed.
-        unsafe { v3.SetFunctionIDMapper2(Some(mapper::<H>), installed as *mut c_void) }.ok()?;
+        unsafe { v3.SetFunctionIDMapper2(Some(mapper::<H>), installed as *mut c_void) }
+            .ok_with("SetFunctionIDMapper2")?;
         match trampolines {
             Some(t) => {
                 // A kind the profiler does not want gets no hook (the JIT's
@@ -503,7 +504,7 @@ impl ProfilerInfo {
                         H::TAILCALL.then_some(t.tailcall),
                     )
                 }
-                .ok()
+                .ok_with("SetEnterLeaveFunctionHooks3")
             }
             // SAFETY: the thunks have the IDL's signatures and only read
             // what the runtime passes during the call; the guard calls the
@@ -523,7 +524,7 @@ impl ProfilerInfo {
                     H::TAILCALL.then_some(tailcall_with_info::<H> as FunctionTailcall3WithInfo),
                 )
             }
-            .ok(),
+            .ok_with("SetEnterLeaveFunctionHooks3WithInfo"),
         }
     }
 
@@ -539,11 +540,12 @@ impl ProfilerInfo {
     pub unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String> {
         let v2 = self.live_v3()?;
         if string.is_null() {
-            return Err(E_POINTER);
+            return Err(E_POINTER.into());
         }
         let (mut length_offset, mut buffer_offset) = (0u32, 0u32);
         // SAFETY: valid out-pointers.
-        unsafe { v2.GetStringLayout2(&mut length_offset, &mut buffer_offset) }.ok()?;
+        unsafe { v2.GetStringLayout2(&mut length_offset, &mut buffer_offset) }
+            .ok_with("GetStringLayout2")?;
         let base = string.0 as *const u8;
         // SAFETY: a live string object has its length (a 32-bit count) at
         // `length_offset` and that many UTF-16 units at `buffer_offset`.
@@ -553,7 +555,7 @@ impl ProfilerInfo {
                 .cast::<u32>()
                 .read_unaligned() as usize;
             if len > MAX_CHARS {
-                return Err(E_UNEXPECTED);
+                return Err(E_UNEXPECTED.into());
             }
             let chars = base.add(buffer_offset as usize).cast::<u16>();
             let mut units = Vec::with_capacity(len);
@@ -679,20 +681,20 @@ impl<'a> EnterCall<'a> {
         }
         // Bounded: more than 64 KiB of ranges is a broken answer.
         if size as usize > 1 << 16 {
-            return Err(E_UNEXPECTED);
+            return Err(E_UNEXPECTED.into());
         }
         let words = (size as usize).div_ceil(8).max(2);
         let mut buffer = alloc::vec![0u64; words];
         let info = buffer.as_mut_ptr().cast::<COR_PRF_FUNCTION_ARGUMENT_INFO>();
         // SAFETY: `buffer` holds `size` bytes, 8-aligned.
         unsafe { v3.GetFunctionEnter3Info(self.function, self.elt, &mut frame, &mut size, info) }
-            .ok()?;
+            .ok_with("GetFunctionEnter3Info")?;
         // SAFETY: the runtime filled the header and `numRanges` ranges,
         // which fit in `size` bytes (checked against the buffer).
         let ranges = unsafe {
             let count = (*info).numRanges as usize;
             if COR_PRF_FUNCTION_ARGUMENT_INFO::size_for(count) > words * 8 {
-                return Err(E_UNEXPECTED);
+                return Err(E_UNEXPECTED.into());
             }
             let first =
                 core::ptr::addr_of!((*info).ranges).cast::<COR_PRF_FUNCTION_ARGUMENT_RANGE>();
@@ -726,7 +728,7 @@ impl<'a> LeaveCall<'a> {
         let mut range = COR_PRF_FUNCTION_ARGUMENT_RANGE::default();
         // SAFETY: valid out-pointers.
         unsafe { v3.GetFunctionLeave3Info(self.function, self.elt, &mut frame, &mut range) }
-            .ok()?;
+            .ok_with("GetFunctionLeave3Info")?;
         // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
         let frame = unsafe { FrameInfo::from_raw(frame) };
         if range.startAddress == 0 || range.length == 0 {
@@ -757,7 +759,8 @@ impl<'a> TailcallCall<'a> {
         let v3 = self.info.live_v3()?;
         let mut frame = COR_PRF_FRAME_INFO::NULL;
         // SAFETY: a valid out-pointer.
-        unsafe { v3.GetFunctionTailcall3Info(self.function, self.elt, &mut frame) }.ok()?;
+        unsafe { v3.GetFunctionTailcall3Info(self.function, self.elt, &mut frame) }
+            .ok_with("GetFunctionTailcall3Info")?;
         // SAFETY: the runtime's frame info for this hook, borrowed with `self`.
         Ok(unsafe { FrameInfo::from_raw(frame) })
     }

@@ -28,10 +28,11 @@ use crate::cil::{MethodBody, StackSig, Token};
 use crate::facade::MetadataImport;
 use crate::facade::ProfilerInfo;
 use crate::facade::{AssemblyReference, MetadataEmit};
+use crate::metadata::CLDB_E_RECORD_NOTFOUND;
 use crate::metadata::{mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport};
 use crate::profiling::{ModuleID, COR_PRF_MODULE_FLAGS, COR_PRF_MODULE_NGEN};
 use crate::Interface;
-use crate::HRESULT;
+use crate::{Error, E_INVALIDARG, E_NOINTERFACE, HRESULT};
 
 /// The namespace of the contract's types (calltarget/Contract.cs).
 const CONTRACT: &str = "CorProf.CallTarget";
@@ -181,13 +182,13 @@ impl Integration {
     /// shapes. `Err` says what is missing (no such type, no method of a
     /// known shape); methods with those names but another shape are
     /// listed by [`ignored`](Integration::ignored).
-    pub fn read(helper: &MetadataImport, type_name: &str) -> Result<Integration, String> {
+    pub fn read(helper: &MetadataImport, type_name: &str) -> Result<Integration, Error> {
         let typedef = helper
             .find_type_def(type_name, None)
-            .map_err(|hr| format!("no integration type {type_name} in the helper ({hr})"))?;
+            .map_err(|e| e.context(format!("no integration type {type_name} in the helper")))?;
         let methods = helper
             .methods(typedef)
-            .map_err(|hr| format!("cannot list the methods of {type_name} ({hr})"))?;
+            .map_err(|e| e.context(format!("cannot list the methods of {type_name}")))?;
         let mut found: Vec<(&'static str, MethodSig, String)> = Vec::new();
         let mut names = BTreeMap::new();
         for m in methods {
@@ -267,13 +268,16 @@ impl Integration {
             && integration.end_void.is_none()
             && integration.async_end.is_none()
         {
-            return Err(format!(
+            return Err(Error::new(
+                CLDB_E_RECORD_NOTFOUND,
+                format!(
                 "integration {type_name} has no OnMethodBegin or OnMethodEnd of the contract's shapes{}",
                 if integration.ignored.is_empty() {
                     String::new()
                 } else {
                     format!(" (ignored: {})", integration.ignored.join(", "))
                 }
+            ),
             ));
         }
         Ok(integration)
@@ -461,14 +465,30 @@ impl fmt::Display for WrapError {
     }
 }
 
+impl core::error::Error for WrapError {}
+
+impl From<WrapError> for Error {
+    /// A metadata failure keeps its code and says what was asked; the
+    /// others are `E_FAIL` (`CORPROF_E_*` codes do not describe IL) with the
+    /// reason as the message.
+    fn from(e: WrapError) -> Error {
+        match e {
+            WrapError::Metadata(what, hr) => Error::new(hr, what),
+            other => Error::new(crate::E_FAIL, format!("{other}")),
+        }
+    }
+}
+
 impl From<crate::cil::Error> for WrapError {
     fn from(e: crate::cil::Error) -> Self {
         WrapError::Cil(e)
     }
 }
 
-fn md(what: &'static str) -> impl FnOnce(HRESULT) -> WrapError {
-    move |hr| WrapError::Metadata(what, hr)
+/// A metadata failure (a raw `HRESULT` or the facade's [`Error`](crate::Error))
+/// while doing `what`.
+fn md<E: Into<HRESULT>>(what: &'static str) -> impl FnOnce(E) -> WrapError {
+    move |e| WrapError::Metadata(what, e.into())
 }
 
 /// A wrapped method: its new IL and the name given to the probes.
@@ -654,7 +674,7 @@ fn is_value_type(import: &MetadataImport, typedef: mdTypeDef) -> Result<bool, Wr
             &mut extends,
         )
     }
-    .ok()
+    .ok_with("GetTypeDefProps")
     .map_err(md("GetTypeDefProps"))?;
     if extends.is_nil() {
         return Ok(false);
@@ -689,7 +709,7 @@ fn base_type_name(import: &MetadataImport, token: mdToken) -> Result<String, Wra
             &mut needed,
         )
     }
-    .ok()
+    .ok_with("GetTypeRefProps")
     .map_err(md("GetTypeRefProps"))?;
     let end = buf.iter().position(|&c| c == 0).unwrap_or(buf.len());
     Ok(String::from_utf16_lossy(&buf[..end]))
@@ -1044,10 +1064,13 @@ impl fmt::Display for MethodTarget {
 
 impl MethodTarget {
     /// Parses one `Assembly!Namespace.Type::Method[=Namespace.IntegrationType]`.
-    pub fn parse(text: &str) -> Result<MethodTarget, String> {
+    pub fn parse(text: &str) -> Result<MethodTarget, Error> {
         let text = text.trim();
         let bad = |why: &str| {
-            format!("bad target {text:?}: {why} (expected Assembly!Namespace.Type::Method)")
+            Error::new(
+                E_INVALIDARG,
+                format!("bad target {text:?}: {why} (expected Assembly!Namespace.Type::Method)"),
+            )
         };
         let (target, integration) = match text.split_once('=') {
             Some((t, i)) => {
@@ -1075,14 +1098,14 @@ impl MethodTarget {
 
     /// Parses a `;`-separated list (empty items are skipped; an empty list
     /// is an error).
-    pub fn parse_list(text: &str) -> Result<Vec<MethodTarget>, String> {
+    pub fn parse_list(text: &str) -> Result<Vec<MethodTarget>, Error> {
         let targets = text
             .split(';')
             .filter(|s| !s.trim().is_empty())
             .map(MethodTarget::parse)
             .collect::<Result<Vec<_>, _>>()?;
         if targets.is_empty() {
-            return Err(String::from("no targets"));
+            return Err(Error::new(E_INVALIDARG, "no targets"));
         }
         Ok(targets)
     }
@@ -1105,30 +1128,35 @@ impl MethodTarget {
 
     /// The MethodDefs of every overload of this target in a module's
     /// metadata; `Err` says what is missing.
-    pub fn find(&self, import: &MetadataImport) -> Result<Vec<mdMethodDef>, String> {
+    pub fn find(&self, import: &MetadataImport) -> Result<Vec<mdMethodDef>, Error> {
         let mut typedef = None;
         for part in self.type_name.split('+') {
-            typedef = Some(
-                import
-                    .find_type_def(part, typedef)
-                    .map_err(|hr| format!("no type {} ({hr}){}", self.type_name, self.hint()))?,
-            );
+            typedef =
+                Some(import.find_type_def(part, typedef).map_err(|e| {
+                    e.context(format!("no type {}{}", self.type_name, self.hint()))
+                })?);
         }
-        let typedef = typedef.ok_or_else(|| format!("no type {}", self.type_name))?;
+        let typedef = typedef.ok_or_else(|| {
+            Error::new(
+                CLDB_E_RECORD_NOTFOUND,
+                format!("no type {}", self.type_name),
+            )
+        })?;
         let methods = import
             .methods(typedef)
-            .map_err(|hr| format!("cannot list the methods of {} ({hr})", self.type_name))?;
+            .map_err(|e| e.context(format!("cannot list the methods of {}", self.type_name)))?;
         let mut found = Vec::new();
         for m in methods {
-            let props = import
-                .method_props(m)
-                .map_err(|hr| format!("GetMethodProps failed ({hr})"))?;
+            let props = import.method_props(m)?;
             if props.name == self.method {
                 found.push(m);
             }
         }
         if found.is_empty() {
-            return Err(format!("no method {} in {}", self.method, self.type_name));
+            return Err(Error::new(
+                CLDB_E_RECORD_NOTFOUND,
+                format!("no method {} in {}", self.method, self.type_name),
+            ));
         }
         Ok(found)
     }
@@ -1139,8 +1167,8 @@ impl MethodTarget {
     /// and the MethodDefs [`find`](MethodTarget::find) answers in it.
     /// Modules whose name cannot be read are skipped; `Err` says what is
     /// missing.
-    pub fn find_loaded(&self, info: &ProfilerInfo) -> Result<(ModuleID, Vec<mdMethodDef>), String> {
-        let modules = info.modules().map_err(|e| format!("EnumModules: {e}"))?;
+    pub fn find_loaded(&self, info: &ProfilerInfo) -> Result<(ModuleID, Vec<mdMethodDef>), Error> {
+        let modules = info.modules()?;
         for module in modules {
             let Ok(module_info) = info.module_info(module) else {
                 continue;
@@ -1153,11 +1181,16 @@ impl MethodTarget {
             }
             let import = info
                 .module_metadata(module)
-                .map_err(|e| format!("metadata of {}: {e}", self.assembly))?
-                .ok_or_else(|| format!("{} has no metadata", self.assembly))?;
+                .map_err(|e| e.context(format!("metadata of {}", self.assembly)))?
+                .ok_or_else(|| {
+                    Error::new(E_NOINTERFACE, format!("{} has no metadata", self.assembly))
+                })?;
             return Ok((module, self.find(&import)?));
         }
-        Err(format!("no loaded assembly named {}", self.assembly))
+        Err(Error::new(
+            CLDB_E_RECORD_NOTFOUND,
+            format!("no loaded assembly named {}", self.assembly),
+        ))
     }
 }
 
@@ -1217,7 +1250,7 @@ impl MethodTargets {
         &self,
         info: &ProfilerInfo,
         module: ModuleID,
-        unknown: impl FnMut(&MethodTarget, &str),
+        unknown: impl FnMut(&MethodTarget, &Error),
     ) -> Vec<mdMethodDef> {
         if let Some(known) = self.lock().modules.get(&module) {
             return known.iter().map(|m| m.0).collect();
@@ -1238,7 +1271,7 @@ impl MethodTargets {
         module: ModuleID,
         assembly: &str,
         import: &MetadataImport,
-        unknown: impl FnMut(&MethodTarget, &str),
+        unknown: impl FnMut(&MethodTarget, &Error),
     ) -> Vec<mdMethodDef> {
         if let Some(known) = self.lock().modules.get(&module) {
             return known.iter().map(|m| m.0).collect();
@@ -1266,8 +1299,8 @@ impl MethodTargets {
         module: ModuleID,
         methods: Vec<(mdMethodDef, usize)>,
         found: &[usize],
-        missing: Vec<(usize, String)>,
-        mut unknown: impl FnMut(&MethodTarget, &str),
+        missing: Vec<(usize, Error)>,
+        mut unknown: impl FnMut(&MethodTarget, &Error),
     ) -> Vec<mdMethodDef> {
         {
             let mut seen = self.lock();
@@ -1357,7 +1390,7 @@ mod tests {
             "App!N.T::M=A=B",
             "App!N.T::M=A::B",
         ] {
-            let err = MethodTarget::parse(bad).unwrap_err();
+            let err = MethodTarget::parse(bad).unwrap_err().message().to_string();
             assert!(err.contains("integration type after `=`"), "{bad}: {err}");
         }
     }
@@ -1474,11 +1507,14 @@ mod tests {
             ("App!N.T::", "an empty or malformed part"),
             ("App!N!T::M", "an empty or malformed part"),
         ] {
-            let err = MethodTarget::parse(text).unwrap_err();
+            let err = MethodTarget::parse(text).unwrap_err().message().to_string();
             assert!(err.contains(why), "{text}: {err}");
             assert!(err.contains("expected Assembly!Namespace.Type::Method"));
         }
-        assert_eq!(MethodTarget::parse_list(" ; ").unwrap_err(), "no targets");
+        assert_eq!(
+            MethodTarget::parse_list(" ; ").unwrap_err().message(),
+            "no targets"
+        );
         assert!(
             MethodTarget::parse_list("A!T::M;bad").is_err(),
             "one bad item fails the list"
@@ -1613,30 +1649,36 @@ mod tests {
             Ok(vec![mdMethodDef::from_rid(4)])
         );
         assert_eq!(
-            find("A!N.Outer::Nope").unwrap_err(),
+            find("A!N.Outer::Nope").unwrap_err().message(),
             "no method Nope in N.Outer"
         );
         // `Deep` is not a method of the enclosing type.
         assert_eq!(
-            find("A!N.Outer::Deep").unwrap_err(),
+            find("A!N.Outer::Deep").unwrap_err().message(),
             "no method Deep in N.Outer"
         );
-        let err = find("A!N.Nowhere::Run").unwrap_err();
-        assert!(err.starts_with("no type N.Nowhere ("), "{err}");
-        let err = find("A!N.Outer+Nope::Run").unwrap_err();
-        assert!(err.starts_with("no type N.Outer+Nope ("), "{err}");
+        let err = find("A!N.Nowhere::Run").unwrap_err().message().to_string();
+        assert!(err.starts_with("no type N.Nowhere: "), "{err}");
+        let err = find("A!N.Outer+Nope::Run")
+            .unwrap_err()
+            .message()
+            .to_string();
+        assert!(err.starts_with("no type N.Outer+Nope: "), "{err}");
         assert!(!err.contains("arity"), "{err}");
         // A name copied from a call tree gets a hint; a compiler-generated
         // name (starting with `<`) does not.
         for generic in ["A!N.Outer<?>::Run", "A!N.Outer+Inner<System.Int32>::Deep"] {
-            let err = find(generic).unwrap_err();
+            let err = find(generic).unwrap_err().message().to_string();
             assert!(err.starts_with("no type N.Outer"), "{err}");
             assert!(
-                err.ends_with("; name a generic type with its arity, as metadata does: Repository`1, not Repository<T>"),
+                err.contains("; name a generic type with its arity, as metadata does: Repository`1, not Repository<T>"),
                 "{err}"
             );
         }
-        let err = find("A!N.Outer+<>c::Run").unwrap_err();
+        let err = find("A!N.Outer+<>c::Run")
+            .unwrap_err()
+            .message()
+            .to_string();
         assert!(!err.contains("arity"), "{err}");
     }
 
@@ -1652,13 +1694,13 @@ mod tests {
         let (m1, m2, m3) = (ModuleID(0x100), ModuleID(0x200), ModuleID(0x300));
         let mut unknown = Vec::new();
         let methods = targets.methods_in(m1, "A", &import, |t, why| {
-            unknown.push(alloc::format!("{t}: {why}"))
+            unknown.push(alloc::format!("{t}: {}", why.message()))
         });
         let rids: Vec<u32> = methods.iter().map(|m| m.0 & 0xFF_FFFF).collect();
         assert_eq!(rids, [2, 3, 4], "both overloads of Over, then Deep");
         assert_eq!(unknown.len(), 2, "{unknown:?}");
         assert_eq!(unknown[0], "A!N.Outer::Nope: no method Nope in N.Outer");
-        assert!(unknown[1].starts_with("A!N.Nowhere::Run: no type N.Nowhere ("));
+        assert!(unknown[1].starts_with("A!N.Nowhere::Run: no type N.Nowhere"));
 
         // Asked again (even with other metadata): the same answer, no reports.
         let again = targets.methods_in(m1, "B", &import, |t, _| panic!("{t} reported twice"));
@@ -1832,15 +1874,15 @@ mod tests {
             Ok((ModuleID(0x100), vec![mdMethodDef::from_rid(1)]))
         );
         assert_eq!(
-            find("Z!N.Outer::Run").unwrap_err(),
+            find("Z!N.Outer::Run").unwrap_err().message(),
             "no loaded assembly named Z"
         );
         assert_eq!(
-            find("Bare!N.Outer::Run").unwrap_err(),
+            find("Bare!N.Outer::Run").unwrap_err().message(),
             "Bare has no metadata"
         );
         assert_eq!(
-            find("A!N.Outer::Nope").unwrap_err(),
+            find("A!N.Outer::Nope").unwrap_err().message(),
             "no method Nope in N.Outer"
         );
     }

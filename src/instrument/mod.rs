@@ -18,10 +18,12 @@
 //! See docs/instrumentation.md.
 
 mod calltarget;
+mod component;
 mod rejit;
 
 pub use calltarget::{
     CallTarget, Integration, MethodTarget, MethodTargets, WrapError, WrapWhen, Wrapped,
     DEFAULT_INTEGRATION,
 };
+pub use component::{CallTargetOptions, CallTargetProfiler};
 pub use rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};

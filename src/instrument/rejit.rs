@@ -309,7 +309,7 @@ mod tests {
         // SAFETY: `raw` keeps the object alive for the borrow.
         let view = unsafe { ComRef::from_raw(raw.as_raw()) }.unwrap();
         let answer = bodies.set_il(M1, F, FunctionControl::new(view));
-        assert_eq!(answer, Some((String::from("again"), Err(E_FAIL))));
+        assert_eq!(answer, Some((String::from("again"), Err(E_FAIL.into()))));
         assert_eq!(*object.bodies.lock().unwrap(), [ONE.to_vec()]);
         let listed = alloc::format!("{bodies:?}");
         assert!(listed.contains("(3, \"again\")"), "{listed}");

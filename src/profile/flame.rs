@@ -12,8 +12,10 @@ use std::io::{self, Write};
 use super::folded::sorted_children;
 use super::tree::{Frames, NodeId, StackTree};
 
-/// How [`write_flame`] draws.
+/// How [`write_flame`] draws: [`Default`], then change fields
+/// (`#[non_exhaustive]`: options may be added).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FlameOptions {
     /// The title line.
     pub title: String,

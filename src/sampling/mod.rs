@@ -43,7 +43,9 @@
 
 mod alloc;
 mod clock;
+mod component;
 mod contention;
+mod env;
 mod exceptions;
 pub mod export;
 mod output;
@@ -58,6 +60,7 @@ mod unwind;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+pub use component::SamplingProfiler;
 pub use contention::{
     decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
     CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,

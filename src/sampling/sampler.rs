@@ -128,8 +128,11 @@ impl AllocationSource {
     }
 }
 
-/// How the sampler samples.
+/// How the sampler samples: [`Default`], or
+/// [`from_env`](SamplerOptions::from_env), then change fields
+/// (`options.hz = 250`; `#[non_exhaustive]`: options may be added).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SamplerOptions {
     /// Stack samples per second (default 99: not a multiple of common
     /// timer rates, so the samples do not beat with periodic work).
@@ -198,7 +201,9 @@ impl SamplerOptions {
         }
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
-                AllocationSource::AllocationTick if info.version() < 12 => return Err(E_NOTIMPL),
+                AllocationSource::AllocationTick if info.version() < 12 => {
+                    return Err(E_NOTIMPL.into())
+                }
                 AllocationSource::AllocationTick => high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE,
                 _ => mask |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED,
             }
@@ -468,12 +473,12 @@ impl Sampler {
             || options.contentions_per_second == Some(0)
             || options.wall_threads_per_tick == 0
         {
-            return Err(crate::E_INVALIDARG);
+            return Err(crate::E_INVALIDARG.into());
         }
         if !options.mode.is_supported()
             || (options.mode == SamplingMode::SuspendRuntime && info.v10().is_none())
         {
-            return Err(E_NOTIMPL);
+            return Err(E_NOTIMPL.into());
         }
         let source = options
             .allocation_mean_bytes
@@ -487,7 +492,7 @@ impl Sampler {
         let (mut keywords, mut level) = (0, INFORMATIONAL);
         if source == Some(AllocationSource::AllocationTick) {
             if info.version() < 12 {
-                return Err(E_NOTIMPL);
+                return Err(E_NOTIMPL.into());
             }
             (keywords, level) = (GC_KEYWORD, VERBOSE);
         }
@@ -507,7 +512,7 @@ impl Sampler {
         }
         if options.mode == SamplingMode::Signal && !signal::start(options.hz) {
             // Another signal-mode sampler runs in this process.
-            return Err(crate::E_FAIL);
+            return Err(crate::E_FAIL.into());
         }
         let stats = SamplerStats {
             allocation_source: source,
@@ -562,7 +567,7 @@ impl Sampler {
                 export.close();
             }
             signal::stop(&mut SignalStats::default());
-            return Err(crate::E_FAIL);
+            return Err(crate::E_FAIL.into());
         };
         if options.mode == SamplingMode::Signal {
             // The calling thread (`initialize`'s) may be managed already.

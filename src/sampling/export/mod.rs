@@ -35,7 +35,11 @@ pub use dir::{is_period_file, period_file_name, DirectoryExporter};
 pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 
 use self::queue::Queue;
+use super::env::{
+    number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PERIOD, SAMPLER_PUSH_URL,
+};
 use super::sampler::Profile;
+use crate::{Error, E_INVALIDARG};
 
 /// One period's profile, encoded: what exporters get.
 #[derive(Clone, Debug)]
@@ -328,48 +332,35 @@ impl Default for ExportOptions {
     }
 }
 
-/// `name` from the environment as a number in `range`, or `default`.
-fn number(name: &str, default: u64, range: core::ops::RangeInclusive<u64>) -> Result<u64, String> {
-    match std::env::var(name) {
-        Err(_) => Ok(default),
-        Ok(text) => match text.trim().parse::<u64>() {
-            Ok(value) if range.contains(&value) => Ok(value),
-            _ => Err(format!(
-                "{name}={text:?} is not a number from {} to {}",
-                range.start(),
-                range.end()
-            )),
-        },
-    }
-}
-
 impl ExportOptions {
     /// The options from the environment (`CORPROF_SAMPLER_PERIOD`,
     /// `CORPROF_SAMPLER_DIR`, `CORPROF_SAMPLER_KEEP`,
     /// `CORPROF_SAMPLER_PUSH_URL`, `CORPROF_SAMPLER_APP`); a bad value is
     /// an `Err` naming the variable and what it should be.
-    pub fn from_env() -> Result<ExportOptions, String> {
-        let period = number("CORPROF_SAMPLER_PERIOD", 60, 1..=86_400)?;
-        let keep = number("CORPROF_SAMPLER_KEEP", 60, 1..=1_000_000)?;
-        let push = match std::env::var("CORPROF_SAMPLER_PUSH_URL") {
-            Err(_) => None,
-            Ok(url) => Some(
-                PushTarget::parse(url.trim())
-                    .map_err(|e| format!("CORPROF_SAMPLER_PUSH_URL={url:?}: {e}"))?,
-            ),
+    pub fn from_env() -> Result<ExportOptions, Error> {
+        let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
+        let keep = number(SAMPLER_KEEP, 60, 1, 1_000_000)?;
+        let push = match var(SAMPLER_PUSH_URL)? {
+            None => None,
+            Some(url) => Some(PushTarget::parse(url.trim()).map_err(|e| {
+                Error::new(E_INVALIDARG, format!("{SAMPLER_PUSH_URL}={url:?}: {e}"))
+            })?),
         };
-        let app = match std::env::var("CORPROF_SAMPLER_APP") {
-            Err(_) => process_name(),
-            Ok(app) if valid_app(app.trim()) => String::from(app.trim()),
-            Ok(app) => {
-                return Err(format!(
-                "CORPROF_SAMPLER_APP={app:?} is not a name of 1 to 200 letters, digits and . _ -"
-            ))
+        let app = match var(SAMPLER_APP)? {
+            None => process_name(),
+            Some(app) if valid_app(app.trim()) => String::from(app.trim()),
+            Some(app) => {
+                return Err(Error::new(
+                    E_INVALIDARG,
+                    format!(
+                        "{SAMPLER_APP}={app:?} is not a name of 1 to 200 letters, digits and . _ -"
+                    ),
+                ))
             }
         };
         Ok(ExportOptions {
             period: Duration::from_secs(period),
-            dir: std::env::var_os("CORPROF_SAMPLER_DIR").map(PathBuf::from),
+            dir: var(SAMPLER_DIR)?.map(PathBuf::from),
             keep: keep as usize,
             push,
             app,

@@ -1,0 +1,362 @@
+//! [`SamplingProfiler`]: the sampler as a [`Profiler`] part, started in
+//! `initialize` and written out at shutdown, with the callbacks it needs.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::env::{var, SAMPLER_DIR};
+use super::export::{ExportOptions, ExportStats};
+use super::output::{write_outputs, Written};
+use super::sampler::{AllocationSource, Profile, Sampler, SamplerOptions};
+use crate::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
+use crate::profiling::{ClassID, ObjectID, ThreadID};
+use crate::Error;
+
+/// The sampler as a profiler, or a part of one (`profiler!((SamplingProfiler,
+/// MyPart), "CLSID")`): in `initialize` it adds the events it needs
+/// ([`SamplerOptions::event_masks`], with
+/// [`add_event_mask`](ProfilerInfo::add_event_mask), so other parts keep
+/// theirs) and starts a [`Sampler`]; it handles the thread-name,
+/// thread-destroyed, `ObjectAllocated` and EventPipe callbacks; at shutdown
+/// it stops and, given a directory, writes every format of
+/// [`write_outputs`] there and a `summary.txt` of `key=value` lines (the
+/// [`SamplerStats`](super::SamplerStats), the period, duration, threads and
+/// what was written).
+///
+/// It reports on stderr, each line prefixed `sampler: `, and stays out of
+/// the way (the program runs unprofiled, `initialize` succeeds) when its
+/// configuration is bad or the runtime cannot sample (before .NET Core 3.0,
+/// or `allocation-tick` before .NET 5).
+///
+/// `Default` is [`from_env`](SamplingProfiler::from_env).
+pub struct SamplingProfiler {
+    config: core::result::Result<(SamplerOptions, ExportOptions), Error>,
+    dir: Option<PathBuf>,
+    /// Set once in `initialize`; read without a lock by every callback (the
+    /// runtime calls `event_pipe_event_delivered` from the thread that
+    /// suspends it too, which must never wait for an allocating thread).
+    sampler: OnceLock<Sampler>,
+}
+
+fn say(text: &str) {
+    // One write per line: the program's threads share stderr.
+    let _ = io::stderr().write_all(format!("sampler: {text}\n").as_bytes());
+}
+
+impl SamplingProfiler {
+    /// Samples with `options`; writes nothing unless
+    /// [`write_to`](SamplingProfiler::write_to) names a directory.
+    pub fn new(options: SamplerOptions) -> SamplingProfiler {
+        SamplingProfiler {
+            config: Ok((
+                options,
+                ExportOptions {
+                    period: options.period,
+                    ..ExportOptions::default()
+                },
+            )),
+            dir: None,
+            sampler: OnceLock::new(),
+        }
+    }
+
+    /// Configured by the environment: [`SamplerOptions::from_env`],
+    /// [`ExportOptions::from_env`] (continuous profiles every period, to
+    /// the directory and a profile server) and `CORPROF_SAMPLER_DIR` (the
+    /// output directory). A bad value is reported in `initialize`, and then
+    /// nothing is sampled.
+    pub fn from_env() -> SamplingProfiler {
+        let (config, dir) = match var(SAMPLER_DIR) {
+            Ok(dir) => (
+                SamplerOptions::from_env().and_then(|o| Ok((o, ExportOptions::from_env()?))),
+                dir.map(PathBuf::from),
+            ),
+            Err(error) => (Err(error), None),
+        };
+        SamplingProfiler {
+            config,
+            dir,
+            sampler: OnceLock::new(),
+        }
+    }
+
+    /// Writes the outputs into `dir` at shutdown.
+    pub fn write_to(mut self, dir: impl Into<PathBuf>) -> SamplingProfiler {
+        self.dir = Some(dir.into());
+        self
+    }
+
+    /// Hands each period's profile to the exporters `export` asks for
+    /// (none by default: no continuous profile).
+    pub fn export(mut self, export: ExportOptions) -> SamplingProfiler {
+        if let Ok((options, old)) = &mut self.config {
+            options.period = export.period;
+            *old = export;
+        }
+        self
+    }
+
+    /// The running sampler, once `initialize` started it.
+    pub fn sampler(&self) -> Option<&Sampler> {
+        self.sampler.get()
+    }
+}
+
+impl Default for SamplingProfiler {
+    fn default() -> SamplingProfiler {
+        SamplingProfiler::from_env()
+    }
+}
+
+impl Profiler for SamplingProfiler {
+    fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
+        let (options, export) = match &self.config {
+            Ok(config) => config.clone(),
+            Err(error) => {
+                say(&format!("{}; not sampling", error.message()));
+                return Ok(());
+            }
+        };
+        let Ok(mask) = options.event_masks(info) else {
+            say(&format!(
+                "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
+                 this runtime offers ICorProfilerInfo{}: not sampling",
+                info.version()
+            ));
+            return Ok(());
+        };
+        let exporters = match export.exporters() {
+            Ok(exporters) => exporters,
+            Err(error) => {
+                say(&format!(
+                    "{}: {error}; not sampling",
+                    export.dir.unwrap_or_default().display()
+                ));
+                return Ok(());
+            }
+        };
+        info.add_event_mask(mask)?;
+        match Sampler::start_exporting(info, options, exporters) {
+            Ok(sampler) => {
+                let _ = self.sampler.set(sampler);
+            }
+            Err(error) => say(&format!(
+                "cannot sample in mode {} here ({}): signal needs Linux on x86-64 or AArch64, \
+                 suspend-runtime .NET Core 3.0 or later",
+                options.mode.name(),
+                error.code()
+            )),
+        }
+        Ok(())
+    }
+
+    fn thread_name_changed(
+        &self,
+        _info: &ProfilerInfo,
+        thread: ThreadID,
+        name: String,
+    ) -> Result<()> {
+        if let Some(sampler) = self.sampler.get() {
+            sampler.thread_name_changed(thread, &name);
+        }
+        Ok(())
+    }
+
+    fn thread_created(&self, _info: &ProfilerInfo, thread: ThreadID) -> Result<()> {
+        if let Some(sampler) = self.sampler.get() {
+            sampler.thread_created(thread);
+        }
+        Ok(())
+    }
+
+    fn thread_assigned_to_os_thread(
+        &self,
+        _info: &ProfilerInfo,
+        thread: ThreadID,
+        os_thread: u32,
+    ) -> Result<()> {
+        if let Some(sampler) = self.sampler.get() {
+            sampler.thread_assigned_to_os_thread(thread, os_thread);
+        }
+        Ok(())
+    }
+
+    fn thread_destroyed(&self, _info: &ProfilerInfo, thread: ThreadID) -> Result<()> {
+        if let Some(sampler) = self.sampler.get() {
+            sampler.thread_destroyed(thread);
+        }
+        Ok(())
+    }
+
+    fn object_allocated(
+        &self,
+        _info: &ProfilerInfo,
+        object: ObjectID,
+        class: ClassID,
+    ) -> Result<()> {
+        match self.sampler.get() {
+            // SAFETY: this callback's own arguments, forwarded on its thread.
+            Some(sampler) => unsafe { sampler.object_allocated(object, class) },
+            None => Ok(()),
+        }
+    }
+
+    fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+        match self.sampler.get() {
+            // SAFETY: this callback's own argument, forwarded on its thread.
+            Some(sampler) => unsafe { sampler.exception_thrown(thrown) },
+            None => Ok(()),
+        }
+    }
+
+    fn event_pipe_event_delivered(
+        &self,
+        _info: &ProfilerInfo,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        match self.sampler.get() {
+            Some(sampler) => sampler.event_pipe_event_delivered(event),
+            None => Ok(()),
+        }
+    }
+
+    fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
+        let Some(sampler) = self.sampler.get() else {
+            return Ok(());
+        };
+        let profile = sampler.stop();
+        let stats = &profile.stats;
+        say(&format!(
+            "mode {}: {} suspensions, {} walks of {} threads, pause median {} us, p99 {} us, {} walks without managed frames",
+            stats.mode.name(),
+            stats.suspensions,
+            stats.walks,
+            profile.threads.len(),
+            stats.pause_quantile(0.5) / 1000,
+            stats.pause_quantile(0.99) / 1000,
+            stats.failed_walks
+        ));
+        if let Some(dir) = &self.dir {
+            if let Err(error) = write_dir(&profile, &sampler.export_stats(), dir) {
+                say(&format!("writing {}: {error}", dir.display()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Creates `dir`, writes [`write_outputs`]'s files and `summary.txt` there
+/// (the [`SamplerStats`](super::SamplerStats), the signals and timers of
+/// signal mode, the period, duration, threads, what was written and the
+/// exporters' counters).
+fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<Written> {
+    std::fs::create_dir_all(dir)?;
+    let stats = &profile.stats;
+    let mut summary = String::new();
+    let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
+    line("mode", stats.mode.name().to_string());
+    line("suspensions", stats.suspensions.to_string());
+    line("failed_suspensions", stats.failed_suspensions.to_string());
+    line("walks", stats.walks.to_string());
+    line("failed_walks", stats.failed_walks.to_string());
+    line("frames", stats.frames.to_string());
+    line("allocation_samples", stats.allocation_samples.to_string());
+    line(
+        "allocation_source",
+        stats
+            .allocation_source
+            .map_or("off", AllocationSource::name)
+            .to_string(),
+    );
+    line("allocation_ticks", stats.allocation_ticks.to_string());
+    line("undecoded_ticks", stats.undecoded_ticks.to_string());
+    line("exceptions_thrown", stats.exceptions_thrown.to_string());
+    line("exceptions_recorded", stats.exceptions_recorded.to_string());
+    line(
+        "contention",
+        String::from(if stats.contention_available {
+            "on"
+        } else {
+            "not available (needs .NET 5)"
+        }),
+    );
+    line("contentions", stats.contentions.to_string());
+    line(
+        "contentions_recorded",
+        stats.contentions_recorded.to_string(),
+    );
+    line(
+        "undecoded_contentions",
+        stats.undecoded_contentions.to_string(),
+    );
+    line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
+    line("pause_median_ns", stats.pause_quantile(0.5).to_string());
+    line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
+    let signal = &stats.signal;
+    line("signals_sent", signal.signals_sent.to_string());
+    line("signals_handled", signal.signals_handled.to_string());
+    line("signals_dropped", signal.dropped.to_string());
+    line("signals_stale", signal.stale.to_string());
+    line("signals_foreign", signal.foreign.to_string());
+    line("cpu_samples", signal.cpu_samples.to_string());
+    line("wall_samples", signal.wall_samples.to_string());
+    line("managed_samples", signal.managed_samples.to_string());
+    line("walks_cut_bounds", signal.cut_bounds.to_string());
+    line("walks_cut_depth", signal.cut_depth.to_string());
+    line("timers_created", signal.timers_created.to_string());
+    line("timers_deleted", signal.timers_deleted.to_string());
+    line(
+        "timers_live_at_stop",
+        signal.timers_live_at_stop.to_string(),
+    );
+    line(
+        "kernel_timers_at_stop",
+        signal
+            .kernel_timers_at_stop
+            .map_or("unknown".to_string(), |n| n.to_string()),
+    );
+    line(
+        "registrations_failed",
+        signal.registrations_failed.to_string(),
+    );
+    // Samples per thread: name:cpu/wall (signal mode).
+    line(
+        "thread_samples",
+        signal
+            .per_thread
+            .iter()
+            .map(|&(os, cpu, wall)| {
+                let name = profile
+                    .threads
+                    .iter()
+                    .find(|t| t.os_thread == os)
+                    .map_or(format!("Thread {os}"), |t| t.name.clone());
+                format!("{name}:{cpu}/{wall}")
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    line("duration_ns", profile.duration.as_nanos().to_string());
+    line("period_ns", profile.period_nanos.to_string());
+    line(
+        "threads",
+        profile
+            .threads
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    let written = write_outputs(profile, dir)?;
+    line("pprof_samples", written.pprof_samples.to_string());
+    line("pprof_bytes", written.pprof_bytes.to_string());
+    line("flame_frames_drawn", written.flame.drawn.to_string());
+    line("flame_frames_omitted", written.flame.omitted.to_string());
+    summary.push_str(&export.summary_lines());
+    std::fs::write(dir.join("summary.txt"), summary)?;
+    Ok(written)
+}

@@ -1,0 +1,119 @@
+//! The sampler's configuration from the environment: one table of
+//! variables, read by [`SamplerOptions::from_env`] and
+//! [`SamplingProfiler::from_env`](super::SamplingProfiler::from_env).
+
+use alloc::format;
+use alloc::string::String;
+
+use super::sampler::{AllocationSource, SamplerOptions};
+use super::signal::SamplingMode;
+use crate::{Error, E_INVALIDARG};
+
+/// Samples per second (`SamplerOptions::hz`): 1 to 10,000, default 99.
+pub(crate) const SAMPLER_HZ: &str = "CORPROF_SAMPLER_HZ";
+/// The mean allocation sampling interval in bytes
+/// (`SamplerOptions::allocation_mean_bytes`): 0 (allocation sampling off)
+/// to 2^40, default 524,288.
+pub(crate) const SAMPLER_ALLOC_BYTES: &str = "CORPROF_SAMPLER_ALLOC_BYTES";
+/// Where allocations come from (`SamplerOptions::allocation_source`):
+/// `auto` (the default), `allocation-tick` or `object-allocated`.
+pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
+/// The directory [`SamplingProfiler`](super::SamplingProfiler) writes its
+/// outputs to at shutdown (created if missing); unset: nothing is written.
+pub(crate) const SAMPLER_DIR: &str = "CORPROF_SAMPLER_DIR";
+/// How stacks are sampled (`SamplerOptions::mode`): `signal` (the default
+/// on Linux x86-64 and AArch64), `suspend-runtime` or `thread-suspend`.
+pub(crate) const SAMPLER_MODE: &str = "CORPROF_SAMPLER_MODE";
+/// The period of continuous profiles in seconds (`ExportOptions::period`):
+/// 1 to 86400, default 60.
+pub(crate) const SAMPLER_PERIOD: &str = "CORPROF_SAMPLER_PERIOD";
+/// How many period files the directory keeps: 1 to 1,000,000, default 60.
+pub(crate) const SAMPLER_KEEP: &str = "CORPROF_SAMPLER_KEEP";
+/// The Pyroscope-compatible profile server (`http://host:port`).
+pub(crate) const SAMPLER_PUSH_URL: &str = "CORPROF_SAMPLER_PUSH_URL";
+/// The application's name on the profile server (default: the process's).
+pub(crate) const SAMPLER_APP: &str = "CORPROF_SAMPLER_APP";
+
+/// `name`'s value (`None` when unset), or an error naming it when it is not
+/// Unicode.
+pub(crate) fn var(name: &'static str) -> Result<Option<String>, Error> {
+    match std::env::var(name) {
+        Ok(value) => Ok(Some(value)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(Error::new(
+            E_INVALIDARG,
+            format!("{name} is not valid Unicode"),
+        )),
+    }
+}
+
+/// `name` as a number in `min..=max`, or `default` when unset.
+pub(crate) fn number(name: &'static str, default: u64, min: u64, max: u64) -> Result<u64, Error> {
+    let Some(text) = var(name)? else {
+        return Ok(default);
+    };
+    match text.trim().parse::<u64>() {
+        Ok(value) if (min..=max).contains(&value) => Ok(value),
+        _ => Err(Error::new(
+            E_INVALIDARG,
+            format!("{name}={text:?} is not a number from {min} to {max}"),
+        )),
+    }
+}
+
+impl SamplerOptions {
+    /// The options the environment asks for, the defaults for variables
+    /// that are unset:
+    ///
+    /// | variable | meaning | values (default) |
+    /// |---|---|---|
+    /// | `CORPROF_SAMPLER_HZ` | samples per second ([`hz`](SamplerOptions::hz)) | 1 to 10000 (99) |
+    /// | `CORPROF_SAMPLER_ALLOC_BYTES` | mean allocation sampling interval in bytes ([`allocation_mean_bytes`](SamplerOptions::allocation_mean_bytes)); `0` turns allocation sampling off | 0 to 2^40 (524288) |
+    /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-tick` on .NET 5 and later, `object-allocated` before | `auto`, `allocation-tick`, `object-allocated` (`auto`) |
+    /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `suspend-runtime` elsewhere) |
+    /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
+    ///
+    /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
+    /// `CORPROF_SAMPLER_DIR`, where it writes its outputs and the period
+    /// files, and the exporters' variables of
+    /// [`ExportOptions::from_env`](super::export::ExportOptions::from_env):
+    /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
+    /// `CORPROF_SAMPLER_APP`.) A bad value is
+    /// an `E_INVALIDARG` [`Error`] whose message names the variable and
+    /// says why: `CORPROF_SAMPLER_HZ="fast" is not a number from 1 to 10000`.
+    pub fn from_env() -> Result<SamplerOptions, Error> {
+        let hz = number(SAMPLER_HZ, 99, 1, 10_000)?;
+        let alloc = number(SAMPLER_ALLOC_BYTES, 512 << 10, 0, 1 << 40)?;
+        let source = match var(SAMPLER_ALLOC_SOURCE)? {
+            None => AllocationSource::Auto,
+            Some(text) => AllocationSource::from_name(text.trim()).ok_or_else(|| {
+                Error::new(
+                    E_INVALIDARG,
+                    format!(
+                        "{SAMPLER_ALLOC_SOURCE}={text:?} is not one of auto, allocation-tick, object-allocated"
+                    ),
+                )
+            })?,
+        };
+        let mode = match var(SAMPLER_MODE)? {
+            None => SamplingMode::default(),
+            Some(text) => SamplingMode::from_name(text.trim()).ok_or_else(|| {
+                Error::new(
+                    E_INVALIDARG,
+                    format!(
+                        "{SAMPLER_MODE}={text:?} is not one of signal, suspend-runtime, thread-suspend"
+                    ),
+                )
+            })?,
+        };
+        let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
+        Ok(SamplerOptions {
+            hz: hz as u32,
+            allocation_mean_bytes: (alloc != 0).then_some(alloc),
+            allocation_source: source,
+            mode,
+            period: core::time::Duration::from_secs(period),
+            ..SamplerOptions::default()
+        })
+    }
+}
