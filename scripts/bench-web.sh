@@ -73,6 +73,7 @@ config_env() {
             echo "CORECLR_PROFILER_PATH=$PWD/target/release/examples/libcall_target.so"
             echo "CORPROF_CALLTARGET=Microsoft.AspNetCore.Routing!Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke;WebApp!WebApp.Handlers::Json"
             echo "CORPROF_CALLTARGET_HELPER=$calltarget_helper"
+            echo "DOTNET_STARTUP_HOOKS=$calltarget_helper"
             echo "CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.NoopIntegration"
             ;;
         *) die "unknown configuration '$1' (see the top of scripts/bench-web.sh)" ;;

@@ -14,6 +14,7 @@
 #   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
 #   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh)
 #   bash scripts/bench.sh soak       # RSS of a server under continuous profiling, 10 min (scripts/bench-soak.sh)
+#   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -185,7 +186,8 @@ case "$what" in
     build) machine; echo; build ;;
     calltarget) machine; echo; bash scripts/bench-calltarget.sh ;;
     sampler) machine; echo; bash scripts/bench-sampler.sh ;;
+    wrapjit) machine; echo; bash scripts/bench-wrap-jit.sh ;;
     web) machine; echo; bash scripts/bench-web.sh ;;
     soak) machine; echo; bash scripts/bench-soak.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler|web|soak]" ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|sampler|web|wrapjit|soak]" ;;
 esac

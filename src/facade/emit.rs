@@ -22,51 +22,83 @@
 //! module's types load). See docs/instrumentation.md.
 
 use alloc::string::String;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicBool, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
 
 use super::info::{ProfilerInfo, Result};
-use super::metadata::MetadataImport;
+use super::metadata::{enumerate, MetadataImport};
 use super::strings::{read_utf16, wide};
+use super::sync::lock;
 use crate::metadata::{
     mdAssemblyRef, mdMemberRef, mdMethodSpec, mdSignature, mdString, mdToken, mdTypeRef,
     mdTypeSpec, ofRead, ofWrite, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit,
     IMetaDataEmit2, IMetaDataImport, IMetaDataImport2, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND,
-    HCORENUM, PCCOR_SIGNATURE,
+    PCCOR_SIGNATURE,
 };
 use crate::profiling::ModuleID;
-use crate::{E_INVALIDARG, E_UNEXPECTED, HRESULT, S_OK, WCHAR};
+use crate::{IUnknown, E_INVALIDARG, HRESULT, S_OK, WCHAR};
 
-/// The most rows a metadata table can hold: a token's row number has 24 bits.
-const MAX_ROWS: usize = 0x00FF_FFFF;
-
-/// Held across each "ask, then define" pair, so that two threads adding the
-/// same reference cannot both find it missing and define it twice. One lock
-/// for every scope: the pairs are short and rare (once per reference).
-static DEFINING: AtomicBool = AtomicBool::new(false);
-
-/// Holds [`DEFINING`] until dropped.
-struct Defining;
-
-impl Defining {
-    fn lock() -> Defining {
-        while DEFINING
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            core::hint::spin_loop();
-            #[cfg(feature = "std")]
-            std::thread::yield_now();
-        }
-        Defining
-    }
+/// What this facade knows of one metadata scope, shared by every
+/// [`MetadataEmit`] of that scope: the tokens it found or defined, by what
+/// identifies them. Its lock is held across each "ask, then define" pair,
+/// so that two threads adding the same reference to the same scope cannot
+/// both find it missing and define it twice; scopes do not wait for each
+/// other. After the first lookup of a kind, a lookup of that kind is a hash
+/// look-up instead of a scan of the scope's table (the scan of a large
+/// module's TypeRefs or signatures on every wrapped method made wrapping
+/// quadratic).
+#[derive(Default)]
+struct Memo {
+    /// AssemblyRefs by what identifies them.
+    assembly_refs: Option<HashMap<AssemblyKey, mdAssemblyRef>>,
+    /// TypeRefs by (resolution scope, full name).
+    type_refs: HashMap<(mdToken, String), mdTypeRef>,
+    /// Resolution scopes of existing TypeRefs by full name (the first).
+    type_ref_scopes: Option<HashMap<String, mdToken>>,
+    /// MemberRefs by (parent, name, signature).
+    member_refs: HashMap<(mdToken, String, Vec<u8>), mdMemberRef>,
+    /// MethodSpecs by (parent, instantiation), per parent scanned once.
+    method_specs: HashMap<(mdToken, Vec<u8>), mdMethodSpec>,
+    method_spec_parents: HashSet<mdToken>,
+    /// TypeSpecs, user strings and StandAloneSigs by their blob or text.
+    type_specs: Option<HashMap<Vec<u8>, mdTypeSpec>>,
+    user_strings: Option<HashMap<Vec<WCHAR>, mdString>>,
+    signatures: Option<HashMap<Vec<u8>, mdSignature>>,
 }
 
-impl Drop for Defining {
-    fn drop(&mut self) {
-        DEFINING.store(false, Ordering::Release);
+/// An AssemblyRef's identity: lower-case name, version, culture, key.
+type AssemblyKey = (String, [u16; 4], String, Vec<u8>);
+
+/// The shared state of one scope (see [`Memo`]).
+#[derive(Default)]
+struct Scope {
+    memo: Mutex<Memo>,
+}
+
+/// The scopes that have a [`MetadataEmit`] alive, by the address of their
+/// `IUnknown` identity. Every `MetadataEmit` holding a [`Scope`] also holds
+/// a reference to the scope's COM object, so the address cannot be reused
+/// by another object while the `Scope` lives; an entry whose `Scope` died
+/// is replaced. Locked only while a `MetadataEmit` is created.
+static SCOPES: Mutex<Vec<(usize, Weak<Scope>)>> = Mutex::new(Vec::new());
+
+/// The shared state of the scope whose identity is at `identity`.
+fn scope_state(identity: usize) -> Arc<Scope> {
+    let mut scopes = lock(&SCOPES);
+    scopes.retain(|(_, scope)| scope.strong_count() > 0);
+    if let Some(scope) = scopes
+        .iter()
+        .find(|(address, _)| *address == identity)
+        .and_then(|(_, scope)| scope.upgrade())
+    {
+        return scope;
     }
+    let scope = Arc::new(Scope::default());
+    scopes.push((identity, Arc::downgrade(&scope)));
+    scope
 }
 
 /// What identifies a referenced assembly: the fields of an AssemblyRef row
@@ -89,63 +121,43 @@ pub struct AssemblyReference<'a> {
 }
 
 /// A module's metadata opened for writing, with its import side for the
-/// "ask first" half of every method.
-#[derive(Clone, Debug)]
+/// "ask first" half of every method. Every `MetadataEmit` of one scope
+/// shares what it found and defined there: keep one per module, or open it
+/// again for each change, at the same cost after the first.
+#[derive(Clone)]
 pub struct MetadataEmit {
     emit: IMetaDataEmit,
     import: MetadataImport,
     assembly_emit: IMetaDataAssemblyEmit,
     assembly_import: IMetaDataAssemblyImport,
+    scope: Arc<Scope>,
+}
+
+impl core::fmt::Debug for MetadataEmit {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MetadataEmit")
+            .field("emit", &self.emit)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ProfilerInfo {
     /// A module's metadata for writing (`GetModuleMetaData` with `ofRead |
     /// ofWrite`, as `IMetaDataEmit`). `Ok(None)` when the module has no
     /// metadata. See [`MetadataEmit`] for when changes are allowed.
+    ///
+    /// The emitter of a module that cannot unload is kept (and dropped at
+    /// `ModuleUnloadStarted` when the profiler asked for module events), so
+    /// that what it found and defined is looked up, not scanned for, by the
+    /// next call.
     pub fn module_metadata_emit(&self, module: ModuleID) -> Result<Option<MetadataEmit>> {
-        // SAFETY: `ofWrite` is a valid CorOpenFlags value for
-        // GetModuleMetaData and IMetaDataEmit a metadata interface.
-        let emit = unsafe { self.module_metadata_as::<IMetaDataEmit>(module, ofRead | ofWrite) }?;
-        emit.map(MetadataEmit::new).transpose()
-    }
-}
-
-/// Reads every token of a metadata enumeration (`Enum*` methods), closing
-/// the enumerator; `E_UNEXPECTED` past 2^24 tokens (no table is longer).
-fn enumerate<T: Copy + Default>(
-    import: &IMetaDataImport,
-    mut next: impl FnMut(*mut HCORENUM, *mut T, u32, *mut u32) -> HRESULT,
-) -> Result<Vec<T>> {
-    const BATCH: usize = 64;
-    struct Close<'a>(&'a IMetaDataImport, HCORENUM);
-    impl Drop for Close<'_> {
-        fn drop(&mut self) {
-            if !self.1.is_null() {
-                // SAFETY: a handle the same scope's `Enum*` opened, closed once.
-                unsafe { self.0.CloseEnum(self.1) };
-            }
-        }
-    }
-    let mut handle = Close(import, core::ptr::null_mut());
-    let mut out = Vec::new();
-    let mut batch = [T::default(); BATCH];
-    loop {
-        let mut fetched: u32 = 0;
-        let hr = next(
-            &mut handle.1,
-            batch.as_mut_ptr(),
-            BATCH as u32,
-            &mut fetched,
-        );
-        hr.ok()?;
-        let fetched = (fetched as usize).min(BATCH);
-        out.extend_from_slice(&batch[..fetched]);
-        if out.len() > MAX_ROWS {
-            return Err(E_UNEXPECTED);
-        }
-        if hr != S_OK || fetched == 0 {
-            return Ok(out);
-        }
+        self.cached_metadata_emit(module, || {
+            // SAFETY: `ofWrite` is a valid CorOpenFlags value for
+            // GetModuleMetaData and IMetaDataEmit a metadata interface.
+            let emit =
+                unsafe { self.module_metadata_as::<IMetaDataEmit>(module, ofRead | ofWrite) }?;
+            emit.map(MetadataEmit::new).transpose()
+        })
     }
 }
 
@@ -167,27 +179,28 @@ unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
     }
 }
 
-/// The first of `tokens` whose blob, as `read` answers it, equals `wanted`.
+/// Every token of `tokens` by its blob, as `read` answers it (the first
+/// token of each blob).
 ///
 /// # Safety
 ///
 /// On success `read` must have written a pointer to `len` bytes (or null)
 /// that stay valid until this function returns: a metadata getter of the
 /// scope the tokens belong to does (its blobs live in the scope's heap).
-unsafe fn find_by_blob<T: Copy>(
+unsafe fn blobs_of<T: Copy>(
     tokens: Vec<T>,
-    wanted: &[u8],
     read: impl Fn(T, &mut PCCOR_SIGNATURE, &mut u32) -> HRESULT,
-) -> Result<Option<T>> {
+) -> Result<HashMap<Vec<u8>, T>> {
+    let mut known = HashMap::with_capacity(tokens.len());
     for token in tokens {
         let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
         read(token, &mut sig, &mut len).ok()?;
         // SAFETY: the caller's contract on `read`.
-        if unsafe { blob(sig, len) } == wanted {
-            return Ok(Some(token));
-        }
+        known
+            .entry(unsafe { blob(sig, len) }.to_vec())
+            .or_insert(token);
     }
-    Ok(None)
+    Ok(known)
 }
 
 impl MetadataImport {
@@ -225,11 +238,15 @@ impl MetadataEmit {
     /// same scope also answers `IMetaDataImport`, `IMetaDataAssemblyEmit`
     /// and `IMetaDataAssemblyImport` (the runtime's scopes answer all).
     pub fn new(emit: IMetaDataEmit) -> Result<MetadataEmit> {
+        // COM's identity rule: QueryInterface for IUnknown answers the same
+        // pointer for every interface of one object.
+        let identity = emit.cast::<IUnknown>()?.as_raw() as usize;
         Ok(MetadataEmit {
             import: MetadataImport::new(emit.cast::<IMetaDataImport>()?),
             assembly_emit: emit.cast::<IMetaDataAssemblyEmit>()?,
             assembly_import: emit.cast::<IMetaDataAssemblyImport>()?,
             emit,
+            scope: scope_state(identity),
         })
     }
 
@@ -247,20 +264,32 @@ impl MetadataEmit {
     /// (compared ignoring ASCII case, as the binder does), version, culture
     /// and key, or a new one (`DefineAssemblyRef`).
     pub fn assembly_ref(&self, assembly: &AssemblyReference<'_>) -> Result<mdAssemblyRef> {
-        let _defining = Defining::lock();
-        let refs = enumerate(self.import.raw(), |h, out, max, n| {
-            // SAFETY: the enumerate contract: valid handle, buffer of `max`.
-            unsafe { self.assembly_import.EnumAssemblyRefs(h, out, max, n) }
-        })?;
-        for r in refs {
-            let (name, version, culture, key) = self.assembly_ref_props(r)?;
-            if name.eq_ignore_ascii_case(assembly.name)
-                && version == assembly.version
-                && culture == assembly.culture
-                && key == assembly.public_key_or_token
-            {
-                return Ok(r);
+        let mut memo = lock(&self.scope.memo);
+        let wanted = (
+            assembly.name.to_ascii_lowercase(),
+            assembly.version,
+            String::from(assembly.culture),
+            assembly.public_key_or_token.to_vec(),
+        );
+        let known = match &mut memo.assembly_refs {
+            Some(known) => known,
+            none => {
+                let refs = enumerate(self.import.raw(), |h, out, max, n| {
+                    // SAFETY: the enumerate contract: valid handle, buffer of `max`.
+                    unsafe { self.assembly_import.EnumAssemblyRefs(h, out, max, n) }
+                })?;
+                let mut known = HashMap::new();
+                for r in refs {
+                    let (name, version, culture, key) = self.assembly_ref_props(r)?;
+                    known
+                        .entry((name.to_ascii_lowercase(), version, culture, key.to_vec()))
+                        .or_insert(r);
+                }
+                none.insert(known)
             }
+        };
+        if let Some(&r) = known.get(&wanted) {
+            return Ok(r);
         }
         let name = wide(assembly.name)?;
         let mut culture = wide(assembly.culture)?;
@@ -292,6 +321,7 @@ impl MetadataEmit {
             )
         }
         .ok()?;
+        known.insert(wanted, out);
         Ok(out)
     }
 
@@ -349,7 +379,11 @@ impl MetadataEmit {
     /// `scope`: an AssemblyRef, a ModuleRef, or the enclosing TypeRef of a
     /// nested type (`FindTypeRef`, else `DefineTypeRefByName`).
     pub fn type_ref(&self, scope: mdToken, name: &str) -> Result<mdTypeRef> {
-        let _defining = Defining::lock();
+        let mut memo = lock(&self.scope.memo);
+        let key = (scope, String::from(name));
+        if let Some(&known) = memo.type_refs.get(&key) {
+            return Ok(known);
+        }
         let name = wide(name)?;
         let mut out = mdTypeRef(0);
         // SAFETY: a NUL-terminated name and a valid out-pointer.
@@ -358,18 +392,18 @@ impl MetadataEmit {
                 .raw()
                 .FindTypeRef(scope, name.as_ptr(), &mut out)
         };
-        if hr == S_OK {
-            return Ok(out);
+        if hr != S_OK {
+            if hr != CLDB_E_RECORD_NOTFOUND {
+                return Err(hr);
+            }
+            // SAFETY: as above.
+            unsafe {
+                self.emit
+                    .DefineTypeRefByName(scope, name.as_ptr(), &mut out)
+            }
+            .ok()?;
         }
-        if hr != CLDB_E_RECORD_NOTFOUND {
-            return Err(hr);
-        }
-        // SAFETY: as above.
-        unsafe {
-            self.emit
-                .DefineTypeRefByName(scope, name.as_ptr(), &mut out)
-        }
-        .ok()?;
+        memo.type_refs.insert(key, out);
         Ok(out)
     }
 
@@ -378,10 +412,15 @@ impl MetadataEmit {
     /// references (`System.Runtime`, `mscorlib`, `netstandard`, ...)
     /// without naming it. `CLDB_E_RECORD_NOTFOUND` when there is none.
     pub fn scope_of_type_ref(&self, name: &str) -> Result<mdToken> {
+        let mut memo = lock(&self.scope.memo);
+        if let Some(known) = &memo.type_ref_scopes {
+            return known.get(name).copied().ok_or(CLDB_E_RECORD_NOTFOUND);
+        }
         let refs = enumerate(self.import.raw(), |h, out, max, n| {
             // SAFETY: the enumerate contract.
             unsafe { self.import.raw().EnumTypeRefs(h, out, max, n) }
         })?;
+        let mut known = HashMap::new();
         for r in refs {
             let mut scope = mdToken(0);
             let found = read_utf16(|cap, needed, buf| {
@@ -392,11 +431,11 @@ impl MetadataEmit {
                         .GetTypeRefProps(r, &mut scope, buf, cap, needed)
                 }
             })?;
-            if found == name {
-                return Ok(scope);
-            }
+            known.entry(found).or_insert(scope);
         }
-        Err(CLDB_E_RECORD_NOTFOUND)
+        let answer = known.get(name).copied().ok_or(CLDB_E_RECORD_NOTFOUND);
+        memo.type_ref_scopes = Some(known);
+        answer
     }
 
     /// The MemberRef of `name` with signature blob `signature` in `parent`
@@ -404,7 +443,11 @@ impl MetadataEmit {
     /// `FindMemberRef`, else `DefineMemberRef`. Build the blob with
     /// [`MethodSig`](crate::cil::MethodSig) and encode it.
     pub fn member_ref(&self, parent: mdToken, name: &str, signature: &[u8]) -> Result<mdMemberRef> {
-        let _defining = Defining::lock();
+        let mut memo = lock(&self.scope.memo);
+        let key = (parent, String::from(name), signature.to_vec());
+        if let Some(&known) = memo.member_refs.get(&key) {
+            return Ok(known);
+        }
         let name = wide(name)?;
         let len = len_u32(signature.len())?;
         let mut out = mdMemberRef(0);
@@ -420,18 +463,18 @@ impl MetadataEmit {
                 &mut out,
             )
         };
-        if hr == S_OK {
-            return Ok(out);
+        if hr != S_OK {
+            if hr != CLDB_E_RECORD_NOTFOUND {
+                return Err(hr);
+            }
+            // SAFETY: as above.
+            unsafe {
+                self.emit
+                    .DefineMemberRef(parent, name.as_ptr(), signature.as_ptr(), len, &mut out)
+            }
+            .ok()?;
         }
-        if hr != CLDB_E_RECORD_NOTFOUND {
-            return Err(hr);
-        }
-        // SAFETY: as above.
-        unsafe {
-            self.emit
-                .DefineMemberRef(parent, name.as_ptr(), signature.as_ptr(), len, &mut out)
-        }
-        .ok()?;
+        memo.member_refs.insert(key, out);
         Ok(out)
     }
 
@@ -440,21 +483,29 @@ impl MetadataEmit {
     /// [`MethodSpecSig`](crate::cil::MethodSpecSig) blob): an existing one
     /// (`EnumMethodSpecs` of the parent), else `DefineMethodSpec`.
     pub fn method_spec(&self, parent: mdToken, instantiation: &[u8]) -> Result<mdMethodSpec> {
-        let _defining = Defining::lock();
-        let import2 = self.import.raw().cast::<IMetaDataImport2>()?;
-        let specs = enumerate(self.import.raw(), |h, out, max, n| {
-            // SAFETY: the enumerate contract.
-            unsafe { import2.EnumMethodSpecs(h, parent, out, max, n) }
-        })?;
-        for s in specs {
-            let mut p = mdToken(0);
-            let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
-            // SAFETY: valid out-pointers.
-            unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }.ok()?;
-            // SAFETY: the blob lives in the scope's heap during this call.
-            if p == parent && unsafe { blob(sig, len) } == instantiation {
-                return Ok(s);
+        let mut memo = lock(&self.scope.memo);
+        if !memo.method_spec_parents.contains(&parent) {
+            let import2 = self.import.raw().cast::<IMetaDataImport2>()?;
+            let specs = enumerate(self.import.raw(), |h, out, max, n| {
+                // SAFETY: the enumerate contract.
+                unsafe { import2.EnumMethodSpecs(h, parent, out, max, n) }
+            })?;
+            for s in specs {
+                let mut p = mdToken(0);
+                let (mut sig, mut len): (PCCOR_SIGNATURE, u32) = (core::ptr::null(), 0);
+                // SAFETY: valid out-pointers.
+                unsafe { import2.GetMethodSpecProps(s, &mut p, &mut sig, &mut len) }.ok()?;
+                if p == parent {
+                    // SAFETY: the blob lives in the scope's heap during this call.
+                    let blob = unsafe { blob(sig, len) }.to_vec();
+                    memo.method_specs.entry((parent, blob)).or_insert(s);
+                }
             }
+            memo.method_spec_parents.insert(parent);
+        }
+        let key = (parent, instantiation.to_vec());
+        if let Some(&known) = memo.method_specs.get(&key) {
+            return Ok(known);
         }
         let emit2 = self.emit.cast::<IMetaDataEmit2>()?;
         let mut out = mdMethodSpec(0);
@@ -468,6 +519,7 @@ impl MetadataEmit {
             )
         }
         .ok()?;
+        memo.method_specs.insert(key, out);
         Ok(out)
     }
 
@@ -476,19 +528,24 @@ impl MetadataEmit {
     /// `List<!0>`): an existing one (`EnumTypeSpecs`), else
     /// `GetTokenFromTypeSpec`.
     pub fn type_spec(&self, signature: &[u8]) -> Result<mdTypeSpec> {
-        let _defining = Defining::lock();
+        let mut memo = lock(&self.scope.memo);
         let import = self.import.raw();
-        let specs = enumerate(import, |h, out, max, n| {
-            // SAFETY: the enumerate contract.
-            unsafe { import.EnumTypeSpecs(h, out, max, n) }
-        })?;
-        let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
-            // SAFETY: valid out-pointers.
-            unsafe { import.GetTypeSpecFromToken(s, sig, len) }
+        let known = match &mut memo.type_specs {
+            Some(known) => known,
+            none => {
+                let specs = enumerate(import, |h, out, max, n| {
+                    // SAFETY: the enumerate contract.
+                    unsafe { import.EnumTypeSpecs(h, out, max, n) }
+                })?;
+                let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
+                    // SAFETY: valid out-pointers.
+                    unsafe { import.GetTypeSpecFromToken(s, sig, len) }
+                };
+                // SAFETY: GetTypeSpecFromToken writes a blob of the scope's heap.
+                none.insert(unsafe { blobs_of(specs, read) }?)
+            }
         };
-        // SAFETY: GetTypeSpecFromToken writes a blob of the scope's heap.
-        let found = unsafe { find_by_blob(specs, signature, read) }?;
-        if let Some(s) = found {
+        if let Some(&s) = known.get(signature) {
             return Ok(s);
         }
         let mut out = mdTypeSpec(0);
@@ -498,33 +555,40 @@ impl MetadataEmit {
                 .GetTokenFromTypeSpec(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
         .ok()?;
+        known.insert(signature.to_vec(), out);
         Ok(out)
     }
 
     /// The user-string token (`ldstr` operand) of `text`: an existing one
     /// (`EnumUserStrings`), else `DefineUserString`.
     pub fn user_string(&self, text: &str) -> Result<mdString> {
-        let _defining = Defining::lock();
+        let mut memo = lock(&self.scope.memo);
         let import = self.import.raw();
         let units: Vec<WCHAR> = text.encode_utf16().collect();
-        let strings = enumerate(import, |h, out, max, n| {
-            // SAFETY: the enumerate contract.
-            unsafe { import.EnumUserStrings(h, out, max, n) }
-        })?;
-        for s in strings {
-            let mut len = 0u32;
-            // A zero-capacity probe gives the length (no terminator counted).
-            // SAFETY: a null buffer of capacity 0 is allowed; valid out-pointer.
-            unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }.ok()?;
-            if len as usize != units.len() {
-                continue;
+        let known = match &mut memo.user_strings {
+            Some(known) => known,
+            none => {
+                let strings = enumerate(import, |h, out, max, n| {
+                    // SAFETY: the enumerate contract.
+                    unsafe { import.EnumUserStrings(h, out, max, n) }
+                })?;
+                let mut known = HashMap::new();
+                for s in strings {
+                    let mut len = 0u32;
+                    // A zero-capacity probe gives the length (no terminator counted).
+                    // SAFETY: a null buffer of capacity 0 is allowed; valid out-pointer.
+                    unsafe { import.GetUserString(s, core::ptr::null_mut(), 0, &mut len) }.ok()?;
+                    let mut buf: Vec<WCHAR> = alloc::vec![0; len as usize];
+                    // SAFETY: `buf` has room for `len` characters.
+                    unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }.ok()?;
+                    buf.truncate(len as usize);
+                    known.entry(buf).or_insert(s);
+                }
+                none.insert(known)
             }
-            let mut buf: Vec<WCHAR> = alloc::vec![0; units.len()];
-            // SAFETY: `buf` has room for `len` characters.
-            unsafe { import.GetUserString(s, buf.as_mut_ptr(), len, &mut len) }.ok()?;
-            if buf == units {
-                return Ok(s);
-            }
+        };
+        if let Some(&s) = known.get(&units) {
+            return Ok(s);
         }
         let mut out = mdString(0);
         // SAFETY: `units` has the given length (the call takes a length, no
@@ -534,6 +598,7 @@ impl MetadataEmit {
                 .DefineUserString(units.as_ptr(), len_u32(units.len())?, &mut out)
         }
         .ok()?;
+        known.insert(units, out);
         Ok(out)
     }
 
@@ -541,19 +606,24 @@ impl MetadataEmit {
     /// signature for a method header, or a `calli` site): an existing one
     /// (`EnumSignatures`), else `GetTokenFromSig`.
     pub fn standalone_sig(&self, signature: &[u8]) -> Result<mdSignature> {
-        let _defining = Defining::lock();
+        let mut memo = lock(&self.scope.memo);
         let import = self.import.raw();
-        let sigs = enumerate(import, |h, out, max, n| {
-            // SAFETY: the enumerate contract.
-            unsafe { import.EnumSignatures(h, out, max, n) }
-        })?;
-        let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
-            // SAFETY: valid out-pointers.
-            unsafe { import.GetSigFromToken(s, sig, len) }
+        let known = match &mut memo.signatures {
+            Some(known) => known,
+            none => {
+                let sigs = enumerate(import, |h, out, max, n| {
+                    // SAFETY: the enumerate contract.
+                    unsafe { import.EnumSignatures(h, out, max, n) }
+                })?;
+                let read = |s, sig: &mut PCCOR_SIGNATURE, len: &mut u32| {
+                    // SAFETY: valid out-pointers.
+                    unsafe { import.GetSigFromToken(s, sig, len) }
+                };
+                // SAFETY: GetSigFromToken writes a blob of the scope's heap.
+                none.insert(unsafe { blobs_of(sigs, read) }?)
+            }
         };
-        // SAFETY: GetSigFromToken writes a blob of the scope's heap.
-        let found = unsafe { find_by_blob(sigs, signature, read) }?;
-        if let Some(s) = found {
+        if let Some(&s) = known.get(signature) {
             return Ok(s);
         }
         let mut out = mdSignature(0);
@@ -563,6 +633,7 @@ impl MetadataEmit {
                 .GetTokenFromSig(signature.as_ptr(), len_u32(signature.len())?, &mut out)
         }
         .ok()?;
+        known.insert(signature.to_vec(), out);
         Ok(out)
     }
 
@@ -578,8 +649,9 @@ impl MetadataEmit {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::metadata::HCORENUM;
     use crate::metadata::{
         IMetaDataAssemblyEmit_Impl, IMetaDataAssemblyImport_Impl, IMetaDataEmit2_Impl,
         IMetaDataEmit_Impl, IMetaDataImport2_Impl, IMetaDataImport_Impl,
@@ -616,7 +688,7 @@ mod tests {
 
     /// One interface object of the fake scope.
     #[derive(Clone, Default)]
-    struct Fake(Arc<Mutex<Tables>>);
+    pub(crate) struct Fake(Arc<Mutex<Tables>>);
 
     static OPEN: u8 = 0;
 
@@ -705,7 +777,8 @@ mod tests {
         unsafe { IUnknown::from_raw(raw) }
     }
 
-    fn scope() -> (MetadataEmit, Fake) {
+    /// A fresh fake scope and a `MetadataEmit` of it.
+    pub(crate) fn scope() -> (MetadataEmit, Fake) {
         let fake = Fake::default();
         let emit: IMetaDataEmit2 =
             crate::com::export::export_with_query_hook(Arc::new(fake.clone()), query);
@@ -1151,6 +1224,40 @@ mod tests {
         assert_eq!(t.member_refs[0].2[..], sig);
         assert_eq!(t.opened, t.closed, "every enumerator closed");
         assert!(t.opened > 0);
+    }
+
+    #[test]
+    fn a_scope_is_scanned_once_and_shared_by_its_emitters() {
+        let (emit, fake) = scope();
+        // Rows the scope had before: found by the first look-up.
+        fake.t().type_specs.push([0x1E, 0x00].into());
+        fake.t().signatures.push([0x07, 0x01, 0x08].into());
+        let ts = emit.type_spec(&[0x1E, 0x00]).unwrap();
+        let locals = emit.standalone_sig(&[0x07, 0x01, 0x08]).unwrap();
+        assert_eq!((ts.rid(), locals.rid()), (1, 1));
+        assert_eq!(fake.t().defines, 0);
+        let scans = fake.t().opened;
+        assert_eq!(scans, 2, "one scan of each table");
+        // Many more look-ups and definitions scan nothing again.
+        for i in 1..=100u8 {
+            emit.type_spec(&[0x1E, i]).unwrap();
+            emit.standalone_sig(&[0x07, 0x01, i]).unwrap();
+            emit.type_ref(mdToken(0x2300_0001), &alloc::format!("N.T{i}"))
+                .unwrap();
+        }
+        assert_eq!(fake.t().opened, scans);
+        assert_eq!(fake.t().defines, 200 + 100 - 1, "0x08 existed");
+        // Another MetadataEmit of the same scope shares what was found.
+        let again = MetadataEmit::new(emit.raw().clone()).unwrap();
+        assert_eq!(again.type_spec(&[0x1E, 50]), emit.type_spec(&[0x1E, 50]));
+        assert_eq!(again.standalone_sig(&[0x07, 0x01, 0x08]), Ok(locals));
+        let t = fake.t();
+        assert_eq!((t.opened, t.defines), (scans, 299));
+        drop(t);
+        // Another scope has its own.
+        let (other, other_fake) = scope();
+        assert_eq!(other.type_spec(&[0x1E, 0x00]).unwrap().rid(), 1);
+        assert_eq!(other_fake.t().defines, 1);
     }
 
     #[test]

@@ -11,11 +11,11 @@ use super::strings::{wide, write_utf16, Utf16Buf};
 #[cfg(feature = "cil")]
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
-    mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef, mdtMemberRef,
-    mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask, IMetaDataImport,
-    IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
+    mdGenericParam, mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef,
+    mdtMemberRef, mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask,
+    IMetaDataImport, IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
 };
-use crate::{E_FAIL, E_INVALIDARG};
+use crate::{E_FAIL, E_INVALIDARG, HRESULT};
 
 /// The most rows a metadata table can hold: a token's row number has 24 bits.
 const MAX_ROWS: usize = 0x00FF_FFFF;
@@ -244,40 +244,20 @@ impl MetadataImport {
     /// `E_UNEXPECTED` if the enumerator yields more tokens than a metadata
     /// table can hold.
     pub fn methods(&self, typedef: mdTypeDef) -> Result<Vec<mdMethodDef>> {
-        const BATCH: usize = 64;
-        let mut handle = EnumHandle {
-            import: &self.raw,
-            handle: core::ptr::null_mut(),
-        };
-        let mut methods = Vec::new();
-        let mut batch = [mdMethodDef(0); BATCH];
-        loop {
-            let mut fetched: u32 = 0;
-            // SAFETY: `batch` has room for BATCH tokens; the enumerator
-            // handle starts null and is closed by `EnumHandle`'s drop.
-            let hr = unsafe {
-                self.raw.EnumMethods(
-                    &mut handle.handle,
-                    typedef,
-                    batch.as_mut_ptr(),
-                    BATCH as u32,
-                    &mut fetched,
-                )
-            };
-            hr.ok()?;
-            let fetched = (fetched as usize).min(BATCH);
-            methods.extend_from_slice(&batch[..fetched]);
-            // A table holds at most 2^24 - 1 rows (a token's row number has
-            // 24 bits): an enumerator that goes on is broken, and is refused
-            // before the list exhausts memory.
-            if methods.len() > MAX_ROWS {
-                return Err(crate::E_UNEXPECTED);
-            }
-            // S_FALSE or nothing fetched: no more.
-            if hr != crate::S_OK || fetched == 0 {
-                return Ok(methods);
-            }
-        }
+        // SAFETY: the enumerate contract: a valid handle, a buffer of `max`.
+        enumerate(&self.raw, |h, out, max, n| unsafe {
+            self.raw.EnumMethods(h, typedef, out, max, n)
+        })
+    }
+
+    /// The GenericParams of a type or method, in metadata order
+    /// (`EnumGenericParams`).
+    pub fn generic_params(&self, owner: mdToken) -> Result<Vec<mdGenericParam>> {
+        let import2 = self.raw.cast::<IMetaDataImport2>()?;
+        // SAFETY: the enumerate contract.
+        enumerate(&self.raw, |h, out, max, n| unsafe {
+            import2.EnumGenericParams(h, owner, out, max, n)
+        })
     }
 
     /// The signature blob of what a `call`, `callvirt`, `newobj`, `ldftn`
@@ -406,17 +386,46 @@ fn is_nested(flags: u32) -> bool {
     flags & tdVisibilityMask.0 >= tdNestedPublic.0
 }
 
-/// Closes a metadata enumerator (`CloseEnum`) when dropped.
-struct EnumHandle<'a> {
-    import: &'a IMetaDataImport,
-    handle: HCORENUM,
-}
-
-impl Drop for EnumHandle<'_> {
-    fn drop(&mut self) {
-        if !self.handle.is_null() {
-            // SAFETY: a handle the import's `Enum*` method opened, closed once.
-            unsafe { self.import.CloseEnum(self.handle) };
+/// Reads every token of a metadata enumeration (an `Enum*` method of
+/// `import`'s scope: `next(handle, buffer, max, fetched)`), closing the
+/// enumerator; `E_UNEXPECTED` past 2^24 tokens (a token's row number has 24
+/// bits, so an enumerator that goes on is broken, and is refused before the
+/// list exhausts memory). The one `HCORENUM` loop of the crate.
+pub(crate) fn enumerate<T: Copy + Default>(
+    import: &IMetaDataImport,
+    mut next: impl FnMut(*mut HCORENUM, *mut T, u32, *mut u32) -> HRESULT,
+) -> Result<Vec<T>> {
+    const BATCH: usize = 64;
+    /// Closes the enumerator (`CloseEnum`) when dropped.
+    struct Close<'a>(&'a IMetaDataImport, HCORENUM);
+    impl Drop for Close<'_> {
+        fn drop(&mut self) {
+            if !self.1.is_null() {
+                // SAFETY: a handle the same scope's `Enum*` opened, closed once.
+                unsafe { self.0.CloseEnum(self.1) };
+            }
+        }
+    }
+    let mut handle = Close(import, core::ptr::null_mut());
+    let mut out = Vec::new();
+    let mut batch = [T::default(); BATCH];
+    loop {
+        let mut fetched: u32 = 0;
+        let hr = next(
+            &mut handle.1,
+            batch.as_mut_ptr(),
+            BATCH as u32,
+            &mut fetched,
+        );
+        hr.ok()?;
+        let fetched = (fetched as usize).min(BATCH);
+        out.extend_from_slice(&batch[..fetched]);
+        if out.len() > MAX_ROWS {
+            return Err(crate::E_UNEXPECTED);
+        }
+        // S_FALSE or nothing fetched: no more.
+        if hr != crate::S_OK || fetched == 0 {
+            return Ok(out);
         }
     }
 }

@@ -45,6 +45,7 @@ mod shutdown;
 mod stack;
 pub(crate) mod strings;
 mod suspend;
+pub(crate) mod sync;
 
 pub use adapter::ProfilerCallback;
 pub use args::*;

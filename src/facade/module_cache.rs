@@ -25,16 +25,21 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use std::sync::RwLock;
 
+use super::emit::MetadataEmit;
 use super::info::{ProfilerInfo, Result};
 use super::metadata::MetadataImport;
 use super::strings::Utf16Buf;
+use super::sync::{read, write};
 use crate::metadata::mdMethodDef;
 use crate::profiling::{AssemblyID, FunctionID, ModuleID, COR_PRF_MODULE_COLLECTIBLE};
 
-/// ModuleID -> its importer (`None`: not cached, see the module docs).
+/// ModuleID -> its importer (`None`: not cached, see the module docs), and
+/// the emitters of the permanent modules that were opened for writing (so
+/// that what a [`MetadataEmit`] learnt of a scope outlives each use).
 #[derive(Default)]
 pub(crate) struct ModuleCache {
     modules: RwLock<BTreeMap<ModuleID, Option<MetadataImport>>>,
+    emitters: RwLock<BTreeMap<ModuleID, MetadataEmit>>,
 }
 
 /// Shared by a [`ProfilerInfo`] and its clones.
@@ -42,18 +47,21 @@ pub(crate) type SharedModuleCache = Arc<ModuleCache>;
 
 impl ModuleCache {
     fn get(&self, module: ModuleID) -> Option<Option<MetadataImport>> {
-        let modules = self.modules.read().unwrap_or_else(|p| p.into_inner());
+        let modules = read(&self.modules);
         modules.get(&module).cloned()
     }
 
     fn insert(&self, module: ModuleID, import: Option<MetadataImport>) {
-        let mut modules = self.modules.write().unwrap_or_else(|p| p.into_inner());
+        let mut modules = write(&self.modules);
         modules.insert(module, import);
     }
 
     fn remove(&self, module: ModuleID) {
-        let mut modules = self.modules.write().unwrap_or_else(|p| p.into_inner());
+        let mut modules = write(&self.modules);
         modules.remove(&module);
+        drop(modules);
+        let mut emitters = write(&self.emitters);
+        emitters.remove(&module);
     }
 
     #[cfg(test)]
@@ -148,6 +156,30 @@ impl ProfilerInfo {
         })
         .ok()?;
         Some(flags & COR_PRF_MODULE_COLLECTIBLE.0 == 0)
+    }
+
+    /// The emitter of `module`: the cached one of a permanent module, or a
+    /// new one (cached when the module is permanent). `Ok(None)` when the
+    /// module has no metadata.
+    pub(crate) fn cached_metadata_emit(
+        &self,
+        module: ModuleID,
+        open: impl FnOnce() -> Result<Option<MetadataEmit>>,
+    ) -> Result<Option<MetadataEmit>> {
+        let cache = self.module_cache();
+        let cached = read(&cache.emitters).get(&module).cloned();
+        if let Some(emit) = cached {
+            return Ok(Some(emit));
+        }
+        let emit = open()?;
+        if let Some(emit) = &emit {
+            if self.module_is_permanent(module) == Some(true) {
+                write(&cache.emitters)
+                    .entry(module)
+                    .or_insert_with(|| emit.clone());
+            }
+        }
+        Ok(emit)
     }
 
     /// Forgets what the cache knows of `module`: the adapter calls it on
@@ -371,6 +403,30 @@ mod tests {
         assert_eq!(info.module_cache().len(), 0);
         info.function_name(FunctionID(0x10)).unwrap();
         assert_eq!(fake.module_metadata.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_permanent_module_keeps_its_emitter_until_forgotten() {
+        let (info, _fake) = facade();
+        let (emit, _scope) = crate::facade::emit::tests::scope();
+        let opened = core::cell::Cell::new(0);
+        let open = || {
+            opened.set(opened.get() + 1);
+            Ok(Some(emit.clone()))
+        };
+        for _ in 0..3 {
+            info.cached_metadata_emit(PERMANENT, open).unwrap().unwrap();
+        }
+        assert_eq!(opened.get(), 1, "opened once, then kept");
+        for _ in 0..3 {
+            info.cached_metadata_emit(COLLECTIBLE, open)
+                .unwrap()
+                .unwrap();
+        }
+        assert_eq!(opened.get(), 4, "a collectible module's is never kept");
+        info.forget_module(PERMANENT);
+        info.cached_metadata_emit(PERMANENT, open).unwrap().unwrap();
+        assert_eq!(opened.get(), 5, "forgotten at ModuleUnloadStarted");
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub(crate) type SharedRewrittenMethods = Arc<RewrittenMethods>;
 
 impl RewrittenMethods {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<(ModuleID, mdMethodDef)>> {
-        self.methods.lock().unwrap_or_else(|p| p.into_inner())
+        super::sync::lock(&self.methods)
     }
 
     pub(crate) fn contains(&self, module: ModuleID, method: mdMethodDef) -> bool {

@@ -348,12 +348,7 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
     let installed = unsafe { &*installed };
     let mut answer: Option<UINT_PTR> = None;
     contained("map_function", || {
-        let lock = || {
-            installed
-                .mapped
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-        };
+        let lock = || crate::facade::sync::lock(&installed.mapped);
         if let Some(&known) = lock().get(&function) {
             answer = Some(known);
             return;

@@ -28,9 +28,7 @@ use crate::cil::{MethodBody, StackSig, Token};
 use crate::facade::MetadataImport;
 use crate::facade::ProfilerInfo;
 use crate::facade::{AssemblyReference, MetadataEmit};
-use crate::metadata::{
-    mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport2,
-};
+use crate::metadata::{mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImport};
 use crate::profiling::ModuleID;
 use crate::Interface;
 use crate::HRESULT;
@@ -734,23 +732,10 @@ fn async_kind(
 
 /// The number of generic parameters of a type or method (`EnumGenericParams`).
 fn generic_param_count(import: &MetadataImport, owner: mdToken) -> Result<u32, WrapError> {
-    let import2 = import
-        .raw()
-        .cast::<IMetaDataImport2>()
-        .map_err(md("QueryInterface(IMetaDataImport2)"))?;
-    let mut handle = core::ptr::null_mut();
-    let mut params = [crate::metadata::mdGenericParam(0); 64];
-    let mut fetched = 0;
-    // SAFETY: `params` has room for 64 tokens; the handle is closed below.
-    let hr = unsafe {
-        import2.EnumGenericParams(&mut handle, owner, params.as_mut_ptr(), 64, &mut fetched)
-    };
-    if !handle.is_null() {
-        // SAFETY: the handle was opened by the call above; closed once.
-        unsafe { import.raw().CloseEnum(handle) };
-    }
-    hr.ok().map_err(md("EnumGenericParams"))?;
-    Ok(fetched.min(64))
+    let params = import
+        .generic_params(owner)
+        .map_err(md("EnumGenericParams"))?;
+    Ok(params.len() as u32)
 }
 
 impl CallTarget<'_> {
