@@ -34,6 +34,8 @@ use std::time::{Instant, SystemTime};
 pub use dir::{is_period_file, period_file_name, DirectoryExporter};
 pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 
+pub(crate) use crate::facade::sync::lock;
+
 use self::queue::Queue;
 use super::sampler::Profile;
 
@@ -180,12 +182,6 @@ struct Shared {
     done: Mutex<bool>,
     finished: Condvar,
     deadline: Mutex<Option<Instant>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Pipeline {
