@@ -131,10 +131,7 @@ impl Profiler for SamplerProfiler {
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {
-                say(&format!(
-                    "{}: {error}; not sampling",
-                    export.dir.unwrap_or_default().display()
-                ));
+                say(&format!("{error}; not sampling"));
                 return Ok(());
             }
         };

@@ -698,8 +698,9 @@ fn attach_for_a_while_then_detach_twice() {
 }
 
 /// Bad settings of continuous profiling (a period out of range, an
-/// `https://` server, a name Pyroscope would not take) are each reported
-/// on stderr, and the program runs unprofiled, writing nothing.
+/// `https://` server, a name Pyroscope would not take, a directory that
+/// cannot be created) are each reported on stderr, and the program runs
+/// unprofiled, writing nothing.
 #[test]
 fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
     const EXIT: i32 = 37;
@@ -728,6 +729,12 @@ fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
             "CORPROF_SAMPLER_APP",
             "my app{x}",
             "sampler: CORPROF_SAMPLER_APP=\"my app{x}\" is not a name of 1 to 200 letters",
+        ),
+        (
+            // A directory that cannot be created (even by root).
+            "CORPROF_SAMPLER_DIR",
+            "/proc/corprof-cannot-create",
+            "sampler: CORPROF_SAMPLER_DIR=/proc/corprof-cannot-create: ",
         ),
     ]
     .into_iter()

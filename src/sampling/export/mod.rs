@@ -379,18 +379,19 @@ impl ExportOptions {
     }
 
     /// The exporters these options ask for (none: no continuous profile).
-    /// `Err` when the directory cannot be created.
-    pub fn exporters(&self) -> std::io::Result<Vec<Box<dyn Exporter>>> {
+    /// `Err` saying what failed when the directory cannot be created or the
+    /// push thread cannot be started.
+    pub fn exporters(&self) -> Result<Vec<Box<dyn Exporter>>, String> {
         let mut exporters: Vec<Box<dyn Exporter>> = Vec::new();
         if let Some(dir) = &self.dir {
-            exporters.push(Box::new(DirectoryExporter::new(dir, self.keep)?));
+            let exporter = DirectoryExporter::new(dir, self.keep)
+                .map_err(|e| format!("CORPROF_SAMPLER_DIR={}: {e}", dir.display()))?;
+            exporters.push(Box::new(exporter));
         }
         if let Some(target) = &self.push {
-            exporters.push(Box::new(PushExporter::start(
-                target.clone(),
-                &self.app,
-                PushOptions::default(),
-            )?));
+            let exporter = PushExporter::start(target.clone(), &self.app, PushOptions::default())
+                .map_err(|e| format!("cannot start the push thread: {e}"))?;
+            exporters.push(Box::new(exporter));
         }
         Ok(exporters)
     }
