@@ -9,9 +9,10 @@
 //!     3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163 'seconds=10;dir=/tmp/profiles'
 //! ```
 //!
-//! Client data: `seconds=N` (1 to 3600, default 10), `dir=PATH` (required:
-//! where `profile-<start>-<seq>.pb.gz` goes), `hz=N` (default 99), separated
-//! by `;`. After the attach the sampler has CPU and wall time, exceptions,
+//! Client data: `seconds=N` (1 to 3600, default 10), `dir=PATH` (where
+//! `profile-<start>-<seq>.pb.gz` goes) and/or `push=http://host:port` (a
+//! Pyroscope-compatible server, as application `app=NAME`, default
+//! `dotnet-app`), `hz=N` (default 99), separated by `;`. After the attach the sampler has CPU and wall time, exceptions,
 //! and on .NET 5 and later allocations (`GCAllocationTick`) and lock
 //! contention; not allocations on 3.1 (`ObjectAllocated` can only be
 //! enabled at startup). Then it stops its threads and asks the runtime to
@@ -27,7 +28,9 @@ use std::time::Duration;
 
 use corprof::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use corprof::profiling::{ObjectID, ThreadID};
-use corprof::sampling::export::{DirectoryExporter, Exporter};
+use corprof::sampling::export::{
+    DirectoryExporter, Exporter, PushExporter, PushOptions, PushTarget,
+};
 use corprof::sampling::{Sampler, SamplerOptions};
 use corprof::E_INVALIDARG;
 
@@ -38,25 +41,43 @@ fn say(text: &str) {
 /// What the client data asks for.
 struct Request {
     seconds: u64,
-    dir: PathBuf,
+    dir: Option<PathBuf>,
+    push: Option<PushTarget>,
+    app: String,
     hz: u32,
 }
 
 fn parse(client_data: &[u8]) -> std::result::Result<Request, String> {
     let text = std::str::from_utf8(client_data).map_err(|_| "client data is not UTF-8")?;
     let (mut seconds, mut dir, mut hz) = (10, None, 99);
+    let (mut push, mut app) = (None, String::from("dotnet-app"));
     for item in text.split(';').map(str::trim).filter(|i| !i.is_empty()) {
         let number = |v: &str, max: u64| v.parse::<u64>().ok().filter(|n| (1..=max).contains(n));
         match item.split_once('=') {
             Some(("seconds", v)) => seconds = number(v, 3600).ok_or("seconds: 1 to 3600")?,
             Some(("hz", v)) => hz = number(v, 10_000).ok_or("hz: 1 to 10000")? as u32,
             Some(("dir", v)) if !v.is_empty() => dir = Some(PathBuf::from(v)),
-            _ => return Err(format!("{item:?} is not seconds=N, dir=PATH or hz=N")),
+            Some(("push", v)) => {
+                push = Some(PushTarget::parse(v).map_err(|e| format!("push: {e}"))?)
+            }
+            Some(("app", v)) if !v.is_empty() => app = String::from(v),
+            _ => {
+                return Err(format!(
+                    "{item:?} is not seconds=N, dir=PATH, push=URL, app=NAME or hz=N"
+                ))
+            }
         }
+    }
+    if dir.is_none() && push.is_none() {
+        return Err(String::from(
+            "say where the profile goes: dir=PATH or push=URL",
+        ));
     }
     Ok(Request {
         seconds,
-        dir: dir.ok_or("dir=PATH is required")?,
+        dir,
+        push,
+        app,
         hz,
     })
 }
@@ -89,13 +110,27 @@ impl Profiler for OnDemand {
         // One period: the whole run, cut when the sampler stops.
         options.period = Duration::from_secs(request.seconds + 3600);
         info.set_event_mask(options.event_masks(info)?)?;
-        let exporters: Vec<Box<dyn Exporter>> = match DirectoryExporter::new(&request.dir, 1000) {
-            Ok(dir) => vec![Box::new(dir)],
-            Err(e) => {
-                say(&format!("{}: {e}; not attaching", request.dir.display()));
-                return Err(E_INVALIDARG.into());
+        let mut exporters: Vec<Box<dyn Exporter>> = Vec::new();
+        if let Some(dir) = &request.dir {
+            match DirectoryExporter::new(dir, 1000) {
+                Ok(exporter) => exporters.push(Box::new(exporter)),
+                Err(e) => {
+                    say(&format!("{}: {e}; not attaching", dir.display()));
+                    return Err(E_INVALIDARG.into());
+                }
             }
-        };
+        }
+        if let Some(target) = request.push.clone() {
+            match PushExporter::start(target, &request.app, PushOptions::default()) {
+                Ok(exporter) => exporters.push(Box::new(exporter)),
+                Err(e) => {
+                    say(&format!(
+                        "cannot start the push thread ({e}); not attaching"
+                    ));
+                    return Err(E_INVALIDARG.into());
+                }
+            }
+        }
         let sampler = Arc::new(Sampler::start_exporting(info, options, exporters)?);
         let _ = self.sampler.set(Arc::clone(&sampler));
         let info = info.clone();
@@ -105,12 +140,16 @@ impl Profiler for OnDemand {
                 std::thread::sleep(Duration::from_secs(request.seconds));
                 let profile = sampler.stop();
                 let stats = sampler.export_stats();
+                let delivered: Vec<String> = stats
+                    .exporters
+                    .iter()
+                    .map(|e| format!("{} {}", e.name, e.exported))
+                    .collect();
                 say(&format!(
-                    "{} samples in {:.1} s, {} profile written to {}",
+                    "{} samples in {:.1} s, profiles delivered: {}",
                     profile.stats.suspensions,
                     profile.duration.as_secs_f64(),
-                    stats.exporters.first().map_or(0, |e| e.exported),
-                    request.dir.display()
+                    delivered.join(", ")
                 ));
                 if !sampler.threads_ended() {
                     say("a thread of the sampler is still running: staying loaded");

@@ -621,11 +621,15 @@ const SAMPLER_ATTACH: &str = "3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163";
 /// Attaches `examples/sampler_attach.rs` to `pid` through the diagnostics
 /// IPC channel, asking for `seconds` of samples into `dir`.
 fn attach_sampler(pid: u32, seconds: u32, dir: &Path) {
+    attach_with(pid, &format!("seconds={seconds};dir={}", dir.display()));
+}
+
+/// Attaches `examples/sampler_attach.rs` to `pid` with `data`.
+fn attach_with(pid: u32, data: &str) {
     use corprof::diagnostics::{AttachProfiler, DiagnosticsClient};
     let library = dotnet::build_example("sampler_attach")
         .unwrap_or_else(|error| panic!("building example sampler_attach: {error}"));
     let library = std::path::absolute(library).unwrap();
-    let data = format!("seconds={seconds};dir={}", dir.display());
     DiagnosticsClient::for_process(pid)
         .and_then(|client| {
             client
@@ -694,8 +698,9 @@ fn attach_for_a_while_then_detach_twice() {
 }
 
 /// Bad settings of continuous profiling (a period out of range, an
-/// `https://` server, a name Pyroscope would not take) are each reported
-/// on stderr, and the program runs unprofiled, writing nothing.
+/// `https://` server, a name Pyroscope would not take, a directory that
+/// cannot be created) are each reported on stderr, and the program runs
+/// unprofiled, writing nothing.
 #[test]
 fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
     const EXIT: i32 = 37;
@@ -725,6 +730,12 @@ fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
             "my app{x}",
             "sampler: CORPROF_SAMPLER_APP=\"my app{x}\" is not a name of 1 to 200 letters",
         ),
+        (
+            // A directory that cannot be created (even by root).
+            "CORPROF_SAMPLER_DIR",
+            "/proc/corprof-cannot-create",
+            "sampler: CORPROF_SAMPLER_DIR=/proc/corprof-cannot-create: ",
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -739,4 +750,44 @@ fn bad_export_settings_are_reported_and_the_program_runs_unprofiled() {
         assert!(out.stderr.contains(message), "{}", out.describe());
         assert!(!dir.exists(), "nothing is written when not sampling");
     }
+}
+
+/// On demand to a profile server: the profile of an attached sampler is
+/// pushed to the receiver (and the runtime detaches it).
+#[test]
+fn attach_and_push_then_detach() {
+    let receiver = Receiver::start(TcpListener::bind("127.0.0.1:0").unwrap());
+    let server = WebServer::start(&dotnet::runtime(), None);
+    let url = server.url("/cpu");
+    let load = thread::spawn(move || wrk(&url, 2, 8, 7));
+    thread::sleep(Duration::from_secs(1));
+    attach_with(
+        server.pid(),
+        &format!(
+            "seconds=3;push=http://127.0.0.1:{};app=ondemand",
+            receiver.port
+        ),
+    );
+    let start = Instant::now();
+    while receiver.pushes().is_empty() && start.elapsed() < Duration::from_secs(30) {
+        thread::sleep(Duration::from_millis(100));
+    }
+    let load = load.join().unwrap();
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let pushes = receiver.pushes();
+    assert_eq!(pushes.len(), 1, "{:?}", receiver.errors);
+    assert_eq!(pushes[0].query["name"], "ondemand{}");
+    let file = out_dir("attach-push").join("pushed.pb.gz");
+    fs::write(&file, &pushes[0].profile).unwrap();
+    let (ok, top, err) = pprof(&["-top", "-sample_index=cpu", file.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(top.contains(CPU_HANDLER), "{top}");
+    thread::sleep(Duration::from_secs(2));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    assert!(
+        stopped.stderr.contains("sampler_attach: detached"),
+        "{}",
+        stopped.stderr
+    );
 }

@@ -132,10 +132,7 @@ impl Profiler for SamplingProfiler {
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {
-                say(&format!(
-                    "{}: {error}; not sampling",
-                    export.dir.unwrap_or_default().display()
-                ));
+                say(&format!("{error}; not sampling"));
                 return Ok(());
             }
         };

@@ -1,7 +1,7 @@
 //! The little HTTP/1.1 the push exporter needs (RFC 9112), over
 //! `std::net`: a URL parser for `http://host:port[/prefix]`, a request
 //! writer, and a response reader that is a pure function over bytes
-//! ([`parse_response`]), so that it can be fuzzed (tests/http_fuzz.rs).
+//! ([`parse_response`]), so that it can be fuzzed (tests/services_fuzz.rs).
 //!
 //! Every read and write has a timeout and every buffer a bound: a server
 //! that is down, slow, or answers garbage costs the push thread at most

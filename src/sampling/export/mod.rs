@@ -34,6 +34,8 @@ use std::time::{Instant, SystemTime};
 pub use dir::{is_period_file, period_file_name, DirectoryExporter};
 pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 
+pub(crate) use crate::facade::sync::lock;
+
 use self::queue::Queue;
 use super::env::{
     number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PERIOD, SAMPLER_PUSH_URL,
@@ -186,12 +188,6 @@ struct Shared {
     deadline: Mutex<Option<Instant>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 impl Pipeline {
     /// Starts the export thread (`None` when it cannot be started).
     pub(crate) fn start(mut exporters: Vec<Box<dyn Exporter>>) -> Option<Pipeline> {
@@ -275,6 +271,12 @@ impl Pipeline {
         }
         let left = lock(&self.shared.stats).exporters.iter().any(|e| e.running);
         !left
+    }
+
+    /// Periods waiting for the export thread.
+    #[cfg(test)]
+    fn queue_len(&self) -> usize {
+        self.queue.len()
     }
 
     /// Closes the queue without waiting (the export thread ends after
@@ -368,18 +370,19 @@ impl ExportOptions {
     }
 
     /// The exporters these options ask for (none: no continuous profile).
-    /// `Err` when the directory cannot be created.
-    pub fn exporters(&self) -> std::io::Result<Vec<Box<dyn Exporter>>> {
+    /// `Err` saying what failed when the directory cannot be created or the
+    /// push thread cannot be started.
+    pub fn exporters(&self) -> Result<Vec<Box<dyn Exporter>>, Error> {
         let mut exporters: Vec<Box<dyn Exporter>> = Vec::new();
         if let Some(dir) = &self.dir {
-            exporters.push(Box::new(DirectoryExporter::new(dir, self.keep)?));
+            let exporter = DirectoryExporter::new(dir, self.keep)
+                .map_err(|e| Error::from(e).context(format!("{SAMPLER_DIR}={}", dir.display())))?;
+            exporters.push(Box::new(exporter));
         }
         if let Some(target) = &self.push {
-            exporters.push(Box::new(PushExporter::start(
-                target.clone(),
-                &self.app,
-                PushOptions::default(),
-            )?));
+            let exporter = PushExporter::start(target.clone(), &self.app, PushOptions::default())
+                .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
+            exporters.push(Box::new(exporter));
         }
         Ok(exporters)
     }
@@ -427,6 +430,97 @@ fn process_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Frames, StackTree};
+    use crate::sampling::{SamplerStats, ThreadProfile, CPU, SAMPLE_TYPES};
+    use std::sync::mpsc;
+
+    /// A period whose one thread spent `cpu` nanoseconds in `Main`.
+    fn period(cpu: u64) -> Profile {
+        let mut frames = Frames::new();
+        let main = frames.intern("Main");
+        let mut tree = StackTree::new(SAMPLE_TYPES.len());
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[CPU] = cpu;
+        tree.add([main], &values);
+        Profile {
+            frames,
+            threads: alloc::vec![ThreadProfile {
+                name: String::from("T"),
+                os_thread: 1,
+                tree,
+            }],
+            started: std::time::UNIX_EPOCH + Duration::from_secs(1_000),
+            duration: Duration::from_secs(1),
+            period_nanos: 10,
+            stats: SamplerStats::default(),
+        }
+    }
+
+    /// Records what it gets; the first export waits for a release.
+    struct Recorder {
+        got: Arc<Mutex<Vec<(u64, usize)>>>,
+        release: Option<mpsc::Receiver<()>>,
+        finished: Arc<Mutex<bool>>,
+    }
+
+    impl Exporter for Recorder {
+        fn export(&mut self, period: &PeriodProfile) {
+            if let Some(release) = self.release.take() {
+                let _ = release.recv();
+            }
+            assert_eq!(&period.pprof_gz[..2], &[0x1f, 0x8b], "gzip");
+            lock(&self.got).push((period.seq, period.samples));
+        }
+        fn finish(&mut self, _deadline: Instant) {
+            *lock(&self.finished) = true;
+        }
+        fn stats(&self) -> ExporterStats {
+            ExporterStats {
+                exported: lock(&self.got).len() as u64,
+                ..ExporterStats::new("test", &[])
+            }
+        }
+    }
+
+    /// The hand-off never waits: with the export thread stuck on period 0,
+    /// the queue keeps the newest 4 of the next 5 and counts the drop; at
+    /// finish everything queued is exported, in order, and the exporter
+    /// finished and the thread joined.
+    #[test]
+    fn a_stuck_export_never_blocks_the_hand_off() {
+        let (release, wait) = mpsc::channel();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let finished = Arc::new(Mutex::new(false));
+        let recorder = Recorder {
+            got: Arc::clone(&got),
+            release: Some(wait),
+            finished: Arc::clone(&finished),
+        };
+        let pipeline =
+            Pipeline::start(alloc::vec![Box::new(recorder) as Box<dyn Exporter>]).unwrap();
+        pipeline.hand(period(5));
+        // Wait until the export thread has taken period 0 (and is stuck).
+        let start = Instant::now();
+        while pipeline.queue_len() > 0 {
+            assert!(start.elapsed() < Duration::from_secs(10));
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let handing = Instant::now();
+        for cpu in 1..=5 {
+            pipeline.hand(period(cpu));
+        }
+        assert!(
+            handing.elapsed() < Duration::from_secs(1),
+            "the hand-off waited"
+        );
+        release.send(()).unwrap();
+        assert!(pipeline.finish(Duration::from_secs(10)));
+        assert_eq!(*lock(&got), [(0, 1), (2, 1), (3, 1), (4, 1), (5, 1)]);
+        assert!(*lock(&finished));
+        let stats = pipeline.stats();
+        assert_eq!((stats.periods, stats.exported, stats.dropped), (6, 5, 1));
+        assert_eq!(stats.exporters[0].exported, 5);
+    }
 
     #[test]
     fn summary_lines_name_every_counter() {

@@ -338,6 +338,111 @@ mod tests {
         let _ = SystemTime::now();
     }
 
+    /// A server on 127.0.0.1 answering each connection with the next of
+    /// `answers` (after reading the request whole); returns its URL and
+    /// the number of requests it got.
+    fn server(answers: &'static [&'static str]) -> (PushTarget, Arc<Mutex<usize>>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let count = Arc::new(Mutex::new(0));
+        let seen = Arc::clone(&count);
+        std::thread::spawn(move || {
+            for (stream, answer) in listener.incoming().zip(answers) {
+                let mut stream = stream.unwrap();
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                // Head, then Content-Length bytes of body.
+                let body_end = loop {
+                    let n = stream.read(&mut buffer).unwrap();
+                    request.extend_from_slice(&buffer[..n]);
+                    let text = String::from_utf8_lossy(&request).into_owned();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length: usize = text
+                            .lines()
+                            .find_map(|l| l.strip_prefix("Content-Length: "))
+                            .unwrap()
+                            .trim()
+                            .parse()
+                            .unwrap();
+                        break end + 4 + length;
+                    }
+                };
+                while request.len() < body_end {
+                    let n = stream.read(&mut buffer).unwrap();
+                    request.extend_from_slice(&buffer[..n]);
+                }
+                *lock(&seen) += 1;
+                stream.write_all(answer.as_bytes()).unwrap();
+            }
+        });
+        let url = format!("http://127.0.0.1:{port}");
+        (PushTarget::parse(&url).unwrap(), count)
+    }
+
+    fn one_period() -> PeriodProfile {
+        PeriodProfile {
+            seq: 0,
+            start: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+            duration: Duration::from_secs(1),
+            pprof_gz: alloc::vec![0x1f, 0x8b, 0, 0],
+            samples: 1,
+        }
+    }
+
+    fn push_to(target: PushTarget) -> ExporterStats {
+        let options = PushOptions {
+            backoff: Duration::from_millis(10),
+            ..PushOptions::default()
+        };
+        let mut exporter = PushExporter::start(target, "app", options).unwrap();
+        exporter.export(&one_period());
+        exporter.finish(Instant::now() + Duration::from_secs(20));
+        exporter.stats()
+    }
+
+    #[test]
+    fn a_5xx_and_garbage_are_retried_until_accepted() {
+        let (target, requests) = server(&[
+            "HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy",
+            "SSH-2.0-not-http\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        ]);
+        let stats = push_to(target);
+        assert_eq!(*lock(&requests), 3);
+        assert_eq!(
+            (stats.exported, stats.dropped, stats.running),
+            (1, 0, false)
+        );
+        assert_eq!(stats.failures_of("http_5xx"), 1);
+        assert_eq!(stats.failures_of("bad_response"), 1);
+    }
+
+    #[test]
+    fn a_4xx_is_not_retried() {
+        let (target, requests) = server(&[
+            "HTTP/1.1 400 Bad Request\r\nContent-Length: 7\r\n\r\nno name",
+            "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+        ]);
+        let stats = push_to(target);
+        assert_eq!(*lock(&requests), 1);
+        assert_eq!((stats.exported, stats.dropped), (0, 1));
+        assert_eq!(stats.failures_of("http_4xx"), 1);
+        assert_eq!(stats.last_error.as_deref(), Some("HTTP 400: no name"));
+    }
+
+    #[test]
+    fn a_server_that_is_not_there_is_counted_and_given_up() {
+        let port = {
+            let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            probe.local_addr().unwrap().port()
+        };
+        let target = PushTarget::parse(&format!("http://127.0.0.1:{port}")).unwrap();
+        let stats = push_to(target);
+        assert_eq!((stats.exported, stats.dropped), (0, 1));
+        assert_eq!(stats.failures_of("connect"), 3, "{stats:?}");
+    }
+
     #[test]
     fn a_boundary_never_occurs_in_the_content() {
         let seed = 0x1234_5678;
