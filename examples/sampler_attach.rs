@@ -31,7 +31,7 @@ use corprof::profiling::{ObjectID, ThreadID};
 use corprof::sampling::export::{
     DirectoryExporter, Exporter, PushExporter, PushOptions, PushTarget,
 };
-use corprof::sampling::{Sampler, SamplerOptions};
+use corprof::sampling::{Sampler, SamplerOptions, SamplingMode};
 use corprof::E_INVALIDARG;
 
 fn say(text: &str) {
@@ -109,6 +109,10 @@ impl Profiler for OnDemand {
             .filter(|_| info.version() >= 12);
         // One period: the whole run, cut when the sampler stops.
         options.period = Duration::from_secs(request.seconds + 3600);
+        // Signal mode arms each thread's timer as the runtime reports it
+        // created; an attached profiler is told of no thread that ran
+        // before it, so it suspends the runtime to walk them all.
+        options.mode = SamplingMode::SuspendRuntime;
         info.set_event_mask(options.event_masks(info)?)?;
         let mut exporters: Vec<Box<dyn Exporter>> = Vec::new();
         if let Some(dir) = &request.dir {

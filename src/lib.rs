@@ -193,6 +193,8 @@ mod docs_doctests {
     struct Attach;
     #[doc = include_str!("../docs/cil.md")]
     struct Cil;
+    #[doc = include_str!("../docs/coverage.md")]
+    struct Coverage;
     #[doc = include_str!("../docs/design.md")]
     struct Design;
     #[doc = include_str!("../docs/e2e.md")]

@@ -6,7 +6,6 @@ use core::ops::{BitOr, BitOrAssign};
 
 use super::info::{ProfilerInfo, Result};
 use crate::profiling::{COR_PRF_HIGH_MONITOR, COR_PRF_MONITOR};
-use crate::E_NOTIMPL;
 
 /// The events a profiler asks for: the low flags of `SetEventMask`
 /// ([`COR_PRF_MONITOR`]) and the high flags `SetEventMask2` adds
@@ -149,11 +148,12 @@ impl ProfilerInfo {
     /// `info.v5()` and `SetEventMask2`.
     pub fn set_event_mask(&self, mask: impl Into<EventMask>) -> Result<()> {
         let mask = mask.into();
+        let raw = self.live()?;
         if mask.high.is_empty() {
             // SAFETY: a plain value argument.
-            return unsafe { self.v1().SetEventMask(mask.low.0) }.ok_with("SetEventMask");
+            return unsafe { raw.SetEventMask(mask.low.0) }.ok_with("SetEventMask");
         }
-        let v5 = self.v5().ok_or(E_NOTIMPL)?;
+        let v5 = self.live_v5()?;
         // SAFETY: plain value arguments.
         unsafe { v5.SetEventMask2(mask.low.0, mask.high.0) }.ok_with("SetEventMask2")
     }
@@ -178,6 +178,7 @@ impl ProfilerInfo {
     /// The events currently reported (`GetEventMask2`, or `GetEventMask`
     /// with empty high flags on runtimes before version 5).
     pub fn event_mask(&self) -> Result<EventMask> {
+        let raw = self.live()?;
         let (mut low, mut high) = (0, 0);
         match self.v5() {
             Some(v5) => {
@@ -185,7 +186,7 @@ impl ProfilerInfo {
                 unsafe { v5.GetEventMask2(&mut low, &mut high) }.ok_with("GetEventMask2")?
             }
             // SAFETY: a valid out-pointer.
-            None => unsafe { self.v1().GetEventMask(&mut low) }.ok_with("GetEventMask")?,
+            None => unsafe { raw.GetEventMask(&mut low) }.ok_with("GetEventMask")?,
         }
         Ok(EventMask::new(
             COR_PRF_MONITOR(low),

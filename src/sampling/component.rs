@@ -129,6 +129,15 @@ impl Profiler for SamplingProfiler {
             ));
             return Ok(());
         };
+        if !options.mode.is_available(info) {
+            // Before the exporters: nothing is created when not sampling.
+            say(&format!(
+                "cannot sample in mode {} here: signal needs Linux on x86-64 or AArch64, \
+                 suspend-runtime .NET Core 3.0 or later; not sampling",
+                options.mode.name()
+            ));
+            return Ok(());
+        }
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {

@@ -475,9 +475,7 @@ impl Sampler {
         {
             return Err(crate::E_INVALIDARG.into());
         }
-        if !options.mode.is_supported()
-            || (options.mode == SamplingMode::SuspendRuntime && info.v10().is_none())
-        {
+        if !options.mode.is_available(info) {
             return Err(E_NOTIMPL.into());
         }
         let source = options
@@ -1265,8 +1263,26 @@ fn run_signal(inner: &Inner) {
     // libraries loaded since).
     let mut listed = Instant::now();
     signal::refresh_modules();
+    // The end of the current period, when exporting (as in `run_loop`).
+    let mut period_end = inner
+        .export
+        .as_ref()
+        .map(|_| Instant::now() + inner.options.period);
     while !wait_until(inner, next) {
         next = (next + period).max(Instant::now());
+        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
+            // What the handlers wrote before the end belongs to this period.
+            signal::drain(&mut raw);
+            record_signal(inner, &mut resolver, &mut raw);
+            let now = Instant::now();
+            inner.cut_period(now);
+            let following = end + inner.options.period;
+            period_end = Some(if following > now {
+                following
+            } else {
+                now + inner.options.period
+            });
+        }
         if listed.elapsed() >= Duration::from_millis(100) {
             signal::refresh_modules();
             listed = Instant::now();
@@ -1337,19 +1353,21 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
                 stats.per_thread.len() - 1
             }
         };
-        let values = if sample.cpu {
+        let mut values = [0; SAMPLE_TYPES.len()];
+        if sample.cpu {
             stats.cpu_samples += 1;
             stats.per_thread[index].1 += 1;
-            [sample.weight, 0]
+            values[CPU] = sample.weight;
         } else {
             stats.wall_samples += 1;
             stats.per_thread[index].2 += 1;
-            [0, sample.weight]
-        };
+            values[WALL] = sample.weight;
+        }
+        let periods = inner.export.is_some();
         // SAFETY: an ID the runtime gave the registration's callback.
         let thread = state.thread(unsafe { ThreadID::from_raw(sample.thread) });
         thread.os_thread = os_thread;
-        thread.tree.add(stack, &values);
+        thread.add(&stack, &values, periods);
     }
     resolver.publish();
 }

@@ -125,6 +125,14 @@ impl SamplingMode {
             SamplingMode::SuspendRuntime => true,
         }
     }
+
+    /// Whether the sampler can sample in this mode with this runtime: built
+    /// for it, and for [`SuspendRuntime`](SamplingMode::SuspendRuntime)
+    /// a runtime with `SuspendRuntime` (`ICorProfilerInfo10`, .NET Core
+    /// 3.0).
+    pub fn is_available(self, info: &ProfilerInfo) -> bool {
+        self.is_supported() && (self != SamplingMode::SuspendRuntime || info.v10().is_some())
+    }
 }
 
 /// Whether [`SamplingMode::Signal`] is built for this target.
