@@ -8,6 +8,9 @@
 //! `fuzz_long` runs 1,000,000 iterations:
 //! `cargo test --release --test cil_fuzz -- --ignored`.
 
+mod common;
+
+use common::fuzz::{mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corprof::cil::{decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref};
@@ -16,76 +19,7 @@ use corprof::cil::{
     PropertySig, StackSig, TypeSig,
 };
 
-/// splitmix64
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn byte(&mut self) -> u8 {
-        const INTERESTING: [u8; 10] = [0x00, 0xFF, 0x80, 0x7F, 0xFE, 0x45, 0x41, 0xC0, 0x01, 0x40];
-        if self.below(4) == 0 {
-            INTERESTING[self.below(INTERESTING.len())]
-        } else {
-            self.next() as u8
-        }
-    }
-}
-
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut v = seed.to_vec();
-    let n = 1 + rng.below(4);
-    for _ in 0..n {
-        match rng.below(7) {
-            0 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] = rng.byte();
-            }
-            1 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
-            }
-            2 => {
-                let i = rng.below(v.len() + 1);
-                v.insert(i, rng.byte());
-            }
-            3 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v.remove(i);
-            }
-            4 => {
-                let n = rng.below(v.len() + 1);
-                v.truncate(n);
-            }
-            5 if v.len() > 2 => {
-                let a = rng.below(v.len());
-                let b = a + rng.below(v.len() - a);
-                let chunk = v[a..b].to_vec();
-                let at = rng.below(v.len() + 1);
-                v.splice(at..at, chunk);
-            }
-            _ => {
-                for _ in 0..rng.below(8) {
-                    v.push(rng.byte());
-                }
-            }
-        }
-    }
-    v
-}
-
-fn random(rng: &mut Rng, max: usize) -> Vec<u8> {
-    let n = rng.below(max);
-    (0..n).map(|_| rng.byte()).collect()
-}
+const INTERESTING: &[u8] = &[0x00, 0xFF, 0x80, 0x7F, 0xFE, 0x45, 0x41, 0xC0, 0x01, 0x40];
 
 fn body_seeds() -> Vec<Vec<u8>> {
     let mut seeds: Vec<Vec<u8>> = vec![
@@ -248,15 +182,15 @@ fn check_sig(input: &[u8]) {
 }
 
 fn run(iters: usize, seed: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed, INTERESTING);
     let bodies = body_seeds();
     let sigs = sig_seeds();
     for i in 0..iters {
         let input = match rng.below(8) {
-            0 => random(&mut rng, 64),
+            0 => rng.bytes(64),
             1 => {
                 // A plausible tiny header followed by random code.
-                let mut v = random(&mut rng, 40);
+                let mut v = rng.bytes(40);
                 v.insert(0, ((v.len() as u8) << 2) | 2);
                 v
             }
@@ -265,12 +199,12 @@ fn run(iters: usize, seed: u64) {
                 mutate(&mut rng, &bodies[k])
             }
         };
-        let mut edit_rng = Rng(rng.next());
+        let mut edit_rng = rng.fork();
         if catch_unwind(AssertUnwindSafe(|| check_body(&mut edit_rng, &input))).is_err() {
             panic!("body decoder panicked on iteration {i} (seed {seed}): {input:02X?}");
         }
         let input = if rng.below(5) == 0 {
-            random(&mut rng, 24)
+            rng.bytes(24)
         } else {
             let k = rng.below(sigs.len());
             mutate(&mut rng, &sigs[k])

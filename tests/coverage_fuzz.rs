@@ -11,6 +11,9 @@
 //! `fuzz_long` runs 1,000,000 iterations:
 //! `cargo test --release --test coverage_fuzz -- --ignored`.
 
+mod common;
+
+use common::fuzz::{mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -18,65 +21,7 @@ use corprof::coverage::inflate::inflate;
 use corprof::coverage::pdb::PortablePdb;
 use corprof::coverage::pe::{debug_directory, embedded_pdb};
 
-/// splitmix64
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn byte(&mut self) -> u8 {
-        const INTERESTING: [u8; 10] = [0x00, 0xFF, 0x80, 0x7F, 0xFE, 0xC0, 0x01, 0x40, 0x30, 0x31];
-        if self.below(4) == 0 {
-            INTERESTING[self.below(INTERESTING.len())]
-        } else {
-            self.next() as u8
-        }
-    }
-}
-
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut v = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        match rng.below(6) {
-            0 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] = rng.byte();
-            }
-            1 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
-            }
-            2 => {
-                let i = rng.below(v.len() + 1);
-                v.insert(i, rng.byte());
-            }
-            3 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v.remove(i);
-            }
-            4 if !v.is_empty() => {
-                let cut = rng.below(v.len());
-                v.truncate(cut);
-            }
-            _ if v.len() >= 4 => {
-                // A little-endian u32 field set to an extreme.
-                let i = rng.below(v.len() - 3);
-                let value: u32 = [0, 1, 0xFFFF, 0x1_0000, u32::MAX, 0x7FFF_FFFF][rng.below(6)];
-                v[i..i + 4].copy_from_slice(&value.to_le_bytes());
-            }
-            _ => v.push(rng.byte()),
-        }
-    }
-    v
-}
+const INTERESTING: &[u8] = &[0x00, 0xFF, 0x80, 0x7F, 0xFE, 0xC0, 0x01, 0x40, 0x30, 0x31];
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -122,7 +67,7 @@ fn run(iterations: u64, seed: u64) {
     PortablePdb::parse(&pdb).unwrap();
     debug_directory(&image).unwrap();
     assert!(debug_directory(&embedded).unwrap().embedded_pdb.is_some());
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed, INTERESTING);
     let (mut pdb_ok, mut inflate_ok) = (0u64, 0u64);
     for i in 0..iterations {
         let d = if rng.below(8) == 0 {

@@ -17,76 +17,16 @@
 //! `fuzz_long` runs 1,000,000 iterations:
 //! `cargo test --release --test services_fuzz -- --ignored`.
 
+mod common;
+
+use common::fuzz::{mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corprof::eventpipe::{Field, FieldType};
 use corprof::sampling::export::http::{parse_response, Response, BODY_PREVIEW, MAX_RESPONSE};
 use corprof::sampling::{decode_contention, decode_contention_with, Contention};
 
-/// splitmix64
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn byte(&mut self) -> u8 {
-        const INTERESTING: &[u8] = b"\r\n:; \t0123456789abcdefHTP/.%\x00\xff";
-        if self.below(2) == 0 {
-            INTERESTING[self.below(INTERESTING.len())]
-        } else {
-            self.next() as u8
-        }
-    }
-}
-
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut v = seed.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        match rng.below(7) {
-            0 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] = rng.byte();
-            }
-            1 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
-            }
-            2 => {
-                let i = rng.below(v.len() + 1);
-                v.insert(i, rng.byte());
-            }
-            3 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v.remove(i);
-            }
-            4 => {
-                let n = rng.below(v.len() + 1);
-                v.truncate(n);
-            }
-            5 if v.len() > 2 => {
-                let a = rng.below(v.len());
-                let b = a + rng.below(v.len() - a);
-                let chunk = v[a..b].to_vec();
-                let at = rng.below(v.len() + 1);
-                v.splice(at..at, chunk);
-            }
-            _ => {
-                for _ in 0..rng.below(8) {
-                    v.push(rng.byte());
-                }
-            }
-        }
-    }
-    v
-}
+const INTERESTING: &[u8] = b"\r\n:; \t0123456789abcdefHTP/.%\x00\xff";
 
 fn seeds() -> Vec<Vec<u8>> {
     [
@@ -232,7 +172,7 @@ fn check_contention(rng: &mut Rng) {
 }
 
 fn run(iters: usize, seed: u64) {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed, INTERESTING);
     let seeds = seeds();
     let mut inputs = 0u64;
     for i in 0..iters {
@@ -247,7 +187,7 @@ fn run(iters: usize, seed: u64) {
                 mutate(&mut rng, &seeds[k])
             }
         };
-        let mut inner = Rng(rng.next());
+        let mut inner = rng.fork();
         if let Err(e) = catch_unwind(AssertUnwindSafe(|| check(&mut inner, &input))) {
             panic!("iteration {i} (seed {seed:#x}): {e:?} on {input:02X?}");
         }

@@ -1002,6 +1002,18 @@ impl Inner {
             .collect()
     }
 
+    /// The end of the period after the one that ended at `end` (cut at
+    /// `now`): one period later, or one period after `now` when the sampler
+    /// is behind by more than a period.
+    fn next_period_end(&self, end: Instant, now: Instant) -> Instant {
+        let following = end + self.options.period;
+        if following > now {
+            following
+        } else {
+            now + self.options.period
+        }
+    }
+
     /// Ends the current period at `now` and hands its profile to the
     /// export thread (nothing without exporters). The period's trees are
     /// moved out and rebuilt over a frame table of their own, so that the
@@ -1118,14 +1130,7 @@ fn run_loop(inner: &Inner) {
         if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
             let now = Instant::now();
             inner.cut_period(now);
-            // The next end one period after this one (or after now, when
-            // behind by more than a period).
-            let following = end + inner.options.period;
-            period_end = Some(if following > now {
-                following
-            } else {
-                now + inner.options.period
-            });
+            period_end = Some(inner.next_period_end(end, now));
             if now < next {
                 continue;
             }
@@ -1276,12 +1281,7 @@ fn run_signal(inner: &Inner) {
             record_signal(inner, &mut resolver, &mut raw);
             let now = Instant::now();
             inner.cut_period(now);
-            let following = end + inner.options.period;
-            period_end = Some(if following > now {
-                following
-            } else {
-                now + inner.options.period
-            });
+            period_end = Some(inner.next_period_end(end, now));
         }
         if listed.elapsed() >= Duration::from_millis(100) {
             signal::refresh_modules();

@@ -8,6 +8,7 @@ pub(crate) mod browser;
 #[cfg(unix)]
 pub(crate) mod dotnet;
 pub(crate) mod expected;
+pub(crate) mod fuzz;
 pub(crate) mod ids;
 #[cfg(unix)]
 pub(crate) mod readers;
