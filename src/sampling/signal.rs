@@ -368,8 +368,10 @@ const KIND_WALL: u8 = 2;
 /// lower 32 the registration's index.
 const TAG: usize = 0x5157_0000;
 
+/// The `si_value` of a sample of `kind` for registration `index` (signal
+/// mode runs on 64-bit targets only; on others the value is never used).
 fn value_of(kind: u8, index: usize) -> usize {
-    ((TAG | kind as usize) << 32) | index
+    ((((TAG | kind as usize) as u64) << 32) | index as u64) as usize
 }
 
 struct Slot {
