@@ -14,7 +14,7 @@
 #   bash scripts/bench.sh calltarget-startup # CallTarget's cost to Roslyn's start-up (scripts/bench-calltarget-startup.sh)
 #   bash scripts/bench.sh sampler    # sampling profiler overhead and pause per sample (scripts/bench-sampler.sh)
 #   bash scripts/bench.sh web        # a profiler's cost to an ASP.NET Core server under wrk (scripts/bench-web.sh:
-#                                    # the sampler, and CallTarget wrapping two methods)
+#                                    # the sampler in its default and suspend-runtime modes, and CallTarget wrapping two methods)
 #   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 #   bash scripts/bench.sh soak       # RSS of a server under continuous profiling, 10 min (scripts/bench-soak.sh)
 #   bash scripts/bench.sh coverage   # coverage's cost to a CPU-bound program (scripts/bench-coverage.sh)
@@ -191,7 +191,7 @@ case "$what" in
     calltarget-startup) machine; echo; bash scripts/bench-calltarget-startup.sh ;;
     sampler) machine; echo; bash scripts/bench-sampler.sh ;;
     wrapjit) machine; echo; bash scripts/bench-wrap-jit.sh ;;
-    web) machine; echo; CONFIGS="${CONFIGS:-sampler calltarget}" bash scripts/bench-web.sh ;;
+    web) machine; echo; CONFIGS="${CONFIGS:-sampler sampler-suspend-runtime calltarget}" bash scripts/bench-web.sh ;;
     soak) machine; echo; bash scripts/bench-soak.sh ;;
     coverage) machine; echo; bash scripts/bench-coverage.sh ;;
     *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak|coverage]" ;;

