@@ -41,10 +41,19 @@ HIGH=600000
 # rounds sufficed on a quiet one, not at load average 20).
 WARMUP_ROUNDS=200
 # Instructions added per call, measured with this script on CoreCLR 3.1.23
-# (x86-64) when it was written.
-NOOP_DEFAULT_IR="${NOOP_DEFAULT_IR:-7.43}"
+# (x86-64). At the defaults the figure varies from run to run: 7.43, 15.92,
+# about 12.5, about 16.7 and 20.04 in five runs of the same build (the
+# wrapped method's optimized code under valgrind sometimes keeps the
+# integration's class-initialization checks, as the tiering-off compilation
+# does, 14.15, and the background tier-1 compilation lands at different
+# points of the two measured runs); the base is the largest seen, so the
+# guard does not flake, and it still fails on what it is for (a box per
+# call adds about 130 instructions; tier-0 code about 150).
+NOOP_DEFAULT_IR="${NOOP_DEFAULT_IR:-20.04}"
 NOOP_TIERING_OFF_IR="${NOOP_TIERING_OFF_IR:-14.15}"
 SLACK=1.05
+# Four runs are few: the defaults' limit is 20% above the largest.
+DEFAULT_SLACK=1.20
 
 if ! command -v valgrind >/dev/null; then
     [ "$(id -u)" = 0 ] || die "valgrind is missing; install Debian's valgrind package (apt-get install valgrind)"
@@ -111,17 +120,23 @@ for tiering in 1 0; do
     per[plain$tiering]=$plain
     per[noop$tiering]=$noop
     added=$(awk -v a="$noop" -v b="$plain" 'BEGIN { printf "%.2f", a - b }')
-    if [ "$tiering" = 1 ]; then base=$NOOP_DEFAULT_IR; label="on (default)"; else base=$NOOP_TIERING_OFF_IR; label="off (lab)"; fi
-    limit=$(awk -v b="$base" -v s="$SLACK" 'BEGIN { l = b * s; if (l < b + 2) l = b + 2; printf "%.2f", l }')
+    if [ "$tiering" = 1 ]; then
+        base=$NOOP_DEFAULT_IR slack=$DEFAULT_SLACK label="on (default)"
+    else
+        base=$NOOP_TIERING_OFF_IR slack=$SLACK label="off (lab)"
+    fi
+    limit=$(awk -v b="$base" -v s="$slack" 'BEGIN { l = b * s; if (l < b + 2) l = b + 2; printf "%.2f", l }')
     ok=$(awk -v a="$added" -v l="$limit" 'BEGIN { print (a <= l) ? "ok" : "FAIL" }')
     echo "| $label | $plain | $noop | $added | $base | $limit | $ok |"
     [ "$ok" = ok ] || status=1
 done
-# Tier 1 counted at the defaults: no more than the one optimized
-# compilation of tiering off (+5%).
+# Optimized code counted at the defaults, not tier 0 (which runs 6 to 8
+# times the instructions: 19.96 and 170.86 per call kept at tier 0): at most
+# 1.5 times the one optimized compilation of tiering off (measured: 0.73 to
+# 1.19 times).
 for program in plain noop; do
     on=${per[${program}1]} off=${per[${program}0]}
-    close=$(awk -v a="$on" -v b="$off" 'BEGIN { print (a <= 1.05 * b) ? "yes" : "no" }')
+    close=$(awk -v a="$on" -v b="$off" 'BEGIN { print (a <= 1.5 * b) ? "yes" : "no" }')
     echo
     echo "$program: $on instructions per call with tiering on, $off off: tier-1 code counted: $close"
     [ "$close" = yes ] || { status=1; log "$program: the defaults' per-call count is not the optimized code's: a longer warm-up is needed (WARMUP_ROUNDS)"; }
