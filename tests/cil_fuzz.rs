@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::fuzz::{mutate, Rng};
+use common::fuzz::{env_or, mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corprof::cil::{decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref};
@@ -213,13 +213,6 @@ fn run(iters: usize, seed: u64) {
             panic!("signature decoder panicked on iteration {i} (seed {seed}): {input:02X?}");
         }
     }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 #[test]

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::fuzz::{mutate, Rng};
+use common::fuzz::{env_or, mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -102,23 +102,16 @@ fn run(iterations: u64, seed: u64) {
     );
 }
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 #[test]
 fn fuzz_short() {
     run(
-        env_u64("CORPROF_FUZZ_ITERS", 20_000),
-        env_u64("CORPROF_FUZZ_SEED", 30),
+        env_or("CORPROF_FUZZ_ITERS", 20_000),
+        env_or("CORPROF_FUZZ_SEED", 30),
     );
 }
 
 #[test]
 #[ignore = "long: 1,000,000 iterations (3,000,000 inputs); run with --release -- --ignored"]
 fn fuzz_long() {
-    run(1_000_000, env_u64("CORPROF_FUZZ_SEED", 3030));
+    run(1_000_000, env_or("CORPROF_FUZZ_SEED", 3030));
 }

@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::fuzz::{mutate, Rng};
+use common::fuzz::{env_or, mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corprof::eventpipe::{Field, FieldType};
@@ -225,13 +225,6 @@ fn large_inputs_of_bad_shapes() {
         let _ = parse_response(&input, true);
         let _ = parse_response(&input[48..], true);
     }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 #[test]

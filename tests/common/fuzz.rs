@@ -100,3 +100,12 @@ pub(crate) fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
     }
     v
 }
+
+/// The number in the environment variable `name` (`CORPROF_FUZZ_ITERS`,
+/// `CORPROF_FUZZ_SEED`), or `default` when it is unset or not a number.
+pub(crate) fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
