@@ -368,7 +368,7 @@ fn real_bodies_grown_in_the_middle_keep_their_targets() {
     assert!(widened >= 2, "only {widened} branches widened");
 }
 
-/// Every real body wraps (`corprof::cil::wrap`), except the vararg one,
+/// Every real body wraps (`corprof::instrument::wrap`), except the vararg one,
 /// which is refused: the original instructions stay in order (each `ret`
 /// now a `leave` or `stloc; leave`, each `tail.` a `nop`), the compiler's
 /// exception clauses come first, four new ones last, and the result
@@ -376,9 +376,9 @@ fn real_bodies_grown_in_the_middle_keep_their_targets() {
 /// original's.
 #[test]
 fn real_bodies_wrap() {
-    use corprof::cil::{wrap, Probes, ThisArg, WrapContext};
     use corprof::cil::{ClauseKind, ErrorKind};
     use corprof::cil::{LocalVarSig, TypeSig};
+    use corprof::instrument::{wrap, Probes, ThisArg, WrapContext};
 
     struct Cx<'a>(&'a Fixture);
     impl WrapContext for Cx<'_> {

@@ -1,11 +1,11 @@
-//! `corprof::cil::wrap`: hand-written bodies wrapped in calls to an
+//! `corprof::instrument::wrap`: hand-written bodies wrapped in calls to an
 //! integration's generic methods, checked instruction by instruction
 //! (listings written by hand from the ECMA-335 encodings) and re-decoded
 //! from the encoded bytes.
 
-use corprof::cil::{wrap, Probes, ThisArg, WrapContext};
 use corprof::cil::{ClauseKind, ErrorKind, MethodBody, StackSig, Token};
 use corprof::cil::{LocalVarSig, MethodSig, TypeSig};
+use corprof::instrument::{wrap, Probes, ThisArg, WrapContext};
 
 const PROBES: Probes = Probes {
     begin: Some(Token(0x0A00_0010)),

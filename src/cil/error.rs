@@ -37,8 +37,7 @@ pub enum ErrorKind {
     InvalidStack(&'static str),
     /// The call-site resolver knew nothing about this token.
     UnresolvedToken(Token),
-    /// The operation does not handle this method; the text says why (see
-    /// [`wrap`](fn@super::wrap)).
+    /// The operation does not handle this method; the text says why.
     Unsupported(&'static str),
 }
 

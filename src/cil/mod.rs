@@ -23,8 +23,6 @@
 //! * [`OpCode`][OC] and [`OpCodeInfo`][OCI] hold the complete ECMA-335
 //!   opcode table.
 //! * [`sig`][S] decodes, builds and encodes signature blobs.
-//! * [`wrap`][W] surrounds a method body with calls to an integration's
-//!   generic methods (begin, end, async end), CallTarget-style.
 //!
 //! [MS]: crate::cil::MethodSig
 //! [I]: crate::cil::Instruction
@@ -32,7 +30,6 @@
 //! [OC]: crate::cil::OpCode
 //! [OCI]: crate::cil::OpCodeInfo
 //! [S]: crate::cil::TypeSig
-//! [W]: crate::cil::wrap
 //! [MS_stack]: crate::cil::MethodSig::stack_sig
 //! [MB_decode]: crate::cil::MethodBody::decode
 //! [MB_encode]: crate::cil::MethodBody::encode
@@ -89,7 +86,6 @@ mod instruction;
 mod opcode;
 mod sig;
 mod stack;
-mod wrap;
 
 pub use body::MethodBody;
 pub use eh::{ClauseKind, ExceptionClause};
@@ -103,4 +99,3 @@ pub use sig::{
     FieldSig, LocalVarSig, MethodSig, MethodSpecSig, PropertySig, TypeSig, MAX_SIG_DEPTH,
 };
 pub use stack::StackSig;
-pub use wrap::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};

@@ -1,6 +1,6 @@
 //! [`CallTarget`]: wrap a method of a module so that it calls the generic
 //! methods of an integration type in a managed helper assembly the module
-//! never referenced (see [`crate::cil::wrap`] for the IL shape and
+//! never referenced (see [`wrap`] for the IL shape and
 //! docs/instrumentation.md for the contract and the whole path).
 //!
 //! [`Integration::read`] reads an integration's methods from the helper
@@ -22,7 +22,6 @@ use alloc::vec::Vec;
 use core::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use crate::cil::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
 use crate::cil::{LocalVarSig, MethodSig, MethodSpecSig, TypeSig};
 use crate::cil::{MethodBody, StackSig, Token};
 use crate::facade::MetadataImport;
@@ -33,6 +32,10 @@ use crate::metadata::{mdMethodDef, mdSignature, mdToken, mdTypeDef, IMetaDataImp
 use crate::profiling::{ModuleID, COR_PRF_MODULE_FLAGS, COR_PRF_MODULE_NGEN};
 use crate::Interface;
 use crate::{Error, E_INVALIDARG, E_NOINTERFACE, HRESULT};
+
+mod il;
+
+pub use il::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
 
 /// The namespace of the contract's types (calltarget/Contract.cs).
 const CONTRACT: &str = "CorProf.CallTarget";

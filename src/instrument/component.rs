@@ -394,7 +394,7 @@ impl CallTargetProfiler {
             match self.wrapped_il(info, module, method) {
                 Ok((il, name)) if rejit => {
                     log(format_args!("prepared {name} for ReJIT"));
-                    // SAFETY: `cil::wrap`'s output for this very method
+                    // SAFETY: `instrument::wrap`'s output for this very method
                     // (re-encoded with a recomputed max stack), whose new
                     // tokens were all just defined in this module's metadata.
                     unsafe { self.rejit.insert(module, method, il, name) };
@@ -614,7 +614,7 @@ impl Profiler for CallTargetProfiler {
             return Ok(());
         }
         match self.wrapped_il(info, module, method) {
-            // SAFETY: the method's own IL wrapped by `corprof::cil::wrap`
+            // SAFETY: the method's own IL wrapped by `corprof::instrument::wrap`
             // (re-encoded with a recomputed max stack), whose new tokens were
             // all just defined in this module's metadata.
             Ok((il, name)) => match unsafe { info.set_il_function_body(module, method, &il) } {

@@ -9,7 +9,7 @@
 //! - `calltarget.rs`: [`CallTarget`] wraps a method so that it calls the
 //!   generic methods of an [`Integration`] in a helper assembly the
 //!   application never referenced (metadata emit, MethodSpecs,
-//!   [`cil::wrap`](crate::cil::wrap); the C# contract is in `calltarget/`);
+//!   [`wrap`]; the C# contract is in `calltarget/`);
 //!   [`MethodTarget`] and [`MethodTargets`] select methods by name
 //!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
@@ -22,8 +22,8 @@ mod component;
 mod rejit;
 
 pub use calltarget::{
-    CallTarget, Integration, MethodTarget, MethodTargets, WrapError, WrapWhen, Wrapped,
-    DEFAULT_INTEGRATION,
+    wrap, AsyncProbes, CallTarget, Integration, MethodTarget, MethodTargets, Probes, ThisArg,
+    WrapContext, WrapError, WrapWhen, Wrapped, DEFAULT_INTEGRATION,
 };
 pub use component::{CallTargetOptions, CallTargetProfiler};
 pub use rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};
