@@ -7,14 +7,15 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::info::Result;
-use super::strings::{wide, write_utf16, Utf16Buf};
+use super::strings::{read_utf16, wide, write_utf16, Utf16Buf};
 #[cfg(feature = "cil")]
 use crate::cil::{MethodSig, StackSig, Token};
 use crate::metadata::{
     mdGenericParam, mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef,
-    mdtMemberRef, mdtMethodDef, mdtMethodSpec, mdtSignature, tdNestedPublic, tdVisibilityMask,
-    IMetaDataImport, IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
+    mdTypeRef, mdtMemberRef, mdtMethodDef, mdtMethodSpec, mdtSignature, mdtTypeDef, mdtTypeRef,
+    tdNestedPublic, tdVisibilityMask, IMetaDataImport, IMetaDataImport2, HCORENUM, PCCOR_SIGNATURE,
 };
+use crate::Interface;
 use crate::{E_FAIL, E_INVALIDARG, HRESULT};
 
 /// The most rows a metadata table can hold: a token's row number has 24 bits.
@@ -214,6 +215,89 @@ impl MetadataImport {
         }
         .ok_with("FindTypeDefByName")?;
         Ok(typedef)
+    }
+
+    /// The base type of a TypeDef (`GetTypeDefProps`'s `extends`: a
+    /// TypeDef, TypeRef or TypeSpec token; nil for `System.Object`,
+    /// interfaces and the module type).
+    pub fn base_type(&self, typedef: mdTypeDef) -> Result<mdToken> {
+        let (mut flags, mut extends, mut needed) = (0, mdToken(0), 0);
+        // SAFETY: a zero-capacity (null) name buffer is allowed: the name
+        // is not asked for; the other out-pointers are locals.
+        unsafe {
+            self.raw.GetTypeDefProps(
+                typedef,
+                core::ptr::null_mut(),
+                0,
+                &mut needed,
+                &mut flags,
+                &mut extends,
+            )
+        }
+        .ok_with("GetTypeDefProps")?;
+        Ok(extends)
+    }
+
+    /// A TypeRef's name as the reference spells it (`GetTypeRefProps`:
+    /// `Namespace.Name`, or a nested type's own name), however long.
+    pub fn type_ref_name(&self, typeref: mdTypeRef) -> Result<String> {
+        let mut scope = mdToken(0);
+        read_utf16(|cap, needed, buf| {
+            // SAFETY: `read_utf16` passes a buffer of `cap` characters and a
+            // valid length pointer; `scope` is a local.
+            unsafe {
+                self.raw
+                    .GetTypeRefProps(typeref, &mut scope, buf, cap, needed)
+            }
+        })
+        .map_err(|hr| crate::Error::new(hr, "GetTypeRefProps"))
+    }
+
+    /// The full name of a TypeDef ([`type_name`](Self::type_name)) or of a
+    /// TypeRef ([`type_ref_name`](Self::type_ref_name)); `E_INVALIDARG`
+    /// for tokens of other tables.
+    pub fn type_def_or_ref_name(&self, token: mdToken) -> Result<String> {
+        match token.token_type() {
+            t if t == mdtTypeDef => self.type_name(mdTypeDef(token.0)),
+            t if t == mdtTypeRef => self.type_ref_name(mdTypeRef(token.0)),
+            _ => Err(E_INVALIDARG.into()),
+        }
+    }
+
+    /// Whether `owner` carries a custom attribute of the type named `name`
+    /// (`GetCustomAttributeByName`: `S_OK` found, `S_FALSE` not).
+    pub fn has_custom_attribute(&self, owner: mdToken, name: &str) -> Result<bool> {
+        let name = wide(name)?;
+        let (mut data, mut len) = (core::ptr::null(), 0);
+        // SAFETY: `name` is NUL-terminated and outlives the call; valid
+        // out-pointers (the blob they receive is not read).
+        let hr = unsafe {
+            self.raw
+                .GetCustomAttributeByName(owner, name.as_ptr(), &mut data, &mut len)
+        };
+        hr.ok_with("GetCustomAttributeByName")?;
+        Ok(hr == crate::S_OK)
+    }
+
+    /// The TypeDef a TypeRef names, and the metadata of the module that
+    /// defines it (`ResolveTypeRef`). Fails when the defining module is
+    /// not loaded or the runtime cannot resolve it.
+    pub fn resolve_type_ref(&self, typeref: mdTypeRef) -> Result<(MetadataImport, mdTypeDef)> {
+        let mut scope: *mut core::ffi::c_void = core::ptr::null_mut();
+        let mut typedef = mdTypeDef(0);
+        // SAFETY: a valid IID and out-pointers; on success `scope` holds one
+        // reference to an IMetaDataImport, taken over below.
+        let hr = unsafe {
+            self.raw
+                .ResolveTypeRef(typeref, &IMetaDataImport::IID, &mut scope, &mut typedef)
+        };
+        // SAFETY: null or one owned IMetaDataImport reference (released when
+        // dropped, also on failure).
+        let other = unsafe { crate::com::interface::invoker::from_raw::<IMetaDataImport>(scope) };
+        hr.ok_with("ResolveTypeRef")?;
+        let other =
+            other.ok_or_else(|| crate::Error::new(E_FAIL, "ResolveTypeRef gave no scope"))?;
+        Ok((MetadataImport::new(other), typedef))
     }
 
     /// Finds a method of `typedef` by name and signature (`FindMethod`).
@@ -443,283 +527,65 @@ impl core::ops::Deref for MetadataImport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::{IMetaDataImport2_Impl, IMetaDataImport_Impl, CLDB_E_RECORD_NOTFOUND};
-    use crate::{DWORD, HRESULT, LPCWSTR, LPWSTR, S_FALSE, S_OK, ULONG};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::metadata::CLDB_E_RECORD_NOTFOUND;
+    use alloc::vec;
+    use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
     const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
     const INNER: mdTypeDef = mdTypeDef::from_rid(3);
-    const HIT: mdMethodDef = mdMethodDef::from_rid(5);
-    /// A method of INNER.
-    const DEEP: mdMethodDef = mdMethodDef::from_rid(6);
-    /// A method whose declaring type does not exist.
-    const ORPHAN: mdMethodDef = mdMethodDef::from_rid(7);
     /// A type nested in itself (broken metadata).
     const LOOP: mdTypeDef = mdTypeDef::from_rid(4);
+    /// One of OUTER's methods.
+    const HIT: mdMethodDef = mdMethodDef::from_rid(5);
     const METHOD_COUNT: u32 = 70; // more than one batch of `methods`
+    /// The method of INNER.
+    const DEEP: mdMethodDef = mdMethodDef::from_rid(METHOD_COUNT + 1);
+    /// A method whose declaring type does not exist.
+    const ORPHAN: mdMethodDef = mdMethodDef::from_rid(METHOD_COUNT + 2);
     static VOID_SIG: [u8; 3] = [0x00, 0x00, 0x01]; // static void ()
     static MEMBER_REF_SIG: [u8; 4] = [0x20, 0x01, 0x01, 0x0E]; // instance void (string)
     static GENERIC_SIG: [u8; 6] = [0x10, 0x01, 0x01, 0x08, 0x1E, 0x00]; // static int <1>(!!0)
     static CALLI_SIG: [u8; 5] = [0x00, 0x02, 0x08, 0x08, 0x08]; // int (int, int)
 
-    /// A module's metadata with one namespace type, one nested type, a
-    /// method `Hit`, MemberRefs, a MethodSpec and a StandAloneSig.
-    #[derive(Default)]
-    struct Fake {
-        closed: Arc<AtomicUsize>,
+    /// A module's metadata with one namespace type (its methods, among
+    /// them `Hit`), one nested type, a type nested in itself, MemberRefs
+    /// 0x0A000001 (instance void (string)) and 0x0A000002 (generic), a
+    /// MethodSpec of the latter (0x2B000001) and a malformed one of a type
+    /// (0x2B000002), and a StandAloneSig (0x11000001).
+    fn fake() -> FakeScope {
+        let mut scope = FakeScope::new();
+        scope.type_def("<Module>", 0, mdToken(0));
+        let outer = scope.type_def("N.Outer", TD_PUBLIC, mdToken(0));
+        let inner = scope.nested("Inner", outer);
+        let looped = scope.nested("Loop", outer);
+        scope.set_enclosing(looped, looped);
+        assert_eq!((outer, inner, looped), (OUTER, INNER, LOOP));
+        for rid in 1..=METHOD_COUNT {
+            let name = if rid == HIT.rid() { "Hit" } else { "Other" };
+            scope.method(OUTER, name, 0x16, &VOID_SIG);
+        }
+        assert_eq!(scope.method(INNER, "Deep", 0x16, &VOID_SIG), DEEP);
+        let nowhere = mdTypeDef::from_rid(99);
+        assert_eq!(scope.method(nowhere, "Orphan", 0x16, &VOID_SIG), ORPHAN);
+        let string_user = scope.member_ref(mdToken(0x0100_0001), &MEMBER_REF_SIG);
+        let generic = scope.member_ref(mdToken(0x0100_0001), &GENERIC_SIG);
+        assert_eq!(string_user.token(), mdToken(0x0A00_0001));
+        // <int>
+        scope.method_spec(generic.token(), &[0x0A, 0x01, 0x08]);
+        scope.method_spec(OUTER.token(), &[0x0A, 0x01, 0x08]);
+        scope.signature(&CALLI_SIG);
+        scope
     }
 
-    /// A NUL-terminated UTF-16 string as a `String`.
-    ///
-    /// # Safety
-    ///
-    /// `s` points to a NUL-terminated string.
-    unsafe fn read(s: LPCWSTR) -> String {
-        let mut units = Vec::new();
-        // SAFETY: reads up to and excluding the terminator the caller promised.
-        unsafe {
-            let mut p = s;
-            while *p != 0 {
-                units.push(*p);
-                p = p.add(1);
-            }
-        }
-        String::from_utf16_lossy(&units)
-    }
-
-    /// Writes a signature out-pair.
-    ///
-    /// # Safety
-    ///
-    /// Both pointers are valid for writes.
-    unsafe fn answer_sig(sig: &'static [u8], out: *mut PCCOR_SIGNATURE, len: *mut ULONG) {
-        // SAFETY: forwarded contract.
-        unsafe {
-            *out = sig.as_ptr();
-            *len = sig.len() as ULONG;
-        }
-    }
-
-    impl IMetaDataImport_Impl for Fake {
-        fn CloseEnum(&self, _h: HCORENUM) {
-            self.closed.fetch_add(1, Ordering::SeqCst);
-        }
-
-        fn FindTypeDefByName(
-            &self,
-            name: LPCWSTR,
-            enclosing: mdToken,
-            out: *mut mdTypeDef,
-        ) -> HRESULT {
-            // SAFETY: the caller passes a NUL-terminated name and a valid
-            // out-pointer.
-            let name = unsafe { read(name) };
-            let found = match (name.as_str(), enclosing) {
-                ("N.Outer", mdToken(0)) => OUTER,
-                ("Inner", t) if t == OUTER.token() => INNER,
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            // SAFETY: as above.
-            unsafe { *out = found };
-            S_OK
-        }
-
-        fn FindMethod(
-            &self,
-            td: mdTypeDef,
-            name: LPCWSTR,
-            sig: PCCOR_SIGNATURE,
-            len: ULONG,
-            out: *mut mdMethodDef,
-        ) -> HRESULT {
-            // SAFETY: a NUL-terminated name and `len` bytes at `sig`.
-            let (name, sig) =
-                unsafe { (read(name), core::slice::from_raw_parts(sig, len as usize)) };
-            if td != OUTER || name != "Hit" || sig != VOID_SIG {
-                return CLDB_E_RECORD_NOTFOUND;
-            }
-            // SAFETY: a valid out-pointer.
-            unsafe { *out = HIT };
-            S_OK
-        }
-
-        fn EnumMethods(
-            &self,
-            handle: *mut HCORENUM,
-            cl: mdTypeDef,
-            out: *mut mdMethodDef,
-            max: ULONG,
-            count: *mut ULONG,
-        ) -> HRESULT {
-            if cl != OUTER {
-                return CLDB_E_RECORD_NOTFOUND;
-            }
-            // SAFETY: the caller passes valid pointers and `max` slots; the
-            // handle holds 1 + the next row index (never null once used).
-            unsafe {
-                let next = (*handle as usize).max(1);
-                let n = (METHOD_COUNT + 1 - next as u32).min(max);
-                for i in 0..n {
-                    *out.add(i as usize) = mdMethodDef::from_rid(next as u32 + i);
-                }
-                *handle = (next + n as usize) as HCORENUM;
-                *count = n;
-                if n == 0 {
-                    S_FALSE
-                } else {
-                    S_OK
-                }
-            }
-        }
-
-        fn GetMethodProps(
-            &self,
-            mb: mdMethodDef,
-            class: *mut mdTypeDef,
-            name: LPWSTR,
-            cap: ULONG,
-            needed: *mut ULONG,
-            attr: *mut DWORD,
-            sig: *mut PCCOR_SIGNATURE,
-            sig_len: *mut ULONG,
-            rva: *mut ULONG,
-            impl_flags: *mut DWORD,
-        ) -> HRESULT {
-            let (declaring, text) = match mb {
-                HIT => (OUTER, "Hit"),
-                DEEP => (INNER, "Deep"),
-                ORPHAN => (mdTypeDef::from_rid(9), "Orphan"),
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
-            // SAFETY: the facade passes valid pointers and a buffer of `cap`.
-            unsafe {
-                *class = declaring;
-                *needed = units.len() as ULONG;
-                let n = units.len().min(cap as usize);
-                core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
-                *attr = 0x16;
-                answer_sig(&VOID_SIG, sig, sig_len);
-                *rva = 0x2050;
-                *impl_flags = 0;
-            }
-            S_OK
-        }
-
-        fn GetTypeDefProps(
-            &self,
-            td: mdTypeDef,
-            name: LPWSTR,
-            cap: ULONG,
-            needed: *mut ULONG,
-            flags: *mut DWORD,
-            extends: *mut mdToken,
-        ) -> HRESULT {
-            // tdPublic (1) for a top-level type, tdNestedPublic (2) nested.
-            let (text, visibility) = match td {
-                OUTER => ("N.Outer", 1),
-                INNER => ("Inner", 2),
-                LOOP => ("Loop", 2),
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            let units: Vec<u16> = text.encode_utf16().chain([0]).collect();
-            // SAFETY: the facade passes valid pointers and a buffer of `cap`.
-            unsafe {
-                *needed = units.len() as ULONG;
-                let n = units.len().min(cap as usize);
-                core::ptr::copy_nonoverlapping(units.as_ptr(), name, n);
-                *flags = visibility;
-                *extends = mdToken(0);
-            }
-            S_OK
-        }
-
-        fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
-            let outer = match nested {
-                INNER => OUTER,
-                LOOP => LOOP,
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            // SAFETY: a valid out-pointer.
-            unsafe { *enclosing = outer };
-            S_OK
-        }
-
-        fn GetMemberRefProps(
-            &self,
-            mr: mdMemberRef,
-            parent: *mut mdToken,
-            name: LPWSTR,
-            cap: ULONG,
-            _needed: *mut ULONG,
-            sig: *mut PCCOR_SIGNATURE,
-            sig_len: *mut ULONG,
-        ) -> HRESULT {
-            assert!(name.is_null() && cap == 0, "the facade asks for no name");
-            let blob: &'static [u8] = match mr.rid() {
-                1 => &MEMBER_REF_SIG,
-                2 => &GENERIC_SIG,
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            // SAFETY: valid out-pointers.
-            unsafe {
-                *parent = mdToken(0x0100_0001);
-                answer_sig(blob, sig, sig_len);
-            }
-            S_OK
-        }
-
-        fn GetSigFromToken(
-            &self,
-            token: mdSignature,
-            sig: *mut PCCOR_SIGNATURE,
-            sig_len: *mut ULONG,
-        ) -> HRESULT {
-            if token.rid() != 1 {
-                return CLDB_E_RECORD_NOTFOUND;
-            }
-            // SAFETY: valid out-pointers.
-            unsafe { answer_sig(&CALLI_SIG, sig, sig_len) };
-            S_OK
-        }
-    }
-
-    impl IMetaDataImport2_Impl for Fake {
-        fn GetMethodSpecProps(
-            &self,
-            spec: mdMethodSpec,
-            parent: *mut mdToken,
-            sig: *mut PCCOR_SIGNATURE,
-            sig_len: *mut ULONG,
-        ) -> HRESULT {
-            static INSTANTIATION: [u8; 3] = [0x0A, 0x01, 0x08]; // <int>
-            let target = match spec.rid() {
-                1 => mdToken(0x0A00_0002), // the generic MemberRef
-                2 => mdToken(0x0200_0002), // not a method: malformed
-                _ => return CLDB_E_RECORD_NOTFOUND,
-            };
-            // SAFETY: valid out-pointers.
-            unsafe {
-                *parent = target;
-                answer_sig(&INSTANTIATION, sig, sig_len);
-            }
-            S_OK
-        }
-    }
-
-    fn import(fake: Fake) -> MetadataImport {
-        let import2: IMetaDataImport2 = crate::export(fake);
-        MetadataImport::new(
-            import2
-                .cast::<IMetaDataImport>()
-                .expect("a parent interface"),
-        )
+    fn import(fake: FakeScope) -> MetadataImport {
+        fake.import()
     }
 
     #[test]
     fn finds_types_and_methods_by_name() {
-        let import = import(Fake::default());
+        let import = import(fake());
         assert_eq!(import.find_type_def("N.Outer", None), Ok(OUTER));
         assert_eq!(import.find_type_def("Inner", Some(OUTER)), Ok(INNER));
         assert_eq!(
@@ -741,7 +607,7 @@ mod tests {
     #[test]
     fn names_are_full_nested_types_included_and_written_as_displayed() {
         use alloc::string::ToString;
-        let import = import(Fake::default());
+        let import = import(fake());
         assert_eq!(import.type_name(OUTER).unwrap(), "N.Outer");
         assert_eq!(import.type_name(INNER).unwrap(), "N.Outer+Inner");
         for (method, expected) in [(HIT, "N.Outer.Hit"), (DEEP, "N.Outer+Inner.Deep")] {
@@ -774,29 +640,33 @@ mod tests {
                 Err(fmt::Error)
             }
         }
-        let import = import(Fake::default());
+        let import = import(fake());
         assert_eq!(import.write_method_name(HIT, &mut Full), Err(E_FAIL.into()));
         assert_eq!(import.write_type_name(INNER, &mut Full), Err(E_FAIL.into()));
     }
 
     #[test]
     fn methods_reads_every_batch_and_closes_the_enumerator_once() {
-        let fake = Fake::default();
+        let fake = fake();
         let closed = Arc::clone(&fake.closed);
         let import = import(fake);
         let methods = import.methods(OUTER).unwrap();
         let expected: Vec<mdMethodDef> = (1..=METHOD_COUNT).map(mdMethodDef::from_rid).collect();
         assert_eq!(methods, expected);
         assert_eq!(closed.load(Ordering::SeqCst), 1);
-        // A failure still closes the enumerator it may have opened (none
-        // here: the handle stayed null, so nothing to close).
-        assert_eq!(import.methods(INNER), Err(CLDB_E_RECORD_NOTFOUND.into()));
-        assert_eq!(closed.load(Ordering::SeqCst), 1);
+        // A failure closes no enumerator (the handle stayed null); the
+        // next enumeration closes its own.
+        assert_eq!(
+            import.methods(mdTypeDef::from_rid(99)),
+            Err(CLDB_E_RECORD_NOTFOUND.into())
+        );
+        assert_eq!(import.methods(INNER), Ok(vec![DEEP]));
+        assert_eq!(closed.load(Ordering::SeqCst), 2);
     }
 
     #[test]
     fn method_signature_follows_each_call_site_token_kind() {
-        let import = import(Fake::default());
+        let import = import(fake());
         assert_eq!(import.method_signature(HIT.token()), Ok(&VOID_SIG[..]));
         assert_eq!(
             import.method_signature(mdToken(0x0A00_0001)),
@@ -825,7 +695,7 @@ mod tests {
     #[cfg(feature = "cil")]
     #[test]
     fn stack_sig_is_a_max_stack_resolver() {
-        let import = import(Fake::default());
+        let import = import(fake());
         let sig = |t: u32| import.stack_sig(Token(t));
         let stack = |params, has_this, returns_value| {
             Some(StackSig {
@@ -850,5 +720,62 @@ mod tests {
         body.insert(2, OpCode::CALL, Operand::Token(Token(0x0A00_0001)))
             .unwrap();
         assert_eq!(body.update_max_stack(|t| import.stack_sig(t)), Ok(2));
+    }
+
+    /// The type names the CallTarget wrapper reads, through the shared
+    /// fake scope: a TypeRef's name longer than 255 UTF-16 units comes back
+    /// whole (a fixed 256-unit buffer used to cut it), a TypeDef's base,
+    /// custom attributes, and a TypeRef that does not resolve.
+    #[test]
+    fn type_ref_names_are_read_whole_however_long() {
+        let long = "Segment.".repeat(40) + "Last`1";
+        assert!(
+            long.encode_utf16().count() > 300,
+            "past the old 256-unit buffer"
+        );
+        let mut scope = FakeScope::new();
+        let corlib = mdToken(0x2300_0001);
+        let value_type = scope.type_ref(corlib, "System.ValueType");
+        let far = scope.type_ref(corlib, &long);
+        let plain = scope.type_def("N.Plain", TD_PUBLIC, mdToken(0));
+        let value = scope.type_def("N.Value", TD_PUBLIC, value_type.token());
+        scope.attribute(value, "System.ObsoleteAttribute");
+        let import = scope.import();
+
+        assert_eq!(import.type_ref_name(far).as_deref(), Ok(long.as_str()));
+        assert_eq!(import.type_def_or_ref_name(far.token()), Ok(long.clone()));
+        assert_eq!(
+            import.type_def_or_ref_name(value.token()).as_deref(),
+            Ok("N.Value")
+        );
+        assert_eq!(
+            import.type_def_or_ref_name(mdToken(0x1B00_0001)),
+            Err(E_INVALIDARG.into()),
+            "a TypeSpec has no name"
+        );
+        assert_eq!(
+            import
+                .type_ref_name(mdTypeRef(0x0100_0009))
+                .map_err(|e| e.code()),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
+
+        assert_eq!(import.base_type(value), Ok(value_type.token()));
+        assert!(import.base_type(plain).unwrap().is_nil());
+        assert_eq!(
+            import.has_custom_attribute(value.token(), "System.ObsoleteAttribute"),
+            Ok(true)
+        );
+        assert_eq!(
+            import.has_custom_attribute(plain.token(), "System.ObsoleteAttribute"),
+            Ok(false)
+        );
+        assert_eq!(
+            import
+                .resolve_type_ref(value_type)
+                .map(|r| r.1)
+                .map_err(|e| e.code()),
+            Err(CLDB_E_RECORD_NOTFOUND)
+        );
     }
 }

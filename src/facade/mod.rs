@@ -35,6 +35,8 @@ mod emit;
 mod enumerators;
 mod event_mask;
 mod eventpipe;
+#[cfg(test)]
+pub(crate) mod fake_scope;
 mod heap;
 mod info;
 mod metadata;

@@ -195,9 +195,8 @@ impl ProfilerInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metadata::{
-        mdToken, mdTypeDef, IMetaDataImport, IMetaDataImport_Impl, PCCOR_SIGNATURE,
-    };
+    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::metadata::{mdToken, mdTypeDef};
     use crate::profiling::*;
     use crate::{BYTE, DWORD, HRESULT, REFIID, S_OK, ULONG, WCHAR};
     use alloc::string::{String, ToString};
@@ -224,45 +223,6 @@ mod tests {
         S_OK
     }
 
-    /// Names method 0x06000001 `Run` of type `N.C`.
-    struct Import;
-    impl IMetaDataImport_Impl for Import {
-        fn GetMethodProps(
-            &self,
-            _mb: crate::metadata::mdMethodDef,
-            class: *mut mdTypeDef,
-            name: *mut WCHAR,
-            cap: ULONG,
-            needed: *mut ULONG,
-            _attr: *mut DWORD,
-            _sig: *mut PCCOR_SIGNATURE,
-            _sig_len: *mut ULONG,
-            _rva: *mut ULONG,
-            _impl_flags: *mut DWORD,
-        ) -> HRESULT {
-            // SAFETY: the facade passes valid pointers.
-            unsafe {
-                *class = mdTypeDef(0x0200_0002);
-                answer("Run", cap, needed, name)
-            }
-        }
-        fn GetTypeDefProps(
-            &self,
-            _td: mdTypeDef,
-            name: *mut WCHAR,
-            cap: ULONG,
-            needed: *mut ULONG,
-            flags: *mut DWORD,
-            _extends: *mut mdToken,
-        ) -> HRESULT {
-            // SAFETY: the facade passes valid pointers.
-            unsafe {
-                *flags = 1; // tdPublic: not nested
-                answer("N.C", cap, needed, name)
-            }
-        }
-    }
-
     /// Functions 0x10 (in PERMANENT) and 0x20 (in COLLECTIBLE); counts the
     /// calls that hand out an importer.
     #[derive(Default)]
@@ -271,9 +231,13 @@ mod tests {
         token_and_metadata: AtomicUsize,
     }
 
+    /// Method 0x06000001 `Run` of type `N.C`.
     fn import() -> *mut c_void {
-        let import: IMetaDataImport = crate::export(Import);
-        import.into_raw()
+        let mut scope = FakeScope::new();
+        scope.type_def("<Module>", 0, mdToken(0));
+        let class = scope.type_def("N.C", TD_PUBLIC, mdToken(0));
+        scope.method(class, "Run", 0x16, &[0x00, 0x00, 0x01]);
+        scope.raw().into_raw()
     }
 
     impl ICorProfilerInfo_Impl for Info {

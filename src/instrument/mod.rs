@@ -6,12 +6,17 @@
 //!
 //! The parts, file by file:
 //!
-//! - `calltarget.rs`: [`CallTarget`] wraps a method so that it calls the
+//! - `calltarget/`: [`CallTarget`] wraps a method so that it calls the
 //!   generic methods of an [`Integration`] in a helper assembly the
-//!   application never referenced (metadata emit, MethodSpecs,
-//!   [`wrap`]; the C# contract is in `calltarget/`);
-//!   [`MethodTarget`] and [`MethodTargets`] select methods by name
-//!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
+//!   application never referenced (the C# contract is in the repository's
+//!   `calltarget/`), one job per file: the contract read from the helper
+//!   (`contract.rs`), the references emitted into the module
+//!   (`references.rs`), the IL ([`wrap`], `il/`, in phases), and the
+//!   targets: [`MethodTarget`] and [`MethodTargets`] select methods by
+//!   name (``Asm!Ns.Type`1::Method``) and find them as modules load
+//!   (`targets.rs`).
+//! - `component.rs`: [`CallTargetProfiler`], the profiler part that wraps
+//!   the targets at first JIT or by ReJIT.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
 //!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 //!
