@@ -665,6 +665,7 @@ impl MetadataEmit {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::facade::fake_scope::read_wide as read;
     use crate::metadata::HCORENUM;
     use crate::metadata::{
         IMetaDataAssemblyEmit_Impl, IMetaDataAssemblyImport_Impl, IMetaDataEmit2_Impl,
@@ -705,24 +706,6 @@ pub(crate) mod tests {
     pub(crate) struct Fake(Arc<Mutex<Tables>>);
 
     static OPEN: u8 = 0;
-
-    /// A NUL-terminated UTF-16 string.
-    ///
-    /// # Safety
-    ///
-    /// `s` points to a NUL-terminated string.
-    unsafe fn read(s: LPCWSTR) -> String {
-        let mut units = Vec::new();
-        // SAFETY: up to the terminator the caller promised.
-        unsafe {
-            let mut p = s;
-            while *p != 0 {
-                units.push(*p);
-                p = p.add(1);
-            }
-        }
-        String::from_utf16_lossy(&units)
-    }
 
     /// # Safety
     ///

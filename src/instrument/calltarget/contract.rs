@@ -141,16 +141,7 @@ impl Integration {
             }
             found.push((name, sig, String::new()));
         }
-        let mut integration = Integration {
-            type_name: type_name.into(),
-            begins: BTreeMap::new(),
-            end: None,
-            end_void: None,
-            async_end: None,
-            continuations: Vec::new(),
-            names,
-            ignored: Vec::new(),
-        };
+        let mut integration = Integration::empty(type_name, names);
         integration.read_continuations(helper);
         for (name, sig, problem) in found {
             let shape = format!(
@@ -190,6 +181,21 @@ impl Integration {
             ));
         }
         Ok(integration)
+    }
+
+    /// An integration named `type_name` with no methods yet, whose
+    /// signatures' tokens are named by `names`.
+    fn empty(type_name: &str, names: BTreeMap<u32, (bool, String)>) -> Integration {
+        Integration {
+            type_name: type_name.into(),
+            begins: BTreeMap::new(),
+            end: None,
+            end_void: None,
+            async_end: None,
+            continuations: Vec::new(),
+            names,
+            ignored: Vec::new(),
+        }
     }
 
     /// Reads `CorProf.CallTarget.CallTargetAsync`'s `ContinueTask` and
@@ -341,16 +347,7 @@ mod tests {
         ] {
             names.insert(t, (def, String::from(n)));
         }
-        Integration {
-            type_name: "I".into(),
-            begins: BTreeMap::new(),
-            end: None,
-            end_void: None,
-            async_end: None,
-            continuations: Vec::new(),
-            names,
-            ignored: Vec::new(),
-        }
+        Integration::empty("I", names)
     }
 
     #[test]

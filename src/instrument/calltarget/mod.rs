@@ -154,27 +154,26 @@ impl CallTarget<'_> {
         let name = format!("{type_name}::{}", props.name);
         let this = if !sig.has_this() {
             ThisArg::Static
-        } else if is_value_type(import, class)? {
-            let class_token = Token(class.0);
-            let n = generic_param_count(import, class.token())?;
-            if n == 0 {
-                ThisArg::Value(TypeSig::ValueType(class_token))
-            } else {
-                ThisArg::Value(TypeSig::generic_value_type(
-                    class_token,
-                    (0..n).map(TypeSig::Var).collect(),
-                ))
-            }
         } else {
+            // The declaring type as a signature: itself, or a generic
+            // instantiation over its own parameters (`!0`, `!1`, ...).
+            let value = is_value_type(import, class)?;
             let class_token = Token(class.0);
             let n = generic_param_count(import, class.token())?;
-            if n == 0 {
-                ThisArg::Reference(TypeSig::Class(class_token))
+            let ty = match (n, value) {
+                (0, true) => TypeSig::ValueType(class_token),
+                (0, false) => TypeSig::Class(class_token),
+                (n, true) => {
+                    TypeSig::generic_value_type(class_token, (0..n).map(TypeSig::Var).collect())
+                }
+                (n, false) => {
+                    TypeSig::generic_class(class_token, (0..n).map(TypeSig::Var).collect())
+                }
+            };
+            if value {
+                ThisArg::Value(ty)
             } else {
-                ThisArg::Reference(TypeSig::generic_class(
-                    class_token,
-                    (0..n).map(TypeSig::Var).collect(),
-                ))
+                ThisArg::Reference(ty)
             }
         };
         let mut body = MethodBody::decode(il)?;
