@@ -1,32 +1,42 @@
-//! The one fake metadata scope of the unit tests: an `IMetaDataImport`
-//! (and `IMetaDataImport2`) over tables a test fills, answering by the
-//! runtime's protocols (ECMA-335 II.22 tables; cor.h for the calls: names
-//! by length-then-buffer with `CLDB_S_TRUNCATION` when cut, enumerations
-//! in batches through an `HCORENUM`, `CLDB_E_RECORD_NOTFOUND` for a token
-//! or name it does not hold).
+//! The one fake metadata scope of the unit tests: `IMetaDataImport`,
+//! `IMetaDataImport2`, `IMetaDataEmit`, `IMetaDataEmit2`,
+//! `IMetaDataAssemblyImport` and `IMetaDataAssemblyEmit` over tables a test
+//! fills (or the facade defines rows in), answering by the runtime's
+//! protocols (ECMA-335 II.22 tables; cor.h for the calls: names by
+//! length-then-buffer with `CLDB_S_TRUNCATION` when cut, enumerations in
+//! batches through an `HCORENUM`, `CLDB_E_RECORD_NOTFOUND` for a token or
+//! name it does not hold).
 //!
 //! Rows are numbered from 1 in the order they are added, as in metadata;
-//! every builder returns the new row's token.
+//! every builder returns the new row's token. Clones share the tables, so a
+//! test keeps one to look at what the facade defined
+//! ([`t`](FakeScope::t)).
 
+use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use core::ffi::c_void;
+use std::sync::{Mutex, MutexGuard};
 
-use super::MetadataImport;
+use super::{MetadataEmit, MetadataImport};
 use crate::metadata::{
-    mdGenericParam, mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdToken, mdTypeDef,
-    mdTypeRef, IMetaDataImport, IMetaDataImport2, IMetaDataImport2_Impl, IMetaDataImport_Impl,
-    CLDB_E_RECORD_NOTFOUND, CLDB_S_TRUNCATION, HCORENUM, PCCOR_SIGNATURE,
+    mdAssemblyRef, mdGenericParam, mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdString,
+    mdToken, mdTypeDef, mdTypeRef, mdTypeSpec, IMetaDataAssemblyEmit, IMetaDataAssemblyEmit_Impl,
+    IMetaDataAssemblyImport, IMetaDataAssemblyImport_Impl, IMetaDataEmit, IMetaDataEmit2,
+    IMetaDataEmit2_Impl, IMetaDataEmit_Impl, IMetaDataImport, IMetaDataImport2,
+    IMetaDataImport2_Impl, IMetaDataImport_Impl, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND,
+    CLDB_S_TRUNCATION, HCORENUM, PCCOR_SIGNATURE,
 };
-use crate::{DWORD, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK, ULONG};
+use crate::ULONG;
+use crate::{IUnknown, Interface, DWORD, GUID, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK};
 
 /// `tdPublic`, a top-level type's visibility (corhdr.h `CorTypeAttr`).
 pub(crate) const TD_PUBLIC: u32 = 0x1;
 /// `tdNestedPublic`, a nested type's.
 pub(crate) const TD_NESTED_PUBLIC: u32 = 0x2;
 
-struct TypeDef {
+pub(crate) struct TypeDef {
     name: String,
     flags: u32,
     extends: mdToken,
@@ -35,26 +45,46 @@ struct TypeDef {
     generic_params: u32,
 }
 
-struct Method {
+pub(crate) struct Method {
     name: String,
     class: mdTypeDef,
     attributes: u32,
-    sig: Vec<u8>,
+    sig: Box<[u8]>,
+}
+
+/// An AssemblyRef row: name, version, culture, key or token.
+pub(crate) type AssemblyRow = (String, [u16; 4], String, Box<[u8]>);
+
+/// The scope's tables and what the fake counts. Blobs are boxed: a
+/// pointer handed out stays valid while rows are added.
+#[derive(Default)]
+pub(crate) struct Tables {
+    types: Vec<TypeDef>,
+    methods: Vec<Method>,
+    pub(crate) assembly_refs: Vec<AssemblyRow>,
+    pub(crate) type_refs: Vec<(mdToken, String)>,
+    pub(crate) member_refs: Vec<(mdToken, String, Box<[u8]>)>,
+    pub(crate) method_specs: Vec<(mdToken, Box<[u8]>)>,
+    pub(crate) type_specs: Vec<Box<[u8]>>,
+    pub(crate) user_strings: Vec<Vec<u16>>,
+    pub(crate) signatures: Vec<Box<[u8]>>,
+    /// Calls that defined a row.
+    pub(crate) defines: usize,
+    /// Enumerators opened and closed.
+    pub(crate) opened: usize,
+    pub(crate) closed: usize,
+    /// FindTypeRef answers this instead of searching, when set.
+    pub(crate) find_type_ref_fails: Option<HRESULT>,
+    /// FindTypeRef takes this long to answer (outside the tables' lock),
+    /// so that concurrent callers overlap.
+    pub(crate) find_delay_ms: u64,
 }
 
 /// A module's metadata for unit tests. [`import`](FakeScope::import) hands
-/// it out as the facade's [`MetadataImport`].
-#[derive(Default)]
-pub(crate) struct FakeScope {
-    types: Vec<TypeDef>,
-    methods: Vec<Method>,
-    type_refs: Vec<(String, mdToken)>,
-    member_refs: Vec<(mdToken, Vec<u8>)>,
-    method_specs: Vec<(mdToken, Vec<u8>)>,
-    signatures: Vec<Vec<u8>>,
-    /// How many enumerators were closed (`CloseEnum`).
-    pub(crate) closed: Arc<AtomicUsize>,
-}
+/// it out as the facade's [`MetadataImport`], [`emit`](FakeScope::emit) as
+/// its [`MetadataEmit`].
+#[derive(Clone, Default)]
+pub(crate) struct FakeScope(Arc<Mutex<Tables>>);
 
 fn token(table: u32, index: usize) -> u32 {
     (table << 24) | (index as u32 + 1)
@@ -65,16 +95,41 @@ fn row(token: u32, table: u32) -> Option<usize> {
     (token >> 24 == table && token & 0x00FF_FFFF != 0).then(|| (token & 0x00FF_FFFF) as usize - 1)
 }
 
+/// The tokens of the first `n` rows of `table` (its high byte).
+fn rows(table: u32, n: usize) -> Vec<u32> {
+    (0..n).map(|i| token(table >> 24, i)).collect()
+}
+
+/// # Safety
+///
+/// `p` points to `n` bytes.
+unsafe fn bytes(p: *const u8, n: ULONG) -> Box<[u8]> {
+    // SAFETY: forwarded contract.
+    unsafe { core::slice::from_raw_parts(p, n as usize) }.into()
+}
+
+use read_wide as read;
+
+fn type_row(t: &Tables, typedef: u32) -> Option<&TypeDef> {
+    t.types.get(row(typedef, 0x02)?)
+}
+
 impl FakeScope {
     /// A scope with no rows.
     pub(crate) fn new() -> FakeScope {
         FakeScope::default()
     }
 
+    /// The tables, to fill or to look at.
+    pub(crate) fn t(&self) -> MutexGuard<'_, Tables> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Adds a TypeDef: `name` is `Namespace.Name` (a nested type's own
     /// name), `flags` its `CorTypeAttr`, `extends` its base (nil: none).
     pub(crate) fn type_def(&mut self, name: &str, flags: u32, extends: mdToken) -> mdTypeDef {
-        self.types.push(TypeDef {
+        let mut t = self.t();
+        t.types.push(TypeDef {
             name: name.into(),
             flags,
             extends,
@@ -82,7 +137,7 @@ impl FakeScope {
             attributes: Vec::new(),
             generic_params: 0,
         });
-        mdTypeDef(token(0x02, self.types.len() - 1))
+        mdTypeDef(token(0x02, t.types.len() - 1))
     }
 
     /// Adds a public type nested in `enclosing`.
@@ -92,23 +147,25 @@ impl FakeScope {
         t
     }
 
+    fn type_mut(&mut self, typedef: mdTypeDef, edit: impl FnOnce(&mut TypeDef)) {
+        let i = row(typedef.0, 0x02).expect("a TypeDef of this scope");
+        edit(&mut self.t().types[i]);
+    }
+
     /// Makes `nested` (a TypeDef of this scope) nested in `enclosing`, which
     /// may be any token (broken metadata nests a type in itself).
     pub(crate) fn set_enclosing(&mut self, nested: mdTypeDef, enclosing: mdTypeDef) {
-        let i = row(nested.0, 0x02).expect("a TypeDef of this scope");
-        self.types[i].enclosing = Some(enclosing);
+        self.type_mut(nested, |t| t.enclosing = Some(enclosing));
     }
 
     /// Gives `typedef` a custom attribute of the type named `name`.
     pub(crate) fn attribute(&mut self, typedef: mdTypeDef, name: &str) {
-        let i = row(typedef.0, 0x02).expect("a TypeDef of this scope");
-        self.types[i].attributes.push(name.into());
+        self.type_mut(typedef, |t| t.attributes.push(name.into()));
     }
 
     /// Gives `typedef` `count` generic parameters.
     pub(crate) fn generic_params(&mut self, typedef: mdTypeDef, count: u32) {
-        let i = row(typedef.0, 0x02).expect("a TypeDef of this scope");
-        self.types[i].generic_params = count;
+        self.type_mut(typedef, |t| t.generic_params = count);
     }
 
     /// Adds a MethodDef of `class` (a token this scope need not define)
@@ -120,55 +177,114 @@ impl FakeScope {
         attributes: u32,
         sig: &[u8],
     ) -> mdMethodDef {
-        self.methods.push(Method {
+        let mut t = self.t();
+        t.methods.push(Method {
             name: name.into(),
             class,
             attributes,
-            sig: sig.to_vec(),
+            sig: sig.into(),
         });
-        mdMethodDef(token(0x06, self.methods.len() - 1))
+        mdMethodDef(token(0x06, t.methods.len() - 1))
     }
 
     /// Adds a TypeRef named `name` in resolution scope `scope`.
     pub(crate) fn type_ref(&mut self, scope: mdToken, name: &str) -> mdTypeRef {
-        self.type_refs.push((name.into(), scope));
-        mdTypeRef(token(0x01, self.type_refs.len() - 1))
+        let mut t = self.t();
+        t.type_refs.push((scope, name.into()));
+        mdTypeRef(token(0x01, t.type_refs.len() - 1))
     }
 
-    /// Adds a MemberRef of `parent` with signature `sig`.
-    pub(crate) fn member_ref(&mut self, parent: mdToken, sig: &[u8]) -> mdMemberRef {
-        self.member_refs.push((parent, sig.to_vec()));
-        mdMemberRef(token(0x0A, self.member_refs.len() - 1))
+    /// Adds a MemberRef `name` of `parent` with signature `sig`.
+    pub(crate) fn member_ref(&mut self, parent: mdToken, name: &str, sig: &[u8]) -> mdMemberRef {
+        let mut t = self.t();
+        t.member_refs.push((parent, name.into(), sig.into()));
+        mdMemberRef(token(0x0A, t.member_refs.len() - 1))
     }
 
     /// Adds a MethodSpec of `method` with instantiation blob `blob`.
     pub(crate) fn method_spec(&mut self, method: mdToken, blob: &[u8]) -> mdMethodSpec {
-        self.method_specs.push((method, blob.to_vec()));
-        mdMethodSpec(token(0x2B, self.method_specs.len() - 1))
+        let mut t = self.t();
+        t.method_specs.push((method, blob.into()));
+        mdMethodSpec(token(0x2B, t.method_specs.len() - 1))
     }
 
     /// Adds a StandAloneSig.
     pub(crate) fn signature(&mut self, blob: &[u8]) -> mdSignature {
-        self.signatures.push(blob.to_vec());
-        mdSignature(token(0x11, self.signatures.len() - 1))
+        let mut t = self.t();
+        t.signatures.push(blob.into());
+        mdSignature(token(0x11, t.signatures.len() - 1))
     }
 
     /// The scope as the raw `IMetaDataImport` (an `IMetaDataImport2`
     /// object).
-    pub(crate) fn raw(self) -> IMetaDataImport {
-        let import2: IMetaDataImport2 = crate::export(self);
+    pub(crate) fn raw(&self) -> IMetaDataImport {
+        let import2: IMetaDataImport2 = crate::export(self.clone());
         import2
             .cast::<IMetaDataImport>()
             .expect("IMetaDataImport2 derives from IMetaDataImport")
     }
 
-    /// The scope behind the facade.
-    pub(crate) fn import(self) -> MetadataImport {
+    /// The scope behind the facade's reader.
+    pub(crate) fn import(&self) -> MetadataImport {
         MetadataImport::new(self.raw())
     }
 
-    fn type_row(&self, typedef: u32) -> Option<&TypeDef> {
-        self.types.get(row(typedef, 0x02)?)
+    /// The scope behind the facade's writer: an `IMetaDataEmit2` whose
+    /// `QueryInterface` answers the import and assembly interfaces with
+    /// objects over the same tables.
+    pub(crate) fn emit(&self) -> MetadataEmit {
+        fn query(fake: &FakeScope, iid: &GUID) -> Option<IUnknown> {
+            let raw = if *iid == IMetaDataImport::IID || *iid == IMetaDataImport2::IID {
+                crate::export::<IMetaDataImport2, _>(fake.clone()).into_raw()
+            } else if *iid == IMetaDataAssemblyEmit::IID {
+                crate::export::<IMetaDataAssemblyEmit, _>(fake.clone()).into_raw()
+            } else if *iid == IMetaDataAssemblyImport::IID {
+                crate::export::<IMetaDataAssemblyImport, _>(fake.clone()).into_raw()
+            } else {
+                return None;
+            };
+            // SAFETY: an owning pointer to an object implementing `iid`.
+            unsafe { IUnknown::from_raw(raw) }
+        }
+        let emit: IMetaDataEmit2 =
+            crate::com::export::export_with_query_hook(Arc::new(self.clone()), query);
+        MetadataEmit::new(emit.cast::<IMetaDataEmit>().expect("a parent interface"))
+            .expect("an emitter with the import and assembly interfaces")
+    }
+
+    /// Answers one batch of an enumeration over `tokens` (each a `u32`
+    /// token): the handle holds the position reached (plus one, so that a
+    /// started enumeration is not null); a null handle opens one.
+    ///
+    /// # Safety
+    ///
+    /// `handle` is valid; `out` has room for `max` tokens; `count` is valid.
+    unsafe fn answer<T>(
+        &self,
+        handle: *mut HCORENUM,
+        out: *mut T,
+        max: ULONG,
+        count: *mut ULONG,
+        tokens: &[u32],
+    ) -> HRESULT {
+        // SAFETY: the caller's contract; `T` is a u32 token.
+        unsafe {
+            if (*handle).is_null() {
+                self.t().opened += 1;
+            }
+            let at = (*handle as usize).saturating_sub(1);
+            let n = tokens.len().saturating_sub(at).min(max as usize);
+            for (i, t) in tokens[at..at + n].iter().enumerate() {
+                out.cast::<u32>().add(i).write(*t);
+            }
+            *handle = (at + n + 1) as HCORENUM;
+            *count = n as ULONG;
+            if n == 0 {
+                S_FALSE
+            } else {
+                S_OK
+            }
+        }
     }
 }
 
@@ -250,45 +366,15 @@ unsafe fn put_blob(blob: &[u8], out: *mut PCCOR_SIGNATURE, len: *mut ULONG) {
     }
 }
 
-/// One batch of an enumeration over `tokens`: the handle holds the
-/// position reached (plus one, so that a started enumeration is not null).
-///
-/// # Safety
-///
-/// `handle` is valid; `out` has room for `max` tokens; `count` is valid.
-unsafe fn enumerate<T: Copy>(
-    tokens: &[T],
-    handle: *mut HCORENUM,
-    out: *mut T,
-    max: ULONG,
-    count: *mut ULONG,
-) -> HRESULT {
-    // SAFETY: the caller's contract.
-    unsafe {
-        let at = (*handle as usize).saturating_sub(1);
-        let n = tokens.len().saturating_sub(at).min(max as usize);
-        for (i, t) in tokens[at..at + n].iter().enumerate() {
-            *out.add(i) = *t;
-        }
-        *handle = (at + n + 1) as HCORENUM;
-        *count = n as ULONG;
-        if n == 0 {
-            S_FALSE
-        } else {
-            S_OK
-        }
-    }
-}
-
 impl IMetaDataImport_Impl for FakeScope {
     fn CloseEnum(&self, _handle: HCORENUM) {
-        self.closed.fetch_add(1, Ordering::SeqCst);
+        self.t().closed += 1;
     }
 
     fn FindTypeDefByName(&self, name: LPCWSTR, enclosing: mdToken, out: *mut mdTypeDef) -> HRESULT {
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { read_wide(name) };
-        let found = self.types.iter().position(|t| {
+        let found = self.t().types.iter().position(|t| {
             t.name == name && t.enclosing.map_or(mdToken(0), mdTypeDef::token) == enclosing
         });
         let Some(i) = found else {
@@ -316,9 +402,10 @@ impl IMetaDataImport_Impl for FakeScope {
             )
         };
         let found = self
+            .t()
             .methods
             .iter()
-            .position(|m| m.class == class && m.name == name && m.sig == sig);
+            .position(|m| m.class == class && m.name == name && *m.sig == *sig);
         let Some(i) = found else {
             return CLDB_E_RECORD_NOTFOUND;
         };
@@ -335,15 +422,18 @@ impl IMetaDataImport_Impl for FakeScope {
         max: ULONG,
         count: *mut ULONG,
     ) -> HRESULT {
-        if self.type_row(class.0).is_none() {
-            return CLDB_E_RECORD_NOTFOUND;
-        }
-        let methods: Vec<mdMethodDef> = (0..self.methods.len())
-            .filter(|&i| self.methods[i].class == class)
-            .map(|i| mdMethodDef(token(0x06, i)))
-            .collect();
+        let methods: Vec<u32> = {
+            let t = self.t();
+            if type_row(&t, class.0).is_none() {
+                return CLDB_E_RECORD_NOTFOUND;
+            }
+            (0..t.methods.len())
+                .filter(|&i| t.methods[i].class == class)
+                .map(|i| token(0x06, i))
+                .collect()
+        };
         // SAFETY: the caller's enumeration contract.
-        unsafe { enumerate(&methods, handle, out, max, count) }
+        unsafe { self.answer(handle, out, max, count, &methods) }
     }
 
     fn GetMethodProps(
@@ -359,7 +449,8 @@ impl IMetaDataImport_Impl for FakeScope {
         rva: *mut ULONG,
         impl_flags: *mut DWORD,
     ) -> HRESULT {
-        let Some(m) = row(method.0, 0x06).and_then(|i| self.methods.get(i)) else {
+        let t = self.t();
+        let Some(m) = row(method.0, 0x06).and_then(|i| t.methods.get(i)) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: null or valid pointers, a buffer of `cap` characters.
@@ -382,7 +473,8 @@ impl IMetaDataImport_Impl for FakeScope {
         flags: *mut DWORD,
         extends: *mut mdToken,
     ) -> HRESULT {
-        let Some(t) = self.type_row(typedef.0) else {
+        let tables = self.t();
+        let Some(t) = type_row(&tables, typedef.0) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: null or valid pointers, a buffer of `cap` characters.
@@ -401,7 +493,8 @@ impl IMetaDataImport_Impl for FakeScope {
         cap: ULONG,
         needed: *mut ULONG,
     ) -> HRESULT {
-        let Some((text, parent)) = row(typeref.0, 0x01).and_then(|i| self.type_refs.get(i)) else {
+        let t = self.t();
+        let Some((parent, text)) = row(typeref.0, 0x01).and_then(|i| t.type_refs.get(i)) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: null or valid pointers, a buffer of `cap` characters.
@@ -432,7 +525,8 @@ impl IMetaDataImport_Impl for FakeScope {
     ) -> HRESULT {
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { read_wide(name) };
-        let Some(t) = self.type_row(owner.0) else {
+        let tables = self.t();
+        let Some(t) = type_row(&tables, owner.0) else {
             return S_FALSE;
         };
         if !t.attributes.contains(&name) {
@@ -450,7 +544,7 @@ impl IMetaDataImport_Impl for FakeScope {
     }
 
     fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
-        let Some(outer) = self.type_row(nested.0).and_then(|t| t.enclosing) else {
+        let Some(outer) = type_row(&self.t(), nested.0).and_then(|t| t.enclosing) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: a valid out-pointer.
@@ -468,14 +562,16 @@ impl IMetaDataImport_Impl for FakeScope {
         sig: *mut PCCOR_SIGNATURE,
         sig_len: *mut ULONG,
     ) -> HRESULT {
-        let Some((owner, blob)) = row(member.0, 0x0A).and_then(|i| self.member_refs.get(i)) else {
+        let t = self.t();
+        let Some((owner, text, blob)) = row(member.0, 0x0A).and_then(|i| t.member_refs.get(i))
+        else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: null or valid pointers, a buffer of `cap` characters.
         unsafe {
             put(parent, *owner);
             put_blob(blob, sig, sig_len);
-            answer_wide("", name, cap, needed)
+            answer_wide(text, name, cap, needed)
         }
     }
 
@@ -485,11 +581,134 @@ impl IMetaDataImport_Impl for FakeScope {
         sig: *mut PCCOR_SIGNATURE,
         sig_len: *mut ULONG,
     ) -> HRESULT {
-        let Some(blob) = row(signature.0, 0x11).and_then(|i| self.signatures.get(i)) else {
+        let t = self.t();
+        let Some(blob) = row(signature.0, 0x11).and_then(|i| t.signatures.get(i)) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: valid out-pointers.
         unsafe { put_blob(blob, sig, sig_len) };
+        S_OK
+    }
+
+    fn EnumTypeRefs(
+        &self,
+        h: *mut HCORENUM,
+        out: *mut mdTypeRef,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens = rows(0x0100_0000, self.t().type_refs.len());
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
+    fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+        // SAFETY: a NUL-terminated name.
+        let name = unsafe { read(name) };
+        let (found, delay) = {
+            let t = self.t();
+            if let Some(hr) = t.find_type_ref_fails {
+                return hr;
+            }
+            let found = t
+                .type_refs
+                .iter()
+                .position(|(s, n)| *s == scope && *n == name);
+            (found, t.find_delay_ms)
+        };
+        // Answer late: a caller that then defines races with the others.
+        std::thread::sleep(std::time::Duration::from_millis(delay));
+        match found {
+            Some(i) => {
+                // SAFETY: a valid out-pointer.
+                unsafe { *out = mdTypeRef::from_rid(i as u32 + 1) };
+                S_OK
+            }
+            None => CLDB_E_RECORD_NOTFOUND,
+        }
+    }
+    fn FindMemberRef(
+        &self,
+        parent: mdTypeRef,
+        name: LPCWSTR,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdMemberRef,
+    ) -> HRESULT {
+        // SAFETY: a NUL-terminated name and `len` bytes.
+        let (name, sig) = unsafe { (read(name), bytes(sig, len)) };
+        let t = self.t();
+        match t
+            .member_refs
+            .iter()
+            .position(|(p, n, s)| p.0 == parent.0 && *n == name && *s == sig)
+        {
+            Some(i) => {
+                // SAFETY: a valid out-pointer.
+                unsafe { *out = mdMemberRef::from_rid(i as u32 + 1) };
+                S_OK
+            }
+            None => CLDB_E_RECORD_NOTFOUND,
+        }
+    }
+    fn EnumTypeSpecs(
+        &self,
+        h: *mut HCORENUM,
+        out: *mut mdTypeSpec,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens = rows(0x1B00_0000, self.t().type_specs.len());
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
+    fn GetTypeSpecFromToken(
+        &self,
+        ts: mdTypeSpec,
+        sig: *mut PCCOR_SIGNATURE,
+        len: *mut ULONG,
+    ) -> HRESULT {
+        let t = self.t();
+        let b = &t.type_specs[ts.rid() as usize - 1];
+        // SAFETY: valid out-pointers; the box outlives the test's use.
+        unsafe {
+            *sig = b.as_ptr();
+            *len = b.len() as ULONG;
+        }
+        S_OK
+    }
+    fn EnumSignatures(
+        &self,
+        h: *mut HCORENUM,
+        out: *mut mdSignature,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens = rows(0x1100_0000, self.t().signatures.len());
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
+    fn EnumUserStrings(
+        &self,
+        h: *mut HCORENUM,
+        out: *mut mdString,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens = rows(0x7000_0000, self.t().user_strings.len());
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
+    fn GetUserString(&self, s: mdString, buf: LPWSTR, cap: ULONG, len: *mut ULONG) -> HRESULT {
+        let t = self.t();
+        let units = &t.user_strings[s.rid() as usize - 1];
+        // SAFETY: a buffer of `cap` units (null when 0); valid out-pointer.
+        unsafe {
+            *len = units.len() as ULONG;
+            let k = units.len().min(cap as usize);
+            if k > 0 {
+                core::ptr::copy_nonoverlapping(units.as_ptr(), buf, k);
+            }
+        }
         S_OK
     }
 }
@@ -503,14 +722,32 @@ impl IMetaDataImport2_Impl for FakeScope {
         max: ULONG,
         count: *mut ULONG,
     ) -> HRESULT {
-        let n = self.type_row(owner.0).map_or(0, |t| t.generic_params);
+        let n = type_row(&self.t(), owner.0).map_or(0, |t| t.generic_params);
         // Made-up GenericParam rows, one per parameter.
-        let params: Vec<mdGenericParam> =
-            (1..=n).map(|i| mdGenericParam((0x2A << 24) | i)).collect();
+        let params: Vec<u32> = (0..n as usize).map(|i| token(0x2A, i)).collect();
         // SAFETY: the caller's enumeration contract.
-        unsafe { enumerate(&params, handle, out, max, count) }
+        unsafe { self.answer(handle, out, max, count, &params) }
     }
 
+    fn EnumMethodSpecs(
+        &self,
+        h: *mut HCORENUM,
+        parent: mdToken,
+        out: *mut mdMethodSpec,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens: Vec<u32> = self
+            .t()
+            .method_specs
+            .iter()
+            .enumerate()
+            .filter(|(_, (p, _))| *p == parent)
+            .map(|(i, _)| 0x2B00_0000 | (i as u32 + 1))
+            .collect();
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
     fn GetMethodSpecProps(
         &self,
         spec: mdMethodSpec,
@@ -518,13 +755,182 @@ impl IMetaDataImport2_Impl for FakeScope {
         sig: *mut PCCOR_SIGNATURE,
         sig_len: *mut ULONG,
     ) -> HRESULT {
-        let Some((method, blob)) = row(spec.0, 0x2B).and_then(|i| self.method_specs.get(i)) else {
+        let t = self.t();
+        let Some((method, blob)) = row(spec.0, 0x2B).and_then(|i| t.method_specs.get(i)) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
         // SAFETY: valid out-pointers.
         unsafe {
             put(parent, *method);
             put_blob(blob, sig, sig_len);
+        }
+        S_OK
+    }
+}
+
+impl IMetaDataEmit_Impl for FakeScope {
+    fn DefineTypeRefByName(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: the facade passes a NUL-terminated name.
+        t.type_refs.push((scope, unsafe { read(name) }));
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdTypeRef::from_rid(t.type_refs.len() as u32) };
+        S_OK
+    }
+    fn DefineMemberRef(
+        &self,
+        parent: mdToken,
+        name: LPCWSTR,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdMemberRef,
+    ) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: a NUL-terminated name and `len` bytes.
+        t.member_refs
+            .push((parent, unsafe { read(name) }, unsafe { bytes(sig, len) }));
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdMemberRef::from_rid(t.member_refs.len() as u32) };
+        S_OK
+    }
+    fn GetTokenFromSig(&self, sig: PCCOR_SIGNATURE, len: ULONG, out: *mut mdSignature) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: `len` bytes.
+        t.signatures.push(unsafe { bytes(sig, len) });
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdSignature::from_rid(t.signatures.len() as u32) };
+        S_OK
+    }
+    fn GetTokenFromTypeSpec(
+        &self,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdTypeSpec,
+    ) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: `len` bytes.
+        t.type_specs.push(unsafe { bytes(sig, len) });
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdTypeSpec::from_rid(t.type_specs.len() as u32) };
+        S_OK
+    }
+    fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: `len` units at `s`.
+        let units = unsafe { core::slice::from_raw_parts(s, len as usize) }.to_vec();
+        t.user_strings.push(units);
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdString::from_rid(t.user_strings.len() as u32) };
+        S_OK
+    }
+}
+
+impl IMetaDataEmit2_Impl for FakeScope {
+    fn DefineMethodSpec(
+        &self,
+        parent: mdToken,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdMethodSpec,
+    ) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: `len` bytes.
+        t.method_specs.push((parent, unsafe { bytes(sig, len) }));
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdMethodSpec::from_rid(t.method_specs.len() as u32) };
+        S_OK
+    }
+}
+
+impl IMetaDataAssemblyEmit_Impl for FakeScope {
+    fn DefineAssemblyRef(
+        &self,
+        key: *const c_void,
+        key_len: ULONG,
+        name: LPCWSTR,
+        meta: *const ASSEMBLYMETADATA,
+        _hash: *const c_void,
+        _hash_len: ULONG,
+        _flags: DWORD,
+        out: *mut mdAssemblyRef,
+    ) -> HRESULT {
+        let mut t = self.t();
+        // SAFETY: the facade's valid pointers; the locale has cbLocale units.
+        let row = unsafe {
+            let m = &*meta;
+            let locale = core::slice::from_raw_parts(m.szLocale, m.cbLocale as usize);
+            (
+                read(name),
+                [
+                    m.usMajorVersion,
+                    m.usMinorVersion,
+                    m.usBuildNumber,
+                    m.usRevisionNumber,
+                ],
+                crate::facade::strings::decode(locale),
+                bytes(key.cast::<u8>(), key_len),
+            )
+        };
+        t.assembly_refs.push(row);
+        t.defines += 1;
+        // SAFETY: a valid out-pointer.
+        unsafe { *out = mdAssemblyRef::from_rid(t.assembly_refs.len() as u32) };
+        S_OK
+    }
+}
+
+impl IMetaDataAssemblyImport_Impl for FakeScope {
+    fn EnumAssemblyRefs(
+        &self,
+        h: *mut HCORENUM,
+        out: *mut mdAssemblyRef,
+        max: ULONG,
+        n: *mut ULONG,
+    ) -> HRESULT {
+        let tokens = rows(0x2300_0000, self.t().assembly_refs.len());
+        // SAFETY: the caller's pointers.
+        unsafe { self.answer(h, out, max, n, &tokens) }
+    }
+    fn GetAssemblyRefProps(
+        &self,
+        r: mdAssemblyRef,
+        key: *mut *const c_void,
+        key_len: *mut ULONG,
+        name: LPWSTR,
+        cap: ULONG,
+        needed: *mut ULONG,
+        meta: *mut ASSEMBLYMETADATA,
+        _hash: *mut *const c_void,
+        _hash_len: *mut ULONG,
+        flags: *mut DWORD,
+    ) -> HRESULT {
+        let t = self.t();
+        let (n, v, c, k) = &t.assembly_refs[r.rid() as usize - 1];
+        let units: Vec<u16> = n.encode_utf16().chain([0]).collect();
+        let culture: Vec<u16> = c.encode_utf16().chain([0]).collect();
+        // SAFETY: the facade's valid pointers and buffers.
+        unsafe {
+            *key = k.as_ptr().cast();
+            *key_len = k.len() as ULONG;
+            *needed = units.len() as ULONG;
+            core::ptr::copy_nonoverlapping(units.as_ptr(), name, units.len().min(cap as usize));
+            let m = &mut *meta;
+            [
+                m.usMajorVersion,
+                m.usMinorVersion,
+                m.usBuildNumber,
+                m.usRevisionNumber,
+            ] = *v;
+            let room = culture.len().min(m.cbLocale as usize);
+            core::ptr::copy_nonoverlapping(culture.as_ptr(), m.szLocale, room);
+            m.cbLocale = culture.len() as ULONG;
+            *flags = 0;
         }
         S_OK
     }

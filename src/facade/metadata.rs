@@ -530,8 +530,6 @@ mod tests {
     use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
     use crate::metadata::CLDB_E_RECORD_NOTFOUND;
     use alloc::vec;
-    use std::sync::atomic::Ordering;
-    use std::sync::Arc;
 
     const OUTER: mdTypeDef = mdTypeDef::from_rid(2);
     const INNER: mdTypeDef = mdTypeDef::from_rid(3);
@@ -569,8 +567,8 @@ mod tests {
         assert_eq!(scope.method(INNER, "Deep", 0x16, &VOID_SIG), DEEP);
         let nowhere = mdTypeDef::from_rid(99);
         assert_eq!(scope.method(nowhere, "Orphan", 0x16, &VOID_SIG), ORPHAN);
-        let string_user = scope.member_ref(mdToken(0x0100_0001), &MEMBER_REF_SIG);
-        let generic = scope.member_ref(mdToken(0x0100_0001), &GENERIC_SIG);
+        let string_user = scope.member_ref(mdToken(0x0100_0001), "Write", &MEMBER_REF_SIG);
+        let generic = scope.member_ref(mdToken(0x0100_0001), "Generic", &GENERIC_SIG);
         assert_eq!(string_user.token(), mdToken(0x0A00_0001));
         // <int>
         scope.method_spec(generic.token(), &[0x0A, 0x01, 0x08]);
@@ -648,12 +646,12 @@ mod tests {
     #[test]
     fn methods_reads_every_batch_and_closes_the_enumerator_once() {
         let fake = fake();
-        let closed = Arc::clone(&fake.closed);
+        let closed = fake.clone();
         let import = import(fake);
         let methods = import.methods(OUTER).unwrap();
         let expected: Vec<mdMethodDef> = (1..=METHOD_COUNT).map(mdMethodDef::from_rid).collect();
         assert_eq!(methods, expected);
-        assert_eq!(closed.load(Ordering::SeqCst), 1);
+        assert_eq!(closed.t().closed, 1);
         // A failure closes no enumerator (the handle stayed null); the
         // next enumeration closes its own.
         assert_eq!(
@@ -661,7 +659,7 @@ mod tests {
             Err(CLDB_E_RECORD_NOTFOUND.into())
         );
         assert_eq!(import.methods(INNER), Ok(vec![DEEP]));
-        assert_eq!(closed.load(Ordering::SeqCst), 2);
+        assert_eq!(closed.t().closed, 2);
     }
 
     #[test]
