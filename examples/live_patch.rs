@@ -75,7 +75,7 @@ impl Profiler for LivePatch {
             E_INVALIDARG
         })?;
         // Patched before accepting: a refusal reaches the `attach` command.
-        let note = format!("{} loads {}", patch.target, patch.new);
+        let note = |_: &_| format!("{} loads {}", patch.target, patch.new);
         let (_, _, edited) = patch
             .prepare_rejit(info, &self.bodies, note)
             .map_err(|why| {

@@ -54,13 +54,15 @@ pub enum IlEdit {
 /// before and after, the new max stack and the exception clauses, with how
 /// far their boundaries moved (`call E2E.Rewrite.Counter.Hit at entry;
 /// code 4 -> 9 bytes; max stack 8; EH clauses: 2, boundaries moved by
-/// +5`).
+/// +5`). The max stack is the one computed (a tiny header, which has no
+/// field for it, reads as 8).
 #[derive(Clone, Debug)]
 pub struct Edited {
     il: Vec<u8>,
     before: MethodBody,
     after: MethodBody,
     what: String,
+    max_stack: u16,
 }
 
 impl Edited {
@@ -103,7 +105,7 @@ impl fmt::Display for Edited {
             self.what,
             self.before.header().code_size(),
             self.after.header().code_size(),
-            self.after.header().max_stack,
+            self.max_stack,
             self.after.clauses().len()
         )?;
         let shifts = self.clause_shifts();
@@ -180,7 +182,7 @@ fn edit_body(
             format!("call {} at entry", callee.name)
         }
     };
-    body.update_max_stack(stack).map_err(codec("max stack"))?;
+    let max_stack = body.update_max_stack(stack).map_err(codec("max stack"))?;
     let il = body.encode().map_err(codec("encode"))?;
     let after = MethodBody::decode(&il).map_err(codec("re-decode"))?;
     if after.clauses().len() != before.clauses().len() {
@@ -198,6 +200,7 @@ fn edit_body(
         before,
         after,
         what,
+        max_stack,
     })
 }
 
@@ -260,18 +263,19 @@ impl IlEdit {
     }
 
     /// Edits `method` of `module` and keeps the result in `bodies` with
-    /// `note`, for the runtime to take in `get_rejit_parameters` once a
-    /// ReJIT of the method is requested ([`RejitBodies::set_il`],
-    /// [`RejitBodies::request_rejit`]).
+    /// the note `note` makes of it, for the runtime to take in
+    /// `get_rejit_parameters` once a ReJIT of the method is requested
+    /// ([`RejitBodies::set_il`], [`RejitBodies::request_rejit`]).
     pub fn prepare_rejit<T>(
         &self,
         info: &ProfilerInfo,
         module: ModuleID,
         method: mdMethodDef,
         bodies: &RejitBodies<T>,
-        note: T,
+        note: impl FnOnce(&Edited) -> T,
     ) -> Result<Edited, Error> {
         let edited = self.edit(info, module, method)?;
+        let note = note(&edited);
         // SAFETY: as in `install`: the method's own IL, edited by an
         // `IlEdit`, re-encoded and checked.
         unsafe { bodies.insert(module, method, edited.il.clone(), note) };
@@ -341,7 +345,7 @@ impl ConstantPatch {
 
     /// Finds the method among the loaded modules
     /// ([`MethodTarget::find_loaded`]; it must not be overloaded), patches
-    /// its IL and keeps it in `bodies` with `note`
+    /// its IL and keeps it in `bodies` with the note `note` makes
     /// ([`IlEdit::prepare_rejit`]): then request its ReJIT
     /// ([`RejitBodies::request_rejit`]). `Err` says what is missing: no
     /// such assembly, type or method, or no such constant.
@@ -349,7 +353,7 @@ impl ConstantPatch {
         &self,
         info: &ProfilerInfo,
         bodies: &RejitBodies<T>,
-        note: T,
+        note: impl FnOnce(&Edited) -> T,
     ) -> Result<(ModuleID, mdMethodDef, Edited), Error> {
         let (module, methods) = self.target.find_loaded(info)?;
         let [method] = methods.as_slice() else {
@@ -419,7 +423,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             edited.to_string(),
-            "ldc.i4 41 -> ldc.i4.s 42; code 3 -> 3 bytes; max stack 8; EH clauses: 0"
+            "ldc.i4 41 -> ldc.i4.s 42; code 3 -> 3 bytes; max stack 1; EH clauses: 0"
         );
     }
 
