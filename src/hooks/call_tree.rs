@@ -154,23 +154,27 @@ impl<C: Send + Sync + 'static> CallTree<C> {
         }
     }
 
-    /// Runs `f` on this thread's shadow, made and registered first.
+    /// Runs `f` on this thread's shadow, made and registered first. `f`
+    /// runs inside the thread-local borrow (it never calls back here), so
+    /// the hot path takes no reference count.
     fn with_shadow<R>(&self, f: impl FnOnce(&mut Shadow<C>) -> R) -> R {
-        let shadow = SHADOWS.with(|slot| {
+        SHADOWS.with(|slot| {
             let mut slot = slot.borrow_mut();
-            if let Some((_, shadow)) = slot.iter().find(|(id, _)| *id == self.id) {
-                return Arc::clone(shadow);
+            let index = match slot.iter().position(|(id, _)| *id == self.id) {
+                Some(index) => index,
+                None => {
+                    let shadow = Arc::new(Mutex::new(Shadow::<C>::new()));
+                    lock(&self.threads).push(Arc::clone(&shadow));
+                    slot.push((self.id, shadow as Arc<dyn Any + Send + Sync>));
+                    slot.len() - 1
+                }
+            };
+            match slot[index].1.downcast_ref::<Mutex<Shadow<C>>>() {
+                Some(shadow) => f(&mut lock(shadow)),
+                // Unreachable: this recorder's id only ever holds its own type.
+                None => f(&mut Shadow::new()),
             }
-            let shadow = Arc::new(Mutex::new(Shadow::<C>::new()));
-            lock(&self.threads).push(Arc::clone(&shadow));
-            slot.push((self.id, shadow.clone() as Arc<dyn Any + Send + Sync>));
-            shadow as Arc<dyn Any + Send + Sync>
-        });
-        match shadow.downcast_ref::<Mutex<Shadow<C>>>() {
-            Some(shadow) => f(&mut lock(shadow)),
-            // Unreachable: this recorder's id only ever holds its own type.
-            None => f(&mut Shadow::new()),
-        }
+        })
     }
 
     /// `function` was entered on this thread.
