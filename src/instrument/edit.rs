@@ -13,7 +13,7 @@ use super::calltarget::MethodTarget;
 use super::rejit::RejitBodies;
 use crate::cil::{Label, MethodBody, MethodSig, OpCode, Operand, StackSig, Token, TypeSig};
 use crate::facade::{MetadataImport, ProfilerInfo};
-use crate::metadata::mdMethodDef;
+use crate::metadata::{mdMethodDef, mdtMethodDef};
 use crate::profiling::ModuleID;
 use crate::{Error, E_FAIL, E_INVALIDARG, E_NOINTERFACE};
 
@@ -168,7 +168,8 @@ fn edit_body(
             let callee = callee.ok_or_else(|| Error::new(E_INVALIDARG, "no callee"))?;
             let void = MethodSig::static_method(TypeSig::Void, vec![]);
             let ok = MethodSig::decode(callee.signature).is_ok_and(|sig| sig == void);
-            if !ok || callee.generic_type {
+            let method_def = method.token().token_type() == mdtMethodDef;
+            if !ok || !method_def || callee.generic_type {
                 return Err(Error::new(
                     E_INVALIDARG,
                     format!(
@@ -493,6 +494,12 @@ mod tests {
             ..hit(&[0x00, 0x00, 0x01]).unwrap()
         };
         assert!(edit_body(&answer(), edit, Some(generic), no_calls).is_err());
+        // A token of another table (a MemberRef) is refused.
+        let member_ref = IlEdit::CallAtEntry(mdMethodDef(0x0A00_0001));
+        let void = [0x00, 0x00, 0x01];
+        assert!(edit_body(&answer(), member_ref, hit(&void), no_calls).is_err());
+        let void_stack = |_| Some(MethodSig::static_method(TypeSig::Void, vec![]).stack_sig());
+        assert!(edit_body(&answer(), edit, hit(&void), void_stack).is_ok());
         assert!(edit_body(&answer(), edit, None, no_calls).is_err());
     }
 
