@@ -1,7 +1,8 @@
 //! Attaching profilers to a running CoreCLR through the diagnostics IPC
-//! channel: the `attach` example (a program) and the `attach_events` and
-//! `live_patch` examples (profilers) against the `Attach` test program,
-//! which loops until told to stop (see docs/attach.md and docs/e2e.md).
+//! channel: the `attach` example (a program), the `attach_events` fixture
+//! (`tests/fixtures/`) and the `live_patch` example (profilers) against the
+//! `Attach` test program, which loops until told to stop (see
+//! docs/attach.md and docs/e2e.md).
 //!
 //! Each test starts its own target, checks that the target's stdout and
 //! exit code are what they are without any profiler (plus, for the live
