@@ -9,15 +9,16 @@
 //!     3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163 'seconds=10;dir=/tmp/profiles'
 //! ```
 //!
-//! Client data: `seconds=N` (1 to 3600, default 10), `dir=PATH` (where
-//! `profile-<start>-<seq>.pb.gz` goes) and/or `push=http://host:port` (a
-//! Pyroscope-compatible server, as application `app=NAME`, default
-//! `dotnet-app`), `hz=N` (default 99), separated by `;`. After the attach the sampler has CPU and wall time, exceptions,
-//! and on .NET 5 and later allocations (`GCAllocationTick`) and lock
-//! contention; not allocations on 3.1 (`ObjectAllocated` can only be
-//! enabled at startup). Then it stops its threads and asks the runtime to
-//! detach it (`RequestProfilerDetach`); the process's stderr says
-//! `sampler_attach: detached` when the runtime has unloaded it.
+//! Client data, separated by `;`: `seconds=N` (1 to 3600, default 10),
+//! `dir=PATH` (where `profile-<start>-<seq>.pb.gz` goes) and/or
+//! `push=http://host:port` (a Pyroscope-compatible server, as application
+//! `app=NAME`, default `dotnet-app`), `hz=N` (default 99). After the attach
+//! the sampler has CPU and wall time, exceptions, and on .NET 5 and later
+//! allocations (`GCAllocationTick`) and lock contention; not allocations on
+//! 3.1 (`ObjectAllocated` can only be enabled at startup). Then it stops its
+//! threads and asks the runtime to detach it (`RequestProfilerDetach`); the
+//! process's stderr says `sampler_attach: detached` when the runtime has
+//! unloaded it.
 //!
 //! CLSID `{3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163}`.
 
