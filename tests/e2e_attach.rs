@@ -57,8 +57,7 @@ fn attach_bin() -> PathBuf {
                         .join(dotnet::WINDOWS_TARGET)
                         .join("debug/examples");
                     // The test-only ProcessPrng shim Wine 8 needs (see the harness).
-                    fs::copy(&w.shim, dir.join("bcryptprimitives.dll"))
-                        .map_err(|e| format!("copying the shim: {e}"))?;
+                    w.install_shim(&dir)?;
                     Ok(dir.join("attach.exe"))
                 }
                 None => Ok(dotnet::target_dir().join("debug/examples/attach")),
@@ -302,7 +301,13 @@ fn list_shows_the_target_with_its_command_line() {
         // \\.\pipe\ fails; 3.1 does not answer ProcessInfo and Windows has
         // no /proc, so the command line is unknown.
         let run = run_attach(&["list"], &[]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "stdout:\n{}\nstderr:\n{}",
+            run.stdout,
+            run.stderr
+        );
         assert!(
             run.stdout
                 .lines()
