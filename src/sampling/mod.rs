@@ -51,6 +51,8 @@ pub mod export;
 mod output;
 mod sampler;
 mod signal;
+mod signal_loop;
+mod suspend_runtime;
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
