@@ -4,6 +4,7 @@
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::ops::ControlFlow;
 use core::time::Duration;
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -19,6 +20,7 @@ use super::contention::{
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use super::signal::{self, SamplingMode, SignalStats};
+use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
@@ -272,6 +274,9 @@ pub struct SamplerStats {
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
     pub signal: SignalStats,
+    /// [`SamplingMode::ThreadSuspend`]: threads suspended, refused walks,
+    /// samples per thread.
+    pub thread_suspend: ThreadSuspendStats,
 }
 
 impl SamplerStats {
@@ -397,6 +402,9 @@ pub(super) struct Inner {
     /// Whether the export thread and the exporters' threads have ended
     /// (set by `stop`; `true` without exporters).
     pub(super) threads_ended: Mutex<bool>,
+    /// [`SamplingMode::ThreadSuspend`]: held while a thread is walked; the
+    /// threads destroyed since the current beat's enumeration.
+    pub(super) walking: Mutex<Vec<ThreadID>>,
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -545,6 +553,7 @@ impl Sampler {
                 .filter(|_| contention)
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
             threads_ended: Mutex::new(true),
+            walking: Mutex::new(Vec::new()),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -585,9 +594,17 @@ impl Sampler {
     /// Marks a thread gone (forward `Profiler::thread_destroyed`): its
     /// samples are kept, and a new thread reusing its `ThreadID` gets a
     /// profile of its own.
+    ///
+    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required: it
+    /// waits while the sampler walks that thread, and the sampler walks no
+    /// thread destroyed (the runtime frees its `Thread` after the callback
+    /// returns, and `DoStackSnapshot` of a destroyed thread ends the
+    /// process).
     pub fn thread_destroyed(&self, thread: ThreadID) {
-        if self.inner.options.mode == SamplingMode::Signal {
-            signal::deregister(thread.as_raw());
+        match self.inner.options.mode {
+            SamplingMode::Signal => signal::deregister(thread.as_raw()),
+            SamplingMode::ThreadSuspend => lock(&self.inner.walking).push(thread),
+            SamplingMode::SuspendRuntime => {}
         }
         lock(&self.inner.state).by_id.remove(&thread);
     }
@@ -1075,10 +1092,10 @@ impl Inner {
 
 /// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
-    if inner.options.mode == SamplingMode::Signal {
-        super::signal_loop::run_signal(inner);
-    } else {
-        super::suspend_runtime::run_loop(inner);
+    match inner.options.mode {
+        SamplingMode::Signal => super::signal_loop::run_signal(inner),
+        SamplingMode::ThreadSuspend => super::thread_suspend::run(inner),
+        SamplingMode::SuspendRuntime => super::suspend_runtime::run_loop(inner),
     }
     if let Some(nanos) = current_thread_cpu_nanos() {
         lock(&inner.state).stats.sampler_cpu_nanos = nanos;
@@ -1101,5 +1118,62 @@ pub(super) fn wait_until(inner: &Inner, deadline: Instant) -> bool {
             .wait_timeout(stop, deadline - now)
             .unwrap_or_else(|p| p.into_inner())
             .0;
+    }
+}
+
+/// The beat of the modes that sample every thread in turn from the sampler
+/// thread: calls `sample` with the beat's start `hz` times a second (each
+/// beat jittered by up to 10%), and between beats hands the periods to the
+/// exporters, until the stop or `sample` breaks.
+pub(super) fn beats(inner: &Inner, mut sample: impl FnMut(Instant) -> ControlFlow<()>) {
+    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let mut next = Instant::now() + period;
+    let mut jitter = 0x9E37_79B9_7F4A_7C15u64 ^ (next.elapsed().as_nanos() as u64);
+    // The end of the current period, when exporting.
+    let mut period_end = inner
+        .export
+        .as_ref()
+        .map(|_| Instant::now() + inner.options.period);
+    loop {
+        {
+            let mut stop = lock(&inner.stop);
+            loop {
+                if *stop {
+                    return;
+                }
+                let now = Instant::now();
+                if now >= next || period_end.is_some_and(|end| now >= end) {
+                    break;
+                }
+                let wake = period_end.map_or(next, |end| end.min(next));
+                stop = inner
+                    .wake
+                    .wait_timeout(stop, wake - now)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
+        }
+        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
+            let now = Instant::now();
+            inner.cut_period(now);
+            period_end = Some(inner.next_period_end(end, now));
+            if now < next {
+                continue;
+            }
+        }
+        let began = Instant::now();
+        // The next beat, one period later give or take 10% at random: a
+        // strict beat would alias with periodic work of a period close to a
+        // divisor of its own, and sample only a few phases of it.
+        jitter ^= jitter << 13;
+        jitter ^= jitter >> 7;
+        jitter ^= jitter << 17;
+        let offset = period.as_nanos() as u64 / 5;
+        let delay = period - Duration::from_nanos(offset / 2)
+            + Duration::from_nanos(jitter % offset.max(1));
+        next = began + delay;
+        if sample(began).is_break() {
+            return;
+        }
     }
 }

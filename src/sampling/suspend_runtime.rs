@@ -3,11 +3,12 @@
 //! resumes it, and only then names and records the walks.
 
 use alloc::vec::Vec;
+use core::ops::ControlFlow;
 use core::time::Duration;
 use std::time::Instant;
 
 use super::clock::thread_cpu_nanos;
-use super::sampler::{lock, push_frame, Inner, MAX_PAUSES};
+use super::sampler::{beats, lock, push_frame, Inner, MAX_PAUSES};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
 use crate::E_NOTIMPL;
@@ -26,54 +27,10 @@ pub(super) fn run_loop(inner: &Inner) {
     let info = &inner.info;
     let _ = info.initialize_current_thread();
     let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
-    let mut next = Instant::now() + period;
-    let mut jitter = 0x9E37_79B9_7F4A_7C15u64 ^ (next.elapsed().as_nanos() as u64);
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();
-    // The end of the current period, when exporting.
-    let mut period_end = inner
-        .export
-        .as_ref()
-        .map(|_| Instant::now() + inner.options.period);
-    loop {
-        {
-            let mut stop = lock(&inner.stop);
-            loop {
-                if *stop {
-                    return;
-                }
-                let now = Instant::now();
-                if now >= next || period_end.is_some_and(|end| now >= end) {
-                    break;
-                }
-                let wake = period_end.map_or(next, |end| end.min(next));
-                stop = inner
-                    .wake
-                    .wait_timeout(stop, wake - now)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
-        }
-        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
-            let now = Instant::now();
-            inner.cut_period(now);
-            period_end = Some(inner.next_period_end(end, now));
-            if now < next {
-                continue;
-            }
-        }
-        let began = Instant::now();
-        // The next beat, one period later give or take 10% at random: a
-        // strict beat would alias with periodic work of a period close to a
-        // divisor of its own, and sample only a few phases of it.
-        jitter ^= jitter << 13;
-        jitter ^= jitter >> 7;
-        jitter ^= jitter << 17;
-        let offset = period.as_nanos() as u64 / 5;
-        let delay = period - Duration::from_nanos(offset / 2)
-            + Duration::from_nanos(jitter % offset.max(1));
-        next = began + delay;
+    beats(inner, |began| {
         spare.extend(walked.drain(..).map(|mut w| {
             w.frames.clear();
             w.frames
@@ -83,9 +40,9 @@ pub(super) fn run_loop(inner: &Inner) {
             Err(hr) => {
                 lock(&inner.state).stats.failed_suspensions += 1;
                 if hr == E_NOTIMPL {
-                    return;
+                    return ControlFlow::Break(());
                 }
-                continue;
+                return ControlFlow::Continue(());
             }
         };
         if let Ok(threads) = info.threads() {
@@ -110,7 +67,8 @@ pub(super) fn run_loop(inner: &Inner) {
         let wall = last_sample.map_or(period, |last| began - last);
         last_sample = Some(began);
         record(inner, &walked, pause, wall);
-    }
+        ControlFlow::Continue(())
+    });
 }
 
 /// Records one suspension's walks.
