@@ -403,8 +403,9 @@ pub(super) struct Inner {
     /// (set by `stop`; `true` without exporters).
     pub(super) threads_ended: Mutex<bool>,
     /// [`SamplingMode::ThreadSuspend`]: held while a thread is walked; the
-    /// threads destroyed since the current beat's enumeration.
-    pub(super) walking: Mutex<Vec<ThreadID>>,
+    /// threads destroyed since the current beat's enumeration (`None` once
+    /// the sampler thread has ended: nothing is walked any more).
+    pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
 }
 
 pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -553,7 +554,7 @@ impl Sampler {
                 .filter(|_| contention)
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
             threads_ended: Mutex::new(true),
-            walking: Mutex::new(Vec::new()),
+            walking: Mutex::new(Some(Vec::new())),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -603,7 +604,11 @@ impl Sampler {
     pub fn thread_destroyed(&self, thread: ThreadID) {
         match self.inner.options.mode {
             SamplingMode::Signal => signal::deregister(thread.as_raw()),
-            SamplingMode::ThreadSuspend => lock(&self.inner.walking).push(thread),
+            SamplingMode::ThreadSuspend => {
+                if let Some(destroyed) = lock(&self.inner.walking).as_mut() {
+                    destroyed.push(thread);
+                }
+            }
             SamplingMode::SuspendRuntime => {}
         }
         lock(&self.inner.state).by_id.remove(&thread);

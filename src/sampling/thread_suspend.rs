@@ -112,11 +112,12 @@ mod imp {
     use super::MAX_FRAMES;
     use crate::facade::StackFrame;
     use crate::profiling::{FunctionID, ThreadID};
-    use crate::sampling::clock::thread_cpu_nanos;
+    use crate::sampling::clock::thread_handle_cpu_nanos;
     use crate::sampling::sampler::{beats, lock, Inner, CPU, MAX_PAUSES, SAMPLE_TYPES, WALL};
     use crate::sampling::win32::{
         CloseHandle, GetThreadContext, OpenThread, ResumeThread, SuspendThread, CONTEXT,
-        CONTEXT_CONTROL, FAILED_COUNT, THREAD_GET_CONTEXT, THREAD_SUSPEND_RESUME,
+        CONTEXT_CONTROL, FAILED_COUNT, THREAD_GET_CONTEXT, THREAD_QUERY_LIMITED_INFORMATION,
+        THREAD_SUSPEND_RESUME,
     };
 
     /// How one thread's turn went.
@@ -126,11 +127,13 @@ mod imp {
         /// Not suspended (or its context not read).
         NotSuspended,
         /// Walked: the runtime's answer, the pause (suspend to resume), the
-        /// OS thread, and whether the walk was cut at `MAX_FRAMES`.
+        /// OS thread, its CPU clock after the walk, and whether the walk was
+        /// cut at `MAX_FRAMES`.
         Walked {
             result: Result<(), i32>,
             pause: Duration,
             os_thread: u32,
+            cpu_now: Option<u64>,
             cut: bool,
         },
     }
@@ -153,7 +156,9 @@ mod imp {
             // From here on, `thread_destroyed` notes the threads it is told
             // of; `EnumThreads` lists none whose `ThreadDestroyed` came
             // before (it skips the threads marked to be reported dead).
-            lock(&inner.walking).clear();
+            if let Some(destroyed) = lock(&inner.walking).as_mut() {
+                destroyed.clear();
+            }
             threads.clear();
             if let Ok(all) = info.threads() {
                 threads.extend(all);
@@ -164,6 +169,8 @@ mod imp {
             }
             ControlFlow::Continue(())
         });
+        // No more walks: `thread_destroyed` need not note anything.
+        *lock(&inner.walking) = None;
     }
 
     /// Suspends, walks and resumes one thread (`frames` holds the walk,
@@ -177,7 +184,11 @@ mod imp {
         let info = &inner.info;
         // Held until the thread is resumed: `thread_destroyed` waits for it.
         let destroyed = lock(&inner.walking);
-        if destroyed.contains(&thread) {
+        let gone = match destroyed.as_ref() {
+            Some(destroyed) => destroyed.contains(&thread),
+            None => true,
+        };
+        if gone {
             return Turn::Gone;
         }
         let Ok(os_thread) = info.os_thread_id(thread) else {
@@ -188,8 +199,15 @@ mod imp {
             Ok(handle) if !handle.is_null() => (handle, false),
             _ => {
                 // SAFETY: no pointer arguments; closed below.
-                let handle =
-                    unsafe { OpenThread(THREAD_SUSPEND_RESUME | THREAD_GET_CONTEXT, 0, os_thread) };
+                let handle = unsafe {
+                    OpenThread(
+                        THREAD_SUSPEND_RESUME
+                            | THREAD_GET_CONTEXT
+                            | THREAD_QUERY_LIMITED_INFORMATION,
+                        0,
+                        os_thread,
+                    )
+                };
                 if handle.is_null() {
                     return Turn::NotSuspended;
                 }
@@ -237,12 +255,16 @@ mod imp {
         // SAFETY: suspended above, resumed once.
         unsafe { ResumeThread(handle) };
         let pause = began.elapsed();
+        // SAFETY: the handle is live (as above) and has query access (the
+        // runtime's has every access; ours was opened with it).
+        let cpu_now = unsafe { thread_handle_cpu_nanos(handle) };
         drop(destroyed);
         close(handle, opened);
         Turn::Walked {
             result,
             pause,
             os_thread,
+            cpu_now,
             cut,
         }
     }
@@ -260,7 +282,7 @@ mod imp {
     /// seen first: none); a refused walk with `wall` alone under
     /// `[no managed frames]`, its CPU time left to the thread's next walk.
     fn record(inner: &Inner, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
-        let (result, pause, os_thread, cut) = match turn {
+        let (result, pause, os_thread, cpu_now, cut) = match turn {
             Turn::Gone => return,
             Turn::NotSuspended => {
                 lock(&inner.state).stats.thread_suspend.suspend_failures += 1;
@@ -270,12 +292,12 @@ mod imp {
                 result,
                 pause,
                 os_thread,
+                cpu_now,
                 cut,
-            } => (result, pause, os_thread, cut),
+            } => (result, pause, os_thread, cpu_now, cut),
         };
         let frames = if result.is_ok() { frames } else { &[] };
         let stack = inner.resolve(frames);
-        let cpu_now = thread_cpu_nanos(os_thread);
         let mut state = lock(&inner.state);
         let state = &mut *state;
         let stats = &mut state.stats;

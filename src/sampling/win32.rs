@@ -20,6 +20,8 @@ pub(super) const CONTEXT_CONTROL: u32 = CONTEXT_AMD64 | 0x1;
 pub(super) const THREAD_SUSPEND_RESUME: u32 = 0x0002;
 /// `THREAD_GET_CONTEXT`.
 pub(super) const THREAD_GET_CONTEXT: u32 = 0x0008;
+/// `THREAD_QUERY_LIMITED_INFORMATION` (`GetThreadTimes`).
+pub(super) const THREAD_QUERY_LIMITED_INFORMATION: u32 = 0x0800;
 /// What `SuspendThread` and `ResumeThread` answer on failure
 /// (`(DWORD)-1`).
 pub(super) const FAILED_COUNT: u32 = u32::MAX;
