@@ -277,10 +277,10 @@ mod imp {
         }
     }
 
-    /// Records one thread's turn, the thread running again: its walk with
-    /// `wall` and the CPU time since its previous walked sample (a thread
-    /// seen first: none); a refused walk with `wall` alone under
-    /// `[no managed frames]`, its CPU time left to the thread's next walk.
+    /// Records one thread's turn, the thread running again: its walk (a
+    /// refused one as `[no managed frames]`, as the other modes record a
+    /// failed walk) with `wall` and the CPU time since its previous sample
+    /// (a thread seen first: none).
     fn record(inner: &Inner, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
         let (result, pause, os_thread, cpu_now, cut) = match turn {
             Turn::Gone => return,
@@ -306,8 +306,8 @@ mod imp {
             stats.pauses.push((pause.as_nanos() as u64, 1));
         }
         // A refused walk is recorded as the other modes record one: its
-        // time under `[no managed frames]`, so that a thread's wall time
-        // stays its lifetime.
+        // wall and CPU time under `[no managed frames]`, so that no time is
+        // lost.
         if let Err(hr) = result {
             stats.thread_suspend.count_error(hr);
         }
@@ -322,18 +322,14 @@ mod imp {
         let tracked = state.thread(thread);
         let mut values = [0; SAMPLE_TYPES.len()];
         values[WALL] = wall.as_nanos() as u64;
-        if result.is_ok() || tracked.os_thread != os_thread {
-            // A thread that moved to another OS thread (or is seen first)
-            // starts its CPU count here.
-            values[CPU] = match (tracked.last_cpu, cpu_now) {
-                (Some(last), Some(now)) if tracked.os_thread == os_thread => {
-                    now.saturating_sub(last)
-                }
-                _ => 0,
-            };
-            tracked.os_thread = os_thread;
-            tracked.last_cpu = cpu_now;
-        }
+        // A thread that moved to another OS thread (or is seen first)
+        // starts its CPU count here.
+        values[CPU] = match (tracked.last_cpu, cpu_now) {
+            (Some(last), Some(now)) if tracked.os_thread == os_thread => now.saturating_sub(last),
+            _ => 0,
+        };
+        tracked.os_thread = os_thread;
+        tracked.last_cpu = cpu_now;
         if managed {
             tracked.add(&stack, &values, periods);
         } else {
