@@ -305,6 +305,7 @@ fn the_summary_counts_samples_walks_and_pauses() {
             assert!(median > 0 && median <= p99, "{median} {p99}");
         }
         "signal" => assert_signal_summary(run, beats),
+        "thread-suspend" => assert_thread_suspend_summary(run),
         other => panic!("mode {other}"),
     }
     assert!(run.summary("allocation_samples") > 400);
@@ -319,6 +320,49 @@ fn the_summary_counts_samples_walks_and_pauses() {
     for name in ["Spinner 1", "Spinner 2", "Sleeper", "Blocked"] {
         assert!(threads.split(',').any(|t| t == name), "{threads}");
     }
+}
+
+/// Thread-suspend mode (Windows): the runtime never suspended; every
+/// thread suspended one walk, recorded (a refused one under `[no managed
+/// frames]`, its HRESULT counted); the program's threads sampled; a pause
+/// per thread suspended.
+fn assert_thread_suspend_summary(run: &Run) {
+    assert_eq!(run.summary("suspensions"), 0);
+    let suspended = run.summary("threads_suspended");
+    let walks = run.summary("walks");
+    assert_eq!(suspended, walks, "one walk per thread suspended");
+    assert!(walks >= 20, "{walks} walks");
+    let errors: Vec<(String, u64)> = run.summary["walk_errors"]
+        .split(',')
+        .filter(|e| !e.is_empty())
+        .map(|e| {
+            let (hr, n) = e.split_once(':').unwrap();
+            (hr.to_string(), n.parse().unwrap())
+        })
+        .collect();
+    let refused: u64 = errors.iter().map(|e| e.1).sum();
+    assert!(refused <= run.summary("failed_walks"), "{errors:?}");
+    let unsafe_walks = errors
+        .iter()
+        .find(|e| e.0 == "0x80131360")
+        .map_or(0, |e| e.1);
+    assert_eq!(run.summary("walks_unsafe"), unsafe_walks);
+    // Every thread of the program sampled, as many samples as walks.
+    let samples = &run.summary["thread_samples"];
+    let mut total = 0;
+    for entry in samples.split(',') {
+        let (name, counts) = entry.rsplit_once(':').unwrap();
+        let (cpu, wall) = counts.split_once('/').unwrap();
+        assert_eq!(cpu, wall, "{name}: one sample carries both");
+        total += wall.parse::<u64>().unwrap();
+    }
+    assert_eq!(total, walks, "{samples}");
+    for name in ["Spinner 1", "Spinner 2", "Sleeper", "Blocked"] {
+        assert!(samples.contains(&format!("{name}:")), "{name}: {samples}");
+    }
+    let (median, p99) = (run.summary("pause_median_ns"), run.summary("pause_p99_ns"));
+    assert!(median > 0 && median <= p99, "{median} {p99}");
+    assert_eq!(run.summary("signals_sent"), 0);
 }
 
 /// Signal mode: the runtime never suspended; every handled signal a walk;
@@ -581,9 +625,20 @@ fn churn_under_1khz(seconds: u32) {
     let summary = readers::summary(&dir.join("summary.txt"))
         .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
     let get = |key: &str| -> u64 { summary[key].parse().unwrap() };
-    if summary["mode"] != "signal" {
-        assert!(get("suspensions") > 0);
-        return;
+    match summary["mode"].as_str() {
+        "signal" => {}
+        // Threads ending while they are walked one at a time: every thread
+        // suspended walked, the runtime never suspended.
+        "thread-suspend" => {
+            assert_eq!(get("suspensions"), 0);
+            assert!(get("threads_suspended") > 1000);
+            assert_eq!(get("threads_suspended"), get("walks"));
+            return;
+        }
+        _ => {
+            assert!(get("suspensions") > 0);
+            return;
+        }
     }
     let created = get("timers_created");
     assert!(

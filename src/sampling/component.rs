@@ -14,6 +14,7 @@ use super::env::{var, SAMPLER_DIR};
 use super::export::{ExportOptions, ExportStats};
 use super::output::{write_outputs, Written};
 use super::sampler::{AllocationSource, Profile, Sampler, SamplerOptions};
+use super::signal::SamplingMode;
 use crate::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use crate::profiling::{ClassID, ObjectID, ThreadID};
 use crate::Error;
@@ -135,7 +136,7 @@ impl Profiler for SamplingProfiler {
             // Before the exporters: nothing is created when not sampling.
             say(&format!(
                 "cannot sample in mode {} here: signal needs Linux on x86-64 or AArch64, \
-                 suspend-runtime .NET Core 3.0 or later; not sampling",
+                 thread-suspend Windows x64, suspend-runtime .NET Core 3.0 or later; not sampling",
                 options.mode.name()
             ));
             return Ok(());
@@ -154,7 +155,7 @@ impl Profiler for SamplingProfiler {
             }
             Err(error) => say(&format!(
                 "cannot sample in mode {} here ({}): signal needs Linux on x86-64 or AArch64, \
-                 suspend-runtime .NET Core 3.0 or later",
+                 thread-suspend Windows x64, suspend-runtime .NET Core 3.0 or later",
                 options.mode.name(),
                 error.code()
             )),
@@ -398,11 +399,33 @@ fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<
         "registrations_failed",
         signal.registrations_failed.to_string(),
     );
-    // Samples per thread: name:cpu/wall (signal mode).
+    let suspend = &stats.thread_suspend;
+    line("threads_suspended", suspend.threads_suspended.to_string());
+    line("suspend_failures", suspend.suspend_failures.to_string());
+    line("walks_unsafe", suspend.walks_unsafe.to_string());
+    line(
+        "walk_errors",
+        suspend
+            .walk_errors
+            .iter()
+            .map(|&(hr, n)| format!("{:#010x}:{n}", hr as u32))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    line("walks_cut_frames", suspend.cut_depth.to_string());
+    // Samples per thread: name:cpu/wall (signal mode; in thread-suspend
+    // mode each sample carries both).
+    let per_thread: Vec<(u32, u64, u64)> = match stats.mode {
+        SamplingMode::ThreadSuspend => suspend
+            .per_thread
+            .iter()
+            .map(|&(os, n)| (os, n, n))
+            .collect(),
+        _ => signal.per_thread.clone(),
+    };
     line(
         "thread_samples",
-        signal
-            .per_thread
+        per_thread
             .iter()
             .map(|&(os, cpu, wall)| {
                 let name = profile
