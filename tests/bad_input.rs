@@ -189,6 +189,10 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(os, 77) })
     }
+    fn GetHandleFromThread(&self, _thread: ThreadID, handle: *mut HANDLE) -> HRESULT {
+        // SAFETY: the facade passes a valid out-pointer.
+        self.answer(|| unsafe { put(handle, 0x7EAD0 as HANDLE) })
+    }
     fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(thread, ThreadID::from_raw(0x7EAD)) })
@@ -618,6 +622,9 @@ fn every_info_method() -> Vec<(&'static str, fn(&ProfilerInfo) -> Result<()>)> {
         ("os_thread_id", |i| {
             i.os_thread_id(fake_id!(ThreadID, 1)).map(drop)
         }),
+        ("thread_handle", |i| {
+            i.thread_handle(fake_id!(ThreadID, 1)).map(drop)
+        }),
         ("class_of", |i| {
             let object = fake_id!(ObjectID, 0x0B);
             // SAFETY: the fake runtime never dereferences the object.
@@ -671,6 +678,10 @@ fn the_fake_runtime_works_when_it_behaves() {
     }
     assert_eq!(info.module_info(M).unwrap().path, "nnnn");
     assert_eq!(info.function_name(F).unwrap().to_string(), "nnnn");
+    assert_eq!(
+        info.thread_handle(fake_id!(ThreadID, 1)),
+        Ok(0x7EAD0 as HANDLE)
+    );
 }
 
 #[test]

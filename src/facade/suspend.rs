@@ -59,6 +59,19 @@ impl ProfilerInfo {
             .map(ThreadIter::new)
     }
 
+    /// The OS handle of a managed thread (`GetHandleFromThread`), owned by
+    /// the runtime: valid while the thread lives, never to be closed by
+    /// the caller. A Windows sampler suspends the thread through it
+    /// (`SuspendThread`) to walk its stack.
+    pub fn thread_handle(&self, thread: ThreadID) -> Result<crate::HANDLE> {
+        let raw = self.live()?;
+        let mut handle: crate::HANDLE = core::ptr::null_mut();
+        // SAFETY: a valid out-pointer (a ThreadID is passed as to
+        // `GetThreadInfo` in `os_thread_id`).
+        unsafe { raw.GetHandleFromThread(thread, &mut handle) }.ok_with("GetHandleFromThread")?;
+        Ok(handle)
+    }
+
     /// Prepares the calling (native) thread for later profiler calls
     /// (`InitializeCurrentThread`, version 4), so that a call made while
     /// the runtime is suspended does not wait on an allocation the

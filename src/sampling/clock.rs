@@ -19,6 +19,18 @@ pub fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
     imp::thread_cpu_nanos(os_thread)
 }
 
+/// Windows: the CPU time of the thread of an open handle, in nanoseconds
+/// (`GetThreadTimes`; `None` when it fails).
+///
+/// # Safety
+///
+/// `handle` must be a live thread handle with `THREAD_QUERY_INFORMATION` or
+/// `THREAD_QUERY_LIMITED_INFORMATION` access, not closed during the call.
+#[cfg(windows)]
+pub(crate) unsafe fn thread_handle_cpu_nanos(handle: *mut core::ffi::c_void) -> Option<u64> {
+    imp::times(handle)
+}
+
 /// The CPU time the calling thread has used, in nanoseconds (`None` where
 /// the platform has no per-thread clock).
 pub fn current_thread_cpu_nanos() -> Option<u64> {
@@ -112,7 +124,7 @@ mod imp {
         times(unsafe { GetCurrentThread() })
     }
 
-    fn times(handle: *mut c_void) -> Option<u64> {
+    pub(super) fn times(handle: *mut c_void) -> Option<u64> {
         let (mut creation, mut exit, mut kernel, mut user) = Default::default();
         // SAFETY: an open thread handle; four valid out-pointers.
         let ok =

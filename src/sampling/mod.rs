@@ -6,7 +6,11 @@
 //! its own by a signal (a timer on its CPU clock for CPU time, a few
 //! threads per tick for wall time) and walks its own stack in the handler
 //! (`signal.rs`, `unwind.rs`, `unix.rs`; docs/sampling.md, "Signal mode"):
-//! the runtime is never suspended. In [`SamplingMode::SuspendRuntime`],
+//! the runtime is never suspended. On Windows x64 by default
+//! ([`SamplingMode::ThreadSuspend`], `thread_suspend.rs`, `win32.rs`) a
+//! thread of the sampler's own stops one managed thread at a time
+//! (`SuspendThread`), walks it (`DoStackSnapshot`) and resumes it: the
+//! runtime is not suspended either. In [`SamplingMode::SuspendRuntime`],
 //! [`Sampler`] runs a thread of its own that, at [`SamplerOptions::hz`]
 //! (99 Hz by default), suspends the runtime (`SuspendRuntime`, which is what
 //! lets a profiler walk other threads' stacks outside Windows), walks every
@@ -42,6 +46,7 @@
 //! of its own.
 
 mod alloc;
+mod attach;
 mod clock;
 mod component;
 mod contention;
@@ -51,14 +56,20 @@ pub mod export;
 mod output;
 mod sampler;
 mod signal;
+mod signal_loop;
+mod suspend_runtime;
+mod thread_suspend;
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 mod unix;
 mod unwind;
+#[cfg(all(windows, target_arch = "x86_64"))]
+mod win32;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
+pub use attach::AttachRequest;
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use component::SamplingProfiler;
 pub use contention::{
@@ -73,3 +84,4 @@ pub use sampler::{
     SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
+pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

@@ -4,6 +4,7 @@
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::ops::ControlFlow;
 use core::time::Duration;
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -11,7 +12,7 @@ use std::thread::JoinHandle;
 use std::time::{Instant, SystemTime};
 
 use super::alloc::{allocation_weight, AllocationCountdown};
-use super::clock::{current_thread_cpu_nanos, thread_cpu_nanos};
+use super::clock::current_thread_cpu_nanos;
 use super::contention::{
     decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
     CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
@@ -19,6 +20,7 @@ use super::contention::{
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use super::signal::{self, SamplingMode, SignalStats};
+use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{EventPipeEvent, EventPipeProvider, ProfilerInfo, Result, StackFrame};
 use crate::profile::{FrameId, Frames, StackTree};
@@ -63,7 +65,7 @@ pub const NO_MANAGED_FRAMES: &str = "[no managed frames]";
 
 /// Most pause durations kept for the statistics (about 3 hours at 99 Hz);
 /// later pauses are counted but not kept.
-const MAX_PAUSES: usize = 1 << 20;
+pub(super) const MAX_PAUSES: usize = 1 << 20;
 
 /// The runtime provider's GC keyword (`GCKeyword`, 0x1 in ClrEtwAll.man).
 const GC_KEYWORD: u64 = 0x1;
@@ -272,6 +274,9 @@ pub struct SamplerStats {
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
     pub signal: SignalStats,
+    /// [`SamplingMode::ThreadSuspend`]: threads suspended, refused walks,
+    /// samples per thread.
+    pub thread_suspend: ThreadSuspendStats,
 }
 
 impl SamplerStats {
@@ -319,19 +324,19 @@ impl Profile {
 }
 
 /// A thread as the sampler tracks it.
-struct Tracked {
-    name: Option<String>,
-    os_thread: u32,
+pub(super) struct Tracked {
+    pub(super) name: Option<String>,
+    pub(super) os_thread: u32,
     /// Its CPU clock at the last sample.
-    last_cpu: Option<u64>,
-    tree: StackTree,
+    pub(super) last_cpu: Option<u64>,
+    pub(super) tree: StackTree,
     /// The current period's samples (only while exporting).
-    period: StackTree,
+    pub(super) period: StackTree,
 }
 
 impl Tracked {
     /// Adds a sample to the run's tree and, `periods` set, the period's.
-    fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
+    pub(super) fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
         self.tree.add(stack.iter().copied(), values);
         if periods {
             self.period.add(stack.iter().copied(), values);
@@ -339,22 +344,22 @@ impl Tracked {
     }
 }
 
-struct State {
-    frames: Frames,
-    native: FrameId,
-    no_managed: FrameId,
-    threads: Vec<Tracked>,
-    by_id: HashMap<ThreadID, usize>,
-    stats: SamplerStats,
-    started: SystemTime,
-    start: Instant,
-    stopped: Option<Instant>,
+pub(super) struct State {
+    pub(super) frames: Frames,
+    pub(super) native: FrameId,
+    pub(super) no_managed: FrameId,
+    pub(super) threads: Vec<Tracked>,
+    pub(super) by_id: HashMap<ThreadID, usize>,
+    pub(super) stats: SamplerStats,
+    pub(super) started: SystemTime,
+    pub(super) start: Instant,
+    pub(super) stopped: Option<Instant>,
     /// When the current period started.
-    period_start: Instant,
+    pub(super) period_start: Instant,
 }
 
 impl State {
-    fn thread(&mut self, thread: ThreadID) -> &mut Tracked {
+    pub(super) fn thread(&mut self, thread: ThreadID) -> &mut Tracked {
         let index = match self.by_id.get(&thread) {
             Some(&index) => index,
             None => {
@@ -373,33 +378,37 @@ impl State {
     }
 }
 
-struct Inner {
-    info: ProfilerInfo,
-    options: SamplerOptions,
+pub(super) struct Inner {
+    pub(super) info: ProfilerInfo,
+    pub(super) options: SamplerOptions,
     /// The allocation source resolved for this runtime (`None`: off).
-    source: Option<AllocationSource>,
+    pub(super) source: Option<AllocationSource>,
     /// The sampler's EventPipe session ([`AllocationSource::AllocationTick`]).
-    session: Mutex<Option<EVENTPIPE_SESSION>>,
+    pub(super) session: Mutex<Option<EVENTPIPE_SESSION>>,
     /// Providers seen in delivered events: whether each is the runtime's.
-    providers: Mutex<Vec<(EVENTPIPE_PROVIDER, bool)>>,
-    stop: Mutex<bool>,
-    wake: Condvar,
-    state: Mutex<State>,
+    pub(super) providers: Mutex<Vec<(EVENTPIPE_PROVIDER, bool)>>,
+    pub(super) stop: Mutex<bool>,
+    pub(super) wake: Condvar,
+    pub(super) state: Mutex<State>,
     /// Function names, resolved once per `FunctionID` (never while the
     /// runtime is suspended, and never with `state` held).
-    names: Mutex<HashMap<FunctionID, FrameId>>,
+    pub(super) names: Mutex<HashMap<FunctionID, FrameId>>,
     /// The export thread, when there are exporters.
-    export: Option<Pipeline>,
+    pub(super) export: Option<Pipeline>,
     /// The exception sampler (`None`: off).
-    exceptions: Option<RateSampler>,
+    pub(super) exceptions: Option<RateSampler>,
     /// The contention sampler (`None`: off or not available).
-    contentions: Option<RateSampler>,
+    pub(super) contentions: Option<RateSampler>,
     /// Whether the export thread and the exporters' threads have ended
     /// (set by `stop`; `true` without exporters).
-    threads_ended: Mutex<bool>,
+    pub(super) threads_ended: Mutex<bool>,
+    /// [`SamplingMode::ThreadSuspend`]: held while a thread is walked; the
+    /// threads destroyed since the current beat's enumeration (`None` once
+    /// the sampler thread has ended: nothing is walked any more).
+    pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -429,15 +438,6 @@ impl core::fmt::Debug for Sampler {
             .field("options", &self.inner.options)
             .finish_non_exhaustive()
     }
-}
-
-/// One thread's walk in a suspension: its frames innermost first
-/// (`FunctionID::NULL` for a native run).
-struct Walked {
-    thread: ThreadID,
-    os_thread: u32,
-    frames: Vec<FunctionID>,
-    ok: bool,
 }
 
 impl Sampler {
@@ -554,6 +554,7 @@ impl Sampler {
                 .filter(|_| contention)
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
             threads_ended: Mutex::new(true),
+            walking: Mutex::new(Some(Vec::new())),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -594,9 +595,21 @@ impl Sampler {
     /// Marks a thread gone (forward `Profiler::thread_destroyed`): its
     /// samples are kept, and a new thread reusing its `ThreadID` gets a
     /// profile of its own.
+    ///
+    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required: it
+    /// waits while the sampler walks that thread, and the sampler walks no
+    /// thread destroyed (the runtime frees its `Thread` after the callback
+    /// returns, and `DoStackSnapshot` of a destroyed thread ends the
+    /// process).
     pub fn thread_destroyed(&self, thread: ThreadID) {
-        if self.inner.options.mode == SamplingMode::Signal {
-            signal::deregister(thread.as_raw());
+        match self.inner.options.mode {
+            SamplingMode::Signal => signal::deregister(thread.as_raw()),
+            SamplingMode::ThreadSuspend => {
+                if let Some(destroyed) = lock(&self.inner.walking).as_mut() {
+                    destroyed.push(thread);
+                }
+            }
+            SamplingMode::SuspendRuntime => {}
         }
         lock(&self.inner.state).by_id.remove(&thread);
     }
@@ -839,7 +852,7 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
 }
 
 /// Appends a walked frame, innermost first: a native run once.
-fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame<'_>) {
+pub(super) fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame<'_>) {
     match frame {
         StackFrame::Managed { function, .. } => frames.push(function),
         StackFrame::Native { .. } => {
@@ -961,7 +974,7 @@ impl Inner {
     /// Frame IDs of walked frames (innermost first) as a stack, outermost
     /// first. Names are resolved with no lock held but the name cache's
     /// own, which the runtime's callbacks never wait on.
-    fn resolve(&self, walked: &[FunctionID]) -> Vec<FrameId> {
+    pub(super) fn resolve(&self, walked: &[FunctionID]) -> Vec<FrameId> {
         let mut missing: Vec<FunctionID> = {
             let names = lock(&self.names);
             walked
@@ -1005,7 +1018,7 @@ impl Inner {
     /// The end of the period after the one that ended at `end` (cut at
     /// `now`): one period later, or one period after `now` when the sampler
     /// is behind by more than a period.
-    fn next_period_end(&self, end: Instant, now: Instant) -> Instant {
+    pub(super) fn next_period_end(&self, end: Instant, now: Instant) -> Instant {
         let following = end + self.options.period;
         if following > now {
             following
@@ -1018,7 +1031,7 @@ impl Inner {
     /// export thread (nothing without exporters). The period's trees are
     /// moved out and rebuilt over a frame table of their own, so that the
     /// profile names only what the period holds.
-    fn cut_period(&self, now: Instant) {
+    pub(super) fn cut_period(&self, now: Instant) {
         let Some(export) = &self.export else {
             return;
         };
@@ -1084,25 +1097,43 @@ impl Inner {
 
 /// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
-    if inner.options.mode == SamplingMode::Signal {
-        run_signal(inner);
-    } else {
-        run_loop(inner);
+    match inner.options.mode {
+        SamplingMode::Signal => super::signal_loop::run_signal(inner),
+        SamplingMode::ThreadSuspend => super::thread_suspend::run(inner),
+        SamplingMode::SuspendRuntime => super::suspend_runtime::run_loop(inner),
     }
     if let Some(nanos) = current_thread_cpu_nanos() {
         lock(&inner.state).stats.sampler_cpu_nanos = nanos;
     }
 }
 
-fn run_loop(inner: &Inner) {
-    let info = &inner.info;
-    let _ = info.initialize_current_thread();
+/// Waits until `deadline` or a stop; `true` on a stop.
+pub(super) fn wait_until(inner: &Inner, deadline: Instant) -> bool {
+    let mut stop = lock(&inner.stop);
+    loop {
+        if *stop {
+            return true;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return false;
+        }
+        stop = inner
+            .wake
+            .wait_timeout(stop, deadline - now)
+            .unwrap_or_else(|p| p.into_inner())
+            .0;
+    }
+}
+
+/// The beat of the modes that sample every thread in turn from the sampler
+/// thread: calls `sample` with the beat's start `hz` times a second (each
+/// beat jittered by up to 10%), and between beats hands the periods to the
+/// exporters, until the stop or `sample` breaks.
+pub(super) fn beats(inner: &Inner, mut sample: impl FnMut(Instant) -> ControlFlow<()>) {
     let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
     let mut next = Instant::now() + period;
     let mut jitter = 0x9E37_79B9_7F4A_7C15u64 ^ (next.elapsed().as_nanos() as u64);
-    let mut last_sample: Option<Instant> = None;
-    let mut walked: Vec<Walked> = Vec::new();
-    let mut spare: Vec<Vec<FunctionID>> = Vec::new();
     // The end of the current period, when exporting.
     let mut period_end = inner
         .export
@@ -1146,228 +1177,8 @@ fn run_loop(inner: &Inner) {
         let delay = period - Duration::from_nanos(offset / 2)
             + Duration::from_nanos(jitter % offset.max(1));
         next = began + delay;
-        spare.extend(walked.drain(..).map(|mut w| {
-            w.frames.clear();
-            w.frames
-        }));
-        let suspended = match info.suspend_runtime() {
-            Ok(suspended) => suspended,
-            Err(hr) => {
-                lock(&inner.state).stats.failed_suspensions += 1;
-                if hr == E_NOTIMPL {
-                    return;
-                }
-                continue;
-            }
-        };
-        if let Ok(threads) = info.threads() {
-            for thread in threads {
-                let mut frames = spare.pop().unwrap_or_else(|| Vec::with_capacity(64));
-                let ok = info
-                    .stack_snapshot(thread, |frame| {
-                        push_frame(&mut frames, frame);
-                        true
-                    })
-                    .is_ok();
-                walked.push(Walked {
-                    thread,
-                    os_thread: info.os_thread_id(thread).unwrap_or(0),
-                    frames,
-                    ok,
-                });
-            }
-        }
-        let _ = suspended.resume();
-        let pause = began.elapsed();
-        let wall = last_sample.map_or(period, |last| began - last);
-        last_sample = Some(began);
-        record(inner, &walked, pause, wall);
-    }
-}
-
-/// Records one suspension's walks.
-fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
-    let stacks: Vec<Vec<FrameId>> = walked.iter().map(|w| inner.resolve(&w.frames)).collect();
-    let cpu_now: Vec<Option<u64>> = walked
-        .iter()
-        .map(|w| thread_cpu_nanos(w.os_thread))
-        .collect();
-    let mut state = lock(&inner.state);
-    let state = &mut *state;
-    state.stats.suspensions += 1;
-    if state.stats.pauses.len() < MAX_PAUSES {
-        state
-            .stats
-            .pauses
-            .push((pause.as_nanos() as u64, walked.len() as u32));
-    }
-    let no_managed = state.no_managed;
-    let periods = inner.export.is_some();
-    let wall = wall.as_nanos() as u64;
-    for ((walk, stack), cpu_now) in walked.iter().zip(stacks).zip(cpu_now) {
-        state.stats.walks += 1;
-        state.stats.frames += walk.frames.len() as u64;
-        let managed = walk.ok && walk.frames.iter().any(|f| !f.is_null());
-        if !managed {
-            state.stats.failed_walks += 1;
-        }
-        let thread = state.thread(walk.thread);
-        // A thread that moved to another OS thread (or is seen first)
-        // starts its CPU count here.
-        let cpu = match (thread.last_cpu, cpu_now) {
-            (Some(last), Some(now)) if thread.os_thread == walk.os_thread => {
-                now.saturating_sub(last)
-            }
-            _ => 0,
-        };
-        thread.os_thread = walk.os_thread;
-        thread.last_cpu = cpu_now;
-        let values = [cpu, wall];
-        if managed {
-            thread.add(&stack, &values, periods);
-        } else {
-            thread.add(&[no_managed], &values, periods);
+        if sample(began).is_break() {
+            return;
         }
     }
-}
-
-// ---------------------------------------------------------------------------
-// SamplingMode::Signal (signal.rs): the sampler thread's side
-// ---------------------------------------------------------------------------
-
-/// Waits until `deadline` or a stop; `true` on a stop.
-fn wait_until(inner: &Inner, deadline: Instant) -> bool {
-    let mut stop = lock(&inner.stop);
-    loop {
-        if *stop {
-            return true;
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return false;
-        }
-        stop = inner
-            .wake
-            .wait_timeout(stop, deadline - now)
-            .unwrap_or_else(|p| p.into_inner())
-            .0;
-    }
-}
-
-/// The sampler thread in signal mode: each tick, signals a few threads for
-/// wall samples and records what the handlers wrote; at the stop, deletes
-/// the timers and records what is left.
-fn run_signal(inner: &Inner) {
-    let _ = inner.info.initialize_current_thread();
-    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
-    let mut next = Instant::now() + period;
-    let mut resolver = signal::Resolver::default();
-    let mut raw = Vec::new();
-    let mut sent = 0;
-    // The loaded modules' unwind tables, listed again every 100 ms (for
-    // libraries loaded since).
-    let mut listed = Instant::now();
-    signal::refresh_modules();
-    // The end of the current period, when exporting (as in `run_loop`).
-    let mut period_end = inner
-        .export
-        .as_ref()
-        .map(|_| Instant::now() + inner.options.period);
-    while !wait_until(inner, next) {
-        next = (next + period).max(Instant::now());
-        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
-            // What the handlers wrote before the end belongs to this period.
-            signal::drain(&mut raw);
-            record_signal(inner, &mut resolver, &mut raw);
-            let now = Instant::now();
-            inner.cut_period(now);
-            period_end = Some(inner.next_period_end(end, now));
-        }
-        if listed.elapsed() >= Duration::from_millis(100) {
-            signal::refresh_modules();
-            listed = Instant::now();
-        }
-        sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
-        signal::drain(&mut raw);
-        record_signal(inner, &mut resolver, &mut raw);
-    }
-    let mut stats = SignalStats::default();
-    signal::stop(&mut stats);
-    signal::drain(&mut raw);
-    record_signal(inner, &mut resolver, &mut raw);
-    let mut state = lock(&inner.state);
-    let ours = &mut state.stats.signal;
-    stats.signals_sent = sent;
-    stats.cpu_samples = ours.cpu_samples;
-    stats.wall_samples = ours.wall_samples;
-    stats.managed_samples = ours.managed_samples;
-    stats.cut_bounds = ours.cut_bounds;
-    stats.cut_depth = ours.cut_depth;
-    stats.per_thread = core::mem::take(&mut ours.per_thread);
-    *ours = stats;
-}
-
-/// Records drained samples (and empties `raw`).
-fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
-    for sample in raw.drain(..) {
-        let mut frames = Vec::with_capacity(sample.ips.len());
-        for (i, &ip) in sample.ips.iter().enumerate() {
-            // A return address is the instruction after the call: the
-            // call itself is one byte before.
-            let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };
-            let function = resolver.function(&inner.info, ip);
-            if !function.is_null() || frames.last() != Some(&FunctionID::NULL) {
-                frames.push(function);
-            }
-        }
-        let managed = frames.iter().any(|f| !f.is_null());
-        // DoStackSnapshot (the other modes) starts at the innermost managed
-        // frame: the native code a managed frame called (a wait, a
-        // runtime helper) is left out the same way here.
-        if managed && frames.first() == Some(&FunctionID::NULL) {
-            frames.remove(0);
-        }
-        let stack = inner.resolve(&frames);
-        let mut state = lock(&inner.state);
-        let state = &mut *state;
-        // As in the other modes: a walk without a managed frame (a
-        // runtime thread, or a native frame the walk could not pass) is
-        // one frame of its own.
-        let stack = if managed {
-            stack
-        } else {
-            alloc::vec![state.no_managed]
-        };
-        state.stats.walks += 1;
-        state.stats.frames += frames.len() as u64;
-        state.stats.failed_walks += u64::from(!managed);
-        let stats = &mut state.stats.signal;
-        stats.managed_samples += u64::from(managed);
-        stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
-        stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
-        let os_thread = sample.tid as u32;
-        let index = match stats.per_thread.iter().position(|t| t.0 == os_thread) {
-            Some(index) => index,
-            None => {
-                stats.per_thread.push((os_thread, 0, 0));
-                stats.per_thread.len() - 1
-            }
-        };
-        let mut values = [0; SAMPLE_TYPES.len()];
-        if sample.cpu {
-            stats.cpu_samples += 1;
-            stats.per_thread[index].1 += 1;
-            values[CPU] = sample.weight;
-        } else {
-            stats.wall_samples += 1;
-            stats.per_thread[index].2 += 1;
-            values[WALL] = sample.weight;
-        }
-        let periods = inner.export.is_some();
-        // SAFETY: an ID the runtime gave the registration's callback.
-        let thread = state.thread(unsafe { ThreadID::from_raw(sample.thread) });
-        thread.os_thread = os_thread;
-        thread.add(&stack, &values, periods);
-    }
-    resolver.publish();
 }

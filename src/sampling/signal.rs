@@ -72,9 +72,9 @@ pub enum SamplingMode {
     /// each thread walks its own frame-pointer chain in the handler. The
     /// runtime is never suspended. The default on those targets.
     Signal,
-    /// Windows: one thread at a time suspended and walked with
-    /// `DoStackSnapshot`. Not built yet: [`Sampler::start`](super::Sampler::start)
-    /// answers `E_NOTIMPL`.
+    /// Windows x64: at every beat, one managed thread at a time suspended
+    /// (`SuspendThread`), walked with `DoStackSnapshot` and resumed; the
+    /// runtime is never suspended (`thread_suspend.rs`). The default there.
     ThreadSuspend,
     /// `SuspendRuntime`: every managed thread stops for every sample and is
     /// walked with `DoStackSnapshot`. Every platform; the default where
@@ -84,11 +84,13 @@ pub enum SamplingMode {
 
 impl Default for SamplingMode {
     /// [`SamplingMode::Signal`] on Linux x86-64 and AArch64,
-    /// [`SamplingMode::SuspendRuntime`] elsewhere (until
-    /// [`SamplingMode::ThreadSuspend`] is built).
+    /// [`SamplingMode::ThreadSuspend`] on Windows x64,
+    /// [`SamplingMode::SuspendRuntime`] elsewhere.
     fn default() -> SamplingMode {
         if SIGNAL_SUPPORTED {
             SamplingMode::Signal
+        } else if super::thread_suspend::SUPPORTED {
+            SamplingMode::ThreadSuspend
         } else {
             SamplingMode::SuspendRuntime
         }
@@ -121,7 +123,7 @@ impl SamplingMode {
     pub fn is_supported(self) -> bool {
         match self {
             SamplingMode::Signal => SIGNAL_SUPPORTED,
-            SamplingMode::ThreadSuspend => false,
+            SamplingMode::ThreadSuspend => super::thread_suspend::SUPPORTED,
             SamplingMode::SuspendRuntime => true,
         }
     }
@@ -129,9 +131,15 @@ impl SamplingMode {
     /// Whether the sampler can sample in this mode with this runtime: built
     /// for it, and for [`SuspendRuntime`](SamplingMode::SuspendRuntime)
     /// a runtime with `SuspendRuntime` (`ICorProfilerInfo10`, .NET Core
-    /// 3.0).
+    /// 3.0); for [`ThreadSuspend`](SamplingMode::ThreadSuspend) one with
+    /// `EnumThreads` and `InitializeCurrentThread` (`ICorProfilerInfo4`).
     pub fn is_available(self, info: &ProfilerInfo) -> bool {
-        self.is_supported() && (self != SamplingMode::SuspendRuntime || info.v10().is_some())
+        self.is_supported()
+            && match self {
+                SamplingMode::SuspendRuntime => info.v10().is_some(),
+                SamplingMode::ThreadSuspend => info.version() >= 4,
+                SamplingMode::Signal => true,
+            }
     }
 }
 
@@ -1361,7 +1369,12 @@ mod tests {
         ));
         assert_eq!(SamplingMode::Signal.is_supported(), linux);
         assert_eq!(SamplingMode::default() == SamplingMode::Signal, linux);
-        assert!(!SamplingMode::ThreadSuspend.is_supported());
+        let windows_x64 = cfg!(all(windows, target_arch = "x86_64"));
+        assert_eq!(SamplingMode::ThreadSuspend.is_supported(), windows_x64);
+        assert_eq!(
+            SamplingMode::default() == SamplingMode::ThreadSuspend,
+            windows_x64
+        );
         assert!(SamplingMode::default().is_supported());
     }
 

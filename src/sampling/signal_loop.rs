@@ -1,0 +1,129 @@
+//! [`SamplingMode::Signal`] (`signal.rs`): the sampler thread's side. Each
+//! tick it signals a few threads for wall samples and records what the
+//! handlers wrote, turning raw addresses into functions off the signal path.
+
+use alloc::vec::Vec;
+use core::time::Duration;
+use std::time::Instant;
+
+use super::sampler::{lock, wait_until, Inner, CPU, SAMPLE_TYPES, WALL};
+use super::signal::{self, SignalStats};
+use crate::profiling::{FunctionID, ThreadID};
+
+/// The sampler thread in signal mode: each tick, signals a few threads for
+/// wall samples and records what the handlers wrote; at the stop, deletes
+/// the timers and records what is left.
+pub(super) fn run_signal(inner: &Inner) {
+    let _ = inner.info.initialize_current_thread();
+    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let mut next = Instant::now() + period;
+    let mut resolver = signal::Resolver::default();
+    let mut raw = Vec::new();
+    let mut sent = 0;
+    // The loaded modules' unwind tables, listed again every 100 ms (for
+    // libraries loaded since).
+    let mut listed = Instant::now();
+    signal::refresh_modules();
+    // The end of the current period, when exporting (as in `run_loop`).
+    let mut period_end = inner
+        .export
+        .as_ref()
+        .map(|_| Instant::now() + inner.options.period);
+    while !wait_until(inner, next) {
+        next = (next + period).max(Instant::now());
+        if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
+            // What the handlers wrote before the end belongs to this period.
+            signal::drain(&mut raw);
+            record_signal(inner, &mut resolver, &mut raw);
+            let now = Instant::now();
+            inner.cut_period(now);
+            period_end = Some(inner.next_period_end(end, now));
+        }
+        if listed.elapsed() >= Duration::from_millis(100) {
+            signal::refresh_modules();
+            listed = Instant::now();
+        }
+        sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
+        signal::drain(&mut raw);
+        record_signal(inner, &mut resolver, &mut raw);
+    }
+    let mut stats = SignalStats::default();
+    signal::stop(&mut stats);
+    signal::drain(&mut raw);
+    record_signal(inner, &mut resolver, &mut raw);
+    let mut state = lock(&inner.state);
+    let ours = &mut state.stats.signal;
+    stats.signals_sent = sent;
+    stats.cpu_samples = ours.cpu_samples;
+    stats.wall_samples = ours.wall_samples;
+    stats.managed_samples = ours.managed_samples;
+    stats.cut_bounds = ours.cut_bounds;
+    stats.cut_depth = ours.cut_depth;
+    stats.per_thread = core::mem::take(&mut ours.per_thread);
+    *ours = stats;
+}
+
+/// Records drained samples (and empties `raw`).
+fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
+    for sample in raw.drain(..) {
+        let mut frames = Vec::with_capacity(sample.ips.len());
+        for (i, &ip) in sample.ips.iter().enumerate() {
+            // A return address is the instruction after the call: the
+            // call itself is one byte before.
+            let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };
+            let function = resolver.function(&inner.info, ip);
+            if !function.is_null() || frames.last() != Some(&FunctionID::NULL) {
+                frames.push(function);
+            }
+        }
+        let managed = frames.iter().any(|f| !f.is_null());
+        // DoStackSnapshot (the other modes) starts at the innermost managed
+        // frame: the native code a managed frame called (a wait, a
+        // runtime helper) is left out the same way here.
+        if managed && frames.first() == Some(&FunctionID::NULL) {
+            frames.remove(0);
+        }
+        let stack = inner.resolve(&frames);
+        let mut state = lock(&inner.state);
+        let state = &mut *state;
+        // As in the other modes: a walk without a managed frame (a
+        // runtime thread, or a native frame the walk could not pass) is
+        // one frame of its own.
+        let stack = if managed {
+            stack
+        } else {
+            alloc::vec![state.no_managed]
+        };
+        state.stats.walks += 1;
+        state.stats.frames += frames.len() as u64;
+        state.stats.failed_walks += u64::from(!managed);
+        let stats = &mut state.stats.signal;
+        stats.managed_samples += u64::from(managed);
+        stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
+        stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
+        let os_thread = sample.tid as u32;
+        let index = match stats.per_thread.iter().position(|t| t.0 == os_thread) {
+            Some(index) => index,
+            None => {
+                stats.per_thread.push((os_thread, 0, 0));
+                stats.per_thread.len() - 1
+            }
+        };
+        let mut values = [0; SAMPLE_TYPES.len()];
+        if sample.cpu {
+            stats.cpu_samples += 1;
+            stats.per_thread[index].1 += 1;
+            values[CPU] = sample.weight;
+        } else {
+            stats.wall_samples += 1;
+            stats.per_thread[index].2 += 1;
+            values[WALL] = sample.weight;
+        }
+        let periods = inner.export.is_some();
+        // SAFETY: an ID the runtime gave the registration's callback.
+        let thread = state.thread(unsafe { ThreadID::from_raw(sample.thread) });
+        thread.os_thread = os_thread;
+        thread.add(&stack, &values, periods);
+    }
+    resolver.publish();
+}
