@@ -235,7 +235,14 @@ fn write_lines(out: &mut String, indent: &str, lines: &BTreeMap<u32, (u64, usize
 }
 
 /// Totals of a line table: (lines covered, lines, arms covered, arms).
-fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> (usize, usize, usize, usize) {
+/// Lines covered, lines, branches covered, branches.
+type Totals = (usize, usize, usize, usize);
+
+fn add(a: Totals, b: Totals) -> Totals {
+    (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
+}
+
+fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> Totals {
     lines.values().fold((0, 0, 0, 0), |t, &(hits, c, a)| {
         (t.0 + usize::from(hits > 0), t.1 + 1, t.2 + c, t.3 + a)
     })
@@ -265,12 +272,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
         for (class, path, indices) in classes {
             let lines = line_table(methods, indices, path);
             let t = totals(&lines);
-            package_totals = (
-                package_totals.0 + t.0,
-                package_totals.1 + t.1,
-                package_totals.2 + t.2,
-                package_totals.3 + t.3,
-            );
+            package_totals = add(package_totals, t);
             let _ = writeln!(
                 classes_xml,
                 "        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n          <methods>",
@@ -301,12 +303,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
             write_lines(&mut classes_xml, "          ", &lines);
             let _ = writeln!(classes_xml, "        </class>");
         }
-        all = (
-            all.0 + package_totals.0,
-            all.1 + package_totals.1,
-            all.2 + package_totals.2,
-            all.3 + package_totals.3,
-        );
+        all = add(all, package_totals);
         let _ = writeln!(
             body,
             "    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n      <classes>\n{classes_xml}      </classes>\n    </package>",
