@@ -382,6 +382,39 @@ fn finish(r: &Reader<'_>) -> Result<(), Error> {
     }
 }
 
+/// The first byte of a signature, which must be `kind` (`why` says so).
+fn expect_kind(r: &mut Reader<'_>, kind: u8, why: &'static str) -> Result<(), Error> {
+    if r.u8()? != kind {
+        return Err(Error::new(0, ErrorKind::InvalidSignature(why)));
+    }
+    Ok(())
+}
+
+/// `count` types at `depth`. The count comes from the blob: nothing is
+/// reserved for it, each type read must be there.
+fn read_types(r: &mut Reader<'_>, count: u32, depth: u32) -> Result<Vec<TypeSig>, Error> {
+    let mut types = Vec::new();
+    for _ in 0..count {
+        types.push(read_type(r, depth)?);
+    }
+    Ok(types)
+}
+
+/// A compressed count, then that many types at `depth`.
+fn read_counted_types(r: &mut Reader<'_>, depth: u32) -> Result<Vec<TypeSig>, Error> {
+    let count = r.compressed_u32()?;
+    read_types(r, count, depth)
+}
+
+/// The inverse of [`read_counted_types`].
+fn write_counted_types(out: &mut Vec<u8>, types: &[TypeSig]) -> Result<(), Error> {
+    encode_compressed_u32(out, len_u32(types.len())?)?;
+    for t in types {
+        write_type(out, t)?;
+    }
+    Ok(())
+}
+
 fn read_type(r: &mut Reader<'_>, depth: u32) -> Result<TypeSig, Error> {
     if depth >= MAX_SIG_DEPTH {
         return Err(r.err(ErrorKind::TooDeep));
@@ -446,11 +479,7 @@ fn read_type(r: &mut Reader<'_>, depth: u32) -> Result<TypeSig, Error> {
                 _ => return Err(sig_err(r, "GENERICINST not followed by CLASS or VALUETYPE")),
             };
             let ty = read_tdor(r)?;
-            let n = r.compressed_u32()?;
-            let mut args = Vec::new();
-            for _ in 0..n {
-                args.push(read_type(r, d)?);
-            }
+            let args = read_counted_types(r, d)?;
             TypeSig::GenericInst {
                 value_type,
                 ty,
@@ -601,10 +630,7 @@ fn write_type(out: &mut Vec<u8>, t: &TypeSig) -> Result<(), Error> {
                 et::CLASS
             });
             encode_type_def_or_ref(out, *ty)?;
-            encode_compressed_u32(out, len_u32(args.len())?)?;
-            for a in args {
-                write_type(out, a)?;
-            }
+            write_counted_types(out, args)?;
         }
         TypeSig::FnPtr(m) => {
             out.push(et::FNPTR);
@@ -870,12 +896,7 @@ impl FieldSig {
     /// Decodes a field signature (`0x06 CustomMod* Type`) that must fill `bytes`.
     pub fn decode(bytes: &[u8]) -> Result<FieldSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::FIELD {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("field signature must start with 0x06"),
-            ));
-        }
+        expect_kind(&mut r, cc::FIELD, "field signature must start with 0x06")?;
         let ty = read_type(&mut r, 0)?;
         finish(&r)?;
         Ok(FieldSig { ty })
@@ -902,10 +923,7 @@ impl PropertySig {
         }
         let count = r.compressed_u32()?;
         let ty = read_type(&mut r, 0)?;
-        let mut params = Vec::new();
-        for _ in 0..count {
-            params.push(read_type(&mut r, 0)?);
-        }
+        let params = read_types(&mut r, count, 0)?;
         finish(&r)?;
         Ok(PropertySig {
             has_this: b & cc::HASTHIS != 0,
@@ -931,17 +949,12 @@ impl LocalVarSig {
     /// Decodes a local variable signature (`0x07 count local*`).
     pub fn decode(bytes: &[u8]) -> Result<LocalVarSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::LOCAL_SIG {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("local signature must start with 0x07"),
-            ));
-        }
-        let count = r.compressed_u32()?;
-        let mut locals = Vec::new();
-        for _ in 0..count {
-            locals.push(read_type(&mut r, 0)?);
-        }
+        expect_kind(
+            &mut r,
+            cc::LOCAL_SIG,
+            "local signature must start with 0x07",
+        )?;
+        let locals = read_counted_types(&mut r, 0)?;
         finish(&r)?;
         Ok(LocalVarSig { locals })
     }
@@ -949,10 +962,7 @@ impl LocalVarSig {
     /// Encodes the signature.
     pub fn encode(&self) -> Result<Vec<u8>, Error> {
         let mut out = alloc::vec![cc::LOCAL_SIG];
-        encode_compressed_u32(&mut out, len_u32(self.locals.len())?)?;
-        for l in &self.locals {
-            write_type(&mut out, l)?;
-        }
+        write_counted_types(&mut out, &self.locals)?;
         Ok(out)
     }
 }
@@ -961,17 +971,8 @@ impl MethodSpecSig {
     /// Decodes a MethodSpec instantiation (`0x0A count type*`).
     pub fn decode(bytes: &[u8]) -> Result<MethodSpecSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::GENERICINST {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("method spec must start with 0x0A"),
-            ));
-        }
-        let count = r.compressed_u32()?;
-        let mut args = Vec::new();
-        for _ in 0..count {
-            args.push(read_type(&mut r, 0)?);
-        }
+        expect_kind(&mut r, cc::GENERICINST, "method spec must start with 0x0A")?;
+        let args = read_counted_types(&mut r, 0)?;
         finish(&r)?;
         Ok(MethodSpecSig { args })
     }
@@ -979,10 +980,7 @@ impl MethodSpecSig {
     /// Encodes the signature.
     pub fn encode(&self) -> Result<Vec<u8>, Error> {
         let mut out = alloc::vec![cc::GENERICINST];
-        encode_compressed_u32(&mut out, len_u32(self.args.len())?)?;
-        for a in &self.args {
-            write_type(&mut out, a)?;
-        }
+        write_counted_types(&mut out, &self.args)?;
         Ok(out)
     }
 }
