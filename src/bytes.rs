@@ -170,6 +170,16 @@ impl<'a> ByteReader<'a> {
         })
     }
 
+    /// `count` UTF-16 code units (`2 * count` bytes, saturating: a count
+    /// no slice can hold is truncated).
+    pub(crate) fn utf16(&mut self, count: usize) -> Result<Vec<u16>, Truncated> {
+        let bytes = self.take(count.saturating_mul(2))?;
+        Ok(bytes
+            .chunks_exact(2)
+            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+            .collect())
+    }
+
     /// UTF-16 code units up to a NUL unit, which is read and left out.
     /// Truncated (at the unit that runs short) when no NUL comes.
     pub(crate) fn utf16_until_nul(&mut self) -> Result<Vec<u16>, Truncated> {
@@ -304,6 +314,23 @@ mod tests {
             GUID::from_u128(0x00112233_4455_6677_8899_AABBCCDDEEFF)
         );
         assert!(ByteReader::new(&bytes[..15]).guid().is_err());
+    }
+
+    #[test]
+    fn utf16_reads_count_units_and_a_count_past_the_end_is_truncated() {
+        let mut r = ByteReader::new(&[b'h', 0, b'i', 0, 7]);
+        assert_eq!(r.utf16(2), Ok(Vec::from([0x68, 0x69])));
+        assert_eq!(r.pos(), 4);
+        assert_eq!(
+            r.utf16(1),
+            Err(Truncated {
+                offset: 4,
+                needed: 2,
+                available: 1
+            })
+        );
+        assert_eq!(r.utf16(usize::MAX).unwrap_err().needed, usize::MAX);
+        assert_eq!(r.utf16(0), Ok(Vec::new()));
     }
 
     #[test]

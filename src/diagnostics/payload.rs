@@ -149,14 +149,7 @@ impl<'a> PayloadReader<'a> {
         }
         // A count whose byte length overflows is as truncated as one that
         // exceeds what is left.
-        let bytes = self
-            .bytes
-            .take(count.saturating_mul(2))
-            .map_err(truncated)?;
-        let units: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
-            .collect();
+        let units = self.bytes.utf16(count).map_err(truncated)?;
         let (last, text) = units
             .split_last()
             .ok_or(WireError::MissingNul { offset: at })?;
