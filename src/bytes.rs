@@ -350,6 +350,47 @@ mod tests {
         assert_eq!(r.pos(), 0);
     }
 
+    /// Every read on random data from random positions (past the end and
+    /// near `usize::MAX` too) either succeeds within the data, moving by
+    /// what it read, or fails without moving: never a panic.
+    #[test]
+    fn random_reads_never_panic_and_fail_without_moving() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let data: Vec<u8> = (0..next() % 12).map(|_| next() as u8).collect();
+            let start = match next() % 4 {
+                0 => usize::MAX - (next() % 4) as usize,
+                _ => (next() % 16) as usize,
+            };
+            let mut r = ByteReader::at(&data, start);
+            for _ in 0..6 {
+                let (before, left) = (r.pos(), r.remaining());
+                let ok = match next() % 9 {
+                    0 => r.u8().is_ok(),
+                    1 => r.u16().is_ok(),
+                    2 => r.u64().is_ok(),
+                    3 => r.guid().is_ok(),
+                    4 => r.compressed_u32().is_ok(),
+                    5 => r.compressed_i32().is_ok(),
+                    6 => r.utf16_until_nul().is_ok(),
+                    7 => r.utf16((next() % 8) as usize).is_ok(),
+                    _ => r.take((next() % 8) as usize).is_ok(),
+                };
+                if ok {
+                    assert_eq!(r.remaining() + (r.pos() - before), left);
+                } else {
+                    assert_eq!((r.pos(), r.remaining()), (before, left));
+                }
+            }
+        }
+    }
+
     /// ECMA-335 II.23.2's own examples.
     #[test]
     fn compressed_integers_as_the_standard_shows_them() {
