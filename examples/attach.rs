@@ -29,10 +29,10 @@
 //! | `error` | anything else |
 //!
 //! ```sh
-//! cargo build --example attach --example runtime_events
+//! cargo build --example attach --example sampler_attach
 //! target/debug/examples/attach list
-//! target/debug/examples/attach 4242 target/debug/examples/libruntime_events.so \
-//!     8A3C1F2E-5B4D-4E6F-9A7B-1C2D3E4F5A6B
+//! target/debug/examples/attach 4242 target/debug/examples/libsampler_attach.so \
+//!     3C9E5A17-6B2D-4E81-9F40-A7D2C8B5E163 'seconds=10;dir=/tmp/profiles'
 //! ```
 
 use std::path::Path;
@@ -47,12 +47,12 @@ use corprof::GUID;
 
 const USAGE: &str = "usage: attach list\n       attach PID PROFILER CLSID [CLIENT-DATA]";
 
+/// `ATTACH_TIMEOUT_MS`, the one setting (a bad value is the default).
 fn timeout() -> Duration {
     let millis = std::env::var("ATTACH_TIMEOUT_MS")
         .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    Duration::from_millis(millis)
+        .and_then(|v| v.parse().ok());
+    Duration::from_millis(millis.unwrap_or(10_000))
 }
 
 /// The command line of a listed process: `ProcessInfo` when the runtime
@@ -68,30 +68,26 @@ fn command_line(process: &discovery::DotnetProcess) -> String {
 }
 
 fn list() -> ExitCode {
-    match discovery::list() {
-        Ok(processes) => {
-            if processes.is_empty() {
-                // Nothing on stdout (a script reads it), a hint on stderr.
-                eprintln!(
-                    "attach: no .NET process of this user has a diagnostics endpoint in {} \
-                     (a process started with another TMPDIR, or with \
-                     COMPlus_EnableDiagnostics=0, is not listed)",
-                    discovery::default_dir().display()
-                );
-            }
-            for process in processes {
-                println!("{} {}", process.pid, command_line(&process));
-            }
-            ExitCode::SUCCESS
-        }
+    let dir = discovery::default_dir();
+    let processes = match discovery::list() {
+        Ok(processes) => processes,
         Err(error) => {
-            eprintln!(
-                "attach: cannot read {}: {error}",
-                discovery::default_dir().display()
-            );
-            ExitCode::FAILURE
+            eprintln!("attach: cannot read {}: {error}", dir.display());
+            return ExitCode::FAILURE;
         }
+    };
+    if processes.is_empty() {
+        // Nothing on stdout (a script reads it), a hint on stderr.
+        eprintln!(
+            "attach: no .NET process of this user has a diagnostics endpoint in {} (a process \
+             started with another TMPDIR, or with COMPlus_EnableDiagnostics=0, is not listed)",
+            dir.display()
+        );
     }
+    for process in processes {
+        println!("{} {}", process.pid, command_line(&process));
+    }
+    ExitCode::SUCCESS
 }
 
 /// The kind of failure, in the words the table above lists.
@@ -107,27 +103,25 @@ fn kind(error: &Error) -> &'static str {
     }
 }
 
+/// A usage error: exit code 2.
+fn usage(what: &str) -> ExitCode {
+    eprintln!("attach: {what}\n{USAGE}");
+    ExitCode::from(2)
+}
+
 fn attach(pid: &str, profiler: &str, clsid: &str, client_data: &str) -> ExitCode {
     let Ok(pid) = pid.parse::<u32>() else {
-        eprintln!("attach: not a process id: {pid:?}\n{USAGE}");
-        return ExitCode::from(2);
+        return usage(&format!("not a process id: {pid:?}"));
     };
     let clsid = match GUID::try_parse(clsid) {
         Ok(clsid) => clsid,
-        Err(error) => {
-            eprintln!(
-                "attach: not a CLSID: {clsid:?} ({})\n{USAGE}",
-                error.as_str()
-            );
-            return ExitCode::from(2);
-        }
+        Err(e) => return usage(&format!("not a CLSID: {clsid:?} ({})", e.as_str())),
     };
     // The runtime resolves the path in its own working directory.
     let path = Path::new(profiler);
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let Some(profiler_path) = absolute.to_str() else {
-        eprintln!("attach: the profiler path is not valid UTF-8");
-        return ExitCode::from(2);
+        return usage("the profiler path is not valid UTF-8");
     };
     let result = DiagnosticsClient::for_process(pid).and_then(|client| {
         client
@@ -139,43 +133,40 @@ fn attach(pid: &str, profiler: &str, clsid: &str, client_data: &str) -> ExitCode
                 client_data: client_data.as_bytes(),
             })
     });
-    match result {
-        Ok(_) => {
-            println!("attached: profiler {clsid} loaded into process {pid}");
-            ExitCode::SUCCESS
-        }
-        Err(error) => {
-            // The kind first, once ("no such process: 12", not "no such
-            // process: no such process: 12").
-            let text = error.to_string();
-            let mut message = match kind(&error) {
-                kind if text.starts_with(kind) => text,
-                kind => format!("{kind}: {text}"),
-            };
-            if let Error::Runtime(hr) = error {
-                if !absolute.exists() {
-                    message.push_str(&format!(" ({profiler_path} does not exist)"));
-                } else if describe_hresult(hr).is_none() {
-                    // Not one of the loader's or the server's answers: the
-                    // profiler's own InitializeForAttach returned it.
-                    message.push_str(
-                        "; the profiler's InitializeForAttach refused the attach \
-                         (a profiler usually says why on the target process's stderr)",
-                    );
-                }
-            }
-            eprintln!("attach: {message}");
-            ExitCode::FAILURE
+    let Err(error) = result else {
+        println!("attached: profiler {clsid} loaded into process {pid}");
+        return ExitCode::SUCCESS;
+    };
+    // The kind first, once ("no such process: 12", not "no such
+    // process: no such process: 12").
+    let text = error.to_string();
+    let mut message = match kind(&error) {
+        kind if text.starts_with(kind) => text,
+        kind => format!("{kind}: {text}"),
+    };
+    if let Error::Runtime(hr) = error {
+        if !absolute.exists() {
+            message.push_str(&format!(" ({profiler_path} does not exist)"));
+        } else if describe_hresult(hr).is_none() {
+            // Not one of the loader's or the server's answers: the
+            // profiler's own InitializeForAttach returned it.
+            message.push_str(
+                "; the profiler's InitializeForAttach refused the attach \
+                 (a profiler usually says why on the target process's stderr)",
+            );
         }
     }
+    eprintln!("attach: {message}");
+    ExitCode::FAILURE
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [cmd] if cmd == "list" => list(),
-        [pid, profiler, clsid] => attach(pid, profiler, clsid, ""),
-        [pid, profiler, clsid, data] => attach(pid, profiler, clsid, data),
+        [pid, profiler, clsid, data @ ..] if data.len() <= 1 => {
+            attach(pid, profiler, clsid, data.first().map_or("", |d| d))
+        }
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)

@@ -1,7 +1,7 @@
 /*
  * The floor of scripts/bench-hooks.sh: a minimal profiler in C whose
  * fast-path ELT hooks do nothing, to compare corprof's do-nothing hooks
- * (examples/elt_nothing.rs) against. Written for x86-64 Linux (one calling
+ * (tests/fixtures/elt_nothing.rs) against. Written for x86-64 Linux (one calling
  * convention for everything). Like the Rust profiler it asks for
  * COR_PRF_MONITOR_ENTERLEAVE | COR_PRF_DISABLE_INLINING and hooks every
  * function (no mapper: the hooks get FunctionIDs).

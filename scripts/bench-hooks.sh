@@ -3,7 +3,7 @@
 # program (Fib(30) and 3,000,000 calls of a small method: 5,692,537 calls,
 # each with an enter and a leave hook; see docs/hooks.md) run
 #   (a) with no profiler,
-#   (b) with examples/elt_nothing.rs: corprof's fast-path trampolines and
+#   (b) with tests/fixtures/elt_nothing.rs: corprof's fast-path trampolines and
 #       facade hooks that do nothing (every function hooked),
 #   (c) with scripts/bench-hooks-floor.c, CORPROF_FLOOR_MODE=bare: a C
 #       profiler whose hooks are empty C functions (the floor),
@@ -11,7 +11,7 @@
 #       save the same registers as corprof's and call an empty C function,
 #   (e) with examples/call_tree.rs (fast path, CORPROF_CALLTREE_FILTER=
 #       E2E.CallHeavy): shadow stacks, call counts and times,
-#   (f) examples/elt_nothing.rs with ELT_NOTHING_ENTER_ONLY=1: enter hooks
+#   (f) tests/fixtures/elt_nothing.rs with ELT_NOTHING_ENTER_ONLY=1: enter hooks
 #       only (no leave or tail-call hook installed: the runtime's stub).
 # The C profiler is compiled with gcc here. Configurations are interleaved
 # (a b c d e f a b c d e f ...) after one untimed warm-up run of each. Two

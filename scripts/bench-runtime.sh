@@ -5,7 +5,7 @@
 #   (a) with no profiler,
 #   (b) with examples/jit_tracer.rs naming every JIT-compiled method into a
 #       file (JIT_TRACER_OUTPUT),
-#   (c) with examples/runtime_events.rs (GC, exception, load and thread
+#   (c) with tests/fixtures/runtime_events.rs (GC, exception, load and thread
 #       events; summary written to a file at shutdown).
 # The configurations are interleaved (A B C A B C ...) after one untimed
 # warm-up run of each, so drift (caches, other load) hits all three alike.
@@ -338,7 +338,7 @@ PY
     [ "$code" -eq 42 ] || { cat "$scratch/stderr" >&2; die "Basics under callgrind exited with $code, expected 42"; }
     grep -qx 'runtime events summary' "$events_file" || die "the runtime-events profiler wrote no summary"
     echo
-    echo "### The events profiler's callbacks (examples/runtime_events.rs on Basics, valgrind --tool=callgrind)"
+    echo "### The events profiler's callbacks (tests/fixtures/runtime_events.rs on Basics, valgrind --tool=callgrind)"
     echo
     echo "Every callback the runtime made into the profiler in one run, instructions inclusive of the"
     echo "runtime calls the profiler makes from it:"

@@ -15,6 +15,7 @@
 #   bash scripts/bench.sh soak
 #   MINUTES=3 ENDPOINT=/throw bash scripts/bench-soak.sh
 #   MODES=periods bash scripts/bench-soak.sh  # one mode only (default: none whole-run periods)
+# Each RSS sample is also logged to stderr as it is read.
 #
 # CORPROF_RUNTIME=8.0 runs the server on CoreCLR 8.0.4 (DOTNET_ROLL_FORWARD=Major).
 set -euo pipefail
@@ -102,12 +103,16 @@ soak() {
     [ -n "$port" ] || die "$mode: no ready line in 60 s"
     local seconds=$((minutes * 60))
     log "$mode: wrk -t2 -c16 -d${seconds}s on $endpoint, RSS every 10 s"
-    timeout $((seconds + 60)) wrk -t2 -c16 -d"${seconds}s" "http://127.0.0.1:$port$endpoint" >"$scratch/wrk.out" &
+    # wrk's timeout is 10 s, not its default 2 s: on a shared machine a /cpu
+    # request can wait longer than 2 s for a core; one that times out
+    # still fails the run.
+    timeout $((seconds + 60)) wrk -t2 -c16 -d"${seconds}s" --timeout 10s "http://127.0.0.1:$port$endpoint" >"$scratch/wrk.out" &
     local wrk_pid=$!
     : >"$scratch/rss-$mode"
     for i in $(seq $((seconds / 10))); do
         sleep 10
         echo "$((i * 10)) $(awk '/^VmRSS:/ {print $2}' "/proc/$server_pid/status")" >>"$scratch/rss-$mode"
+        log "$mode: $(tail -n 1 "$scratch/rss-$mode") kB"
     done
     wait "$wrk_pid" || die "$mode: wrk failed"
     if grep -q -e 'Non-2xx' -e 'Socket errors' "$scratch/wrk.out"; then

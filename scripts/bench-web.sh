@@ -13,11 +13,21 @@
 #
 #   bash scripts/bench.sh web
 #   PAIRS=6 SECONDS_PER_RUN=10 CONFIGS="sampler" ENDPOINT=/json bash scripts/bench-web.sh
+#   BASELINE=sampler-periods CONFIGS=sampler-push-hostile bash scripts/bench-web.sh
+#
+# BASELINE (default `none`, no profiler) is what each configuration is
+# compared with: any configuration name.
 #
 # Configurations (the runtime's and the example's defaults unless named):
 #   sampler      examples/sampler.rs (release) at its defaults
 #   sampler-suspend-runtime
 #                the same with CORPROF_SAMPLER_MODE=suspend-runtime
+#   sampler-periods
+#                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
+#   sampler-push-hostile
+#                the same, also pushed (CORPROF_SAMPLER_PUSH_URL) to a receiver on
+#                127.0.0.1 that is absent for the first 4 s of the measured load,
+#                then answers 500 for 4 s, then accepts and never answers
 #   calltarget   examples/call_target.rs (release), NoopIntegration, wrapping a
 #                framework method (EndpointMiddleware.Invoke, ReadyToRun) and
 #                one of the app's own (WebApp.Handlers.Json)
@@ -32,6 +42,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 pairs="${PAIRS:-6}"
 seconds="${SECONDS_PER_RUN:-10}"
 configs="${CONFIGS:-sampler}"
+baseline="${BASELINE:-none}"
 endpoint="${ENDPOINT:-/json}"
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS must be a positive integer, got '$pairs'"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_PER_RUN must be a positive integer, got '$seconds'"
@@ -49,6 +60,7 @@ scratch=$(mktemp -d)
 server_pid=
 cleanup() {
     [ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null || true
+    [ -z "$receiver_pid" ] || kill -KILL "$receiver_pid" 2>/dev/null || true
     rm -rf "$scratch"
 }
 trap cleanup EXIT
@@ -65,6 +77,11 @@ config_env() {
             case "$1" in
                 sampler-suspend-runtime) echo "CORPROF_SAMPLER_MODE=suspend-runtime" ;;
                 sampler-signal) echo "CORPROF_SAMPLER_MODE=signal" ;;
+                sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
+                sampler-push-hostile)
+                    echo "CORPROF_SAMPLER_PERIOD=1"
+                    echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
+                    ;;
             esac
             ;;
         calltarget)
@@ -87,8 +104,40 @@ example_of() {
     esac
 }
 
+# A port for the hostile receiver: free now, bound by the receiver 4 s into
+# each measured run (until then connections are refused).
+hostile_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+receiver_pid=
+start_hostile_receiver() {
+    python3 - "$hostile_port" "$1" <<'EOF' &
+import socket, sys, threading, time
+port, start = int(sys.argv[1]), float(sys.argv[2])
+time.sleep(max(0.0, start + 4 - time.time()))  # absent: connections refused
+srv = socket.socket()
+srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+srv.bind(("127.0.0.1", port))
+srv.listen(64)
+held = []
+def serve(conn, hang):
+    if hang:
+        held.append(conn)  # accepted, never answered
+        return
+    conn.settimeout(5)
+    try:
+        conn.recv(1 << 20)
+        conn.sendall(b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    except OSError:
+        pass
+    conn.close()
+while True:
+    conn, _ = srv.accept()
+    threading.Thread(target=serve, args=(conn, time.time() > start + 8), daemon=True).start()
+EOF
+    receiver_pid=$!
+}
+
 calltarget_helper=
-for c in $configs; do
+for c in $baseline $configs; do
     config_env "$c" >/dev/null
     ex=$(example_of "$c")
     if [ -n "$ex" ]; then
@@ -122,16 +171,29 @@ run() {
     [ -n "$port" ] || die "$config: no ready line in 60 s"
     local url="http://127.0.0.1:$port$endpoint"
     timeout 60 wrk -t2 -c16 -d2s "$url" >/dev/null || die "$config: wrk (warm-up) failed"
+    [ "$config" != sampler-push-hostile ] || start_hostile_receiver "$(date +%s.%N)"
     local report
     report=$(timeout $((seconds * 2 + 30)) wrk -t2 -c16 -d"${seconds}s" --latency "$url") || die "$config: wrk failed"
     if grep -q -e 'Non-2xx' -e 'Socket errors' <<<"$report"; then
         die "$config: not every response was a 200: $(grep -e 'Non-2xx' -e 'Socket errors' <<<"$report")"
+    fi
+    if [ -n "$receiver_pid" ]; then
+        kill -KILL "$receiver_pid" 2>/dev/null || true
+        wait "$receiver_pid" 2>/dev/null || true
+        receiver_pid=
     fi
     kill -TERM "$server_pid"
     local status=0
     wait "$server_pid" || status=$?
     server_pid=
     [ "$status" = 0 ] || die "$config: the server exited $status on SIGTERM: $(tail -n 5 "$scratch/server.err")"
+    if [ "$config" = sampler-push-hostile ]; then
+        # The receiver's three phases reached the exporter.
+        for key in export_push_failed_connect export_push_failed_http_5xx export_push_failed_timeout; do
+            n=$(sed -n "s/^$key=//p" "$scratch/profile/summary.txt" 2>/dev/null)
+            [ "${n:-0}" -ge 1 ] || die "$config: summary.txt has no $key >= 1: $(grep '^export_' "$scratch/profile/summary.txt" 2>/dev/null | tr '\n' ' ')"
+        done
+    fi
     if [ "$config" = calltarget ]; then
         # Both targets wrapped (at first JIT, or by ReJIT), nothing left alone.
         grep -q -e '^calltarget: wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke$' \
@@ -153,18 +215,18 @@ EOF
 echo "## A web server under load (scripts/bench-web.sh)"
 echo
 echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16 -d${seconds}s\` on $endpoint,"
-echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores."
+echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores; baseline: $baseline."
 echo
-echo "| configuration | requests/s none | requests/s profiled | ratio | p99 none (ms) | p99 profiled (ms) | ratio | per-pair requests/s ratios | per-pair p99 ratios |"
+echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | per-pair requests/s ratios | per-pair p99 ratios |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for c in $configs; do
     : >"$scratch/none" && : >"$scratch/prof" && : >"$scratch/rr" && : >"$scratch/pr"
     for i in $(seq "$pairs"); do
-        if [ $((i % 2)) = 1 ]; then order="none $c"; else order="$c none"; fi
+        if [ $((i % 2)) = 1 ]; then order="base $c"; else order="$c base"; fi
         for which in $order; do
-            r=$(run "$which")
+            if [ "$which" = base ]; then r=$(run "$baseline"); else r=$(run "$which"); fi
             log "$c pair $i: $which $r"
-            if [ "$which" = none ]; then echo "$r" >>"$scratch/none"; a="$r"; else echo "$r" >>"$scratch/prof"; b="$r"; fi
+            if [ "$which" = base ]; then echo "$r" >>"$scratch/none"; a="$r"; else echo "$r" >>"$scratch/prof"; b="$r"; fi
         done
         python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[0])/float(a[0]):.3f}')" >>"$scratch/rr"
         python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[1])/float(a[1]):.3f}')" >>"$scratch/pr"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the call_tree example (docs/hooks.md): enter/leave hooks keep a
 # shadow stack per thread, and at shutdown the profiler writes folded
-# stacks (calls.folded, time.folded), a flame graph (flame.svg), pprof
-# (profile.pb.gz) and summary.txt / exceptions.txt. Provisions a .NET
+# stacks (calls.folded, time.folded), a flame graph (flame.svg) and pprof
+# (profile.pb.gz), and says on stderr whether every stack balanced. Provisions a .NET
 # runtime when needed (scripts/provision-dotnet.sh) and builds the
 # profiler first. The
 # program's output goes to stdout; the script exits with its exit code
@@ -15,7 +15,6 @@
 # prefix (default: E2E.CallTree for the sample; everything for your own
 # program, which makes a large graph: set it to your root namespace).
 # CORPROF_CALLTREE_DIR: where the files go (default: target/calltree).
-# CORPROF_CALLTREE_MODE (fast, with-info, ...) passes through.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,7 +37,7 @@ config="${dll%.dll}.runtimeconfig.json"
 out="${CORPROF_CALLTREE_DIR:-$PWD/target/calltree}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
-rm -f "$out"/{calls.folded,time.folded,flame.svg,profile.pb.gz,summary.txt,exceptions.txt,args.txt}
+rm -f "$out"/{calls.folded,time.folded,flame.svg,profile.pb.gz}
 
 cargo build --quiet --example call_tree
 library="$PWD/target/debug/examples/libcall_tree.so"
@@ -52,8 +51,8 @@ env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORPROF_CALLTREE_DIR="$out" \
     CORPROF_CALLTREE_FILTER="$filter" \
     "$host" exec --runtimeconfig "$config" "$dll" "$@" || status=$?
-if [ -f "$out/summary.txt" ]; then
-    echo "calltree-sample: wrote $out/{calls.folded,time.folded,flame.svg,profile.pb.gz,summary.txt,exceptions.txt}" >&2
+if [ -f "$out/calls.folded" ]; then
+    echo "calltree-sample: wrote $out/{calls.folded,time.folded,flame.svg,profile.pb.gz}" >&2
 else
     echo "calltree-sample: the profiler wrote nothing to $out (see docs/troubleshooting.md)" >&2
 fi

@@ -8,7 +8,7 @@
 #      about 2,800 methods named), instructions per named method inside the
 #      JITCompilationStarted handler (scripts/callgrind-breakdown.py). Both
 #      must name the same methods (the same lines), and Rust <= 1.02 x C.
-#   2. Fast-path ELT hooks: examples/elt_nothing.rs against the C floor of
+#   2. Fast-path ELT hooks: tests/fixtures/elt_nothing.rs against the C floor of
 #      scripts/bench-hooks-floor.c (`saving`: assembly hooks saving the same
 #      registers and calling an empty C function; `bare`: empty C hooks) on
 #      CallHeavy. Instructions inside the hooks (the trampolines and what

@@ -219,10 +219,50 @@ fn embedded_and_codeview() {
     let dir = debug_directory(&fixture("Tiny.dll")).unwrap();
     assert_eq!(dir.embedded_pdb, None);
     assert!(dir.codeview_path.as_deref().unwrap().ends_with("Tiny.pdb"));
+    // Its Portable CodeView entry names the PDB's id (GUID + stamp).
+    assert_eq!(dir.portable_pdb_id, Some(separate.id));
     // Not a PDB, and a Windows PDB, are errors with a message.
     assert!(PortablePdb::parse(b"MZ\x90\x00").is_err());
     let msf = PortablePdb::parse(b"Microsoft C/C++ MSF 7.00\r\n\x1aDS\0\0\0").unwrap_err();
     assert!(msf.to_string().contains("portable"), "{msf}");
+}
+
+/// A `.pdb` beside the assembly that another build wrote (here: Tiny.pdb
+/// with another id in its `#Pdb` stream, as a rebuild of changed source
+/// would have) is refused with a message naming both ids: its IL offsets
+/// would be another build's.
+#[test]
+fn a_pdb_of_another_build_is_refused() {
+    use corprof::coverage::load_pdb;
+    use corprof::coverage::pdb::PortablePdb;
+    let dir = std::env::temp_dir().join(format!("corprof-stale-pdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let assembly = dir.join("Tiny.dll");
+    std::fs::write(&assembly, fixture("Tiny.dll")).unwrap();
+    // The matching PDB loads.
+    let pdb = fixture("Tiny.pdb");
+    std::fs::write(dir.join("Tiny.pdb"), &pdb).unwrap();
+    assert!(load_pdb(&assembly).unwrap().is_some());
+    // Another id (the precondition: it stands once in the file, and the
+    // changed file still parses, with the new id).
+    let id = PortablePdb::parse(&pdb).unwrap().id;
+    let at: Vec<usize> = (0..pdb.len() - 20)
+        .filter(|&i| pdb[i..i + 20] == id)
+        .collect();
+    assert_eq!(at.len(), 1);
+    let mut other = pdb.clone();
+    other[at[0]] ^= 0xFF;
+    let other_id = PortablePdb::parse(&other).unwrap().id;
+    assert_ne!(other_id, id);
+    std::fs::write(dir.join("Tiny.pdb"), &other).unwrap();
+    let error = load_pdb(&assembly).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        error.contains("not the PDB this assembly was built with"),
+        "{error}"
+    );
+    let hex: String = other_id.iter().map(|b| format!("{b:02x}")).collect();
+    assert!(error.contains(&hex), "{error}");
 }
 
 /// Runs an instrumented body on a tiny interpreter of the opcodes it uses

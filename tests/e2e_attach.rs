@@ -1,7 +1,8 @@
 //! Attaching profilers to a running CoreCLR through the diagnostics IPC
-//! channel: the `attach` example (a program) and the `attach_events` and
-//! `live_patch` examples (profilers) against the `Attach` test program,
-//! which loops until told to stop (see docs/attach.md and docs/e2e.md).
+//! channel: the `attach` example (a program), the `attach_events` fixture
+//! (`tests/fixtures/`) and the `live_patch` example (profilers) against the
+//! `Attach` test program, which loops until told to stop (see
+//! docs/attach.md and docs/e2e.md).
 //!
 //! Each test starts its own target, checks that the target's stdout and
 //! exit code are what they are without any profiler (plus, for the live
@@ -56,8 +57,7 @@ fn attach_bin() -> PathBuf {
                         .join(dotnet::WINDOWS_TARGET)
                         .join("debug/examples");
                     // The test-only ProcessPrng shim Wine 8 needs (see the harness).
-                    fs::copy(&w.shim, dir.join("bcryptprimitives.dll"))
-                        .map_err(|e| format!("copying the shim: {e}"))?;
+                    w.install_shim(&dir)?;
                     Ok(dir.join("attach.exe"))
                 }
                 None => Ok(dotnet::target_dir().join("debug/examples/attach")),
@@ -306,7 +306,13 @@ fn list_shows_the_target_with_its_command_line() {
         // \\.\pipe\ fails; 3.1 does not answer ProcessInfo and Windows has
         // no /proc, so the command line is unknown.
         let run = run_attach(&["list"], &[]);
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(
+            run.code,
+            Some(0),
+            "stdout:\n{}\nstderr:\n{}",
+            run.stdout,
+            run.stderr
+        );
         assert!(
             run.stdout
                 .lines()

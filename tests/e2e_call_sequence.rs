@@ -1,5 +1,5 @@
 //! Info calls made where the runtime refuses them, on a real CoreCLR:
-//! `examples/call_sequence.rs` tries them from `Initialize`, from
+//! `tests/fixtures/call_sequence.rs` tries them from `Initialize`, from
 //! `ModuleLoadFinished`, from `GarbageCollectionStarted` and from a thread
 //! of its own, and logs what the facade returned (`Ok`, or `Err(code)`
 //! formatted with `Display`). These results are what `docs/safety.md`

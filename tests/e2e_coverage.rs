@@ -491,6 +491,114 @@ fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
     );
 }
 
+/// Code the runtime would not JIT-compile: a ReadyToRun assembly beside the
+/// program (tests/e2e/roslyn/CoverageR2R calls two methods of
+/// Microsoft.Extensions.Primitives.dll from the ASP.NET Core 3.1.2 shared
+/// framework, precompiled), with a Portable PDB that tests/e2e/synth_pdb.py
+/// writes for it (one sequence point at IL offset 0 per method, on the line
+/// of its MethodDef row). The methods the program calls are counted, which
+/// their precompiled code (without probes) would not be: coverage sets that
+/// code aside; methods it never calls are not.
+#[test]
+fn precompiled_methods_are_compiled_again_and_covered() {
+    let rt = runtime();
+    let sdk = sdk();
+    let work = fresh_dir("r2r");
+    let program = work.join("CoverageR2R.dll");
+    std::fs::copy(sdk.program_dll("CoverageR2R"), &program).unwrap();
+    let config = work.join("CoverageR2R.runtimeconfig.json");
+    std::fs::copy(sdk.runtimeconfig("CoverageR2R"), &config).unwrap();
+    let primitives = work.join("Microsoft.Extensions.Primitives.dll");
+    std::fs::copy(
+        sdk.aspnetcore_dir
+            .join("Microsoft.Extensions.Primitives.dll"),
+        &primitives,
+    )
+    .unwrap();
+    // The precondition: the assembly is precompiled (its CLI header's
+    // ManagedNativeHeader, ECMA-335 II.25.3.3, names a ReadyToRun header).
+    assert!(is_ready_to_run(&std::fs::read(&primitives).unwrap()));
+    let status = Command::new("python3")
+        .arg(dotnet::repo_root().join("tests/e2e/synth_pdb.py"))
+        .arg(&primitives)
+        .arg(work.join("Microsoft.Extensions.Primitives.pdb"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "synth_pdb.py: {status}");
+
+    let plain = run(&rt, &program, &config, None);
+    assert_eq!(plain.code(), Some(45), "{}", plain.describe());
+    assert_eq!(plain.lines(), ["world", "4"], "{}", plain.describe());
+    let out_dir = work.join("out");
+    let profiler = coverage_profiler()
+        .with_env("CORPROF_COVERAGE_DIR", out_dir.to_str().unwrap())
+        .with_env(
+            "CORPROF_COVERAGE_INCLUDE",
+            "[Microsoft.Extensions.Primitives]*",
+        );
+    let out = run(&rt, &program, &config, Some(&profiler));
+    assert_eq!(out.code(), Some(45), "{}", out.describe());
+    assert_eq!(out.lines(), ["world", "4"], "{}", out.describe());
+    let (text, _) = reports(&out_dir);
+    // (name, hits) of every FN/FNDA pair, overloads included.
+    let mut functions: Vec<(String, u64)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("FNDA:") {
+            let (hits, name) = rest.split_once(',').unwrap();
+            functions.push((name.to_string(), hits.parse().unwrap()));
+        }
+    }
+    let hits = |name: &str| -> Vec<u64> {
+        let full = format!("Microsoft.Extensions.Primitives.StringSegment::{name}");
+        functions
+            .iter()
+            .filter(|(n, _)| *n == full)
+            .map(|&(_, h)| h)
+            .collect()
+    };
+    for called in ["Subsegment", "IndexOf", "get_Value"] {
+        let h = hits(called);
+        assert!(h.iter().any(|&h| h >= 1), "{called}: {h:?}\n{text}");
+    }
+    for never in ["LastIndexOf", "TrimStart"] {
+        let h = hits(never);
+        assert!(!h.is_empty() && h.iter().all(|&h| h == 0), "{never}: {h:?}");
+    }
+    // 3.1 runs the image's precompiled code unless it is set aside; 8.0
+    // ignores it (an image compiled for 3.1 is of ReadyToRun major version
+    // 3 or 4, below what 8.0 reads: dotnet/runtime src/coreclr/inc/
+    // readytorun.h, MINIMUM_READYTORUN_MAJOR_VERSION, and
+    // readytoruninfo.cpp) and JIT-compiles every method.
+    let set_aside = out.stderr.lines().any(|l| {
+        l.starts_with("coverage: ")
+            && l.contains("methods instrumented (")
+            && !l.contains("(0 of them precompiled")
+    });
+    assert_eq!(set_aside, rt.choice == "3.1", "{}", out.describe());
+}
+
+/// Whether a PE image is ReadyToRun: its CLI header's ManagedNativeHeader
+/// directory (offset 64 of the header, ECMA-335 II.25.3.3) is not empty.
+fn is_ready_to_run(image: &[u8]) -> bool {
+    let u16_at = |at: usize| u16::from_le_bytes(image[at..at + 2].try_into().unwrap());
+    let u32_at = |at: usize| u32::from_le_bytes(image[at..at + 4].try_into().unwrap());
+    let pe = u32_at(0x3C) as usize;
+    let sections = u16_at(pe + 6) as usize;
+    let optional = pe + 24;
+    let directories = optional + if u16_at(optional) == 0x10B { 96 } else { 112 };
+    let cli_rva = u32_at(directories + 14 * 8);
+    let table = optional + u16_at(pe + 20) as usize;
+    for s in 0..sections {
+        let h = table + s * 40;
+        let (va, raw_size, raw) = (u32_at(h + 12), u32_at(h + 16), u32_at(h + 20));
+        if cli_rva >= va && cli_rva - va < raw_size {
+            let cli = (raw + cli_rva - va) as usize;
+            return u32_at(cli + 64) != 0;
+        }
+    }
+    false
+}
+
 /// The web app (tests/e2e/roslyn/WebApp, a Release build): its own code is
 /// covered, ASP.NET Core's (no PDB) is not; the reports are written when it
 /// stops on SIGTERM. One /json and two /throw requests: expected counts of

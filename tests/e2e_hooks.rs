@@ -1,6 +1,10 @@
-//! Enter/leave/tailcall hooks on a real CoreCLR: `examples/call_tree.rs`
-//! (fast-path trampolines, or the WithInfo hooks) loaded into the `CallTree`
-//! program, whose calls are known exactly. See docs/hooks.md.
+//! Enter/leave/tailcall hooks on a real CoreCLR: the fixture
+//! `tests/fixtures/call_tree_modes.rs` (`examples/call_tree.rs` with a
+//! `summary.txt`, argument and exception logs, and the WithInfo, `nothing`
+//! and `late` modes; fast-path trampolines by default) loaded into the
+//! `CallTree` program, whose calls are known exactly. See docs/hooks.md.
+//! The example itself is run by `calltree-sample.sh`
+//! (tests/e2e_sample_scripts.rs).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -88,8 +92,8 @@ fn run(label: &str, env: &[(&str, &str)]) -> Run {
         .join("e2e_hooks")
         .join(format!("{label}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
-    let library = dotnet::build_example("call_tree")
-        .unwrap_or_else(|error| panic!("building example call_tree: {error}"));
+    let library = dotnet::build_example("call_tree_modes")
+        .unwrap_or_else(|error| panic!("building fixture call_tree_modes: {error}"));
     let mut profiler = Profiler::new(library, CALL_TREE)
         .with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap())
         .with_env("COMPlus_TieredCompilation", "0");

@@ -16,6 +16,7 @@ const JIT_TRACER: &str = "DF63A541-5A33-4611-8829-F4E495985EE3";
 const RUNTIME_EVENTS: &str = "C5E5A2F1-3B7D-4C59-9E1A-2F0B6D8C4A17";
 const PANICKING: &str = "0F6E2A9C-5D1B-4E8A-B3C7-9A2D4F6E8B10";
 const EVENTPIPE_EVENTS: &str = "3F6D1A2B-8C4E-4B7A-9D5F-1E2C3B4A5D6E";
+const EVENTPIPE_PROVIDER: &str = "A4ED3F4C-F9DC-46E1-B14E-0092E33F55E9";
 
 fn scratch_file(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e_profilers");
@@ -497,17 +498,18 @@ fn eventpipe_events_counts_the_runtime_events_on_net8_and_explains_on_3_1() {
     );
 }
 
-/// Profiler-defined events (`ICorProfilerInfo12`, .NET 5): `eventpipe_events`
-/// creates the provider `CorProf-EventPipeEvents` with one event,
-/// `Ping(Int32 Value)`, enables it in its own session, writes `Ping` with
-/// the values 1 to 1000 at the first JIT compilation, and decodes the ones
+/// Profiler-defined events (`ICorProfilerInfo12`, .NET 5): the fixture
+/// `eventpipe_provider` (`tests/fixtures/`) creates the provider
+/// `CorProf-EventPipeEvents` with one event, `Ping(Int32 Value)`, enables it
+/// in its own session, writes `Ping` with the values 1 to 1000 at the first
+/// JIT compilation, and decodes the ones
 /// delivered back by the fields of their metadata: all of them, with the
 /// values written (sum 500,500). 3.1 has no in-process EventPipe.
 #[test]
-fn eventpipe_events_receives_the_events_it_writes_on_net8() {
+fn eventpipe_provider_receives_the_events_it_writes_on_net8() {
     let runtime = dotnet::runtime();
-    let profiler =
-        example("eventpipe_events", EVENTPIPE_EVENTS).with_env("EVENTPIPE_EVENTS_WRITE", "1000");
+    let profiler = example("eventpipe_provider", EVENTPIPE_PROVIDER)
+        .with_env("EVENTPIPE_PROVIDER_WRITE", "1000");
     let run = runtime.run("Basics", &[], Some(&profiler));
     run.assert_exit(42).assert_stdout(BASICS);
     let pings = lines_with(&run.stderr, "eventpipe profiler ");
@@ -522,13 +524,13 @@ fn eventpipe_events_receives_the_events_it_writes_on_net8() {
     }
     assert!(
         run.stderr
-            .contains("eventpipe_events: provider CorProf-EventPipeEvents defines Ping\n"),
+            .contains("eventpipe_provider: provider CorProf-EventPipeEvents defines Ping\n"),
         "EventPipeGetProviderInfo names the provider:\n{}",
         run.describe()
     );
     assert!(
         run.stderr
-            .contains("eventpipe_events: wrote 1000 Ping events (0 failed)\n"),
+            .contains("eventpipe_provider: wrote 1000 Ping events (0 failed)\n"),
         "{}",
         run.describe()
     );

@@ -1,5 +1,8 @@
 //! IL rewriting and ReJIT in a running CoreCLR: the `il_rewriter` example
-//! loaded into the `Rewrite` program (see docs/e2e.md and docs/cil.md).
+//! loaded into the `Rewrite` program (see docs/e2e.md and docs/cil.md), and
+//! for the modes only these tests use (IL listings, the ReJIT handshake,
+//! every JIT compilation) the fixture `tests/fixtures/il_rewriter_modes.rs`,
+//! which writes the same `il_rewriter: ` lines.
 //!
 //! The program's output is compared with what it prints without a profiler
 //! (`common::expected::REWRITE`), line by line: only the lines fed by the
@@ -21,6 +24,13 @@ const EXIT: i32 = 43;
 fn il_rewriter() -> Profiler {
     let library = dotnet::build_example("il_rewriter")
         .unwrap_or_else(|error| panic!("building example il_rewriter: {error}"));
+    Profiler::new(library, IL_REWRITER)
+}
+
+/// The fixture with the test-only modes (same CLSID, same messages).
+fn il_rewriter_modes() -> Profiler {
+    let library = dotnet::build_example("il_rewriter_modes")
+        .unwrap_or_else(|error| panic!("building fixture il_rewriter_modes: {error}"));
     Profiler::new(library, IL_REWRITER)
 }
 
@@ -168,7 +178,7 @@ fn guarded_behaves_exactly_as_without_the_profiler() {
     let runtime = dotnet::runtime();
     let plain = runtime.run("Rewrite", &[], None);
     plain.assert_exit(EXIT);
-    let profiler = il_rewriter()
+    let profiler = il_rewriter_modes()
         .with_runtime_setting("TieredCompilation", "0")
         .with_env("IL_REWRITER_VERBOSE", "1");
     let run = runtime.run("Rewrite", &[], Some(&profiler));
@@ -271,7 +281,7 @@ fn answer_jit_count(run: &RunOutput) -> usize {
 
 #[test]
 fn rejit_makes_answer_42_in_phase_2_and_revert_41_in_phase_3() {
-    let profiler = il_rewriter().with_runtime_setting("TieredCompilation", "0");
+    let profiler = il_rewriter_modes().with_runtime_setting("TieredCompilation", "0");
     let (run, dir) = rejit_run("rejit", profiler);
     assert_rejit_run(&run, &dir);
     // The precondition: tiering was off, so the hot `Answer` was
@@ -281,7 +291,7 @@ fn rejit_makes_answer_42_in_phase_2_and_revert_41_in_phase_3() {
 
 #[test]
 fn rejit_and_revert_with_tiered_compilation_and_inlining_left_on() {
-    let profiler = il_rewriter().with_env("IL_REWRITER_ALLOW_INLINING", "1");
+    let profiler = il_rewriter_modes().with_env("IL_REWRITER_ALLOW_INLINING", "1");
     let (run, dir) = rejit_run("rejit-tiered", profiler);
     assert_rejit_run(&run, &dir);
     // No tier-1 compilation is expected here: the ReJIT request follows
@@ -303,7 +313,7 @@ fn rejit_with_inliners_reaches_the_callers_that_inlined_the_method() {
     let run_with = |name: &str, flags: Option<&str>| {
         let dir = sync_dir(name);
         let dir_text = dir.to_str().unwrap().to_string();
-        let mut profiler = il_rewriter()
+        let mut profiler = il_rewriter_modes()
             .with_runtime_setting("TieredCompilation", "0")
             .with_env("IL_REWRITER_ALLOW_INLINING", "1")
             .with_env("IL_REWRITER_REJIT_TARGET", "InlinedAnswer")
@@ -388,7 +398,7 @@ fn in_rejit_mode_answer_is_left_for_rejit_and_a_missing_handshake_is_harmless() 
     // and the waiting thread neither blocks the exit nor crashes it.
     let runtime = dotnet::runtime();
     let dir = sync_dir("no-handshake");
-    let profiler = il_rewriter()
+    let profiler = il_rewriter_modes()
         .with_runtime_setting("TieredCompilation", "0")
         .with_env("IL_REWRITER_SYNC_DIR", dir.to_str().unwrap())
         .with_env("IL_REWRITER_TIMEOUT_MS", "100");
@@ -492,7 +502,7 @@ fn the_dotnet_prefix_alone_is_ignored_by_net_core_3() {
 }
 
 /// The rewrite-once rule with a method that has a hot loop, under the
-/// runtime's default tiering (`IL_REWRITER_EVERY_JIT=1`: the example asks
+/// runtime's default tiering (`IL_REWRITER_EVERY_JIT=1`: the fixture asks
 /// at every compilation and the facade refuses all but the first).
 ///
 /// On .NET 8 `HotLoop` is compiled at tier 0 with a patchpoint, then again
@@ -506,7 +516,7 @@ fn a_hot_loop_is_rewritten_once_however_often_the_runtime_compiles_it() {
     let runtime = dotnet::runtime();
     const N: i32 = 3_000_000;
     let total: i64 = (0..N).map(|i| i64::from(i % 7)).sum();
-    let profiler = il_rewriter()
+    let profiler = il_rewriter_modes()
         .with_env("IL_REWRITER_ALLOW_INLINING", "1")
         .with_env("IL_REWRITER_EVERY_JIT", "1");
     let run = runtime.run("Rewrite", &["--hot-loop", &N.to_string()], Some(&profiler));

@@ -230,11 +230,17 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
     ] {
         assert!(lines.contains(&line), "{line}: {folded}");
     }
-    let summary = fs::read_to_string(out.join("summary.txt")).unwrap();
-    assert!(summary.contains("unbalanced=0\n"), "{summary}");
+    // The profiler's last line: every shadow stack balanced.
+    let last = stderr.lines().find(|l| l.starts_with("call_tree: wrote "));
+    let last = last.unwrap_or_else(|| panic!("no `call_tree: wrote` in {stderr}"));
+    assert!(last.ends_with(" unbalanced=0 open_frames=0"), "{last}");
     let svg = fs::read_to_string(out.join("flame.svg")).unwrap();
     assert!(svg.starts_with("<?xml") || svg.starts_with("<svg"), "{svg}");
-    assert!(svg.contains("Shop.Pricing.Checkout"), "{svg}");
+    // Main, the widest frame: `Checkout` takes microseconds of a run whose
+    // `Main` takes 0.4-1.3 s on a loaded machine, under the 0.1 px the
+    // graph draws (measured with the example before and after issue 29:
+    // 12-21 us of 405-1331 ms), so it is checked in calls.folded above.
+    assert!(svg.contains("<title>Shop.Program.Main"), "{svg}");
 }
 
 #[test]

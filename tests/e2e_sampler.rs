@@ -533,10 +533,38 @@ fn a_bad_setting_is_reported_and_the_program_runs_unprofiled() {
 /// the timers left are the few live threads', as many as the kernel lists.
 #[test]
 fn threads_churning_under_1khz_sampling_keep_their_semantics() {
+    churn_under_1khz(20);
+}
+
+/// The same for 10 minutes (`CORPROF_ROBUSTNESS_SECONDS` to change it);
+/// not in CI: `cargo test --test e2e_sampler -- --ignored for_minutes`.
+#[test]
+#[ignore = "10 minutes; run by hand (docs/sampling.md, Robustness)"]
+fn threads_churning_under_1khz_sampling_for_minutes() {
+    churn_under_1khz(robustness_seconds());
+}
+
+/// How long the long robustness runs last: `CORPROF_ROBUSTNESS_SECONDS`,
+/// default 600.
+fn robustness_seconds() -> u32 {
+    std::env::var("CORPROF_ROBUSTNESS_SECONDS")
+        .ok()
+        .map(|v| {
+            v.parse()
+                .expect("CORPROF_ROBUSTNESS_SECONDS: whole seconds")
+        })
+        .unwrap_or(600)
+}
+
+fn churn_under_1khz(seconds: u32) {
     let runtime = dotnet::runtime();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_sampler")
-        .join(format!("churn-{}-{}", runtime.major(), std::process::id()));
+        .join(format!(
+            "churn-{}-{seconds}-{}",
+            runtime.major(),
+            std::process::id()
+        ));
     let _ = fs::remove_dir_all(&dir);
     let library = dotnet::build_example("sampler").unwrap();
     let profiler = Profiler::new(library, SAMPLER)
@@ -544,9 +572,9 @@ fn threads_churning_under_1khz_sampling_keep_their_semantics() {
         .with_env("CORPROF_SAMPLER_HZ", "1000");
     let out = runtime.run_with_timeout(
         "ThreadChurn",
-        &["20"],
+        &[&seconds.to_string()],
         Some(&profiler),
-        std::time::Duration::from_secs(180),
+        std::time::Duration::from_secs(u64::from(seconds) * 3 + 120),
     );
     out.assert_exit(41)
         .assert_stdout(&["threads churned", "done"]);
@@ -558,7 +586,10 @@ fn threads_churning_under_1khz_sampling_keep_their_semantics() {
         return;
     }
     let created = get("timers_created");
-    assert!(created > 1000, "{created} threads registered");
+    assert!(
+        created > 50 * u64::from(seconds),
+        "{created} threads registered"
+    );
     assert_eq!(get("timers_deleted"), created);
     assert_eq!(get("registrations_failed"), 0);
     let live = get("timers_live_at_stop");
@@ -566,7 +597,52 @@ fn threads_churning_under_1khz_sampling_keep_their_semantics() {
     // Main, Sleeper, Waiter, and a few of the runtime's own.
     assert!((3..=10).contains(&live), "{live} timers at the stop");
     assert_eq!(get("signals_dropped"), 0);
-    assert!(get("walks") > 10_000);
+    assert!(get("walks") > 500 * u64::from(seconds));
+}
+
+/// The web server under load (`wrk -t2 -c16` on `/throw`: an exception per
+/// request) with the sampler at 1 kHz for 10 minutes
+/// (`CORPROF_ROBUSTNESS_SECONDS`): every response a 200, exit 0 on
+/// SIGTERM, every thread's timer deleted when it ended (the live ones are
+/// the kernel's). Not in CI: `cargo test --test e2e_sampler -- --ignored
+/// for_minutes`.
+#[test]
+#[ignore = "10 minutes; run by hand (docs/sampling.md, Robustness)"]
+fn a_web_server_under_load_with_1khz_sampling_for_minutes() {
+    use common::web::{wrk, WebServer};
+    let seconds = robustness_seconds();
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!(
+            "web-{}-{seconds}-{}",
+            runtime.major(),
+            std::process::id()
+        ));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("sampler").unwrap();
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_HZ", "1000");
+    let server = WebServer::start(&runtime, Some(&profiler));
+    let load = wrk(&server.url("/throw"), 2, 16, seconds);
+    assert!(load.requests > u64::from(seconds) * 100, "{load:?}");
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    let summary = readers::summary(&dir.join("summary.txt")).unwrap();
+    let get = |key: &str| -> u64 { summary[key].parse().unwrap() };
+    eprintln!("{load:?}\n{summary:?}");
+    if summary["mode"] == "signal" {
+        // Every timer deleted: at its thread's end, or the live ones at the stop.
+        assert_eq!(get("timers_deleted"), get("timers_created"));
+        assert_eq!(
+            summary["kernel_timers_at_stop"],
+            get("timers_live_at_stop").to_string()
+        );
+        assert_eq!(get("registrations_failed"), 0);
+    }
+    assert!(get("walks") > 100 * u64::from(seconds));
 }
 
 /// A mode that is not one is refused with a message, and so is one this

@@ -23,6 +23,7 @@
 //! `async`/iterator method a state machine belongs to) are left alone.
 //! docs/coverage.md says how to run it and what it does not do.
 
+mod component;
 pub mod filter;
 pub mod inflate;
 pub mod pdb;
@@ -34,18 +35,24 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::string::{String, ToString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::vec::Vec;
 use std::{format, vec};
 
 use crate::cil::MethodBody;
+use crate::facade::sync::lock;
 use crate::facade::{EventMask, MetadataImport, ProfilerInfo, Result};
 use crate::metadata::{mdMethodDef, mdToken, mdTypeDef};
-use crate::profiling::{FunctionID, ModuleID, COR_PRF_MONITOR_JIT_COMPILATION};
+use crate::profiling::{
+    FunctionID, ModuleID, COR_PRF_MONITOR_CACHE_SEARCHES, COR_PRF_MONITOR_JIT_COMPILATION,
+};
+use crate::Error;
 use filter::Filter;
 use pdb::PortablePdb;
 use probes::Counter;
 use report::{BranchHits, MethodCoverage, PointHits};
+
+pub use component::CoverageProfiler;
 
 /// What to cover and where the reports go.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,19 +85,19 @@ impl CoverageOptions {
     /// `[assembly-glob]type-glob`, separated by `,` or `;`) and
     /// `CORPROF_COVERAGE_BRANCHES` (`0` turns branch counting off).
     /// A bad pattern is an error that names it.
-    pub fn from_env() -> core::result::Result<CoverageOptions, String> {
+    pub fn from_env() -> core::result::Result<CoverageOptions, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut options = CoverageOptions::default();
         if let Some(dir) = var("CORPROF_COVERAGE_DIR") {
             options.output_dir = PathBuf::from(dir);
         }
         if let Some(list) = var("CORPROF_COVERAGE_INCLUDE") {
-            options.include =
-                Filter::parse_list(&list).map_err(|e| format!("CORPROF_COVERAGE_INCLUDE: {e}"))?;
+            options.include = Filter::parse_list(&list)
+                .map_err(|e| bad_setting(format!("CORPROF_COVERAGE_INCLUDE: {e}")))?;
         }
         if let Some(list) = var("CORPROF_COVERAGE_EXCLUDE") {
-            options.exclude =
-                Filter::parse_list(&list).map_err(|e| format!("CORPROF_COVERAGE_EXCLUDE: {e}"))?;
+            options.exclude = Filter::parse_list(&list)
+                .map_err(|e| bad_setting(format!("CORPROF_COVERAGE_EXCLUDE: {e}")))?;
         }
         if let Some(flag) = var("CORPROF_COVERAGE_BRANCHES") {
             options.branches = flag.trim() != "0";
@@ -99,9 +106,10 @@ impl CoverageOptions {
     }
 
     /// The event mask coverage needs: JIT compilation (and with it the
-    /// inlining callback).
+    /// inlining callback) and cache searches (to set aside the precompiled
+    /// code of the methods it covers).
     pub fn event_mask(&self) -> EventMask {
-        COR_PRF_MONITOR_JIT_COMPILATION.into()
+        (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES).into()
     }
 }
 
@@ -121,6 +129,14 @@ pub struct CoverageStats {
     /// Times the JIT was let inline an instrumented method (its probes go
     /// with it).
     pub inlined: u64,
+    /// Covered methods whose precompiled (ReadyToRun) code was set aside,
+    /// so that the JIT compiled them from their instrumented IL.
+    pub precompiled: u64,
+}
+
+/// A bad `CORPROF_COVERAGE_*` value.
+fn bad_setting(message: String) -> Error {
+    Error::new(crate::E_INVALIDARG, message)
 }
 
 /// A module's PDB, once looked up.
@@ -172,11 +188,8 @@ pub struct Coverage {
     modules: Mutex<HashMap<ModuleID, Option<Arc<ModuleState>>>>,
     seen: Mutex<HashMap<(ModuleID, u32), Outcome>>,
     methods: Mutex<Vec<Instrumented>>,
-    counts: [AtomicU64; 6],
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|p| p.into_inner())
+    set_aside: Mutex<HashSet<(ModuleID, u32)>>,
+    counts: [AtomicU64; 7],
 }
 
 /// One message on stderr, `coverage: ` first; write errors are ignored.
@@ -212,6 +225,10 @@ fn enclosing(import: &MetadataImport, typedef: mdTypeDef) -> Option<mdTypeDef> {
     (hr.is_ok() && outer.0 != 0).then_some(outer)
 }
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Finds and parses a module's Portable PDB: embedded in the assembly, or
 /// beside it (`App.pdb`), or at its CodeView path. `Ok(None)`: no PDB.
 pub fn load_pdb(assembly_path: &Path) -> core::result::Result<Option<PortablePdb>, String> {
@@ -228,9 +245,22 @@ pub fn load_pdb(assembly_path: &Path) -> core::result::Result<Option<PortablePdb
     }
     for candidate in &candidates {
         if let Ok(bytes) = std::fs::read(candidate) {
-            return PortablePdb::parse(&bytes)
-                .map(Some)
-                .map_err(|e| format!("{}: {e}", candidate.display()));
+            let pdb =
+                PortablePdb::parse(&bytes).map_err(|e| format!("{}: {e}", candidate.display()))?;
+            // A PDB of another build would put probes at the wrong IL
+            // offsets: the ids must match (PE-COFF.md, Portable CodeView).
+            if let Some(expected) = directory.portable_pdb_id {
+                if pdb.id != expected {
+                    return Err(format!(
+                        "{}: not the PDB this assembly was built with (PDB id {}, the assembly's \
+                         CodeView entry names {})",
+                        candidate.display(),
+                        hex(&pdb.id),
+                        hex(&expected)
+                    ));
+                }
+            }
+            return Ok(Some(pdb));
         }
     }
     let mut mdb = std::ffi::OsString::from(assembly_path.as_os_str());
@@ -252,6 +282,7 @@ impl Coverage {
             modules: Mutex::default(),
             seen: Mutex::default(),
             methods: Mutex::default(),
+            set_aside: Mutex::default(),
             counts: Default::default(),
         }
     }
@@ -271,6 +302,7 @@ impl Coverage {
             failed: c(3),
             rewrite_nanos: c(4),
             inlined: c(5),
+            precompiled: c(6),
         }
     }
 
@@ -330,6 +362,72 @@ impl Coverage {
                 true
             }
         }
+    }
+
+    /// Whether the runtime may use `function`'s precompiled (ReadyToRun)
+    /// code: not when coverage instruments it (its module has a PDB, it has
+    /// sequence points, no filter or attribute leaves it out), since that
+    /// code was compiled from the IL without probes; the JIT then compiles
+    /// it, and [`jit_compilation_started`](Coverage::jit_compilation_started)
+    /// instruments it. Called from `JITCachedFunctionSearchStarted`
+    /// (`COR_PRF_MONITOR_CACHE_SEARCHES`, in [`CoverageOptions::event_mask`]).
+    pub fn jit_cached_function_search_started(
+        &self,
+        info: &ProfilerInfo,
+        function: FunctionID,
+    ) -> bool {
+        let Ok(function) = info.function_info(function) else {
+            return true;
+        };
+        let Some(module) = self.module(info, function.module) else {
+            return true;
+        };
+        let Some(pdb) = &module.pdb else {
+            return true;
+        };
+        if pdb
+            .method(function.token.0)
+            .map_or(true, |m| m.sequence_points.is_empty())
+        {
+            return true;
+        }
+        let Ok(Some(import)) = info.module_metadata(function.module) else {
+            return true;
+        };
+        let catalog = self.catalog(&import, pdb, &module);
+        if catalog
+            .binary_search_by_key(&function.token.0, |entry| entry.0)
+            .is_err()
+        {
+            return true;
+        }
+        if lock(&self.set_aside).insert((function.module, function.token.0)) {
+            self.count(6, 1);
+        }
+        false
+    }
+
+    /// Every method of `module` that the filters and attributes let in,
+    /// by token, made once.
+    fn catalog<'m>(
+        &self,
+        import: &MetadataImport,
+        pdb: &PortablePdb,
+        module: &'m ModuleState,
+    ) -> &'m [(u32, String, String)] {
+        module.catalog.get_or_init(|| {
+            let mut catalog = Vec::new();
+            for (row, m) in pdb.methods.iter().enumerate() {
+                let token = 0x0600_0001 + row as u32;
+                if m.sequence_points.is_empty() {
+                    continue;
+                }
+                if let Some((class, name)) = self.naming(import, pdb, module, mdMethodDef(token)) {
+                    catalog.push((token, class, name));
+                }
+            }
+            catalog
+        })
     }
 
     /// Gives `function` its probes at its first JIT compilation.
@@ -399,19 +497,7 @@ impl Coverage {
         let Ok(Some(import)) = info.module_metadata(function.module) else {
             return false;
         };
-        module.catalog.get_or_init(|| {
-            let mut catalog = Vec::new();
-            for (row, m) in pdb.methods.iter().enumerate() {
-                let token = 0x0600_0001 + row as u32;
-                if m.sequence_points.is_empty() {
-                    continue;
-                }
-                if let Some((class, name)) = self.naming(&import, pdb, module, mdMethodDef(token)) {
-                    catalog.push((token, class, name));
-                }
-            }
-            catalog
-        });
+        self.catalog(&import, pdb, module);
         let Some((class, name)) = self.naming(&import, pdb, module, function.token) else {
             self.count(2, 1);
             return false;

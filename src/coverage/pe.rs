@@ -24,6 +24,9 @@ pub const DEBUG_TYPE_CODEVIEW: u32 = 2;
 pub const DEBUG_TYPE_EMBEDDED_PORTABLE_PDB: u32 = 17;
 /// "MPDB", little-endian.
 const MPDB: u32 = 0x4244_504D;
+/// The minor version of a CodeView entry that names a Portable PDB
+/// (PE-COFF.md, "Version Major=any, Minor=0x504d").
+pub const PORTABLE_CODEVIEW_MINOR: u16 = 0x504D;
 /// The largest embedded PDB inflated (bytes).
 pub const MAX_EMBEDDED_PDB: usize = 256 << 20;
 
@@ -32,6 +35,10 @@ pub const MAX_EMBEDDED_PDB: usize = 256 << 20;
 pub struct DebugDirectory {
     /// The PDB path of the CodeView entry, if any.
     pub codeview_path: Option<String>,
+    /// The PDB id a Portable CodeView entry (minor version 0x504D) names:
+    /// its GUID followed by the entry's `TimeDateStamp` (PE-COFF.md); a
+    /// `.pdb` file whose `#Pdb` id differs was not built with this image.
+    pub portable_pdb_id: Option<[u8; 20]>,
     /// The inflated embedded Portable PDB, if any.
     pub embedded_pdb: Option<Vec<u8>>,
 }
@@ -99,6 +106,8 @@ pub fn debug_directory(image: &[u8]) -> Result<DebugDirectory, PdbError> {
         let e = start
             .checked_add(entry * 28)
             .ok_or_else(|| PdbError::new("debug directory beyond the address space"))?;
+        let stamp = read_u32(image, e + 4)?;
+        let minor = read_u16(image, e + 10)?;
         let kind = read_u32(image, e + 12)?;
         let size = read_u32(image, e + 16)? as usize;
         let pointer = read_u32(image, e + 24)? as usize;
@@ -110,6 +119,12 @@ pub fn debug_directory(image: &[u8]) -> Result<DebugDirectory, PdbError> {
                 let path = &data[24..];
                 let end = path.iter().position(|&b| b == 0).unwrap_or(path.len());
                 out.codeview_path = Some(String::from_utf8_lossy(&path[..end]).into_owned());
+                if minor == PORTABLE_CODEVIEW_MINOR {
+                    let mut id = [0u8; 20];
+                    id[..16].copy_from_slice(&data[4..20]);
+                    id[16..].copy_from_slice(&stamp.to_le_bytes());
+                    out.portable_pdb_id = Some(id);
+                }
             }
             DEBUG_TYPE_EMBEDDED_PORTABLE_PDB => {
                 out.embedded_pdb = Some(embedded_pdb(data)?);

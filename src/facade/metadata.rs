@@ -324,6 +324,25 @@ impl MetadataImport {
         Ok(unsafe { core::slice::from_raw_parts(sig, len as usize) })
     }
 
+    /// [`find_method`](Self::find_method) with the signature built rather
+    /// than spelled in bytes:
+    /// `import.find_method_sig(program, "Work", &MethodSig::static_method(TypeSig::I4, vec![TypeSig::I4]))`
+    /// finds `static int Work(int)`. `E_INVALIDARG` when the signature does
+    /// not encode.
+    #[cfg(feature = "cil")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cil")))]
+    pub fn find_method_sig(
+        &self,
+        typedef: mdTypeDef,
+        name: &str,
+        signature: &MethodSig,
+    ) -> Result<mdMethodDef> {
+        let blob = signature
+            .encode()
+            .map_err(|_| crate::Error::new(E_INVALIDARG, "the signature does not encode"))?;
+        self.find_method(typedef, name, &blob)
+    }
+
     /// The stack effect of a call site's token, for
     /// [`MethodBody::update_max_stack`](crate::cil::MethodBody::update_max_stack):
     /// `body.update_max_stack(|token| import.stack_sig(token))`. `None` when
@@ -731,6 +750,17 @@ mod tests {
             Err(E_INVALIDARG.into())
         );
         assert_eq!(import.find_method(OUTER, "Hit", &VOID_SIG), Ok(HIT));
+        #[cfg(feature = "cil")]
+        {
+            let void = MethodSig::static_method(crate::cil::TypeSig::Void, Vec::new());
+            assert_eq!(void.encode().unwrap(), VOID_SIG, "the blob the fake knows");
+            assert_eq!(import.find_method_sig(OUTER, "Hit", &void), Ok(HIT));
+            let int = MethodSig::static_method(crate::cil::TypeSig::I4, Vec::new());
+            assert_eq!(
+                import.find_method_sig(OUTER, "Hit", &int),
+                Err(CLDB_E_RECORD_NOTFOUND.into())
+            );
+        }
         assert_eq!(
             import.find_method(OUTER, "Hit", &CALLI_SIG),
             Err(CLDB_E_RECORD_NOTFOUND.into()),

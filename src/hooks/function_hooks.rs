@@ -66,6 +66,30 @@ impl<C> Hooked<C> {
     pub fn client(&self) -> &C {
         &self.client
     }
+
+    /// The record itself, for the rest of the process: records are never
+    /// freed, so a profiler may keep references to them (as the nodes of a
+    /// call tree, say) and read their clients later.
+    #[inline]
+    pub fn as_static(&self) -> &'static Hooked<C>
+    where
+        C: 'static,
+    {
+        let record: *const Hooked<C> = self;
+        // SAFETY: a `Hooked` is made only in `mapper`, inside a
+        // boxed `Record` that is leaked (`Box::into_raw`) before the hooks
+        // can see it, or dropped unseen when another thread's record won;
+        // the fields are private, so no other `Hooked` exists outside
+        // tests. Every `&Hooked` a caller holds points into memory that is
+        // never freed nor mutated.
+        unsafe { &*record }
+    }
+
+    /// A leaked record for the unit tests of what keeps records.
+    #[cfg(test)]
+    pub(crate) fn leak_for_test(function: FunctionID, client: C) -> &'static Hooked<C> {
+        alloc::boxed::Box::leak(alloc::boxed::Box::new(Hooked { function, client }))
+    }
 }
 
 /// The enter/leave/tailcall hooks of a profiler, and the choice of which

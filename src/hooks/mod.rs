@@ -12,10 +12,18 @@
 //!   JIT calling the trampolines directly, or the runtime's helper with
 //!   [`EnterCall`], [`LeaveCall`], [`TailcallCall`] and their
 //!   [`Arguments`]), and the installation.
+//! - `call_tree.rs` (with the `profile` feature): [`CallTree`], a shadow
+//!   stack and call tree per thread fed by the hooks, merged into a
+//!   [`StackTree`](crate::profile::StackTree) by function name.
 //!
 //! See docs/hooks.md.
 
+#[cfg(feature = "profile")]
+mod call_tree;
 mod function_hooks;
+
+#[cfg(feature = "profile")]
+pub use call_tree::{CallTree, CallTreeReport};
 
 pub use function_hooks::{
     Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall,

@@ -14,16 +14,25 @@
 //!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
 //!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
+//! - `rejit_profiler.rs`: [`RejitProfiler`], the ReJIT callbacks as a
+//!   profiler part that gives the runtime the kept bodies.
+//! - `edit.rs`: [`IlEdit`], edits that keep a body valid and that the
+//!   library installs itself (at first JIT or by ReJIT), and
+//!   [`ConstantPatch`], a live patch of one constant named by text.
 //!
 //! See docs/instrumentation.md.
 
 mod calltarget;
 mod component;
+mod edit;
 mod rejit;
+mod rejit_profiler;
 
 pub use calltarget::{
     CallTarget, Integration, MethodTarget, MethodTargets, WrapError, WrapWhen, Wrapped,
     DEFAULT_INTEGRATION,
 };
 pub use component::{CallTargetOptions, CallTargetProfiler};
+pub use edit::{ConstantPatch, Edited, IlEdit};
 pub use rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};
+pub use rejit_profiler::RejitProfiler;

@@ -102,6 +102,32 @@ pub(crate) struct WindowsRunner {
 }
 
 impl WindowsRunner {
+    /// Puts the test-only ProcessPrng shim (Wine 8 has no
+    /// bcryptprimitives.dll, which Rust's std imports) into `dir`, next to
+    /// the executables and DLLs built there. Tests run in parallel and start
+    /// Windows processes from `dir` while another test installs the shim:
+    /// rewriting the file in place could hand a starting process a truncated
+    /// DLL (attach.exe died with an access violation in a CI run), so a
+    /// shim already in place with the same bytes is left alone, and a new
+    /// one is written beside it and renamed over it in one step.
+    pub(crate) fn install_shim(&self, dir: &Path) -> Result<(), String> {
+        let dest = dir.join("bcryptprimitives.dll");
+        let bytes = std::fs::read(&self.shim)
+            .map_err(|e| format!("reading the ProcessPrng shim {}: {e}", self.shim.display()))?;
+        if std::fs::read(&dest).is_ok_and(|there| there == bytes) {
+            return Ok(());
+        }
+        let tmp = dir.join(format!("bcryptprimitives.dll.{}.tmp", std::process::id()));
+        std::fs::write(&tmp, &bytes)
+            .and_then(|()| std::fs::rename(&tmp, &dest))
+            .map_err(|e| {
+                format!(
+                    "installing the ProcessPrng shim into {}: {e}",
+                    dir.display()
+                )
+            })
+    }
+
     /// The runner `scripts/test-windows.sh` describes in the environment
     /// (`CORPROF_E2E_WINDOWS=1` and the paths), or `None` when it is not set.
     fn from_env() -> Result<Option<WindowsRunner>, String> {
@@ -683,8 +709,7 @@ fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
             let dir = target_dir().join(WINDOWS_TARGET).join("debug/examples");
             // Wine 8 has no bcryptprimitives.dll, which Rust's std imports:
             // the test-only shim goes next to the profiler DLL.
-            std::fs::copy(&w.shim, dir.join("bcryptprimitives.dll"))
-                .map_err(|e| format!("copying the ProcessPrng shim into {}: {e}", dir.display()))?;
+            w.install_shim(&dir)?;
             dir.join(format!("{}.dll", name.replace('-', "_")))
         }
         None => target_dir()

@@ -29,6 +29,9 @@ pub(crate) struct Sdk {
     pub(crate) csc_host: PathBuf,
     /// Debian's `wrk`.
     pub(crate) wrk: PathBuf,
+    /// The ASP.NET Core shared framework (`Microsoft.AspNetCore.App/3.1.2`):
+    /// ReadyToRun assemblies.
+    pub(crate) aspnetcore_dir: PathBuf,
 }
 
 impl Sdk {
@@ -90,6 +93,9 @@ fn provision() -> Result<Sdk, String> {
         csc: get("ROSLYN_CSC")?,
         csc_host: get("ROSLYN_HOST")?,
         wrk: get("WRK")?,
+        aspnetcore_dir: get("SDK_DIR")?
+            .join("shared/Microsoft.AspNetCore.App")
+            .join(get("ASPNETCORE_VERSION")?),
     })
 }
 

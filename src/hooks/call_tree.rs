@@ -1,0 +1,367 @@
+//! [`CallTree`]: a shadow stack and call tree per thread, fed by the
+//! enter/leave hooks, merged into a [`StackTree`] when asked.
+
+use alloc::sync::Arc;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::any::Any;
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::RefCell;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use super::function_hooks::Hooked;
+use crate::facade::sync::lock;
+use crate::profile::{Frames, NodeId, StackTree};
+use crate::profiling::FunctionID;
+
+/// One node of a thread's tree: a call path.
+struct Node<C: 'static> {
+    /// The innermost function of the path (`None` for the root).
+    function: Option<&'static Hooked<C>>,
+    /// (address of the child's `Hooked`, child): a short list, searched
+    /// linearly (call trees fan out little, and this is the hot path).
+    children: Vec<(usize, usize)>,
+    calls: u64,
+    nanos: u64,
+}
+
+/// One thread's tree and shadow stack.
+struct Shadow<C: 'static> {
+    nodes: Vec<Node<C>>,
+    /// Open frames: (node, entered at, function).
+    stack: Vec<(usize, Instant, FunctionID)>,
+    /// Leaves with no open frame, or whose function was not the top one.
+    unbalanced: u64,
+    /// The function an exception is unwinding, between the unwind-enter
+    /// and unwind-leave callbacks.
+    unwinding: Option<FunctionID>,
+}
+
+impl<C: 'static> Shadow<C> {
+    fn new() -> Self {
+        let root = Node {
+            function: None,
+            children: Vec::new(),
+            calls: 0,
+            nanos: 0,
+        };
+        Shadow {
+            nodes: vec![root],
+            stack: Vec::new(),
+            unbalanced: 0,
+            unwinding: None,
+        }
+    }
+
+    fn enter(&mut self, function: &'static Hooked<C>, at: Instant) {
+        let key = function as *const Hooked<C> as usize;
+        let parent = self.stack.last().map_or(0, |frame| frame.0);
+        let known = self.nodes[parent].children.iter().find(|c| c.0 == key);
+        let node = match known {
+            Some(&(_, node)) => node,
+            None => {
+                let node = self.nodes.len();
+                self.nodes[parent].children.push((key, node));
+                self.nodes.push(Node {
+                    function: Some(function),
+                    children: Vec::new(),
+                    calls: 0,
+                    nanos: 0,
+                });
+                node
+            }
+        };
+        self.stack.push((node, at, function.function()));
+    }
+
+    fn leave(&mut self, function: FunctionID, at: Instant) {
+        match self.stack.pop() {
+            Some((node, entered, open)) => {
+                if open != function {
+                    self.unbalanced += 1;
+                }
+                let node = &mut self.nodes[node];
+                node.calls += 1;
+                let nanos = at.saturating_duration_since(entered).as_nanos();
+                node.nanos += u64::try_from(nanos).unwrap_or(u64::MAX);
+            }
+            None => self.unbalanced += 1,
+        }
+    }
+}
+
+std::thread_local! {
+    /// This thread's shadow of each `CallTree` (by its id): usually one.
+    static SHADOWS: RefCell<Vec<(usize, Arc<dyn Any + Send + Sync>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// Tells the recorders apart in [`SHADOWS`].
+static NEXT_ID: AtomicUsize = AtomicUsize::new(1);
+
+/// A call tree per thread, recorded by the enter/leave hooks of a
+/// [`FunctionHooks`](super::FunctionHooks) implementation, and merged by
+/// name in [`report`](CallTree::report).
+///
+/// Call [`enter`](Self::enter) from `function_enter` and
+/// [`leave`](Self::leave) from `function_leave` and `function_tailcall`
+/// (a tail call ends the caller's frame). Exceptions leave frames without a
+/// leave hook: call [`unwind_enter`](Self::unwind_enter) and
+/// [`unwind_leave`](Self::unwind_leave) from the profiler's
+/// `exception_unwind_function_enter` and `exception_unwind_function_leave`
+/// (`COR_PRF_MONITOR_EXCEPTIONS`), which pop the unwound frame when it is
+/// the innermost hooked one.
+///
+/// Each thread records into its own tree behind its own lock, which only
+/// `report` takes from another thread: the hooks never wait on each other.
+pub struct CallTree<C: 'static> {
+    id: usize,
+    threads: Mutex<Vec<Arc<Mutex<Shadow<C>>>>>,
+}
+
+/// What [`CallTree::report`] merged: every thread's tree in one, paths
+/// named by the function names given, and how sound the shadow stacks were.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct CallTreeReport {
+    /// The call paths; values `[calls, inclusive nanoseconds, self
+    /// nanoseconds]` (self: inclusive less the callees', never below zero).
+    /// Two functions of one name share a frame, as in the folded format.
+    pub tree: StackTree,
+    /// The frame names.
+    pub frames: Frames,
+    /// The threads that entered a hooked function.
+    pub threads: usize,
+    /// Leaves that found no open frame, or another function's.
+    pub unbalanced: u64,
+    /// Frames still open (entered, not left) when the report was made.
+    pub open_frames: usize,
+}
+
+impl<C: Send + Sync + 'static> Default for CallTree<C> {
+    fn default() -> Self {
+        CallTree::new()
+    }
+}
+
+impl<C: Send + Sync + 'static> CallTree<C> {
+    /// An empty recorder.
+    pub fn new() -> Self {
+        CallTree {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            threads: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `f` on this thread's shadow, made and registered first. `f`
+    /// runs inside the thread-local borrow (it never calls back here), so
+    /// the hot path takes no reference count.
+    fn with_shadow<R>(&self, f: impl FnOnce(&mut Shadow<C>) -> R) -> R {
+        SHADOWS.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let index = match slot.iter().position(|(id, _)| *id == self.id) {
+                Some(index) => index,
+                None => {
+                    let shadow = Arc::new(Mutex::new(Shadow::<C>::new()));
+                    lock(&self.threads).push(Arc::clone(&shadow));
+                    slot.push((self.id, shadow as Arc<dyn Any + Send + Sync>));
+                    slot.len() - 1
+                }
+            };
+            match slot[index].1.downcast_ref::<Mutex<Shadow<C>>>() {
+                Some(shadow) => f(&mut lock(shadow)),
+                // Unreachable: this recorder's id only ever holds its own type.
+                None => f(&mut Shadow::new()),
+            }
+        })
+    }
+
+    /// `function` was entered on this thread.
+    pub fn enter(&self, function: &Hooked<C>) {
+        let at = Instant::now();
+        let function = function.as_static();
+        self.with_shadow(|shadow| shadow.enter(function, at));
+    }
+
+    /// `function` returned, or tail-called out, on this thread: its frame
+    /// closes.
+    pub fn leave(&self, function: &Hooked<C>) {
+        let at = Instant::now();
+        self.with_shadow(|shadow| shadow.leave(function.function(), at));
+    }
+
+    /// An exception is unwinding `function`'s frame on this thread.
+    pub fn unwind_enter(&self, function: FunctionID) {
+        self.with_shadow(|shadow| shadow.unwinding = Some(function));
+    }
+
+    /// The frame [`unwind_enter`](Self::unwind_enter) named is gone: it
+    /// closes if it is the innermost hooked frame (only hooked frames are
+    /// on the shadow stack).
+    pub fn unwind_leave(&self) {
+        let at = Instant::now();
+        self.with_shadow(|shadow| {
+            if let Some(function) = shadow.unwinding.take() {
+                if shadow.stack.last().is_some_and(|top| top.2 == function) {
+                    shadow.leave(function, at);
+                }
+            }
+        });
+    }
+
+    /// Every thread's tree merged, each node named `name(client)` (a `;`
+    /// in a name is kept: replace it in `name` for folded output).
+    pub fn report(&self, mut name: impl FnMut(&C) -> &str) -> CallTreeReport {
+        let threads = lock(&self.threads).clone();
+        let mut report = CallTreeReport {
+            tree: StackTree::new(3),
+            frames: Frames::new(),
+            threads: threads.len(),
+            unbalanced: 0,
+            open_frames: 0,
+        };
+        for shadow in &threads {
+            let shadow = lock(shadow);
+            report.unbalanced += shadow.unbalanced;
+            report.open_frames += shadow.stack.len();
+            // (thread node, merged node), depth first without recursion.
+            let mut pending = vec![(0usize, NodeId::ROOT)];
+            while let Some((node, into)) = pending.pop() {
+                for &(_, child) in &shadow.nodes[node].children {
+                    let entry = &shadow.nodes[child];
+                    let Some(function) = entry.function else {
+                        continue;
+                    };
+                    let frame = report.frames.intern(name(function.client()));
+                    let target = report.tree.child(into, frame);
+                    report.tree.add_to(target, &[entry.calls, entry.nanos, 0]);
+                    pending.push((child, target));
+                }
+            }
+        }
+        add_self_time(&mut report.tree);
+        report
+    }
+}
+
+/// Sets each node's value 2 to its self time: its inclusive time (value 1)
+/// less its children's, never below zero (clock granularity).
+fn add_self_time(tree: &mut StackTree) {
+    let mut children = vec![0u64; tree.len()];
+    for n in (1..tree.len()).rev() {
+        let node = tree.find_index(n);
+        if let Some(parent) = tree.parent(node) {
+            children[parent.index()] =
+                children[parent.index()].saturating_add(tree.values(node)[1]);
+        }
+    }
+    for (n, callees) in children.into_iter().enumerate().skip(1) {
+        let node = tree.find_index(n);
+        let own = tree.values(node)[1].saturating_sub(callees);
+        tree.add_to(node, &[0, 0, own]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn hooked(function: usize, name: &'static str) -> &'static Hooked<&'static str> {
+        // SAFETY: test IDs, never given to a runtime.
+        let function = unsafe { FunctionID::from_raw(function) };
+        Hooked::leak_for_test(function, name)
+    }
+
+    fn path(report: &CallTreeReport, names: &[&str]) -> Option<Vec<u64>> {
+        let frames: Option<Vec<_>> = names
+            .iter()
+            .map(|n| report.frames.iter().find(|f| f.1 == *n).map(|f| f.0))
+            .collect();
+        let node = report.tree.find(frames?)?;
+        Some(report.tree.values(node).to_vec())
+    }
+
+    #[test]
+    fn calls_nest_per_thread_and_merge_by_name() {
+        let (main, fib, work) = (hooked(1, "Main"), hooked(2, "Fib"), hooked(3, "Work"));
+        let tree = Arc::new(CallTree::new());
+        tree.enter(main);
+        tree.enter(fib);
+        tree.enter(fib);
+        std::thread::sleep(Duration::from_millis(2));
+        tree.leave(fib);
+        tree.leave(fib);
+        tree.enter(fib);
+        tree.leave(fib);
+        tree.leave(main);
+        let other = Arc::clone(&tree);
+        std::thread::spawn(move || {
+            other.enter(work);
+            other.enter(fib);
+            other.leave(fib);
+            other.leave(work);
+        })
+        .join()
+        .unwrap();
+        let report = tree.report(|name| name);
+        assert_eq!(
+            (report.threads, report.unbalanced, report.open_frames),
+            (2, 0, 0)
+        );
+        assert_eq!(path(&report, &["Main"]).unwrap()[0], 1);
+        assert_eq!(path(&report, &["Main", "Fib"]).unwrap()[0], 2);
+        let inner = path(&report, &["Main", "Fib", "Fib"]).unwrap();
+        assert_eq!(inner[0], 1);
+        assert!(inner[1] >= 2_000_000, "{inner:?}");
+        assert_eq!(inner[1], inner[2], "a leaf's time is all its own");
+        let outer = path(&report, &["Main", "Fib"]).unwrap();
+        assert!(
+            outer[1] >= inner[1] && outer[2] <= outer[1] - inner[1],
+            "{outer:?}"
+        );
+        assert_eq!(path(&report, &["Work", "Fib"]).unwrap()[0], 1);
+        assert_eq!(path(&report, &["Fib"]), None, "Fib is never a root");
+    }
+
+    #[test]
+    fn unwinding_closes_only_the_innermost_hooked_frame() {
+        let (a, b) = (hooked(10, "A"), hooked(11, "B"));
+        let tree = CallTree::new();
+        tree.enter(a);
+        tree.enter(b);
+        // An unhooked frame unwinds first: nothing closes.
+        // SAFETY: a test ID.
+        tree.unwind_enter(unsafe { FunctionID::from_raw(99) });
+        tree.unwind_leave();
+        tree.unwind_enter(b.function());
+        tree.unwind_leave();
+        // A leave for A while B is still open would be unbalanced; B was
+        // closed by the unwind, so it is not.
+        tree.leave(a);
+        let report = tree.report(|name| name);
+        assert_eq!((report.unbalanced, report.open_frames), (0, 0));
+        assert_eq!(path(&report, &["A", "B"]).unwrap()[0], 1);
+        // A leave with nothing open, and one for another function.
+        tree.leave(a);
+        tree.enter(a);
+        tree.leave(b);
+        assert_eq!(tree.report(|name| name).unbalanced, 2);
+    }
+
+    #[test]
+    fn two_recorders_on_one_thread_keep_their_own_trees() {
+        let f = hooked(20, "F");
+        let (one, two) = (CallTree::new(), CallTree::new());
+        one.enter(f);
+        one.leave(f);
+        two.enter(f);
+        assert_eq!(path(&one.report(|n| n), &["F"]).unwrap()[0], 1);
+        let report = two.report(|n| n);
+        assert_eq!(
+            (report.open_frames, path(&report, &["F"]).unwrap()[0]),
+            (1, 0)
+        );
+    }
+}
