@@ -693,7 +693,7 @@ fn attach_for_a_while_then_detach_twice() {
     thread::sleep(Duration::from_secs(2));
     let stopped = server.stop();
     assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
-    let detached = stopped.stderr.matches("sampler_attach: detached").count();
+    let detached = stopped.stderr.matches("sampler: detached").count();
     assert_eq!(detached, 2, "{}", stopped.stderr);
 }
 
@@ -786,7 +786,7 @@ fn attach_and_push_then_detach() {
     let stopped = server.stop();
     assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
     assert!(
-        stopped.stderr.contains("sampler_attach: detached"),
+        stopped.stderr.contains("sampler: detached"),
         "{}",
         stopped.stderr
     );

@@ -6,8 +6,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
+use super::attach::AttachRequest;
 use super::env::{var, SAMPLER_DIR};
 use super::export::{ExportOptions, ExportStats};
 use super::output::{write_outputs, Written};
@@ -39,7 +41,7 @@ pub struct SamplingProfiler {
     /// Set once in `initialize`; read without a lock by every callback (the
     /// runtime calls `event_pipe_event_delivered` from the thread that
     /// suspends it too, which must never wait for an allocating thread).
-    sampler: OnceLock<Sampler>,
+    sampler: OnceLock<Arc<Sampler>>,
 }
 
 fn say(text: &str) {
@@ -102,7 +104,7 @@ impl SamplingProfiler {
 
     /// The running sampler, once `initialize` started it.
     pub fn sampler(&self) -> Option<&Sampler> {
-        self.sampler.get()
+        self.sampler.get().map(|sampler| &**sampler)
     }
 }
 
@@ -148,7 +150,7 @@ impl Profiler for SamplingProfiler {
         info.add_event_mask(mask)?;
         match Sampler::start_exporting(info, options, exporters) {
             Ok(sampler) => {
-                let _ = self.sampler.set(sampler);
+                let _ = self.sampler.set(Arc::new(sampler));
             }
             Err(error) => say(&format!(
                 "cannot sample in mode {} here ({}): signal needs Linux on x86-64 or AArch64, \
@@ -157,6 +159,42 @@ impl Profiler for SamplingProfiler {
                 error.code()
             )),
         }
+        Ok(())
+    }
+
+    /// Attached to a running process: samples for the time the client data
+    /// asks ([`AttachRequest`]), writes or pushes the profile, then asks
+    /// the runtime to detach the profiler, leaving the process as it was.
+    /// Bad client data refuses the attach with a message on the target's
+    /// stderr. Allocations are sampled on .NET 5 and later only
+    /// (`ObjectAllocated` cannot be enabled after startup).
+    fn initialize_for_attach(&self, info: &ProfilerInfo, client_data: &[u8]) -> Result<()> {
+        let refuse = |error: Error| {
+            say(&format!("{}; not attaching", error.message()));
+            error
+        };
+        let request = AttachRequest::parse(client_data).map_err(refuse)?;
+        let mut options = request.options;
+        options.allocation_mean_bytes = options
+            .allocation_mean_bytes
+            .filter(|_| info.version() >= 12);
+        let exporters = request.export.exporters().map_err(refuse)?;
+        info.add_event_mask(options.event_masks(info)?)?;
+        let sampler = Arc::new(Sampler::start_exporting(info, options, exporters)?);
+        let _ = self.sampler.set(Arc::clone(&sampler));
+        let (seconds, info) = (request.seconds, info.clone());
+        let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));
+        if timer
+            .spawn(move || stop_and_detach(seconds, sampler, info))
+            .is_err()
+        {
+            say("cannot start the timer thread: sampling until the process exits");
+        }
+        Ok(())
+    }
+
+    fn profiler_detach_succeeded(&self, _info: &ProfilerInfo) -> Result<()> {
+        say("detached");
         Ok(())
     }
 
@@ -252,6 +290,37 @@ impl Profiler for SamplingProfiler {
             }
         }
         Ok(())
+    }
+}
+
+/// Samples for `seconds`, then stops the sampler (its exporters deliver the
+/// profile) and asks the runtime to detach.
+fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
+    std::thread::sleep(Duration::from_secs(seconds));
+    let profile = sampler.stop();
+    let delivered: Vec<String> = sampler
+        .export_stats()
+        .exporters
+        .iter()
+        .map(|e| format!("{} {}", e.name, e.exported))
+        .collect();
+    say(&format!(
+        "{} samples in {:.1} s, profiles delivered: {}",
+        profile.stats.suspensions,
+        profile.duration.as_secs_f64(),
+        delivered.join(", ")
+    ));
+    if !sampler.threads_ended() {
+        return say("a thread of the sampler is still running: staying loaded");
+    }
+    drop(sampler);
+    // SAFETY: the sampler's threads have ended (checked above), and this
+    // thread returns at once, well within the 500 ms the runtime waits
+    // before it unloads the library.
+    if let Err(error) = unsafe { info.request_profiler_detach(500) } {
+        say(&format!(
+            "the runtime refused to detach ({error}): staying loaded"
+        ));
     }
 }
 

@@ -42,6 +42,7 @@
 //! of its own.
 
 mod alloc;
+mod attach;
 mod clock;
 mod component;
 mod contention;
@@ -59,6 +60,7 @@ mod unix;
 mod unwind;
 
 pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
+pub use attach::AttachRequest;
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use component::SamplingProfiler;
 pub use contention::{
