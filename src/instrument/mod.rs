@@ -12,6 +12,8 @@
 //!   [`cil::wrap`](crate::cil::wrap); the C# contract is in `calltarget/`);
 //!   [`MethodTarget`] and [`MethodTargets`] select methods by name
 //!   (``Asm!Ns.Type`1::Method``) and find them as modules load.
+//! - `assembly_name.rs`: a module's assembly named by the runtime, so that
+//!   only the metadata of the modules a target names is opened.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
 //!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 //! - `rejit_profiler.rs`: [`RejitProfiler`], the ReJIT callbacks as a
@@ -22,6 +24,7 @@
 //!
 //! See docs/instrumentation.md.
 
+mod assembly_name;
 mod calltarget;
 mod component;
 mod edit;
