@@ -14,6 +14,10 @@
 #   unwrapped       the profiler loaded, its target a method never called
 #   noop            Add wrapped for CorProf.CallTarget.NoopIntegration
 #   counting        Add wrapped for CorProf.CallTarget.CountingIntegration
+#   handcounted     unwrapped, the loop calling AddCounted: Add with
+#                   CountingIntegration's two Interlocked increments written
+#                   in by hand (the baseline of `counting`: what the
+#                   integration's own work costs without any wrapping)
 # and, as extra labelled rows, unwrapped and noop with tiered compilation
 # off (a lab setting). Rounds are interleaved (every configuration once per
 # round) after one untimed warm-up round; prints a markdown table of
@@ -50,16 +54,17 @@ log "building examples/call_target.rs (release)"
 cargo build --quiet --release --example call_target || die "cargo build failed"
 library="$PWD/target/release/examples/libcall_target.so"
 
-configs=(unwrapped-default noop-default counting-default unwrapped-tieringoff noop-tieringoff)
+configs=(unwrapped-default noop-default counting-default handcounted-default unwrapped-tieringoff noop-tieringoff)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 # run CONFIG -> "ns_per_call bytes_per_call final_tier_calls final_tier_ms"
 # (fails on a run that did not wrap what it should, or printed no result)
 run() {
-    local config="$1" target=Add integration=NoopIntegration tiering=() out
+    local config="$1" target=Add integration=NoopIntegration tiering=() args=() out
     case "$config" in
         unwrapped-*) target=Unused ;;
+        handcounted-*) target=Unused args=(--hand-counted) ;;
         counting-*) integration=CountingIntegration ;;
     esac
     case "$config" in *-tieringoff) tiering=(COMPlus_TieredCompilation=0 DOTNET_TieredCompilation=0) ;; esac
@@ -70,7 +75,7 @@ run() {
         DOTNET_STARTUP_HOOKS="$helper" CORPROF_CALLTARGET_HELPER="$helper" \
         CORPROF_CALLTARGET="CallTargetBench!E2E.CallTargetBench.Program::$target" \
         CORPROF_CALLTARGET_INTEGRATION="CorProf.CallTarget.$integration" \
-        "$host" exec "$bench" "$calls" 2>"$scratch/err") || die "$config: the program failed: $(cat "$scratch/err")"
+        "$host" exec "$bench" "$calls" "${args[@]}" 2>"$scratch/err") || die "$config: the program failed: $(cat "$scratch/err")"
     if [ "$target" = Add ]; then
         grep -q '^calltarget: wrapped E2E.CallTargetBench.Program::Add$' "$scratch/err" ||
             die "$config: Add was not wrapped: $(cat "$scratch/err")"
@@ -106,5 +111,9 @@ for c in "${configs[@]}"; do
     added=$(awk -v a="$ns" -v b="$base_ns" 'BEGIN {printf "%.2f", a - b}')
     echo "| ${c%-*} | $tc | $ns | $added | $bytes (max) | $(median_tier <"$scratch/$c.tiercalls") | $(median_tier <"$scratch/$c.tierms") |"
 done
+# Per round (the two ran back to back): counting - handcounted.
+diffs=$(paste -d' ' "$scratch/counting-default.ns" "$scratch/handcounted-default.ns" | awk '{printf "%.2f\n", $1 - $2}')
+echo
+echo "CountingIntegration against the same counting written by hand into Add (handcounted), per round: median $(median <<<"$diffs") ns per call (rounds: $(tr '\n' ' ' <<<"$diffs"))"
 echo
 echo "Command: RUNS=$runs CALLS=$calls bash scripts/bench.sh calltarget"

@@ -69,6 +69,9 @@ extern crate std;
 // explicit targets are redundant.
 #[allow(rustdoc::redundant_explicit_links)]
 pub mod cil;
+// The byte reader the binary formats share (below the COM core; never public).
+#[cfg(any(feature = "cil", feature = "eventpipe", feature = "diagnostics"))]
+mod bytes;
 mod codes;
 mod com;
 /// Line and branch coverage at JIT time: Portable PDB reader, IL probes, lcov and Cobertura.

@@ -339,27 +339,19 @@ fn real_bodies_grown_in_the_middle_keep_their_targets() {
                 assert_eq!(want, got, "{name} instruction {k}");
             }
             for (c, d) in original.clauses().iter().zip(again.clauses()) {
-                let pos = |b: &MethodBody, l| index_in(b, l);
-                assert_eq!(
-                    remap(pos(&original, c.try_start)),
-                    pos(&again, d.try_start),
-                    "{name}"
-                );
-                assert_eq!(
-                    remap(pos(&original, c.try_end)),
-                    pos(&again, d.try_end),
-                    "{name}"
-                );
-                assert_eq!(
-                    remap(pos(&original, c.handler_start)),
-                    pos(&again, d.handler_start),
-                    "{name}"
-                );
-                assert_eq!(
-                    remap(pos(&original, c.handler_end)),
-                    pos(&again, d.handler_end),
-                    "{name}"
-                );
+                let ends = [
+                    (c.try_start, d.try_start),
+                    (c.try_end, d.try_end),
+                    (c.handler_start, d.handler_start),
+                    (c.handler_end, d.handler_end),
+                ];
+                for (before, after) in ends {
+                    assert_eq!(
+                        remap(index_in(&original, before)),
+                        index_in(&again, after),
+                        "{name}"
+                    );
+                }
             }
         }
     }

@@ -77,6 +77,11 @@ fn lib_arg(lib: &Path) -> String {
     dotnet::runtime().program_path(lib)
 }
 
+/// The example `name` built, as `attach` passes it ([`lib_arg`]).
+fn profiler_arg(name: &str) -> String {
+    lib_arg(&profiler_lib(name))
+}
+
 /// Output of one run of `attach`.
 struct AttachRun {
     code: Option<i32>,
@@ -389,13 +394,13 @@ fn list_shows_the_target_with_its_command_line() {
 #[test]
 fn attached_profiler_sees_what_happens_after_the_attach() {
     let rt = attach_runtime();
-    let lib = profiler_lib("attach_events");
+    let lib = profiler_arg("attach_events");
     let target = Target::start(&rt, "events");
     let pid = target.pid.to_string();
     // Precondition: nothing profiles the target yet.
     assert!(!target.stderr().contains("attach_events"));
 
-    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS, "hello"], &[]);
+    let run = run_attach(&[&pid, &lib, ATTACH_EVENTS, "hello"], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(
         run.stdout.trim(),
@@ -441,7 +446,7 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
     target.wait_stderr("gc reason=induced");
 
     // One profiler per process: a second attach is refused, in words.
-    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS], &[]);
+    let run = run_attach(&[&pid, &lib, ATTACH_EVENTS], &[]);
     assert_eq!(run.code, Some(1));
     assert!(
         run.stderr.starts_with("attach: profiler already loaded:"),
@@ -467,7 +472,7 @@ fn attached_profiler_sees_what_happens_after_the_attach() {
 #[test]
 fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
     let rt = attach_runtime();
-    let lib = profiler_lib("attach_events");
+    let lib = profiler_arg("attach_events");
     let target = Target::start(&rt, "prefix");
     let pid = target.pid.to_string();
     // Precondition: Main and Value have both run (Main prints, Value makes
@@ -476,7 +481,7 @@ fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
 
     // Client data: free text, with a `prefix=` word that selects what is named.
     let data = "shop prefix=E2E.Attach.Program.Val";
-    let run = run_attach(&[&pid, &lib_arg(&lib), ATTACH_EVENTS, data], &[]);
+    let run = run_attach(&[&pid, &lib, ATTACH_EVENTS, data], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     target.wait_stderr("catch-up:");
     let err = target.stderr();
@@ -507,8 +512,7 @@ fn attach_events_names_the_functions_of_the_prefix_its_client_data_gives() {
 #[test]
 fn bad_targets_and_profilers_are_clear_errors() {
     let rt = attach_runtime();
-    let lib = profiler_lib("attach_events");
-    let lib = lib_arg(&lib);
+    let lib = profiler_arg("attach_events");
     let lib = lib.as_str();
 
     // No such process (Linux pids stay below 2^22).
@@ -578,8 +582,7 @@ fn bad_targets_and_profilers_are_clear_errors() {
 
     // A start-up profiler that does not override `initialize_for_attach`
     // (the JIT tracer) refuses to attach instead of listening to nothing.
-    let tracer = profiler_lib("jit_tracer");
-    let run = run_attach(&[&pid, &lib_arg(&tracer), JIT_TRACER], &[]);
+    let run = run_attach(&[&pid, &profiler_arg("jit_tracer"), JIT_TRACER], &[]);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("0x80131368"), "{}", run.stderr); // CORPROF_E_PROFILER_NOT_ATTACHABLE
 
@@ -595,8 +598,7 @@ fn bad_targets_and_profilers_are_clear_errors() {
 #[test]
 fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
     let rt = attach_runtime();
-    let lib = profiler_lib("attach_events");
-    let lib = lib_arg(&lib);
+    let lib = profiler_arg("attach_events");
     let lib = lib.as_str();
 
     // The profiler takes 8 s; the client waits its own 1 s limit plus the
@@ -652,7 +654,7 @@ fn slow_profilers_and_exiting_targets_do_not_hang_the_client() {
 #[test]
 fn live_patch_changes_a_running_loop_and_reverts() {
     let rt = attach_runtime();
-    let lib = profiler_lib("live_patch");
+    let lib = profiler_arg("live_patch");
     let target = Target::start(&rt, "patch");
     let pid = target.pid.to_string();
     // Precondition: Value() is compiled and running (value=41 printed).
@@ -660,7 +662,7 @@ fn live_patch_changes_a_running_loop_and_reverts() {
 
     // 100000 needs the long `ldc.i4` form: the body grows from 3 to 6 bytes.
     let data = "Attach!E2E.Attach.Program::Value 41 100000 3";
-    let run = run_attach(&[&pid, &lib_arg(&lib), LIVE_PATCH, data], &[]);
+    let run = run_attach(&[&pid, &lib, LIVE_PATCH, data], &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     target.wait_stdout("value=100000");
     let patched_at = Instant::now();
@@ -704,8 +706,7 @@ fn live_patch_changes_a_running_loop_and_reverts() {
 #[test]
 fn live_patch_refuses_bad_client_data_and_leaves_the_target_alone() {
     let rt = attach_runtime();
-    let lib = profiler_lib("live_patch");
-    let lib = lib_arg(&lib);
+    let lib = profiler_arg("live_patch");
     let lib = lib.as_str();
     let target = Target::start(&rt, "patch-bad");
     let pid = target.pid.to_string();

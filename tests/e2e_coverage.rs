@@ -168,6 +168,26 @@ fn run(rt: &Runtime, dll: &Path, config: &Path, profiler: Option<&Profiler>) -> 
     run_with_timeout(cmd, dotnet::default_timeout()).unwrap()
 }
 
+/// Runs the Coverage program under the profiler, its reports going to a
+/// fresh directory named after `name` and `settings` (variable, value) set
+/// besides; checks the program's own output. The output and the directory.
+fn run_filtered(name: &str, settings: &[(&str, &str)]) -> (RunOutput, PathBuf) {
+    let sdk = sdk();
+    let dir = fresh_dir(name);
+    let mut profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    for &(variable, value) in settings {
+        profiler = profiler.with_env(variable, value);
+    }
+    let out = run(
+        &runtime(),
+        &sdk.program_dll("Coverage"),
+        &sdk.runtimeconfig("Coverage"),
+        Some(&profiler),
+    );
+    check_output(&out);
+    (out, dir)
+}
+
 fn check_output(out: &RunOutput) {
     assert!(!out.timed_out, "{}", out.describe());
     assert_eq!(out.code(), Some(EXIT), "{}", out.describe());
@@ -407,19 +427,7 @@ fn line_and_branch_coverage_with_the_pdb_embedded() {
 /// A bad filter is one message and a run without the profiler.
 #[test]
 fn a_bad_filter_leaves_the_program_unprofiled() {
-    let rt = runtime();
-    let sdk = sdk();
-    let dir = fresh_dir("bad-filter");
-    let profiler = coverage_profiler()
-        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_COVERAGE_INCLUDE", "E2E.*");
-    let out = run(
-        &rt,
-        &sdk.program_dll("Coverage"),
-        &sdk.runtimeconfig("Coverage"),
-        Some(&profiler),
-    );
-    check_output(&out);
+    let (out, dir) = run_filtered("bad-filter", &[("CORPROF_COVERAGE_INCLUDE", "E2E.*")]);
     assert!(
         out.stderr.contains(
             "coverage: CORPROF_COVERAGE_INCLUDE: filter `E2E.*` does not start with `[assembly]`"
@@ -780,20 +788,13 @@ fn hot_code_on_eight_threads_counts_approximately() {
 /// the lambda's function and leaves line 29 to Main's statement.
 #[test]
 fn include_and_exclude_filters() {
-    let rt = runtime();
-    let sdk = sdk();
-    let dir = fresh_dir("filters");
-    let profiler = coverage_profiler()
-        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_COVERAGE_INCLUDE", "[Cover*]E2E.Coverage.*")
-        .with_env("CORPROF_COVERAGE_EXCLUDE", "[*]*+<>c");
-    let out = run(
-        &rt,
-        &sdk.program_dll("Coverage"),
-        &sdk.runtimeconfig("Coverage"),
-        Some(&profiler),
+    let (_, dir) = run_filtered(
+        "filters",
+        &[
+            ("CORPROF_COVERAGE_INCLUDE", "[Cover*]E2E.Coverage.*"),
+            ("CORPROF_COVERAGE_EXCLUDE", "[*]*+<>c"),
+        ],
     );
-    check_output(&out);
     let (text, _) = reports(&dir);
     let lcov = parse_lcov(&text);
     let mut expected_fn: Vec<String> = EXPECTED_FN
@@ -809,17 +810,7 @@ fn include_and_exclude_filters() {
     assert_eq!(lcov.da.len(), EXPECTED_DA.len());
 
     // Including another assembly only: nothing of the program.
-    let dir = fresh_dir("filters-none");
-    let profiler = coverage_profiler()
-        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_COVERAGE_INCLUDE", "[Other]*");
-    let out = run(
-        &rt,
-        &sdk.program_dll("Coverage"),
-        &sdk.runtimeconfig("Coverage"),
-        Some(&profiler),
-    );
-    check_output(&out);
+    let (_, dir) = run_filtered("filters-none", &[("CORPROF_COVERAGE_INCLUDE", "[Other]*")]);
     let (text, _) = reports(&dir);
     assert_eq!(text, "", "no file is covered");
 }

@@ -5,7 +5,8 @@
 //! (`crate::GUID`, `crate::export`, `$crate::__private`) are the COM core's
 //! public face and allowed everywhere.
 //!
-//! Floors, bottom to top: `com` (with `ctypes`, `codes`); `profiling` and
+//! Floors, bottom to top: `bytes` (the one byte reader, which uses nothing
+//! and which every module may use); `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
 //! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile` and
 //! `diagnostics` stand beside: `cil` uses only the COM core, `eventpipe`
@@ -18,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 /// The crate's modules (directories or files under `src/`).
 const MODULES: &[&str] = &[
+    "bytes",
     "com",
     "ctypes",
     "codes",
@@ -35,7 +37,11 @@ const MODULES: &[&str] = &[
     "profile",
 ];
 
-/// What each module may use besides itself and the crate root's items.
+/// What every module may use: the floor below the COM core.
+const EVERYWHERE: &[&str] = &["bytes"];
+
+/// What each module may use besides itself, the crate root's items and
+/// [`EVERYWHERE`].
 fn allowed(module: &str) -> &'static [&'static str] {
     const RAW: &[&str] = &["com", "ctypes", "codes", "profiling", "metadata"];
     /// The capabilities' floor: the facade and everything below, `cil`,
@@ -54,7 +60,7 @@ fn allowed(module: &str) -> &'static [&'static str] {
     /// The facade's: the same but `eventpipe` and `profile`.
     const FACADE: &[&str] = CAPABILITY.split_at(CAPABILITY.len() - 2).0;
     match module {
-        "com" => &[],
+        "bytes" | "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
         "error" => &["com"],
         "profiling" | "metadata" => RAW,
@@ -138,7 +144,10 @@ fn violations() -> Vec<String> {
                 ));
             }
             for used in modules_used(code) {
-                if used != module && !allowed(&module).contains(&used.as_str()) {
+                if used != module
+                    && !allowed(&module).contains(&used.as_str())
+                    && (module == "bytes" || !EVERYWHERE.contains(&used.as_str()))
+                {
                     found.push(format!(
                         "{}:{}: `{module}` uses `{used}`, a module above it or beside it: {}",
                         file.display(),
@@ -178,4 +187,5 @@ fn the_check_sees_a_violation() {
     assert!(allowed("sampling").contains(&"eventpipe"));
     assert!(!allowed("sampling").contains(&"hooks"));
     assert!(!allowed("com").contains(&"profiling"));
+    assert!(allowed("bytes").is_empty());
 }

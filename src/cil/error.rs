@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::instruction::Token;
+use crate::bytes::{ByteReader, CompressedError, Truncated};
 
 /// What went wrong while decoding, encoding, editing or analysing CIL.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,79 +108,94 @@ impl fmt::Display for Error {
 
 impl core::error::Error for Error {}
 
-/// A bounds-checked little-endian reader over a byte slice.
+/// The crate's byte reader ([`ByteReader`]) with the codec's errors.
 ///
 /// `base` is added to positions in errors, so that errors name offsets in the
 /// caller's whole buffer.
 pub(crate) struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+    bytes: ByteReader<'a>,
     base: usize,
 }
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(data: &'a [u8], base: usize) -> Self {
-        Reader { data, pos: 0, base }
+        Reader {
+            bytes: ByteReader::new(data),
+            base,
+        }
     }
 
     /// Position relative to the start of `data`.
     pub(crate) fn pos(&self) -> usize {
-        self.pos
+        self.bytes.pos()
     }
 
     /// Absolute position (base + pos), for errors.
     pub(crate) fn abs(&self) -> usize {
-        self.base + self.pos
+        self.base + self.pos()
     }
 
     pub(crate) fn remaining(&self) -> usize {
-        self.data.len() - self.pos
+        self.bytes.remaining()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.pos >= self.data.len()
+        self.bytes.is_empty()
     }
 
     pub(crate) fn err(&self, kind: ErrorKind) -> Error {
         Error::new(self.abs(), kind)
     }
 
+    /// [`ErrorKind::UnexpectedEnd`] where the short read started.
+    fn end(&self, t: Truncated) -> Error {
+        Error::new(self.base + t.offset, ErrorKind::UnexpectedEnd)
+    }
+
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        if self.remaining() < n {
-            return Err(self.err(ErrorKind::UnexpectedEnd));
-        }
-        let s = &self.data[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
+        self.bytes.take(n).map_err(|t| self.end(t))
     }
 
     pub(crate) fn peek_u8(&self) -> Result<u8, Error> {
-        self.data
-            .get(self.pos)
-            .copied()
-            .ok_or_else(|| self.err(ErrorKind::UnexpectedEnd))
+        self.bytes.peek_u8().map_err(|t| self.end(t))
     }
 
     pub(crate) fn u8(&mut self) -> Result<u8, Error> {
-        let b = self.peek_u8()?;
-        self.pos += 1;
-        Ok(b)
+        self.bytes.u8().map_err(|t| self.end(t))
     }
 
     pub(crate) fn u16(&mut self) -> Result<u16, Error> {
-        let b = self.bytes(2)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        self.bytes.u16().map_err(|t| self.end(t))
     }
 
     pub(crate) fn u32(&mut self) -> Result<u32, Error> {
-        let b = self.bytes(4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.bytes.u32().map_err(|t| self.end(t))
     }
 
     pub(crate) fn u64(&mut self) -> Result<u64, Error> {
-        let b = self.bytes(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(u64::from_le_bytes(a))
+        self.bytes.u64().map_err(|t| self.end(t))
+    }
+
+    fn compressed_err(&self, e: CompressedError) -> Error {
+        match e {
+            CompressedError::Truncated(t) => self.end(t),
+            CompressedError::Invalid { offset } => {
+                Error::new(self.base + offset, ErrorKind::InvalidCompressedInt)
+            }
+        }
+    }
+
+    /// A compressed unsigned integer (II.23.2).
+    pub(crate) fn compressed_u32(&mut self) -> Result<u32, Error> {
+        self.bytes
+            .compressed_u32()
+            .map_err(|e| self.compressed_err(e))
+    }
+
+    /// A compressed signed integer (II.23.2).
+    pub(crate) fn compressed_i32(&mut self) -> Result<i32, Error> {
+        self.bytes
+            .compressed_i32()
+            .map_err(|e| self.compressed_err(e))
     }
 }

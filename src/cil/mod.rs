@@ -92,6 +92,8 @@ pub use eh::{ClauseKind, ExceptionClause};
 pub use error::{Error, ErrorKind};
 pub use header::MethodHeader;
 pub use instruction::{Instruction, Label, Operand, Token};
+#[cfg(feature = "coverage")]
+pub(crate) use opcode::LDC_I4_SHORT;
 pub use opcode::{FlowControl, OpCode, OpCodeInfo, OperandKind, StackEffect};
 pub use sig::{
     calling_convention, decode_compressed_i32, decode_compressed_u32, decode_type_def_or_ref,

@@ -130,7 +130,7 @@ use element_type as et;
 /// returns the value and the number of bytes read.
 pub fn decode_compressed_u32(bytes: &[u8]) -> Result<(u32, usize), Error> {
     let mut r = Reader::new(bytes, 0);
-    let v = read_cu32(&mut r)?;
+    let v = r.compressed_u32()?;
     Ok((v, r.pos()))
 }
 
@@ -138,7 +138,7 @@ pub fn decode_compressed_u32(bytes: &[u8]) -> Result<(u32, usize), Error> {
 /// returns the value and the number of bytes read.
 pub fn decode_compressed_i32(bytes: &[u8]) -> Result<(i32, usize), Error> {
     let mut r = Reader::new(bytes, 0);
-    let v = read_ci32(&mut r)?;
+    let v = r.compressed_i32()?;
     Ok((v, r.pos()))
 }
 
@@ -178,36 +178,6 @@ pub fn encode_compressed_i32(out: &mut Vec<u8>, v: i32) -> Result<(), Error> {
     Ok(())
 }
 
-fn read_cu32_len(r: &mut Reader<'_>) -> Result<(u32, u32), Error> {
-    let at = r.abs();
-    let b0 = r.u8()?;
-    if b0 & 0x80 == 0 {
-        Ok((u32::from(b0), 7))
-    } else if b0 & 0xC0 == 0x80 {
-        let b1 = r.u8()?;
-        Ok(((u32::from(b0 & 0x3F) << 8) | u32::from(b1), 14))
-    } else if b0 & 0xE0 == 0xC0 {
-        let b = r.bytes(3)?;
-        Ok((u32::from_be_bytes([b0 & 0x1F, b[0], b[1], b[2]]), 29))
-    } else {
-        Err(Error::new(at, ErrorKind::InvalidCompressedInt))
-    }
-}
-
-fn read_cu32(r: &mut Reader<'_>) -> Result<u32, Error> {
-    read_cu32_len(r).map(|(v, _)| v)
-}
-
-fn read_ci32(r: &mut Reader<'_>) -> Result<i32, Error> {
-    let (u, bits) = read_cu32_len(r)?;
-    let rest = (u >> 1) as i32;
-    Ok(if u & 1 != 0 {
-        rest - (1i32 << (bits - 1))
-    } else {
-        rest
-    })
-}
-
 /// Decodes a compressed TypeDefOrRefOrSpec coded index (II.23.2.8) into a
 /// token (`0x02` TypeDef, `0x01` TypeRef, `0x1B` TypeSpec).
 pub fn decode_type_def_or_ref(bytes: &[u8]) -> Result<(Token, usize), Error> {
@@ -234,7 +204,7 @@ pub fn encode_type_def_or_ref(out: &mut Vec<u8>, token: Token) -> Result<(), Err
 
 fn read_tdor(r: &mut Reader<'_>) -> Result<Token, Error> {
     let at = r.abs();
-    let v = read_cu32(r)?;
+    let v = r.compressed_u32()?;
     let table = match v & 3 {
         0 => 0x02,
         1 => 0x01,
@@ -412,6 +382,39 @@ fn finish(r: &Reader<'_>) -> Result<(), Error> {
     }
 }
 
+/// The first byte of a signature, which must be `kind` (`why` says so).
+fn expect_kind(r: &mut Reader<'_>, kind: u8, why: &'static str) -> Result<(), Error> {
+    if r.u8()? != kind {
+        return Err(Error::new(0, ErrorKind::InvalidSignature(why)));
+    }
+    Ok(())
+}
+
+/// `count` types at `depth`. The count comes from the blob: nothing is
+/// reserved for it, each type read must be there.
+fn read_types(r: &mut Reader<'_>, count: u32, depth: u32) -> Result<Vec<TypeSig>, Error> {
+    let mut types = Vec::new();
+    for _ in 0..count {
+        types.push(read_type(r, depth)?);
+    }
+    Ok(types)
+}
+
+/// A compressed count, then that many types at `depth`.
+fn read_counted_types(r: &mut Reader<'_>, depth: u32) -> Result<Vec<TypeSig>, Error> {
+    let count = r.compressed_u32()?;
+    read_types(r, count, depth)
+}
+
+/// The inverse of [`read_counted_types`].
+fn write_counted_types(out: &mut Vec<u8>, types: &[TypeSig]) -> Result<(), Error> {
+    encode_compressed_u32(out, len_u32(types.len())?)?;
+    for t in types {
+        write_type(out, t)?;
+    }
+    Ok(())
+}
+
 fn read_type(r: &mut Reader<'_>, depth: u32) -> Result<TypeSig, Error> {
     if depth >= MAX_SIG_DEPTH {
         return Err(r.err(ErrorKind::TooDeep));
@@ -440,24 +443,24 @@ fn read_type(r: &mut Reader<'_>, depth: u32) -> Result<TypeSig, Error> {
         et::TYPEDBYREF => TypeSig::TypedByRef,
         et::VALUETYPE => TypeSig::ValueType(read_tdor(r)?),
         et::CLASS => TypeSig::Class(read_tdor(r)?),
-        et::VAR => TypeSig::Var(read_cu32(r)?),
-        et::MVAR => TypeSig::MVar(read_cu32(r)?),
+        et::VAR => TypeSig::Var(r.compressed_u32()?),
+        et::MVAR => TypeSig::MVar(r.compressed_u32()?),
         et::PTR => TypeSig::Ptr(Box::new(read_type(r, d)?)),
         et::BYREF => TypeSig::ByRef(Box::new(read_type(r, d)?)),
         et::PINNED => TypeSig::Pinned(Box::new(read_type(r, d)?)),
         et::SZARRAY => TypeSig::SzArray(Box::new(read_type(r, d)?)),
         et::ARRAY => {
             let elem = read_type(r, d)?;
-            let rank = read_cu32(r)?;
-            let nsizes = read_cu32(r)?;
+            let rank = r.compressed_u32()?;
+            let nsizes = r.compressed_u32()?;
             let mut sizes = Vec::new();
             for _ in 0..nsizes {
-                sizes.push(read_cu32(r)?);
+                sizes.push(r.compressed_u32()?);
             }
-            let nlo = read_cu32(r)?;
+            let nlo = r.compressed_u32()?;
             let mut lower_bounds = Vec::new();
             for _ in 0..nlo {
-                lower_bounds.push(read_ci32(r)?);
+                lower_bounds.push(r.compressed_i32()?);
             }
             TypeSig::Array(
                 Box::new(elem),
@@ -476,11 +479,7 @@ fn read_type(r: &mut Reader<'_>, depth: u32) -> Result<TypeSig, Error> {
                 _ => return Err(sig_err(r, "GENERICINST not followed by CLASS or VALUETYPE")),
             };
             let ty = read_tdor(r)?;
-            let n = read_cu32(r)?;
-            let mut args = Vec::new();
-            for _ in 0..n {
-                args.push(read_type(r, d)?);
-            }
+            let args = read_counted_types(r, d)?;
             TypeSig::GenericInst {
                 value_type,
                 ty,
@@ -527,11 +526,11 @@ fn read_method(r: &mut Reader<'_>, depth: u32) -> Result<MethodSig, Error> {
         ));
     }
     let generic_params = if conv & cc::GENERIC != 0 {
-        read_cu32(r)?
+        r.compressed_u32()?
     } else {
         0
     };
-    let count = read_cu32(r)?;
+    let count = r.compressed_u32()?;
     let ret = read_type(r, depth + 1)?;
     let mut params = Vec::new();
     let mut sentinel = None;
@@ -631,10 +630,7 @@ fn write_type(out: &mut Vec<u8>, t: &TypeSig) -> Result<(), Error> {
                 et::CLASS
             });
             encode_type_def_or_ref(out, *ty)?;
-            encode_compressed_u32(out, len_u32(args.len())?)?;
-            for a in args {
-                write_type(out, a)?;
-            }
+            write_counted_types(out, args)?;
         }
         TypeSig::FnPtr(m) => {
             out.push(et::FNPTR);
@@ -900,12 +896,7 @@ impl FieldSig {
     /// Decodes a field signature (`0x06 CustomMod* Type`) that must fill `bytes`.
     pub fn decode(bytes: &[u8]) -> Result<FieldSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::FIELD {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("field signature must start with 0x06"),
-            ));
-        }
+        expect_kind(&mut r, cc::FIELD, "field signature must start with 0x06")?;
         let ty = read_type(&mut r, 0)?;
         finish(&r)?;
         Ok(FieldSig { ty })
@@ -930,12 +921,9 @@ impl PropertySig {
                 ErrorKind::InvalidSignature("property signature must start with 0x08 or 0x28"),
             ));
         }
-        let count = read_cu32(&mut r)?;
+        let count = r.compressed_u32()?;
         let ty = read_type(&mut r, 0)?;
-        let mut params = Vec::new();
-        for _ in 0..count {
-            params.push(read_type(&mut r, 0)?);
-        }
+        let params = read_types(&mut r, count, 0)?;
         finish(&r)?;
         Ok(PropertySig {
             has_this: b & cc::HASTHIS != 0,
@@ -961,17 +949,12 @@ impl LocalVarSig {
     /// Decodes a local variable signature (`0x07 count local*`).
     pub fn decode(bytes: &[u8]) -> Result<LocalVarSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::LOCAL_SIG {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("local signature must start with 0x07"),
-            ));
-        }
-        let count = read_cu32(&mut r)?;
-        let mut locals = Vec::new();
-        for _ in 0..count {
-            locals.push(read_type(&mut r, 0)?);
-        }
+        expect_kind(
+            &mut r,
+            cc::LOCAL_SIG,
+            "local signature must start with 0x07",
+        )?;
+        let locals = read_counted_types(&mut r, 0)?;
         finish(&r)?;
         Ok(LocalVarSig { locals })
     }
@@ -979,10 +962,7 @@ impl LocalVarSig {
     /// Encodes the signature.
     pub fn encode(&self) -> Result<Vec<u8>, Error> {
         let mut out = alloc::vec![cc::LOCAL_SIG];
-        encode_compressed_u32(&mut out, len_u32(self.locals.len())?)?;
-        for l in &self.locals {
-            write_type(&mut out, l)?;
-        }
+        write_counted_types(&mut out, &self.locals)?;
         Ok(out)
     }
 }
@@ -991,17 +971,8 @@ impl MethodSpecSig {
     /// Decodes a MethodSpec instantiation (`0x0A count type*`).
     pub fn decode(bytes: &[u8]) -> Result<MethodSpecSig, Error> {
         let mut r = Reader::new(bytes, 0);
-        if r.u8()? != cc::GENERICINST {
-            return Err(Error::new(
-                0,
-                ErrorKind::InvalidSignature("method spec must start with 0x0A"),
-            ));
-        }
-        let count = read_cu32(&mut r)?;
-        let mut args = Vec::new();
-        for _ in 0..count {
-            args.push(read_type(&mut r, 0)?);
-        }
+        expect_kind(&mut r, cc::GENERICINST, "method spec must start with 0x0A")?;
+        let args = read_counted_types(&mut r, 0)?;
         finish(&r)?;
         Ok(MethodSpecSig { args })
     }
@@ -1009,10 +980,7 @@ impl MethodSpecSig {
     /// Encodes the signature.
     pub fn encode(&self) -> Result<Vec<u8>, Error> {
         let mut out = alloc::vec![cc::GENERICINST];
-        encode_compressed_u32(&mut out, len_u32(self.args.len())?)?;
-        for a in &self.args {
-            write_type(&mut out, a)?;
-        }
+        write_counted_types(&mut out, &self.args)?;
         Ok(out)
     }
 }

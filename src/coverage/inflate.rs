@@ -16,6 +16,8 @@
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::bytes::ByteReader;
+
 /// Why a DEFLATE stream could not be decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -82,8 +84,8 @@ const CLEN_ORDER: [usize; 19] = [
 
 /// Reads bits least significant first (RFC 1951 3.1.1).
 struct Bits<'a> {
-    input: &'a [u8],
-    pos: usize,
+    /// The bytes not yet moved into `buf`.
+    input: ByteReader<'a>,
     buf: u32,
     count: u32,
 }
@@ -92,8 +94,7 @@ impl Bits<'_> {
     /// The next `n` (at most 16) bits as a number, first bit lowest.
     fn take(&mut self, n: u32) -> Result<u32, InflateError> {
         while self.count < n {
-            let byte = *self.input.get(self.pos).ok_or(InflateError::Truncated)?;
-            self.pos += 1;
+            let byte = self.input.u8().map_err(|_| InflateError::Truncated)?;
             self.buf |= u32::from(byte) << self.count;
             self.count += 8;
         }
@@ -176,8 +177,7 @@ impl Huffman {
 /// most `limit` bytes. Bytes after the final block are ignored.
 pub fn inflate(input: &[u8], limit: usize) -> Result<Vec<u8>, InflateError> {
     let mut bits = Bits {
-        input,
-        pos: 0,
+        input: ByteReader::new(input),
         buf: 0,
         count: 0,
     };
@@ -205,26 +205,17 @@ pub fn inflate(input: &[u8], limit: usize) -> Result<Vec<u8>, InflateError> {
 /// RFC 1951 3.2.4: a stored block.
 fn stored(bits: &mut Bits<'_>, out: &mut Vec<u8>, limit: usize) -> Result<(), InflateError> {
     bits.align();
-    let header = bits
-        .input
-        .get(bits.pos..bits.pos + 4)
-        .ok_or(InflateError::Truncated)?;
-    let len = u16::from_le_bytes([header[0], header[1]]);
-    let nlen = u16::from_le_bytes([header[2], header[3]]);
+    let truncated = |_| InflateError::Truncated;
+    let len = bits.input.u16().map_err(truncated)?;
+    let nlen = bits.input.u16().map_err(truncated)?;
     if len != !nlen {
         return Err(InflateError::StoredLengthMismatch);
     }
-    bits.pos += 4;
-    let len = usize::from(len);
-    let data = bits
-        .input
-        .get(bits.pos..bits.pos + len)
-        .ok_or(InflateError::Truncated)?;
-    if out.len() + len > limit {
+    let data = bits.input.take(usize::from(len)).map_err(truncated)?;
+    if out.len() + data.len() > limit {
         return Err(InflateError::TooLarge);
     }
     out.extend_from_slice(data);
-    bits.pos += len;
     Ok(())
 }
 

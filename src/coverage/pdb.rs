@@ -4,8 +4,8 @@
 //! Formats transcribed from:
 //! * the metadata root, stream headers, `#~` table stream, heaps and index
 //!   sizes: ECMA-335 6th edition, Partition II 24.2.1-24.2.6;
-//! * compressed integers: ECMA-335 II.23.2 (decoded by
-//!   [`crate::cil::decode_compressed_u32`] and `_i32`);
+//! * compressed integers: ECMA-335 II.23.2 (decoded by the crate's byte
+//!   reader);
 //! * the `#Pdb` stream, the debug tables 0x30-0x37, the document name blob
 //!   and the sequence points blob: "Portable PDB v1.0: Format
 //!   Specification", dotnet/runtime `docs/design/specs/PortablePdb-Metadata.md`.
@@ -17,7 +17,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::cil::{decode_compressed_i32, decode_compressed_u32};
+use crate::bytes::{ByteReader, CompressedError, Truncated};
 use crate::GUID;
 
 /// A malformed or unsupported PDB: what was wrong, in words.
@@ -81,40 +81,40 @@ mod table {
     pub(super) const HCDI_MODULE_TAG: u32 = 7;
 }
 
-/// A bounds-checked little-endian reader.
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
+/// The crate's byte reader ([`ByteReader`]) with this module's errors: each
+/// read names what it reads, for the message.
+struct Cursor<'a>(ByteReader<'a>);
+
+fn truncated(what: &str) -> impl Fn(Truncated) -> PdbError + '_ {
+    move |_| PdbError(alloc::format!("truncated {what}"))
+}
+
+fn bad_compressed(what: &str) -> impl Fn(CompressedError) -> PdbError + '_ {
+    move |_| PdbError(alloc::format!("bad compressed integer in {what}"))
 }
 
 impl<'a> Cursor<'a> {
     fn new(data: &'a [u8]) -> Self {
-        Cursor { data, pos: 0 }
+        Cursor(ByteReader::new(data))
+    }
+    /// From `pos`; a position past the end reads as truncated.
+    fn at(data: &'a [u8], pos: usize) -> Self {
+        Cursor(ByteReader::at(data, pos))
     }
     fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8], PdbError> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.data.len());
-        let Some(end) = end else {
-            return Err(PdbError(alloc::format!("truncated {what}")));
-        };
-        let out = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(out)
+        self.0.take(n).map_err(truncated(what))
     }
     fn u8(&mut self, what: &str) -> Result<u8, PdbError> {
-        Ok(self.bytes(1, what)?[0])
+        self.0.u8().map_err(truncated(what))
     }
     fn u16(&mut self, what: &str) -> Result<u16, PdbError> {
-        let b = self.bytes(2, what)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        self.0.u16().map_err(truncated(what))
     }
     fn u32(&mut self, what: &str) -> Result<u32, PdbError> {
-        let b = self.bytes(4, what)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.0.u32().map_err(truncated(what))
     }
     fn u64(&mut self, what: &str) -> Result<u64, PdbError> {
-        let lo = u64::from(self.u32(what)?);
-        let hi = u64::from(self.u32(what)?);
-        Ok(lo | hi << 32)
+        self.0.u64().map_err(truncated(what))
     }
     /// A 2- or 4-byte index (ECMA-335 II.24.2.6).
     fn index(&mut self, wide: bool, what: &str) -> Result<u32, PdbError> {
@@ -125,21 +125,15 @@ impl<'a> Cursor<'a> {
         }
     }
     fn at_end(&self) -> bool {
-        self.pos >= self.data.len()
+        self.0.is_empty()
     }
     /// ECMA-335 II.23.2 unsigned compressed integer.
     fn cu32(&mut self, what: &str) -> Result<u32, PdbError> {
-        let (value, used) = decode_compressed_u32(&self.data[self.pos.min(self.data.len())..])
-            .map_err(|_| PdbError(alloc::format!("bad compressed integer in {what}")))?;
-        self.pos += used;
-        Ok(value)
+        self.0.compressed_u32().map_err(bad_compressed(what))
     }
     /// ECMA-335 II.23.2 signed compressed integer.
     fn ci32(&mut self, what: &str) -> Result<i32, PdbError> {
-        let (value, used) = decode_compressed_i32(&self.data[self.pos.min(self.data.len())..])
-            .map_err(|_| PdbError(alloc::format!("bad compressed integer in {what}")))?;
-        self.pos += used;
-        Ok(value)
+        self.0.compressed_i32().map_err(bad_compressed(what))
     }
 }
 
@@ -218,8 +212,7 @@ impl<'a> Heaps<'a> {
                 err("blob index out of range")
             };
         }
-        let mut c = Cursor::new(self.blob);
-        c.pos = index;
+        let mut c = Cursor::at(self.blob, index);
         let len = c.cu32("a blob's length")? as usize;
         c.bytes(len, "blob")
     }
@@ -228,29 +221,13 @@ impl<'a> Heaps<'a> {
         if index == 0 {
             return Ok(None);
         }
-        let bytes = (index as usize - 1)
-            .checked_mul(16)
-            .and_then(|start| self.guid.get(start..start.checked_add(16)?))
-            .ok_or_else(|| PdbError::new("GUID index out of range"))?;
-        let mut raw = [0u8; 16];
-        raw.copy_from_slice(bytes);
         // The heap stores GUIDs in their in-memory (little-endian fields) layout.
-        Ok(Some(GUID::from_u128(guid_from_le(&raw))))
+        let guid = (index as usize - 1)
+            .checked_mul(16)
+            .and_then(|start| ByteReader::at(self.guid, start).guid().ok())
+            .ok_or_else(|| PdbError::new("GUID index out of range"))?;
+        Ok(Some(guid))
     }
-}
-
-/// The u128 of a GUID stored as `Data1` (LE u32), `Data2`, `Data3` (LE
-/// u16), `Data4` (8 bytes).
-fn guid_from_le(b: &[u8; 16]) -> u128 {
-    let d1 = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    let d2 = u16::from_le_bytes([b[4], b[5]]);
-    let d3 = u16::from_le_bytes([b[6], b[7]]);
-    let mut d4 = [0u8; 8];
-    d4.copy_from_slice(&b[8..]);
-    u128::from(d1) << 96
-        | u128::from(d2) << 80
-        | u128::from(d3) << 64
-        | u128::from(u64::from_be_bytes(d4))
 }
 
 impl PortablePdb {
@@ -280,7 +257,7 @@ impl PortablePdb {
             let offset = c.u32("stream header")? as usize;
             let size = c.u32("stream header")? as usize;
             // The name: ASCII, NUL-terminated, padded to 4 bytes, at most 32.
-            let rest = &data[c.pos.min(data.len())..];
+            let rest = c.0.rest();
             let len = rest
                 .iter()
                 .take(32)
@@ -380,7 +357,7 @@ impl PortablePdb {
             }
         };
         let mut starts = [0usize; 8];
-        let mut at = t.pos as u64;
+        let mut at = t.0.pos() as u64;
         for n in table::DOCUMENT..=table::CUSTOM_DEBUG_INFORMATION {
             starts[n - table::DOCUMENT] = at as usize;
             at += u64::from(rows[n]) * row_size(n);
@@ -388,11 +365,7 @@ impl PortablePdb {
                 return err("#~ tables extend past the end of the stream");
             }
         }
-        let table_cursor = |n: usize| {
-            let mut c = Cursor::new(tables);
-            c.pos = starts[n - table::DOCUMENT];
-            c
-        };
+        let table_cursor = |n: usize| Cursor::at(tables, starts[n - table::DOCUMENT]);
 
         // Document table.
         let mut c = table_cursor(table::DOCUMENT);
@@ -488,8 +461,7 @@ fn document_name(heaps: &Heaps<'_>, index: u32) -> Result<String, PdbError> {
         .and_then(|s| core::str::from_utf8(s).ok())
         .ok_or_else(|| PdbError::new("document name separator is not UTF-8"))?;
     let sep = if lead == 0 { "" } else { sep };
-    let mut c = Cursor::new(blob);
-    c.pos = sep_len;
+    let mut c = Cursor::at(blob, sep_len);
     let mut name = String::new();
     let mut first = true;
     while !c.at_end() {

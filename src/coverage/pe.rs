@@ -16,6 +16,7 @@ use alloc::vec::Vec;
 
 use super::inflate::inflate;
 use super::pdb::PdbError;
+use crate::bytes::ByteReader;
 
 /// `IMAGE_DEBUG_TYPE_CODEVIEW`.
 pub const DEBUG_TYPE_CODEVIEW: u32 = 2;
@@ -43,15 +44,15 @@ pub struct DebugDirectory {
 }
 
 fn read_u16(data: &[u8], at: usize) -> Result<u16, PdbError> {
-    data.get(at..at.saturating_add(2))
-        .map(|b| u16::from_le_bytes([b[0], b[1]]))
-        .ok_or_else(|| PdbError::new("truncated PE file"))
+    ByteReader::at(data, at)
+        .u16()
+        .map_err(|_| PdbError::new("truncated PE file"))
 }
 
 fn read_u32(data: &[u8], at: usize) -> Result<u32, PdbError> {
-    data.get(at..at.saturating_add(4))
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .ok_or_else(|| PdbError::new("truncated PE file"))
+    ByteReader::at(data, at)
+        .u32()
+        .map_err(|_| PdbError::new("truncated PE file"))
 }
 
 /// Reads the debug directory of a PE image (the bytes of an assembly file).

@@ -10,7 +10,9 @@
 
 use alloc::vec::Vec;
 
-use crate::cil::{Error, FlowControl, Instruction, Label, MethodBody, OpCode, Operand};
+use crate::cil::{
+    Error, FlowControl, Instruction, Label, MethodBody, OpCode, Operand, LDC_I4_SHORT,
+};
 
 /// Where a counter goes: what the report says about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,16 +89,7 @@ fn cannot_throw(op: OpCode) -> bool {
         OpCode::STLOC,
         OpCode::LDNULL,
         OpCode::LDSTR,
-        OpCode::LDC_I4_M1,
-        OpCode::LDC_I4_0,
-        OpCode::LDC_I4_1,
-        OpCode::LDC_I4_2,
-        OpCode::LDC_I4_3,
-        OpCode::LDC_I4_4,
-        OpCode::LDC_I4_5,
-        OpCode::LDC_I4_6,
-        OpCode::LDC_I4_7,
-        OpCode::LDC_I4_8,
+        // and the short `ldc.i4` forms, `LDC_I4_SHORT`
         OpCode::LDC_I4_S,
         OpCode::LDC_I4,
         OpCode::LDC_I8,
@@ -134,7 +127,7 @@ fn cannot_throw(op: OpCode) -> bool {
         OpCode::CONV_R8,
         OpCode::CONV_R_UN,
     ];
-    SAFE.contains(&op)
+    SAFE.contains(&op) || LDC_I4_SHORT.contains(&op)
 }
 
 /// The IL offsets something may jump to or that bound a protected region:
@@ -401,4 +394,26 @@ pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), E
         insert_probe(body, 0, address(slot))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_ldc_i4_form_cannot_throw_and_a_call_or_a_division_can() {
+        for op in [
+            OpCode::LDC_I4_M1,
+            OpCode::LDC_I4_0,
+            OpCode::LDC_I4_8,
+            OpCode::LDC_I4_S,
+            OpCode::LDC_I4,
+            OpCode::NOP,
+        ] {
+            assert!(cannot_throw(op), "{op:?}");
+        }
+        for op in [OpCode::CALL, OpCode::DIV, OpCode::LDFLD, OpCode::THROW] {
+            assert!(!cannot_throw(op), "{op:?}");
+        }
+    }
 }

@@ -235,7 +235,23 @@ fn write_lines(out: &mut String, indent: &str, lines: &BTreeMap<u32, (u64, usize
 }
 
 /// Totals of a line table: (lines covered, lines, arms covered, arms).
-fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> (usize, usize, usize, usize) {
+/// Cobertura's `line-rate` and `branch-rate` attributes of `t`.
+fn rates(t: Totals) -> String {
+    format!(
+        "line-rate=\"{}\" branch-rate=\"{}\"",
+        rate(t.0, t.1),
+        rate(t.2, t.3)
+    )
+}
+
+/// Lines covered, lines, branches covered, branches.
+type Totals = (usize, usize, usize, usize);
+
+fn add(a: Totals, b: Totals) -> Totals {
+    (a.0 + b.0, a.1 + b.1, a.2 + b.2, a.3 + b.3)
+}
+
+fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> Totals {
     lines.values().fold((0, 0, 0, 0), |t, &(hits, c, a)| {
         (t.0 + usize::from(hits > 0), t.1 + 1, t.2 + c, t.3 + a)
     })
@@ -265,19 +281,13 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
         for (class, path, indices) in classes {
             let lines = line_table(methods, indices, path);
             let t = totals(&lines);
-            package_totals = (
-                package_totals.0 + t.0,
-                package_totals.1 + t.1,
-                package_totals.2 + t.2,
-                package_totals.3 + t.3,
-            );
+            package_totals = add(package_totals, t);
             let _ = writeln!(
                 classes_xml,
-                "        <class name=\"{}\" filename=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n          <methods>",
+                "        <class name=\"{}\" filename=\"{}\" {} complexity=\"0\">\n          <methods>",
                 xml(class),
                 xml(path),
-                rate(t.0, t.1),
-                rate(t.2, t.3)
+                rates(t)
             );
             for &i in indices {
                 let method = &methods[i];
@@ -289,10 +299,9 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
                 let short = method.name.rsplit("::").next().unwrap_or(&method.name);
                 let _ = writeln!(
                     classes_xml,
-                    "            <method name=\"{}\" signature=\"\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">",
+                    "            <method name=\"{}\" signature=\"\" {} complexity=\"0\">",
                     xml(short),
-                    rate(m.0, m.1),
-                    rate(m.2, m.3)
+                    rates(m)
                 );
                 write_lines(&mut classes_xml, "              ", &lines);
                 let _ = writeln!(classes_xml, "            </method>");
@@ -301,24 +310,17 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
             write_lines(&mut classes_xml, "          ", &lines);
             let _ = writeln!(classes_xml, "        </class>");
         }
-        all = (
-            all.0 + package_totals.0,
-            all.1 + package_totals.1,
-            all.2 + package_totals.2,
-            all.3 + package_totals.3,
-        );
+        all = add(all, package_totals);
         let _ = writeln!(
             body,
-            "    <package name=\"{}\" line-rate=\"{}\" branch-rate=\"{}\" complexity=\"0\">\n      <classes>\n{classes_xml}      </classes>\n    </package>",
+            "    <package name=\"{}\" {} complexity=\"0\">\n      <classes>\n{classes_xml}      </classes>\n    </package>",
             xml(package),
-            rate(package_totals.0, package_totals.1),
-            rate(package_totals.2, package_totals.3)
+            rates(package_totals)
         );
     }
     format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n<coverage line-rate=\"{}\" branch-rate=\"{}\" lines-covered=\"{}\" lines-valid=\"{}\" branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" version=\"corprof {}\" timestamp=\"{timestamp}\">\n  <sources>\n    <source></source>\n  </sources>\n  <packages>\n{body}  </packages>\n</coverage>\n",
-        rate(all.0, all.1),
-        rate(all.2, all.3),
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n<coverage {} lines-covered=\"{}\" lines-valid=\"{}\" branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" version=\"corprof {}\" timestamp=\"{timestamp}\">\n  <sources>\n    <source></source>\n  </sources>\n  <packages>\n{body}  </packages>\n</coverage>\n",
+        rates(all),
         all.0,
         all.1,
         all.2,

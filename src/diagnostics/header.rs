@@ -44,52 +44,30 @@ pub struct Command {
 }
 
 impl Command {
+    /// The command `id` of command set `set`.
+    const fn new(set: u8, id: u8) -> Command {
+        Command { set, id }
+    }
+
     /// Server 0xFF/0x00 `OK`: the generic success response.
-    pub const OK: Command = Command {
-        set: 0xFF,
-        id: 0x00,
-    };
+    pub const OK: Command = Command::new(0xFF, 0x00);
     /// Server 0xFF/0xFF `Error`: the error response, whose payload is one
     /// `int32` HRESULT.
-    pub const ERROR: Command = Command {
-        set: 0xFF,
-        id: 0xFF,
-    };
+    pub const ERROR: Command = Command::new(0xFF, 0xFF);
     /// Profiler 0x03/0x01 `AttachProfiler` (.NET Core 3.0 and later).
-    pub const ATTACH_PROFILER: Command = Command {
-        set: 0x03,
-        id: 0x01,
-    };
+    pub const ATTACH_PROFILER: Command = Command::new(0x03, 0x01);
     /// Process 0x04/0x00 `ProcessInfo` (.NET 5 and later).
-    pub const PROCESS_INFO: Command = Command {
-        set: 0x04,
-        id: 0x00,
-    };
+    pub const PROCESS_INFO: Command = Command::new(0x04, 0x00);
     /// Process 0x04/0x01 `ResumeRuntime` (.NET 5 and later).
-    pub const RESUME_RUNTIME: Command = Command {
-        set: 0x04,
-        id: 0x01,
-    };
+    pub const RESUME_RUNTIME: Command = Command::new(0x04, 0x01);
     /// Process 0x04/0x02 `ProcessEnvironment` (.NET 5 and later).
-    pub const PROCESS_ENVIRONMENT: Command = Command {
-        set: 0x04,
-        id: 0x02,
-    };
+    pub const PROCESS_ENVIRONMENT: Command = Command::new(0x04, 0x02);
     /// Process 0x04/0x03 `SetEnvironmentVariable` (.NET 6 and later).
-    pub const SET_ENVIRONMENT_VARIABLE: Command = Command {
-        set: 0x04,
-        id: 0x03,
-    };
+    pub const SET_ENVIRONMENT_VARIABLE: Command = Command::new(0x04, 0x03);
     /// Process 0x04/0x04 `ProcessInfo2` (.NET 6 and later).
-    pub const PROCESS_INFO_2: Command = Command {
-        set: 0x04,
-        id: 0x04,
-    };
+    pub const PROCESS_INFO_2: Command = Command::new(0x04, 0x04);
     /// Process 0x04/0x07 `ApplyStartupHook` (.NET 8 and later).
-    pub const APPLY_STARTUP_HOOK: Command = Command {
-        set: 0x04,
-        id: 0x07,
-    };
+    pub const APPLY_STARTUP_HOOK: Command = Command::new(0x04, 0x07);
 
     /// The protocol's name of a known command, `None` for others.
     pub fn name(self) -> Option<&'static str> {

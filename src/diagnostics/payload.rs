@@ -16,6 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::error::WireError;
+use crate::bytes::{ByteReader, Truncated};
 use crate::GUID;
 
 /// Builds a payload field by field.
@@ -92,71 +93,48 @@ impl PayloadWriter {
 /// left.
 #[derive(Clone, Debug)]
 pub struct PayloadReader<'a> {
-    rest: &'a [u8],
-    offset: usize,
+    bytes: ByteReader<'a>,
+}
+
+fn truncated(t: Truncated) -> WireError {
+    WireError::Truncated {
+        offset: t.offset,
+        needed: t.needed,
+        available: t.available,
+    }
 }
 
 impl<'a> PayloadReader<'a> {
     /// Reads `payload` from its start.
     pub fn new(payload: &'a [u8]) -> PayloadReader<'a> {
         PayloadReader {
-            rest: payload,
-            offset: 0,
+            bytes: ByteReader::new(payload),
         }
     }
 
     /// How many bytes are left.
     pub fn remaining(&self) -> usize {
-        self.rest.len()
-    }
-
-    fn take(&mut self, len: usize) -> Result<&'a [u8], WireError> {
-        if len > self.rest.len() {
-            return Err(WireError::Truncated {
-                offset: self.offset,
-                needed: len,
-                available: self.rest.len(),
-            });
-        }
-        let (taken, rest) = self.rest.split_at(len);
-        self.rest = rest;
-        self.offset += len;
-        Ok(taken)
-    }
-
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
-        let mut out = [0u8; N];
-        out.copy_from_slice(self.take(N)?);
-        Ok(out)
+        self.bytes.remaining()
     }
 
     /// Reads a `uint`.
     pub fn u32(&mut self) -> Result<u32, WireError> {
-        self.array().map(u32::from_le_bytes)
+        self.bytes.u32().map_err(truncated)
     }
 
     /// Reads an `int32` (an HRESULT, for example).
     pub fn i32(&mut self) -> Result<i32, WireError> {
-        self.array().map(i32::from_le_bytes)
+        self.bytes.i32().map_err(truncated)
     }
 
     /// Reads a `ulong`.
     pub fn u64(&mut self) -> Result<u64, WireError> {
-        self.array().map(u64::from_le_bytes)
+        self.bytes.u64().map_err(truncated)
     }
 
     /// Reads a GUID.
     pub fn guid(&mut self) -> Result<GUID, WireError> {
-        let data1 = self.u32()?;
-        let data2 = u16::from_le_bytes(self.array()?);
-        let data3 = u16::from_le_bytes(self.array()?);
-        let data4 = self.array()?;
-        Ok(GUID {
-            data1,
-            data2,
-            data3,
-            data4,
-        })
+        self.bytes.guid().map_err(truncated)
     }
 
     /// Reads a `string`: `None` for a count of 0 (a null string).
@@ -164,25 +142,14 @@ impl<'a> PayloadReader<'a> {
     /// [`WireError::MissingNul`] when the last unit is not NUL,
     /// [`WireError::InvalidUtf16`] for unpaired surrogates.
     pub fn string(&mut self) -> Result<Option<String>, WireError> {
-        let at = self.offset;
+        let at = self.bytes.pos();
         let count = self.u32()? as usize;
         if count == 0 {
             return Ok(None);
         }
-        let bytes = match count.checked_mul(2) {
-            Some(len) if len <= self.rest.len() => self.take(len)?,
-            _ => {
-                return Err(WireError::Truncated {
-                    offset: self.offset,
-                    needed: count.saturating_mul(2),
-                    available: self.rest.len(),
-                })
-            }
-        };
-        let units: Vec<u16> = bytes
-            .chunks_exact(2)
-            .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
-            .collect();
+        // A count whose byte length overflows is as truncated as one that
+        // exceeds what is left.
+        let units = self.bytes.utf16(count).map_err(truncated)?;
         let (last, text) = units
             .split_last()
             .ok_or(WireError::MissingNul { offset: at })?;
@@ -197,16 +164,15 @@ impl<'a> PayloadReader<'a> {
     /// Reads an `array<byte>`.
     pub fn byte_array(&mut self) -> Result<&'a [u8], WireError> {
         let count = self.u32()? as usize;
-        self.take(count)
+        self.bytes.take(count).map_err(truncated)
     }
 
     /// `Ok` when the whole payload was read, [`WireError::TrailingBytes`]
     /// otherwise.
     pub fn finish(&self) -> Result<(), WireError> {
-        if self.rest.is_empty() {
-            Ok(())
-        } else {
-            Err(WireError::TrailingBytes(self.rest.len()))
+        match self.bytes.remaining() {
+            0 => Ok(()),
+            left => Err(WireError::TrailingBytes(left)),
         }
     }
 }

@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::metadata::{Field, FieldType};
+use crate::bytes::{ByteReader, Truncated};
 use crate::GUID;
 
 /// Why a blob could not be decoded.
@@ -103,64 +104,50 @@ pub fn decode_payload(fields: &[Field], data: &[u8]) -> Result<Vec<Value>, Error
     fields.iter().map(|field| r.value(field.ty)).collect()
 }
 
-/// A bounds-checked little-endian reader.
+/// The crate's byte reader ([`ByteReader`]) with this module's errors.
 pub(super) struct Reader<'a> {
-    data: &'a [u8],
-    pos: usize,
+    bytes: ByteReader<'a>,
+}
+
+/// [`Error::Truncated`]: `needed` counts the bytes missing.
+fn truncated(t: Truncated) -> Error {
+    Error::Truncated {
+        offset: t.offset,
+        needed: t.needed - t.available,
+    }
 }
 
 impl<'a> Reader<'a> {
     pub(super) fn new(data: &'a [u8]) -> Reader<'a> {
-        Reader { data, pos: 0 }
+        Reader {
+            bytes: ByteReader::new(data),
+        }
     }
 
     pub(super) fn remaining(&self) -> usize {
-        self.data.len() - self.pos
-    }
-
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        if self.remaining() < n {
-            return Err(Error::Truncated {
-                offset: self.pos,
-                needed: n - self.remaining(),
-            });
-        }
-        let bytes = &self.data[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(bytes)
+        self.bytes.remaining()
     }
 
     fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
-        let mut out = [0u8; N];
-        out.copy_from_slice(self.take(N)?);
-        Ok(out)
+        self.bytes.array().map_err(truncated)
     }
 
     pub(super) fn u32(&mut self) -> Result<u32, Error> {
-        Ok(u32::from_le_bytes(self.array()?))
+        self.bytes.u32().map_err(truncated)
     }
 
     pub(super) fn u64(&mut self) -> Result<u64, Error> {
-        Ok(u64::from_le_bytes(self.array()?))
+        self.bytes.u64().map_err(truncated)
     }
 
-    /// A NUL-terminated UTF-16 string.
+    /// A NUL-terminated UTF-16 string; a missing NUL is truncated at the
+    /// string's start.
     pub(super) fn string(&mut self) -> Result<String, Error> {
-        let start = self.pos;
-        let mut units = Vec::new();
-        loop {
-            if self.remaining() < 2 {
-                return Err(Error::Truncated {
-                    offset: start,
-                    needed: 2 - self.remaining(),
-                });
-            }
-            let unit = u16::from_le_bytes(self.array()?);
-            if unit == 0 {
-                break;
-            }
-            units.push(unit);
-        }
+        let start = self.bytes.pos();
+        let units = self.bytes.utf16_until_nul().map_err(|t| Error::Truncated {
+            offset: start,
+            needed: t.needed - t.available,
+        })?;
         String::from_utf16(&units).map_err(|_| Error::InvalidUtf16 { offset: start })
     }
 
@@ -179,16 +166,13 @@ impl<'a> Reader<'a> {
             FieldType::Single => Value::Float(f32::from_le_bytes(self.array()?).into()),
             FieldType::Double => Value::Float(f64::from_le_bytes(self.array()?)),
             FieldType::DateTime => Value::DateTime(self.u64()?),
-            FieldType::Guid => {
-                let b: [u8; 16] = self.array()?;
-                Value::Guid(GUID::from_u128(u128::from_be_bytes([
-                    b[3], b[2], b[1], b[0], b[5], b[4], b[7], b[6], b[8], b[9], b[10], b[11],
-                    b[12], b[13], b[14], b[15],
-                ])))
-            }
+            FieldType::Guid => Value::Guid(self.bytes.guid().map_err(truncated)?),
             FieldType::String => Value::String(self.string()?),
             FieldType::Pointer => {
-                let bytes = self.take(core::mem::size_of::<usize>())?;
+                let bytes = self
+                    .bytes
+                    .take(core::mem::size_of::<usize>())
+                    .map_err(truncated)?;
                 let mut v = [0u8; 8];
                 v[..bytes.len()].copy_from_slice(bytes);
                 Value::UInt(u64::from_le_bytes(v))

@@ -635,11 +635,8 @@ impl Profiler for CallTargetProfiler {
         let Some(config) = self.config() else {
             return Ok(());
         };
-        let assembly = info
-            .module_metadata(module)
-            .ok()
-            .flatten()
-            .and_then(|m| m.assembly_name().ok());
+        // Named without opening the module's metadata (`assembly_name`).
+        let assembly = super::assembly_name::assembly_of(info, module);
         let is_helper = assembly.as_deref() == Some(config.helper_name.as_str());
         if is_helper {
             *lock(&self.helper) = Some(module);

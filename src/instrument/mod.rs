@@ -17,6 +17,8 @@
 //!   (`targets.rs`).
 //! - `component.rs`: [`CallTargetProfiler`], the profiler part that wraps
 //!   the targets at first JIT or by ReJIT.
+//! - `assembly_name.rs`: a module's assembly named by the runtime, so that
+//!   only the metadata of the modules a target names is opened.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
 //!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 //! - `rejit_profiler.rs`: [`RejitProfiler`], the ReJIT callbacks as a
@@ -27,6 +29,7 @@
 //!
 //! See docs/instrumentation.md.
 
+mod assembly_name;
 mod calltarget;
 mod component;
 mod edit;

@@ -285,6 +285,26 @@ impl StackTree {
         }
         self.add_to(NodeId::ROOT, other.values(NodeId::ROOT));
     }
+
+    /// Adds every stack of `other`, whose frames come from the same frame
+    /// table as this tree's, with its values into this tree (what
+    /// [`merge`](StackTree::merge) does without renaming frames).
+    ///
+    /// # Panics
+    /// When the trees' widths differ.
+    pub fn absorb(&mut self, other: &StackTree) {
+        assert_eq!(self.width, other.width, "merging trees of different widths");
+        let mut map: Vec<NodeId> = Vec::with_capacity(other.len());
+        map.push(NodeId::ROOT);
+        for n in 1..other.nodes.len() {
+            let node = &other.nodes[n];
+            // A node comes after its parent: its parent is mapped already.
+            let mine = self.child(map[node.parent as usize], FrameId(node.frame));
+            map.push(mine);
+            self.add_to(mine, other.values(NodeId(n as u32)));
+        }
+        self.add_to(NodeId::ROOT, other.values(NodeId::ROOT));
+    }
 }
 
 /// The children of a [`StackTree`] node.
@@ -310,6 +330,37 @@ impl Iterator for Children<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn absorb_adds_a_tree_of_the_same_frames() {
+        let mut frames = Frames::new();
+        let (main, a, b) = (
+            frames.intern("Main"),
+            frames.intern("A"),
+            frames.intern("B"),
+        );
+        let mut mine = StackTree::new(2);
+        mine.add([main, a], &[1, 10]);
+        let mut other = StackTree::new(2);
+        other.add([main, a], &[2, 20]);
+        other.add([main, b, a], &[3, 30]);
+        other.add_to(NodeId::ROOT, &[0, 7]);
+        mine.absorb(&other);
+        let ma = mine.find([main, a]).unwrap();
+        assert_eq!(mine.values(ma), [3, 30]);
+        let mba = mine.find([main, b, a]).unwrap();
+        assert_eq!(mine.values(mba), [3, 30]);
+        assert_eq!(mine.values(NodeId::ROOT), [0, 7]);
+        assert_eq!(mine.len(), 5);
+        // The same as merging over one frame table.
+        let mut merged = StackTree::new(2);
+        let mut again = frames.clone();
+        merged.add([main, a], &[1, 10]);
+        merged.merge(&mut again, &other, &frames);
+        assert_eq!(again.len(), frames.len());
+        assert_eq!(merged.inclusive(0), mine.inclusive(0));
+        assert_eq!(merged.inclusive(1), mine.inclusive(1));
+    }
 
     #[test]
     fn equal_stacks_share_a_node_and_sum_their_values() {

@@ -80,8 +80,8 @@ pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
-    ALLOC_OBJECTS, CPU, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME, NO_MANAGED_FRAMES,
-    SAMPLE_TYPES, WALL,
+    ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME,
+    NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
 pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

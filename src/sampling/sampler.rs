@@ -323,6 +323,9 @@ impl Profile {
     }
 }
 
+/// The name under which the ended threads without a name are gathered.
+pub const ENDED_WITHOUT_NAME: &str = "ended threads without a name";
+
 /// A thread as the sampler tracks it.
 pub(super) struct Tracked {
     pub(super) name: Option<String>,
@@ -335,6 +338,21 @@ pub(super) struct Tracked {
 }
 
 impl Tracked {
+    fn new() -> Tracked {
+        Tracked {
+            name: None,
+            os_thread: 0,
+            last_cpu: None,
+            tree: StackTree::new(SAMPLE_TYPES.len()),
+            period: StackTree::new(SAMPLE_TYPES.len()),
+        }
+    }
+
+    /// Whether it holds no sample.
+    fn is_empty(&self) -> bool {
+        self.tree.len() <= 1 && self.period.len() <= 1
+    }
+
     /// Adds a sample to the run's tree and, `periods` set, the period's.
     pub(super) fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
         self.tree.add(stack.iter().copied(), values);
@@ -350,6 +368,11 @@ pub(super) struct State {
     pub(super) no_managed: FrameId,
     pub(super) threads: Vec<Tracked>,
     pub(super) by_id: HashMap<ThreadID, usize>,
+    /// Slots of `threads` free for the next new thread.
+    pub(super) free: Vec<usize>,
+    /// The slot that gathers the ended threads of a name (`None`: of no
+    /// name).
+    pub(super) ended: HashMap<Option<String>, usize>,
     pub(super) stats: SamplerStats,
     pub(super) started: SystemTime,
     pub(super) start: Instant,
@@ -363,18 +386,53 @@ impl State {
         let index = match self.by_id.get(&thread) {
             Some(&index) => index,
             None => {
-                self.threads.push(Tracked {
-                    name: None,
-                    os_thread: 0,
-                    last_cpu: None,
-                    tree: StackTree::new(SAMPLE_TYPES.len()),
-                    period: StackTree::new(SAMPLE_TYPES.len()),
-                });
-                self.by_id.insert(thread, self.threads.len() - 1);
-                self.threads.len() - 1
+                let index = match self.free.pop() {
+                    Some(index) => index,
+                    None => {
+                        self.threads.push(Tracked::new());
+                        self.threads.len() - 1
+                    }
+                };
+                self.by_id.insert(thread, index);
+                index
             }
         };
         &mut self.threads[index]
+    }
+
+    /// `thread` ended: its samples join those of the ended threads of its
+    /// name (one slot per name, which keeps the name and the first ended
+    /// thread's OS id), and its slot is free for the next thread, so that
+    /// the sampler's memory grows with the names of the program's threads,
+    /// not with how many it ever started.
+    pub(super) fn thread_ended(&mut self, thread: ThreadID) {
+        let Some(index) = self.by_id.remove(&thread) else {
+            return;
+        };
+        if self.threads[index].is_empty() {
+            self.threads[index] = Tracked::new();
+            self.free.push(index);
+            return;
+        }
+        let key = self.threads[index].name.clone();
+        match self.ended.get(&key) {
+            // The first ended thread of its name gathers the next ones.
+            None => {
+                let gathered = &mut self.threads[index];
+                gathered.last_cpu = None;
+                if gathered.name.is_none() {
+                    gathered.name = Some(String::from(ENDED_WITHOUT_NAME));
+                }
+                self.ended.insert(key, index);
+            }
+            Some(&gathering) => {
+                let ended = core::mem::replace(&mut self.threads[index], Tracked::new());
+                let gathered = &mut self.threads[gathering];
+                gathered.tree.absorb(&ended.tree);
+                gathered.period.absorb(&ended.period);
+                self.free.push(index);
+            }
+        }
     }
 }
 
@@ -538,6 +596,8 @@ impl Sampler {
                 no_managed,
                 threads: Vec::new(),
                 by_id: HashMap::new(),
+                free: Vec::new(),
+                ended: HashMap::new(),
                 stats,
                 started: SystemTime::now(),
                 start: Instant::now(),
@@ -611,7 +671,7 @@ impl Sampler {
             }
             SamplingMode::SuspendRuntime => {}
         }
-        lock(&self.inner.state).by_id.remove(&thread);
+        lock(&self.inner.state).thread_ended(thread);
     }
 
     /// [`SamplingMode::Signal`]: registers a new thread for sampling when
@@ -1073,12 +1133,15 @@ impl Inner {
     }
 
     fn profile(&self, state: &State, duration: Duration) -> Profile {
+        let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
         Profile {
             frames: state.frames.clone(),
             threads: state
                 .threads
                 .iter()
-                .map(|t| ThreadProfile {
+                .enumerate()
+                .filter(|(index, _)| !free.contains(index))
+                .map(|(_, t)| ThreadProfile {
                     name: t
                         .name
                         .clone()
@@ -1180,5 +1243,78 @@ pub(super) fn beats(inner: &Inner, mut sample: impl FnMut(Instant) -> ControlFlo
         if sample(began).is_break() {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        let mut frames = Frames::new();
+        let (native, no_managed) = (
+            frames.intern(NATIVE_FRAME),
+            frames.intern(NO_MANAGED_FRAMES),
+        );
+        State {
+            frames,
+            native,
+            no_managed,
+            threads: Vec::new(),
+            by_id: HashMap::new(),
+            free: Vec::new(),
+            ended: HashMap::new(),
+            stats: SamplerStats::default(),
+            started: SystemTime::now(),
+            start: Instant::now(),
+            stopped: None,
+            period_start: Instant::now(),
+        }
+    }
+
+    fn id(n: usize) -> ThreadID {
+        // SAFETY: never handed to the runtime; only a map key here.
+        unsafe { ThreadID::from_raw(n) }
+    }
+
+    /// Threads that start and end without end keep the sampler's memory
+    /// bounded by their names: each ended thread's samples join its
+    /// name's, and its slot is reused.
+    #[test]
+    fn ended_threads_are_gathered_by_name_and_their_slots_reused() {
+        let mut state = state();
+        let work = state.frames.intern("Work");
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[CPU] = 10;
+        for n in 1..=1000 {
+            let thread = state.thread(id(n));
+            thread.name = (n % 2 == 0).then(|| String::from("Worker"));
+            thread.add(&[work], &values, true);
+            state.thread_ended(id(n));
+        }
+        // A thread that never got a sample leaves nothing behind.
+        state.thread(id(5000));
+        state.thread_ended(id(5000));
+        // A live one keeps its own slot.
+        state.thread(id(7000)).add(&[work], &values, false);
+        let live: Vec<usize> = (0..state.threads.len())
+            .filter(|i| !state.free.contains(i))
+            .collect();
+        assert_eq!(live.len(), 3, "two gathered names and the live thread");
+        assert!(state.threads.len() <= 4, "{} slots", state.threads.len());
+        let named = &state.threads[state.ended[&Some(String::from("Worker"))]];
+        assert_eq!(named.name.as_deref(), Some("Worker"));
+        let unnamed = &state.threads[state.ended[&None]];
+        assert_eq!(unnamed.name.as_deref(), Some(ENDED_WITHOUT_NAME));
+        for gathered in [named, unnamed] {
+            let node = gathered.tree.find([work]).unwrap();
+            assert_eq!(gathered.tree.values(node)[CPU], 500 * 10);
+            let node = gathered.period.find([work]).unwrap();
+            assert_eq!(gathered.period.values(node)[CPU], 500 * 10);
+        }
+        // A thread ended twice, or never seen, changes nothing.
+        state.thread_ended(id(1));
+        state.thread_ended(id(9999));
+        assert_eq!(state.by_id.len(), 1);
     }
 }

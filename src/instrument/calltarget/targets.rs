@@ -286,10 +286,11 @@ impl MethodTargets {
     }
 
     /// The target methods `module` defines (every overload). The first
-    /// call for a module reads its metadata: the assembly name from its
-    /// manifest ([`MetadataImport::assembly_name`], known from
-    /// `module_load_finished` on), then [`MethodTarget::find`] for each
-    /// target of that assembly; later calls answer from memory. A module
+    /// call for a module asks the runtime for its assembly's name
+    /// (`GetModuleInfo` and `GetAssemblyInfo`, known from
+    /// `module_load_finished` on), and only when a target names that
+    /// assembly reads the module's metadata, [`MethodTarget::find`] for
+    /// each of its targets; later calls answer from memory. A module
     /// without metadata has no targets.
     ///
     /// `unknown` hears, once per module, of each target of the module's
@@ -304,11 +305,14 @@ impl MethodTargets {
         if let Some(known) = self.lock().modules.get(&module) {
             return known.iter().map(|m| m.0).collect();
         }
-        match info.module_metadata(module).ok().flatten() {
-            Some(import) => {
-                let assembly = import.assembly_name().unwrap_or_default();
-                self.methods_in(module, &assembly, &import, unknown)
-            }
+        // The metadata is opened only for a target's assembly (see
+        // `assembly_name`: opening it slows the runtime's own reads).
+        let assembly =
+            crate::instrument::assembly_name::assembly_of(info, module).unwrap_or_default();
+        let named = self.targets.iter().any(|t| t.assembly == assembly);
+        let import = named.then(|| info.module_metadata(module).ok().flatten());
+        match import.flatten() {
+            Some(import) => self.methods_in(module, &assembly, &import, unknown),
             None => self.remember(module, Vec::new(), &[], Vec::new(), unknown),
         }
     }

@@ -13,9 +13,13 @@
 //   calls=N ns_per_call=X allocated=BYTES bytes_per_call=Y sum=S
 //     warmup_calls=W final_tier_calls=C final_tier_ms=T
 //
-//   CallTargetBench [N] [--box] [--warmup-rounds ROUNDS]
+//   CallTargetBench [N] [--box] [--hand-counted] [--warmup-rounds ROUNDS]
 // --box: the loop also boxes an int per call (the guard's proof that the
 // meter sees an allocation per call).
+// --hand-counted: the loop calls AddCounted instead of Add: the same
+// addition with CountingIntegration's work written into the method by hand
+// (an Interlocked increment before and after), the baseline that says
+// what the wrapping adds to a counting integration beyond its own work.
 using System;
 using System.Diagnostics;
 using System.Globalization;
@@ -30,6 +34,19 @@ namespace E2E.CallTargetBench
         public static int Add(int a, int b)
         {
             return a + b;
+        }
+
+        static long handBegins, handEnds;
+
+        // Add with CountingIntegration's two increments written in by hand
+        // (its OnMethodBegin, then its OnMethodEnd for a normal return).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int AddCounted(int a, int b)
+        {
+            Interlocked.Increment(ref handBegins);
+            int sum = a + b;
+            Interlocked.Increment(ref handEnds);
+            return sum;
         }
 
         // Named as the target of the unwrapped runs: never called.
@@ -54,6 +71,20 @@ namespace E2E.CallTargetBench
             return sum;
         }
 
+        // Loop over AddCounted, the same shape.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int LoopCounted(int n, bool box)
+        {
+            int sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                sum += AddCounted(i, 1);
+                if (box)
+                    sink = i;
+            }
+            return sum;
+        }
+
         const int Round = 10000;
         const int PauseMs = 20;
 
@@ -62,10 +93,13 @@ namespace E2E.CallTargetBench
             int n = 10000000;
             int warmupRounds = 100;
             bool box = false;
+            bool counted = false;
             for (int a = 0; a < args.Length; a++)
             {
                 if (args[a] == "--box")
                     box = true;
+                else if (args[a] == "--hand-counted")
+                    counted = true;
                 else if (args[a] == "--warmup-rounds" && a + 1 < args.Length)
                     warmupRounds = Math.Max(1, int.Parse(args[++a], CultureInfo.InvariantCulture));
                 else
@@ -82,7 +116,10 @@ namespace E2E.CallTargetBench
             while (rounds < warmupRounds)
             {
                 long t0 = Stopwatch.GetTimestamp();
-                Loop(Round, box);
+                if (counted)
+                    LoopCounted(Round, box);
+                else
+                    Loop(Round, box);
                 long t1 = Stopwatch.GetTimestamp();
                 roundNs[rounds] = (t1 - t0) * tick / Round;
                 roundMs[rounds] = (t0 - first) * tick / 1e6;
@@ -92,7 +129,7 @@ namespace E2E.CallTargetBench
 
             long before = GC.GetAllocatedBytesForCurrentThread();
             var watch = Stopwatch.StartNew();
-            int sum = Loop(n, box);
+            int sum = counted ? LoopCounted(n, box) : Loop(n, box);
             watch.Stop();
             long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
             double ns = watch.Elapsed.TotalMilliseconds * 1e6 / n;
