@@ -114,31 +114,45 @@ echo
 echo "| tiered compilation | unwrapped | NoopIntegration | added | measured when written | limit | |"
 echo "|---|---:|---:|---:|---:|---:|---|"
 declare -A per
-for tiering in 1 0; do
-    plain=$(per_call Unused "$tiering")
-    noop=$(per_call Add "$tiering")
-    per[plain$tiering]=$plain
-    per[noop$tiering]=$noop
-    added=$(awk -v a="$noop" -v b="$plain" 'BEGIN { printf "%.2f", a - b }')
+# Tiering off first: the defaults' tier check compares with it.
+for tiering in 0 1; do
     if [ "$tiering" = 1 ]; then
         base=$NOOP_DEFAULT_IR slack=$DEFAULT_SLACK label="on (default)"
     else
         base=$NOOP_TIERING_OFF_IR slack=$SLACK label="off (lab)"
     fi
     limit=$(awk -v b="$base" -v s="$slack" 'BEGIN { l = b * s; if (l < b + 2) l = b + 2; printf "%.2f", l }')
-    ok=$(awk -v a="$added" -v l="$limit" 'BEGIN { print (a <= l) ? "ok" : "FAIL" }')
-    echo "| $label | $plain | $noop | $added | $base | $limit | $ok |"
+    # At the defaults the noise is one-sided: a tier-1 compilation that
+    # lands late (on a loaded machine: 29.38 added, where the same build
+    # gave 15.21 right after) only adds instructions. Up to 3 attempts; a
+    # real regression (a box per call: +130) fails every one.
+    attempts=1
+    if [ "$tiering" = 1 ]; then attempts=3; fi
+    for attempt in $(seq "$attempts"); do
+        plain=$(per_call Unused "$tiering")
+        noop=$(per_call Add "$tiering")
+        added=$(awk -v a="$noop" -v b="$plain" 'BEGIN { printf "%.2f", a - b }')
+        ok=$(awk -v a="$added" -v l="$limit" 'BEGIN { print (a <= l) ? "ok" : "FAIL" }')
+        if [ "$tiering" = 1 ]; then
+            # Optimized code counted, not tier 0 (which runs 6 to 8 times
+            # the instructions: 19.96 and 170.86 per call kept at tier 0): at
+            # most 1.5 times the one optimized compilation of tiering off
+            # (measured: 0.73 to 1.19 times).
+            for pair in "plain $plain ${per[plain0]}" "noop $noop ${per[noop0]}"; do
+                read -r program on off <<<"$pair"
+                close=$(awk -v a="$on" -v b="$off" 'BEGIN { print (a <= 1.5 * b) ? "yes" : "no" }')
+                [ "$close" = yes ] || ok=FAIL
+                log "attempt $attempt: $program $on instructions per call with tiering on, $off off: tier-1 code counted: $close"
+            done
+        fi
+        if [ "$ok" = ok ]; then break; fi
+        if [ "$attempt" -lt "$attempts" ]; then
+            log "attempt $attempt: added $added (limit $limit) or tier 1 not reached: measuring again"
+        fi
+    done
+    per[plain$tiering]=$plain
+    per[noop$tiering]=$noop
+    echo "| $label | $plain | $noop | $added | $base | $limit | $ok (attempt $attempt) |"
     [ "$ok" = ok ] || status=1
-done
-# Optimized code counted at the defaults, not tier 0 (which runs 6 to 8
-# times the instructions: 19.96 and 170.86 per call kept at tier 0): at most
-# 1.5 times the one optimized compilation of tiering off (measured: 0.73 to
-# 1.19 times).
-for program in plain noop; do
-    on=${per[${program}1]} off=${per[${program}0]}
-    close=$(awk -v a="$on" -v b="$off" 'BEGIN { print (a <= 1.5 * b) ? "yes" : "no" }')
-    echo
-    echo "$program: $on instructions per call with tiering on, $off off: tier-1 code counted: $close"
-    [ "$close" = yes ] || { status=1; log "$program: the defaults' per-call count is not the optimized code's: a longer warm-up is needed (WARMUP_ROUNDS)"; }
 done
 [ "$status" -eq 0 ] || die "the wrapping adds more instructions per call than allowed, or tier 1 was not reached (see above)"
