@@ -219,7 +219,7 @@ impl<T: fmt::Debug> fmt::Debug for RejitBodies<T> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::profiling::{ICorProfilerFunctionControl, ICorProfilerFunctionControl_Impl};
     use crate::{ComRef, BYTE, DWORD, E_FAIL, S_OK, ULONG};
@@ -229,8 +229,8 @@ mod tests {
 
     /// Records the bodies it is given, copying them as the runtime does;
     /// answers `answer`.
-    struct Control {
-        bodies: Mutex<Vec<Vec<u8>>>,
+    pub(crate) struct Control {
+        pub(crate) bodies: Mutex<Vec<Vec<u8>>>,
         answer: HRESULT,
     }
 
@@ -246,7 +246,8 @@ mod tests {
         }
     }
 
-    fn control(answer: HRESULT) -> (ICorProfilerFunctionControl, Arc<Control>) {
+    /// A function-control double (shared with `rejit_profiler`'s tests).
+    pub(crate) fn control(answer: HRESULT) -> (ICorProfilerFunctionControl, Arc<Control>) {
         let object = Arc::new(Control {
             bodies: Mutex::default(),
             answer,

@@ -151,28 +151,8 @@ impl<T: Clone + Display + Send + Sync + 'static> Profiler for RejitProfiler<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profiling::ICorProfilerFunctionControl_Impl;
-    use crate::{BYTE, DWORD, E_FAIL, S_OK, ULONG};
-    use alloc::vec::Vec;
-    use std::sync::Mutex;
-
-    /// Records the bodies it is given; answers `answer`.
-    struct Control {
-        bodies: Mutex<Vec<Vec<u8>>>,
-        answer: HRESULT,
-    }
-
-    impl ICorProfilerFunctionControl_Impl for Control {
-        fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
-            S_OK
-        }
-        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
-            // SAFETY: the facade passes `size` readable bytes.
-            let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
-            self.bodies.lock().unwrap().push(bytes.to_vec());
-            self.answer
-        }
-    }
+    use crate::instrument::rejit::tests::control;
+    use crate::{E_FAIL, S_OK};
 
     /// A `ProfilerInfo` that answers nothing: `get_rejit_parameters` does
     /// not use it.
@@ -194,11 +174,7 @@ mod tests {
         let unknown: crate::IUnknown = exported.cast().unwrap();
         let info = ProfilerInfo::from_unknown(&unknown).unwrap();
         for (answer, method, given) in [(S_OK, F, 1), (S_OK, G, 0), (E_FAIL, F, 1)] {
-            let object = Arc::new(Control {
-                bodies: Mutex::default(),
-                answer,
-            });
-            let raw: ICorProfilerFunctionControl = crate::export_arc(object.clone());
+            let (raw, object) = control(answer);
             // SAFETY: `raw` keeps the object alive for the borrow.
             let view = unsafe { ComRef::from_raw(raw.as_raw()) }.unwrap();
             // A failure is reported, not returned: the runtime compiles the

@@ -382,6 +382,29 @@ pub(super) struct State {
 }
 
 impl State {
+    /// No thread yet; `frames` holds [`NATIVE_FRAME`] and
+    /// [`NO_MANAGED_FRAMES`] (interned here when not).
+    fn new(mut frames: Frames, stats: SamplerStats) -> State {
+        let (native, no_managed) = (
+            frames.intern(NATIVE_FRAME),
+            frames.intern(NO_MANAGED_FRAMES),
+        );
+        State {
+            frames,
+            native,
+            no_managed,
+            threads: Vec::new(),
+            by_id: HashMap::new(),
+            free: Vec::new(),
+            ended: HashMap::new(),
+            stats,
+            started: SystemTime::now(),
+            start: Instant::now(),
+            stopped: None,
+            period_start: Instant::now(),
+        }
+    }
+
     pub(super) fn thread(&mut self, thread: ThreadID) -> &mut Tracked {
         let index = match self.by_id.get(&thread) {
             Some(&index) => index,
@@ -579,9 +602,6 @@ impl Sampler {
         let seed = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(7, |d| d.as_nanos() as u64);
-        let mut frames = Frames::new();
-        let native = frames.intern(NATIVE_FRAME);
-        let no_managed = frames.intern(NO_MANAGED_FRAMES);
         let inner = Arc::new(Inner {
             info: info.clone(),
             options,
@@ -590,20 +610,7 @@ impl Sampler {
             providers: Mutex::new(Vec::new()),
             stop: Mutex::new(false),
             wake: Condvar::new(),
-            state: Mutex::new(State {
-                frames,
-                native,
-                no_managed,
-                threads: Vec::new(),
-                by_id: HashMap::new(),
-                free: Vec::new(),
-                ended: HashMap::new(),
-                stats,
-                started: SystemTime::now(),
-                start: Instant::now(),
-                stopped: None,
-                period_start: Instant::now(),
-            }),
+            state: Mutex::new(State::new(Frames::new(), stats)),
             names: Mutex::new(HashMap::new()),
             export,
             exceptions: options
@@ -1251,25 +1258,7 @@ mod tests {
     use super::*;
 
     fn state() -> State {
-        let mut frames = Frames::new();
-        let (native, no_managed) = (
-            frames.intern(NATIVE_FRAME),
-            frames.intern(NO_MANAGED_FRAMES),
-        );
-        State {
-            frames,
-            native,
-            no_managed,
-            threads: Vec::new(),
-            by_id: HashMap::new(),
-            free: Vec::new(),
-            ended: HashMap::new(),
-            stats: SamplerStats::default(),
-            started: SystemTime::now(),
-            start: Instant::now(),
-            stopped: None,
-            period_start: Instant::now(),
-        }
+        State::new(Frames::new(), SamplerStats::default())
     }
 
     fn id(n: usize) -> ThreadID {

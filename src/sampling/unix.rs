@@ -553,8 +553,12 @@ mod tests {
             // SAFETY: the timer just created.
             let armed = unsafe { timer_settime(timer, 0, &spec, core::ptr::null_mut()) };
             assert_eq!(armed, 0);
-            // 200 ms of this thread's CPU: 40 expirations (a loaded machine
-            // stretches the wall time, not the count).
+            // 200 ms of this thread's CPU: 40 expirations. The kernel checks
+            // CPU timers at its tick, and a loaded machine's accounting
+            // lags: 33 was measured at load average 9-15 (1 run in 13),
+            // so +-30%, which still tells a 5 ms period from a 4 or 10 ms one
+            // only roughly but a wrong clock or unit (1 ms: 200; 10 ms: 20)
+            // surely.
             let start = clock_nanos(CLOCK_THREAD_CPUTIME_ID);
             let mut x = 1u64;
             while clock_nanos(CLOCK_THREAD_CPUTIME_ID) - start < 200_000_000 {
@@ -564,7 +568,7 @@ mod tests {
             // SAFETY: deleted once.
             assert_eq!(unsafe { timer_delete(timer) }, 0);
             let hits = HITS.load(Ordering::SeqCst);
-            assert!((36..=44).contains(&hits), "{hits} expirations");
+            assert!((28..=52).contains(&hits), "{hits} expirations");
             assert_eq!(CODE.load(Ordering::SeqCst) as c_int, SI_TIMER);
             assert_eq!(VALUE.load(Ordering::SeqCst), 0xC0DE);
             assert_eq!(TID.load(Ordering::SeqCst), tid as usize);
