@@ -26,8 +26,10 @@
 #                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
 #   sampler-push-hostile
 #                the same, also pushed (CORPROF_SAMPLER_PUSH_URL) to a receiver on
-#                127.0.0.1 that is absent for the first 4 s of the measured load,
-#                then answers 500 for 4 s, then accepts and never answers
+#                127.0.0.1 that is absent for the first quarter of the measured
+#                load, then answers 500 for a quarter, then accepts and never
+#                answers (SECONDS_PER_RUN of 14 at least: the push's read
+#                timeout, 5 s, must expire in the last half)
 #   calltarget   examples/call_target.rs (release), NoopIntegration, wrapping a
 #                framework method (EndpointMiddleware.Invoke, ReadyToRun) and
 #                one of the app's own (WebApp.Handlers.Json)
@@ -109,10 +111,10 @@ example_of() {
 hostile_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 receiver_pid=
 start_hostile_receiver() {
-    python3 - "$hostile_port" "$1" <<'EOF' &
+    python3 - "$hostile_port" "$1" "$seconds" <<'EOF' &
 import socket, sys, threading, time
-port, start = int(sys.argv[1]), float(sys.argv[2])
-time.sleep(max(0.0, start + 4 - time.time()))  # absent: connections refused
+port, start, seconds = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+time.sleep(max(0.0, start + seconds / 4 - time.time()))  # absent: connections refused
 srv = socket.socket()
 srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 srv.bind(("127.0.0.1", port))
@@ -131,10 +133,14 @@ def serve(conn, hang):
     conn.close()
 while True:
     conn, _ = srv.accept()
-    threading.Thread(target=serve, args=(conn, time.time() > start + 8), daemon=True).start()
+    threading.Thread(target=serve, args=(conn, time.time() > start + seconds / 2), daemon=True).start()
 EOF
     receiver_pid=$!
 }
+
+if [[ " $baseline $configs " == *" sampler-push-hostile "* ]] && [ "$seconds" -lt 14 ]; then
+    die "sampler-push-hostile needs SECONDS_PER_RUN of 14 at least (the push's 5-s read timeout must expire in the hanging half)"
+fi
 
 calltarget_helper=
 for c in $baseline $configs; do
