@@ -26,7 +26,7 @@ pub fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {
 ///
 /// `handle` must be a live thread handle with `THREAD_QUERY_INFORMATION` or
 /// `THREAD_QUERY_LIMITED_INFORMATION` access, not closed during the call.
-#[cfg(windows)]
+#[cfg(all(windows, target_arch = "x86_64"))]
 pub(crate) unsafe fn thread_handle_cpu_nanos(handle: *mut core::ffi::c_void) -> Option<u64> {
     imp::times(handle)
 }
