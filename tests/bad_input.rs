@@ -191,7 +191,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     }
     fn GetHandleFromThread(&self, _thread: ThreadID, handle: *mut HANDLE) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
-        self.answer(|| unsafe { put(handle, 0x7EAD0 as HANDLE) })
+        self.answer(|| unsafe { put(handle, fake_handle()) })
     }
     fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
@@ -678,10 +678,7 @@ fn the_fake_runtime_works_when_it_behaves() {
     }
     assert_eq!(info.module_info(M).unwrap().path, "nnnn");
     assert_eq!(info.function_name(F).unwrap().to_string(), "nnnn");
-    assert_eq!(
-        info.thread_handle(fake_id!(ThreadID, 1)),
-        Ok(0x7EAD0 as HANDLE)
-    );
+    assert_eq!(info.thread_handle(fake_id!(ThreadID, 1)), Ok(fake_handle()));
 }
 
 #[test]
@@ -2155,4 +2152,11 @@ fn the_adapter_type_is_usable_directly() {
         adapter.info().is_none(),
         "failed initializations store nothing"
     );
+}
+
+/// The thread handle the fake runtime hands out: an address without
+/// provenance (Miri's strict provenance refuses an integer cast), never
+/// dereferenced.
+fn fake_handle() -> HANDLE {
+    core::ptr::null_mut::<c_void>().wrapping_byte_add(0x7EAD0)
 }
