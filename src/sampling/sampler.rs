@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::ops::ControlFlow;
 use core::time::Duration;
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Instant, SystemTime};
 
@@ -489,11 +489,7 @@ pub(super) struct Inner {
     pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
 }
 
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+pub(super) use crate::facade::sync::lock;
 
 /// A sampling profiler: a thread of its own that, `hz` times a second,
 /// suspends the runtime, walks every managed thread's stack, resumes it,

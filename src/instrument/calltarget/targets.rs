@@ -282,7 +282,7 @@ impl MethodTargets {
     }
 
     fn lock(&self) -> MutexGuard<'_, Seen> {
-        self.seen.lock().unwrap_or_else(|p| p.into_inner())
+        crate::facade::sync::lock(&self.seen)
     }
 
     /// The target methods `module` defines (every overload). The first

@@ -23,7 +23,7 @@ impl<T> Queue<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, (VecDeque<T>, bool)> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        crate::facade::sync::lock(&self.state)
     }
 
     /// Adds `item`; returns how many old items were dropped to make room
