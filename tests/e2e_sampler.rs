@@ -600,20 +600,23 @@ fn robustness_seconds() -> u32 {
         .unwrap_or(600)
 }
 
-fn churn_under_1khz(seconds: u32) {
-    let runtime = dotnet::runtime();
+/// The sampler example at 1 kHz writing to a fresh directory named after
+/// `run` (a kind of run and its length), and that directory.
+fn sampler_at_1khz(runtime: &dotnet::Runtime, run: &str) -> (Profiler, PathBuf) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_sampler")
-        .join(format!(
-            "churn-{}-{seconds}-{}",
-            runtime.major(),
-            std::process::id()
-        ));
+        .join(format!("{run}-{}-{}", runtime.major(), std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     let library = dotnet::build_example("sampler").unwrap();
     let profiler = Profiler::new(library, SAMPLER)
         .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
         .with_env("CORPROF_SAMPLER_HZ", "1000");
+    (profiler, dir)
+}
+
+fn churn_under_1khz(seconds: u32) {
+    let runtime = dotnet::runtime();
+    let (profiler, dir) = sampler_at_1khz(&runtime, &format!("churn-{seconds}"));
     let out = runtime.run_with_timeout(
         "ThreadChurn",
         &[&seconds.to_string()],
@@ -667,18 +670,7 @@ fn a_web_server_under_load_with_1khz_sampling_for_minutes() {
     use common::web::{wrk, WebServer};
     let seconds = robustness_seconds();
     let runtime = dotnet::runtime();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_sampler")
-        .join(format!(
-            "web-{}-{seconds}-{}",
-            runtime.major(),
-            std::process::id()
-        ));
-    let _ = fs::remove_dir_all(&dir);
-    let library = dotnet::build_example("sampler").unwrap();
-    let profiler = Profiler::new(library, SAMPLER)
-        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_SAMPLER_HZ", "1000");
+    let (profiler, dir) = sampler_at_1khz(&runtime, &format!("web-{seconds}"));
     let server = WebServer::start(&runtime, Some(&profiler));
     let load = wrk(&server.url("/throw"), 2, 16, seconds);
     assert!(load.requests > u64::from(seconds) * 100, "{load:?}");
