@@ -22,6 +22,10 @@
 #   sampler      examples/sampler.rs (release) at its defaults
 #   sampler-suspend-runtime
 #                the same with CORPROF_SAMPLER_MODE=suspend-runtime
+#   sampler-object-allocated
+#                the same with allocations from the ObjectAllocated callback
+#                (CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated: what .NET Core
+#                3.1 needs for allocation samples)
 #   sampler-periods
 #                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
 #   sampler-push-hostile
@@ -79,6 +83,7 @@ config_env() {
             case "$1" in
                 sampler-suspend-runtime) echo "CORPROF_SAMPLER_MODE=suspend-runtime" ;;
                 sampler-signal) echo "CORPROF_SAMPLER_MODE=signal" ;;
+                sampler-object-allocated) echo "CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated" ;;
                 sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"

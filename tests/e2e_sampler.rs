@@ -6,9 +6,9 @@
 //! - `Sleeper` sleeps 2 s, `Blocked` waits on an event until the spinners
 //!   are done (3 s): wall time, no CPU time;
 //! - the main thread allocates 300 MB from `AllocateMore` and 100 MB from
-//!   `AllocateLess`: sampled from `GCAllocationTick` events on 8.0 and
-//!   from `ObjectAllocated` on 3.1 by default, and on 8.0 from
-//!   `ObjectAllocated` too when asked.
+//!   `AllocateLess`: sampled from `GCAllocationTick` events on 8.0 by
+//!   default, and from `ObjectAllocated` when asked (on 3.1, which has no
+//!   allocation events, not by default: it slows every allocation).
 //!
 //! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
 //! file by speedscope in headless Chromium; scripts/install-profile-readers.sh
@@ -96,6 +96,22 @@ fn sample(name: &str, env: &[(&str, &str)]) -> Run {
 fn sampled() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| sample("default", &[]))
+}
+
+/// A run with allocation samples: the default run on 8.0; on 3.1 (no
+/// allocation events, no allocation samples by default) one that asks for
+/// `ObjectAllocated`, run once for every test that reads it.
+fn allocating() -> &'static Run {
+    if has_event_pipe() {
+        return sampled();
+    }
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        sample(
+            "object-allocated",
+            &[("CORPROF_SAMPLER_ALLOC_SOURCE", "object-allocated")],
+        )
+    })
 }
 
 /// Whether the runtime under test has in-process EventPipe (.NET 5+).
@@ -253,19 +269,34 @@ fn allocations_split_three_to_one_between_the_call_sites() {
         let ticks = run.summary("allocation_ticks");
         assert!((3_000..=5_000).contains(&ticks), "{ticks} ticks");
         assert_eq!(run.summary("undecoded_ticks"), 0);
+        assert_allocations_split_three_to_one(run);
     } else {
-        assert_eq!(
-            source, "object-allocated",
-            "3.1 has no in-process EventPipe"
+        // 3.1 has no allocation events, and `ObjectAllocated` slows every
+        // allocation: not by default, and the stderr says so.
+        assert_eq!(source, "off", "3.1's default");
+        assert_eq!(run.summary("allocation_samples"), 0);
+        assert!(
+            run.stderr.contains(
+                "sampler: no allocation samples: this runtime (ICorProfilerInfo11) has no allocation \
+                 events, and CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated, which slows every \
+                 allocation, is not the default"
+            ),
+            "{}",
+            run.stderr
         );
-        assert_eq!(run.summary("allocation_ticks"), 0);
+        // Asked for, `ObjectAllocated` gives the split.
+        let asked = allocating();
+        assert_eq!(asked.summary["allocation_source"], "object-allocated");
+        assert_eq!(asked.summary("allocation_ticks"), 0);
+        assert!(!asked.stderr.contains("no allocation samples"));
+        assert_allocations_split_three_to_one(asked);
     }
-    assert_allocations_split_three_to_one(run);
 }
 
 /// The source the default does not pick on this runtime: `ObjectAllocated`
 /// on 8.0 gives the same split; `AllocationTick` on 3.1 is refused with a
-/// message and the program runs unprofiled.
+/// message and the program runs unprofiled (3.1's `ObjectAllocated`: the
+/// test above).
 #[test]
 fn the_other_allocation_source() {
     if has_event_pipe() {
@@ -308,7 +339,11 @@ fn the_summary_counts_samples_walks_and_pauses() {
         "thread-suspend" => assert_thread_suspend_summary(run),
         other => panic!("mode {other}"),
     }
-    assert!(run.summary("allocation_samples") > 400);
+    if run.summary["allocation_source"] == "off" {
+        assert_eq!(run.summary("allocation_samples"), 0);
+    } else {
+        assert!(run.summary("allocation_samples") > 400);
+    }
     // The sampler thread's own CPU: something, and far less than the run.
     let own = run.summary("sampler_cpu_ns");
     assert!(
@@ -450,7 +485,7 @@ fn folded_stacks_and_the_flame_graph() {
     );
     let wall = read("wall.folded");
     assert!(sum(&wall, "System.Threading.Thread.Sleep") > 1_500_000_000);
-    let alloc = read("alloc.folded");
+    let alloc = fs::read_to_string(allocating().dir.join("alloc.folded")).unwrap();
     assert!(sum(&alloc, "new System.Byte[]") > 300_000_000);
     let svg = read("flame.svg");
     assert!(svg.contains("<title>E2E.Sampling.Program.Hot ("), "{svg}");

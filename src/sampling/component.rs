@@ -132,6 +132,15 @@ impl Profiler for SamplingProfiler {
             ));
             return Ok(());
         };
+        if options.allocation_mean_bytes.is_some()
+            && options.allocation_source.resolve(info).is_none()
+        {
+            say(&format!(
+                "no allocation samples: this runtime (ICorProfilerInfo{}) has no allocation events, and \
+                 CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated, which slows every allocation, is not the default",
+                info.version()
+            ));
+        }
         if !options.mode.is_available(info) {
             // Before the exporters: nothing is created when not sampling.
             say(&format!(

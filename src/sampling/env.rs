@@ -69,7 +69,7 @@ impl SamplerOptions {
     /// |---|---|---|
     /// | `CORPROF_SAMPLER_HZ` | samples per second ([`hz`](SamplerOptions::hz)) | 1 to 10000 (99) |
     /// | `CORPROF_SAMPLER_ALLOC_BYTES` | mean allocation sampling interval in bytes ([`allocation_mean_bytes`](SamplerOptions::allocation_mean_bytes)); `0` turns allocation sampling off | 0 to 2^40 (524288) |
-    /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-tick` on .NET 5 and later, `object-allocated` before | `auto`, `allocation-tick`, `object-allocated` (`auto`) |
+    /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-tick` on .NET 5 and later, none before (`object-allocated` slows every allocation: only when asked) | `auto`, `allocation-tick`, `object-allocated` (`auto`) |
     /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `thread-suspend` on Windows x64, `suspend-runtime` elsewhere) |
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
     ///
