@@ -274,7 +274,10 @@ pub(super) unsafe fn walk(
                 // frame pointer): its caller's return address sits right
                 // above its frame, and rbp is still the caller's.
                 match unwind::frameless_at(lookup) {
-                    Some((size, start, prologue)) if !leaf || frame.ip >= start + prologue => {
+                    Some((size, start, prologue))
+                        if size != unwind::OSR_ORIGIN
+                            && (!leaf || frame.ip >= start + prologue) =>
+                    {
                         let at = frame.sp.wrapping_add(size);
                         let top_ok = matches!(at.checked_add(8), Some(end) if end <= high);
                         if at < frame.sp.max(low) || at % 8 != 0 || !top_ok {
@@ -291,7 +294,8 @@ pub(super) unsafe fn walk(
                             fp: frame.fp,
                         }
                     }
-                    _ => match frame_record_step(frame, low, high) {
+                    // SAFETY: the walk's contract.
+                    _ => match unsafe { frame_record_step(frame, low, high) } {
                         Ok((next, known)) => {
                             sp_known = known;
                             next
@@ -300,7 +304,8 @@ pub(super) unsafe fn walk(
                     },
                 }
             }
-            unwind::Step::NoCfi => match frame_record_step(frame, low, high) {
+            // SAFETY: the walk's contract.
+            unwind::Step::NoCfi => match unsafe { frame_record_step(frame, low, high) } {
                 Ok((next, known)) => {
                     sp_known = known;
                     next
@@ -320,45 +325,101 @@ pub(super) unsafe fn walk(
 /// One step by the frame record at `frame.fp`: the caller's frame and
 /// whether its SP is known (x86-64: the record sits right below the return
 /// address).
-fn frame_record_step(
+///
+/// # Safety
+/// Every aligned address in `[max(frame.sp, low), high)` is readable (the
+/// walk's contract).
+unsafe fn frame_record_step(
     frame: unwind::Frame,
     low: usize,
     high: usize,
 ) -> Result<(unwind::Frame, bool), WalkEnd> {
-    {
-        {
-            {
-                let fp = frame.fp;
-                if fp == 0 {
-                    return Err(WalkEnd::Complete);
-                }
-                let floor = frame.sp.max(low);
-                let top_ok = matches!(fp.checked_add(16), Some(end) if end <= high);
-                if fp < floor || fp % 8 != 0 || !top_ok {
-                    return Err(WalkEnd::Bounds);
-                }
-                // SAFETY: fp and fp + 8 are aligned words inside
-                // [floor, high), readable by the walk's contract.
-                let (next_fp, ret) = unsafe {
-                    (
-                        core::ptr::read_volatile(fp as *const usize),
-                        core::ptr::read_volatile((fp + 8) as *const usize),
-                    )
-                };
-                if ret == 0 {
-                    return Err(WalkEnd::Complete);
-                }
-                Ok((
-                    unwind::Frame {
-                        ip: ret,
-                        sp: fp + 16,
-                        fp: next_fp,
-                    },
-                    cfg!(target_arch = "x86_64"),
-                ))
-            }
-        }
+    let fp = frame.fp;
+    if fp == 0 {
+        return Err(WalkEnd::Complete);
     }
+    let floor = frame.sp.max(low);
+    let top_ok = matches!(fp.checked_add(16), Some(end) if end <= high);
+    if fp < floor || fp % 8 != 0 || !top_ok {
+        return Err(WalkEnd::Bounds);
+    }
+    // SAFETY: fp and fp + 8 are aligned words inside [floor, high),
+    // readable by this function's contract.
+    let (next_fp, ret) = unsafe {
+        (
+            core::ptr::read_volatile(fp as *const usize),
+            core::ptr::read_volatile((fp + 8) as *const usize),
+        )
+    };
+    if ret == 0 {
+        return Err(WalkEnd::Complete);
+    }
+    let next = unwind::Frame {
+        ip: ret,
+        sp: fp + 16,
+        fp: next_fp,
+    };
+    if cfg!(target_arch = "x86_64") {
+        // SAFETY: [next.sp, high) is inside [floor, high) (next.sp =
+        // fp + 16 > fp >= floor).
+        Ok((unsafe { past_osr_tier0_frame(next, high) }, true))
+    } else {
+        Ok((next, false))
+    }
+}
+
+/// The most bytes of a tier-0 frame [`past_osr_tier0_frame`] looks through.
+const MAX_TIER0_FRAME: usize = 4096;
+
+/// x86-64, .NET 7 and later: a method compiled again by OSR (on-stack
+/// replacement) runs on top of its tier-0 frame, which stays on the stack.
+/// The OSR code's prologue (`mov rax, [rbp]; push rax; mov rbp, rsp`)
+/// copies the tier-0 frame's saved frame pointer (the caller's) into a
+/// record of its own whose return address is the tier-0 code's call of the
+/// patchpoint helper (dotnet/runtime, docs/design/features/
+/// OSRX64EpilogRedesign.md). A frame-record step from an OSR frame thus
+/// lands on `next`: an address in the tier-0 code with the caller's frame
+/// pointer, and the step after it would skip the caller. When `next.ip`
+/// is in a tier-0 code range the sampler thread saw under the same
+/// method's OSR code (`unwind::OSR_ORIGIN`), the tier-0 frame's own
+/// record is found by its content: the first word above `next.sp` and
+/// below the caller's frame that holds the caller's frame pointer; the
+/// word above it is the return address into the caller. Returns the
+/// caller's frame, or `next` unchanged (not such code, or no such word
+/// within `MAX_TIER0_FRAME` bytes).
+///
+/// # Safety
+/// Every aligned word of `[next.sp, high)` is readable.
+unsafe fn past_osr_tier0_frame(next: unwind::Frame, high: usize) -> unwind::Frame {
+    if !matches!(
+        unwind::frameless_at(next.ip.wrapping_sub(1)),
+        Some((unwind::OSR_ORIGIN, _, _))
+    ) {
+        return next;
+    }
+    let end = next
+        .fp
+        .min(high)
+        .min(next.sp.saturating_add(MAX_TIER0_FRAME));
+    let mut at = next.sp;
+    while at % 8 == 0 && at.saturating_add(16) <= end {
+        // SAFETY: aligned words inside [next.sp, high) (contract).
+        let word = unsafe { core::ptr::read_volatile(at as *const usize) };
+        if word == next.fp {
+            // SAFETY: as above (at + 16 <= high).
+            let ret = unsafe { core::ptr::read_volatile((at + 8) as *const usize) };
+            if ret == 0 {
+                return next;
+            }
+            return unwind::Frame {
+                ip: ret,
+                sp: at + 16,
+                fp: next.fp,
+            };
+        }
+        at += 8;
+    }
+    next
 }
 
 // ---------------------------------------------------------------------------
@@ -625,6 +686,33 @@ impl Resolver {
             }
         }
         true
+    }
+
+    /// The cached code range (start, end) holding `ip`.
+    fn range_of(&self, ip: usize) -> Option<(usize, usize)> {
+        let (&start, &(end, _)) = self.ranges.range(..=ip).next_back()?;
+        (ip < end).then_some((start, end))
+    }
+
+    /// Two adjacent frames of one walk, `inner` called by `outer` (both
+    /// addresses as resolved), that the resolver found in the same method:
+    /// when `outer` is in a cached code range that does not hold `inner`,
+    /// it is the tier-0 code under an OSR frame (or, harmlessly, one code
+    /// version of a method calling another), published to the handler as
+    /// [`unwind::OSR_ORIGIN`] so that later walks find the caller the OSR
+    /// frame's record skips.
+    pub(super) fn same_method(&mut self, inner: usize, outer: usize) {
+        if !cfg!(target_arch = "x86_64") || self.frameless.len() >= unwind::MAX_FRAMELESS {
+            return;
+        }
+        let Some((start, end)) = self.range_of(outer) else {
+            return;
+        };
+        if self.range_of(inner) == Some((start, end)) || self.frameless.contains_key(&start) {
+            return;
+        }
+        self.frameless.insert(start, (end, unwind::OSR_ORIGIN, 0));
+        self.frameless_changed = true;
     }
 
     /// Hands the frameless code ranges found since the last call to the
@@ -1189,6 +1277,76 @@ mod tests {
         // SAFETY: as above.
         let r = unsafe { walk(1, low, f, 0, (low, high), &mut out) };
         assert_eq!(r, (2, WalkEnd::Bounds));
+    }
+
+    /// .NET 7+ OSR on x86-64: the OSR frame's record copies the tier-0
+    /// frame's saved frame pointer and names the tier-0 code as its
+    /// caller. Once the tier-0 code's range is published as
+    /// `OSR_ORIGIN`, the walk finds the tier-0 frame's own record and
+    /// goes on to the real caller instead of skipping it; a tier-0 frame
+    /// of the same code called normally is walked as before.
+    #[test]
+    fn an_osr_frame_is_walked_past_its_tier0_frame_to_the_caller() {
+        let _table = unwind::TABLE_IN_TEST
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let (osr, tier0, caller, outer) = (0x9000_0100, 0x9100_0010, 0x9200_0020, 0x9300_0030);
+        let mut s = stack(64);
+        let caller_fp = addr(&s, 30);
+        // The OSR frame's record at word 4: the copy, and the tier-0 code.
+        s[4] = caller_fp;
+        s[5] = tier0;
+        // The tier-0 frame: locals (words 6-13), then its record at 14.
+        for (i, word) in s.iter_mut().enumerate().take(14).skip(6) {
+            *word = 0x5000 + i;
+        }
+        s[14] = caller_fp;
+        s[15] = caller;
+        // The caller's record, the outermost.
+        s[30] = 0;
+        s[31] = outer;
+        let (low, high) = (addr(&s, 0), addr(&s, 64));
+        let mut out = [0usize; 16];
+        // Before the sampler thread saw the OSR frame: the tier-0 code
+        // stands for the caller, which is skipped.
+        unwind::publish_frameless(&[]);
+        // SAFETY: the walk reads only inside `s`.
+        let (n, _) = unsafe { walk(osr, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
+        assert_eq!(&out[..n], &[osr, tier0, outer]);
+        unwind::publish_frameless(&[(0x9100_0000, 0x9100_1000, unwind::OSR_ORIGIN, 0)]);
+        // SAFETY: as above.
+        let (n, end) = unsafe { walk(osr, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
+        assert_eq!(end, WalkEnd::Complete);
+        assert_eq!(&out[..n], &[osr, caller, outer]);
+        // The same tier-0 code called normally (its frame pointer at word
+        // 14): no word of its frame holds its own frame pointer.
+        s[4] = addr(&s, 14);
+        // SAFETY: as above.
+        let (n, _) = unsafe {
+            walk(
+                0x9400_0000,
+                addr(&s, 2),
+                addr(&s, 4),
+                0,
+                (low, high),
+                &mut out,
+            )
+        };
+        assert_eq!(&out[..n], &[0x9400_0000, tier0, caller, outer]);
+        // A frameless-looking entry is never used as a frame size.
+        // SAFETY: as above.
+        let (n, _) = unsafe {
+            walk(
+                tier0 + 1,
+                addr(&s, 12),
+                addr(&s, 14),
+                0,
+                (low, high),
+                &mut out,
+            )
+        };
+        assert_eq!(&out[..n], &[tier0 + 1, caller, outer]);
+        unwind::publish_frameless(&[]);
     }
 
     #[test]

@@ -67,11 +67,18 @@ pub(super) fn run_signal(inner: &Inner) {
 fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
     for sample in raw.drain(..) {
         let mut frames = Vec::with_capacity(sample.ips.len());
+        let mut inner_frame = None;
         for (i, &ip) in sample.ips.iter().enumerate() {
             // A return address is the instruction after the call: the
             // call itself is one byte before.
             let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };
             let function = resolver.function(&inner.info, ip);
+            if !function.is_null() && inner_frame.is_some_and(|(_, f)| f == function) {
+                // A method under itself: an OSR frame's tier-0 code, most
+                // likely (`Resolver::same_method`).
+                resolver.same_method(inner_frame.map_or(0, |(at, _)| at), ip);
+            }
+            inner_frame = Some((ip, function));
             if !function.is_null() || frames.last() != Some(&FunctionID::NULL) {
                 frames.push(function);
             }

@@ -838,6 +838,17 @@ pub(super) fn frameless_prologue(code: &[u8]) -> Option<(usize, usize)> {
 /// Most frameless code ranges published to the handler.
 pub(super) const MAX_FRAMELESS: usize = 8192;
 
+/// The frame size of a range that is not frameless but the tier-0 code of
+/// a method the JIT compiled again by OSR (x86-64): its frames are framed,
+/// and a step that lands in it from an OSR frame looks for the tier-0
+/// frame's own record (`signal::past_osr_tier0_frame`).
+pub(super) const OSR_ORIGIN: usize = usize::MAX;
+
+/// Held by the unit tests that publish the process-wide table, so that
+/// they do not see each other's.
+#[cfg(test)]
+pub(super) static TABLE_IN_TEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A sorted table of frameless code ranges: start, end, frame size,
 /// prologue length; two copies, the handler reading the one `ACTIVE`
 /// names under its sequence number.
@@ -952,6 +963,7 @@ mod tests {
 
     #[test]
     fn the_frameless_table_answers_the_range_holding_an_address() {
+        let _table = TABLE_IN_TEST.lock().unwrap_or_else(|e| e.into_inner());
         publish_frameless(&[(0x1000, 0x1100, 8, 1), (0x2000, 0x2040, 0x28, 5)]);
         assert_eq!(frameless_at(0x1000), Some((8, 0x1000, 1)));
         assert_eq!(frameless_at(0x10ff), Some((8, 0x1000, 1)));
