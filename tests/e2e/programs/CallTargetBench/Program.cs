@@ -18,7 +18,7 @@
 // meter sees an allocation per call).
 // --hand-counted: the loop calls AddCounted instead of Add: the same
 // addition with CountingIntegration's work written into the method by hand
-// (an Interlocked increment before and after), the baseline that says
+// (the thread's own counters incremented before and after), the baseline that says
 // what the wrapping adds to a counting integration beyond its own work.
 using System;
 using System.Diagnostics;
@@ -36,16 +36,45 @@ namespace E2E.CallTargetBench
             return a + b;
         }
 
-        static long handBegins, handEnds;
+        // CountingIntegration's counters, written in by hand: a thread's
+        // own, found through a thread-static field at begin and at end.
+        sealed class HandCounts
+        {
+            public long Begins, Ends;
+        }
+
+        [ThreadStatic]
+        static HandCounts handMine;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static HandCounts HandRegister()
+        {
+            handMine = new HandCounts();
+            return handMine;
+        }
 
         // Add with CountingIntegration's two increments written in by hand
-        // (its OnMethodBegin, then its OnMethodEnd for a normal return).
+        // (its OnMethodBegin, then its OnMethodEnd for a normal return, to
+        // which the begin hands its counters).
+        // As the integration: per thread on .NET 5 and later, shared and
+        // interlocked before.
+        static readonly bool perThread = Environment.Version.Major >= 5;
+        static long sharedBegins, sharedEnds;
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int AddCounted(int a, int b)
         {
-            Interlocked.Increment(ref handBegins);
+            if (!perThread)
+            {
+                Interlocked.Increment(ref sharedBegins);
+                int total = a + b;
+                Interlocked.Increment(ref sharedEnds);
+                return total;
+            }
+            HandCounts counts = handMine ?? HandRegister();
+            counts.Begins++;
             int sum = a + b;
-            Interlocked.Increment(ref handEnds);
+            counts.Ends++;
             return sum;
         }
 
