@@ -303,8 +303,10 @@ fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
 }
 
 /// Where continuous profiles go, as an operator sets it in the
-/// environment ([`ExportOptions::from_env`]).
+/// environment ([`ExportOptions::from_env`]), or [`Default`] and then
+/// fields changed (`#[non_exhaustive]`: options may be added).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExportOptions {
     /// The period (`CORPROF_SAMPLER_PERIOD`, seconds, 1 to 86400; default
     /// 60): set it in [`SamplerOptions::period`](super::SamplerOptions::period).
