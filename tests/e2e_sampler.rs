@@ -208,7 +208,11 @@ fn sleeping_and_blocked_threads_have_wall_time_and_no_cpu_time() {
             (seconds - 0.4..=seconds + 0.6).contains(&wall),
             "{thread} has {wall} s of wall time, not about {seconds} s"
         );
-        assert!(cpu < 0.05, "{thread} has {cpu} s of CPU time:\n{cpu_text}");
+        // Waiting costs no CPU, but getting there does (a thread's start,
+        // the wait's own spinning): measured in signal mode over 15 runs
+        // on 8.0.4 and 3 on 3.1.23, Blocked 0 to 0.05 s (under 2% of its
+        // 3 s) and Sleeper 0 to 0.01 s. A spinner has about 1.5 s.
+        assert!(cpu < 0.15, "{thread} has {cpu} s of CPU time:\n{cpu_text}");
     }
     // Their stacks: where they wait.
     let (rows, text) = top(run, "wall", &["-tagfocus=thread=Sleeper"]);

@@ -73,10 +73,12 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
             // call itself is one byte before.
             let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };
             let function = resolver.function(&inner.info, ip);
-            if !function.is_null() && inner_frame.is_some_and(|(_, f)| f == function) {
-                // A method under itself: an OSR frame's tier-0 code, most
-                // likely (`Resolver::same_method`).
-                resolver.same_method(inner_frame.map_or(0, |(at, _)| at), ip);
+            if let Some((inner_ip, inner_function)) = inner_frame {
+                if !function.is_null() && function == inner_function {
+                    // A method under itself: an OSR frame's tier-0 code,
+                    // most likely (`Resolver::same_method`).
+                    resolver.same_method(inner_ip, ip);
+                }
             }
             inner_frame = Some((ip, function));
             if !function.is_null() || frames.last() != Some(&FunctionID::NULL) {
