@@ -252,6 +252,9 @@ pub(super) unsafe fn walk(
     // After a frame-record step the caller's SP is known on x86-64 (the
     // record sits right below the return address) but not on AArch64.
     let mut sp_known = true;
+    // Whether the current frame was reached by a frame-record step (the
+    // only step an OSR frame's record can mislead).
+    let mut by_record = false;
     loop {
         let leaf = depth == 1;
         let lookup = if leaf {
@@ -265,15 +268,30 @@ pub(super) unsafe fn walk(
         } else {
             unwind::Step::NoCfi
         };
+        // Set again by the frame-record steps below.
+        let reached_by_record = core::mem::replace(&mut by_record, false);
         let next = match step {
             unwind::Step::Caller(next) if next.sp > frame.sp => next,
             unwind::Step::Caller(_) | unwind::Step::Bounds => return (depth, WalkEnd::Bounds),
             unwind::Step::End => return (depth, WalkEnd::Complete),
             unwind::Step::NoCfi if sp_known && cfg!(target_arch = "x86_64") => {
+                let found = unwind::frameless_at(lookup);
+                // Tier-0 code under an OSR frame, reached by that frame's
+                // record: the tier-0 frame's own record leads to the real
+                // caller, which stands in its place.
+                if reached_by_record && matches!(found, Some((unwind::OSR_ORIGIN, _, _))) {
+                    // SAFETY: [frame.sp, high) is inside the readable range
+                    // (the walk's contract; frames only go up).
+                    if let Some(caller) = unsafe { tier0_caller(frame, high) } {
+                        out[depth - 1] = caller.ip;
+                        frame = caller;
+                        continue;
+                    }
+                }
                 // Managed code the sampler thread found frameless (no
                 // frame pointer): its caller's return address sits right
                 // above its frame, and rbp is still the caller's.
-                match unwind::frameless_at(lookup) {
+                match found {
                     Some((size, start, prologue))
                         if size != unwind::OSR_ORIGIN
                             && (!leaf || frame.ip >= start + prologue) =>
@@ -298,6 +316,7 @@ pub(super) unsafe fn walk(
                     _ => match unsafe { frame_record_step(frame, low, high) } {
                         Ok((next, known)) => {
                             sp_known = known;
+                            by_record = true;
                             next
                         }
                         Err(end) => return (depth, end),
@@ -308,6 +327,7 @@ pub(super) unsafe fn walk(
             unwind::Step::NoCfi => match unsafe { frame_record_step(frame, low, high) } {
                 Ok((next, known)) => {
                     sp_known = known;
+                    by_record = true;
                     next
                 }
                 Err(end) => return (depth, end),
@@ -354,21 +374,17 @@ unsafe fn frame_record_step(
     if ret == 0 {
         return Err(WalkEnd::Complete);
     }
-    let next = unwind::Frame {
-        ip: ret,
-        sp: fp + 16,
-        fp: next_fp,
-    };
-    if cfg!(target_arch = "x86_64") {
-        // SAFETY: [next.sp, high) is inside [floor, high) (next.sp =
-        // fp + 16 > fp >= floor).
-        Ok((unsafe { past_osr_tier0_frame(next, high) }, true))
-    } else {
-        Ok((next, false))
-    }
+    Ok((
+        unwind::Frame {
+            ip: ret,
+            sp: fp + 16,
+            fp: next_fp,
+        },
+        cfg!(target_arch = "x86_64"),
+    ))
 }
 
-/// The most bytes of a tier-0 frame [`past_osr_tier0_frame`] looks through.
+/// The most bytes of a tier-0 frame [`tier0_caller`] looks through.
 const MAX_TIER0_FRAME: usize = 4096;
 
 /// x86-64, .NET 7 and later: a method compiled again by OSR (on-stack
@@ -378,48 +394,39 @@ const MAX_TIER0_FRAME: usize = 4096;
 /// record of its own whose return address is the tier-0 code's call of the
 /// patchpoint helper (dotnet/runtime, docs/design/features/
 /// OSRX64EpilogRedesign.md). A frame-record step from an OSR frame thus
-/// lands on `next`: an address in the tier-0 code with the caller's frame
-/// pointer, and the step after it would skip the caller. When `next.ip`
-/// is in a tier-0 code range the sampler thread saw under the same
-/// method's OSR code (`unwind::OSR_ORIGIN`), the tier-0 frame's own
-/// record is found by its content: the first word above `next.sp` and
-/// below the caller's frame that holds the caller's frame pointer; the
-/// word above it is the return address into the caller. Returns the
-/// caller's frame, or `next` unchanged (not such code, or no such word
-/// within `MAX_TIER0_FRAME` bytes).
+/// lands on `frame`: an address in the tier-0 code with the caller's frame
+/// pointer, and the step after it would skip the caller. The walk calls
+/// this when `frame.ip` is in a tier-0 code range the sampler thread saw
+/// under the same method's OSR code (`unwind::OSR_ORIGIN`): the tier-0
+/// frame's own record is found by its content, the first word above
+/// `frame.sp` and below the caller's frame that holds the caller's frame
+/// pointer; the word above it is the return address into the caller.
+/// Returns the caller's frame, or `None` (no such word within
+/// `MAX_TIER0_FRAME` bytes).
 ///
 /// # Safety
-/// Every aligned word of `[next.sp, high)` is readable.
-unsafe fn past_osr_tier0_frame(next: unwind::Frame, high: usize) -> unwind::Frame {
-    if !matches!(
-        unwind::frameless_at(next.ip.wrapping_sub(1)),
-        Some((unwind::OSR_ORIGIN, _, _))
-    ) {
-        return next;
-    }
-    let end = next
+/// Every aligned word of `[frame.sp, high)` is readable.
+unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Frame> {
+    let end = frame
         .fp
         .min(high)
-        .min(next.sp.saturating_add(MAX_TIER0_FRAME));
-    let mut at = next.sp;
+        .min(frame.sp.saturating_add(MAX_TIER0_FRAME));
+    let mut at = frame.sp;
     while at % 8 == 0 && at.saturating_add(16) <= end {
-        // SAFETY: aligned words inside [next.sp, high) (contract).
+        // SAFETY: aligned words inside [frame.sp, high) (contract).
         let word = unsafe { core::ptr::read_volatile(at as *const usize) };
-        if word == next.fp {
+        if word == frame.fp {
             // SAFETY: as above (at + 16 <= high).
             let ret = unsafe { core::ptr::read_volatile((at + 8) as *const usize) };
-            if ret == 0 {
-                return next;
-            }
-            return unwind::Frame {
+            return (ret != 0).then_some(unwind::Frame {
                 ip: ret,
                 sp: at + 16,
-                fp: next.fp,
-            };
+                fp: frame.fp,
+            });
         }
         at += 8;
     }
-    next
+    None
 }
 
 // ---------------------------------------------------------------------------

@@ -841,7 +841,7 @@ pub(super) const MAX_FRAMELESS: usize = 8192;
 /// The frame size of a range that is not frameless but the tier-0 code of
 /// a method the JIT compiled again by OSR (x86-64): its frames are framed,
 /// and a step that lands in it from an OSR frame looks for the tier-0
-/// frame's own record (`signal::past_osr_tier0_frame`).
+/// frame's own record (`signal::tier0_caller`).
 pub(super) const OSR_ORIGIN: usize = usize::MAX;
 
 /// Held by the unit tests that publish the process-wide table, so that
