@@ -36,8 +36,9 @@ namespace E2E.CallTargetBench
             return a + b;
         }
 
-        // CountingIntegration's counters, written in by hand: a thread's
-        // own, found through a thread-static field at begin and at end.
+        // CountingIntegration's counters, written in by hand: per thread on
+        // .NET 5 and later (a thread's own, found through a thread-static
+        // field once per call), shared and interlocked before.
         sealed class HandCounts
         {
             public long Begins, Ends;
@@ -53,14 +54,12 @@ namespace E2E.CallTargetBench
             return handMine;
         }
 
-        // Add with CountingIntegration's two increments written in by hand
-        // (its OnMethodBegin, then its OnMethodEnd for a normal return, to
-        // which the begin hands its counters).
-        // As the integration: per thread on .NET 5 and later, shared and
-        // interlocked before.
         static readonly bool perThread = Environment.Version.Major >= 5;
         static long sharedBegins, sharedEnds;
 
+        // Add with CountingIntegration's two increments written in by hand
+        // (its OnMethodBegin, then its OnMethodEnd for a normal return, to
+        // which the begin hands its counters).
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int AddCounted(int a, int b)
         {
