@@ -11,6 +11,9 @@ mkdir -p target && : > "$log"
 tests() { "$@" 2>&1 | tee -a "$log"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+step "dev-dependencies: crates.io, or the vendor directory CORPROF_VENDOR_DIR names (scripts/vendor-config.sh)"
+bash scripts/vendor-config.sh
+
 step "toolchain components (rustfmt, clippy, nightly miri)"
 command -v cargo >/dev/null || die "cargo is not installed; install Rust with rustup first"
 rustup component add rustfmt clippy >/dev/null 2>&1 || die "could not install rustfmt/clippy with rustup"
