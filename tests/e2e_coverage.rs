@@ -163,8 +163,7 @@ fn fresh_dir(name: &str) -> PathBuf {
 
 /// Runs `dll` (with its runtimeconfig) under `profiler`, if given.
 fn run(rt: &Runtime, dll: &Path, config: &Path, profiler: Option<&Profiler>) -> RunOutput {
-    let mut cmd = rt.command_for(dll, config, &[], profiler);
-    cmd.env("DOTNET_ROLL_FORWARD", "Major");
+    let cmd = rt.command_for(dll, config, &[], profiler);
     run_with_timeout(cmd, dotnet::default_timeout()).unwrap()
 }
 
@@ -493,8 +492,8 @@ fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
 
 /// Code the runtime would not JIT-compile: a ReadyToRun assembly beside the
 /// program (tests/e2e/roslyn/CoverageR2R calls two methods of
-/// Microsoft.Extensions.Primitives.dll from the ASP.NET Core 3.1.2 shared
-/// framework, precompiled), with a Portable PDB that tests/e2e/synth_pdb.py
+/// Microsoft.Extensions.Primitives.dll from the runtime's shared frameworks,
+/// precompiled), with a Portable PDB that tests/e2e/synth_pdb.py
 /// writes for it (one sequence point at IL offset 0 per method, on the line
 /// of its MethodDef row). The methods the program calls are counted, which
 /// their precompiled code (without probes) would not be: coverage sets that
@@ -509,12 +508,7 @@ fn precompiled_methods_are_compiled_again_and_covered() {
     let config = work.join("CoverageR2R.runtimeconfig.json");
     std::fs::copy(sdk.runtimeconfig("CoverageR2R"), &config).unwrap();
     let primitives = work.join("Microsoft.Extensions.Primitives.dll");
-    std::fs::copy(
-        sdk.aspnetcore_dir
-            .join("Microsoft.Extensions.Primitives.dll"),
-        &primitives,
-    )
-    .unwrap();
+    std::fs::copy(&sdk.r2r_library, &primitives).unwrap();
     // The precondition: the assembly is precompiled (its CLI header's
     // ManagedNativeHeader, ECMA-335 II.25.3.3, names a ReadyToRun header).
     assert!(is_ready_to_run(&std::fs::read(&primitives).unwrap()));
@@ -690,13 +684,12 @@ fn bench_run(threads: u32, n: u64) -> (BTreeMap<u32, u64>, Vec<Arm>) {
     let sdk = sdk();
     let dir = fresh_dir(&format!("bench-{threads}"));
     let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
-    let mut cmd = rt.command_for(
+    let cmd = rt.command_for(
         &sdk.program_dll("CoverageBench"),
         &sdk.runtimeconfig("CoverageBench"),
         &[&threads.to_string(), &n.to_string()],
         Some(&profiler),
     );
-    cmd.env("DOTNET_ROLL_FORWARD", "Major");
     let out = run_with_timeout(cmd, dotnet::default_timeout()).unwrap();
     assert_eq!(out.code(), Some(0), "{}", out.describe());
     assert!(

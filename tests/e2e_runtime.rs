@@ -36,6 +36,23 @@ const REJIT: &[&str] = &[
     "done",
 ];
 
+/// Attribute `attribute` of the runtime `name` in tests/e2e/runtimes.props,
+/// read here independently of the provisioning script.
+fn pinned_attribute(name: &str, attribute: &str) -> String {
+    let pins = fs::read_to_string(dotnet::repo_root().join("tests/e2e/runtimes.props"))
+        .expect("tests/e2e/runtimes.props");
+    let line = pins
+        .lines()
+        .find(|l| l.contains("<CorprofRuntime ") && l.contains(&format!("Include=\"{name}\"")))
+        .unwrap_or_else(|| panic!("runtimes.props pins no runtime {name}"));
+    let start = line
+        .find(&format!(" {attribute}=\""))
+        .unwrap_or_else(|| panic!("no {attribute} in {line}"))
+        + attribute.len()
+        + 3;
+    line[start..].split('"').next().unwrap().to_string()
+}
+
 fn assert_clean(out: &RunOutput) {
     assert!(!out.crashed(), "{}", out.describe());
     assert!(!out.timed_out, "{}", out.describe());
@@ -51,25 +68,36 @@ fn provisioning_reports_the_runtime_and_every_program() {
         rt.runtime_dir.join("System.Private.CoreLib.dll").is_file(),
         "{rt:?}"
     );
-    // The runtime CORPROF_RUNTIME asked for, and the assemblies the programs
-    // were compiled against (mcs cannot read 8.0's: 3.1.23's on both).
-    let asked = std::env::var("CORPROF_RUNTIME").unwrap_or_else(|_| "3.1".into());
+    // The runtime CORPROF_RUNTIME asked for (the LTS, 10.0, when unset),
+    // at the version tests/e2e/runtimes.props pins, as the host lists it.
+    let asked = std::env::var("CORPROF_RUNTIME").unwrap_or_else(|_| "10.0".into());
     assert_eq!(rt.choice, asked, "{rt:?}");
-    match (rt.mode.as_str(), rt.choice.as_str()) {
-        ("provisioned", "3.1") => {
-            assert_eq!(rt.version, "3.1.23", "CORPROF_RUNTIME=3.1: {rt:?}");
-            assert_eq!(rt.reference_dir, rt.runtime_dir, "{rt:?}");
-        }
-        ("provisioned", "8.0") => {
-            assert_eq!(rt.version, "8.0.4", "CORPROF_RUNTIME=8.0: {rt:?}");
-            assert!(
-                rt.reference_dir.ends_with("Microsoft.NETCore.App/3.1.23"),
-                "CORPROF_RUNTIME=8.0 compiles against 3.1.23's assemblies: {rt:?}"
-            );
-        }
-        ("sdk", "3.1") => {}
-        other => panic!("unexpected provisioning {other:?}: {rt:?}"),
-    }
+    assert_eq!(rt.mode, "packs", "{rt:?}");
+    let pin = pinned_attribute(&asked, "NetCore");
+    assert_eq!(rt.version, pin, "CORPROF_RUNTIME={asked}: {rt:?}");
+    assert_eq!(
+        rt.aspnetcore_version,
+        pinned_attribute(&asked, "AspNetCore"),
+        "{rt:?}"
+    );
+    assert!(
+        rt.runtime_dir
+            .ends_with(format!("shared/Microsoft.NETCore.App/{pin}")),
+        "{rt:?}"
+    );
+    let listed = std::process::Command::new(&rt.host)
+        .arg("--list-runtimes")
+        .output()
+        .expect("dotnet --list-runtimes");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(&format!("Microsoft.NETCore.App {pin} ")),
+        "{listed}"
+    );
+    assert!(
+        rt.aspnetcore_dir.join("Microsoft.AspNetCore.dll").is_file(),
+        "{rt:?}"
+    );
     for p in ["Basics", "JitHeavy", "Rewrite"] {
         assert!(rt.programs.iter().any(|q| q == p), "{p} in {rt:?}");
         assert!(rt.program_dll(p).is_file(), "{p}");
@@ -91,10 +119,12 @@ fn provisioning_again_rebuilds_nothing() {
     cmd.arg(dotnet::repo_root().join("scripts/provision-dotnet.sh"));
     let out = dotnet::run_with_timeout(cmd, Duration::from_secs(600)).expect("run the script");
     out.assert_exit(0);
-    assert!(!out.stderr.contains("building"), "{}", out.describe());
-    assert!(!out.stderr.contains("installing"), "{}", out.describe());
+    // Nothing restored, laid out, installed or built again: the script says
+    // nothing at all.
+    assert_eq!(out.stderr, "", "{}", out.describe());
     assert_eq!(dotnet::parse_summary(&out.stdout), Ok(rt.clone()));
-    let env_file = fs::read_to_string(rt.programs_dir.join("env")).expect("env file");
+    let env_file =
+        fs::read_to_string(rt.programs_dir.parent().unwrap().join("env")).expect("env file");
     assert_eq!(env_file, out.stdout);
 }
 

@@ -64,21 +64,34 @@ pub(crate) fn in_ci() -> bool {
 /// A provisioned .NET: the `dotnet` host and the built test programs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Runtime {
-    /// `provisioned` (.NET Core 3.1 from PyPI) or `sdk` (the `dotnet` on PATH).
+    /// Where the runtime came from: `packs` (Microsoft's runtime packs from
+    /// NuGet, laid out under `.cache/dotnet/`).
     pub(crate) mode: String,
-    /// The `dotnet` host executable.
+    /// The `dotnet` host executable (the SDK's, copied into the
+    /// `DOTNET_ROOT` that holds the provisioned runtimes).
     pub(crate) host: PathBuf,
     /// Version of the `Microsoft.NETCore.App` runtime the programs run on.
     pub(crate) version: String,
     /// That runtime's directory (holds `libcoreclr.so`).
     pub(crate) runtime_dir: PathBuf,
-    /// Which runtime `CORPROF_RUNTIME` chose: `3.1` (the default) or `8.0`.
+    /// Which runtime `CORPROF_RUNTIME` chose: `3.1`, `8.0`, `9.0`, `10.0`
+    /// (the default) or `11.0` (`tests/e2e/runtimes.props`).
     pub(crate) choice: String,
-    /// The assemblies the programs were compiled against (3.1's on 8.0).
-    pub(crate) reference_dir: PathBuf,
-    /// Which C# compiler built the programs.
+    /// The target framework the programs were built for (`net10.0` on 11.0).
+    pub(crate) target_framework: String,
+    /// Which C# compiler built the programs (the SDK's Roslyn).
     pub(crate) compiler: String,
-    /// `.cache/e2e-programs`: one directory per program.
+    /// The ASP.NET Core shared framework of this runtime (ReadyToRun
+    /// assemblies), and its version.
+    pub(crate) aspnetcore_dir: PathBuf,
+    pub(crate) aspnetcore_version: String,
+    /// A ReadyToRun library of the shared frameworks
+    /// (`Microsoft.Extensions.Primitives.dll`) that the `CoverageR2R`
+    /// program calls.
+    pub(crate) r2r_library: PathBuf,
+    /// Debian's `wrk`, the web tests' load generator.
+    pub(crate) wrk: PathBuf,
+    /// `.cache/e2e/<runtime>/bin`: one directory per program.
     pub(crate) programs_dir: PathBuf,
     /// Names of the runnable programs (`Basics`, `JitHeavy`, `Rewrite`, ...).
     pub(crate) programs: Vec<String>,
@@ -481,8 +494,12 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
         version: get("DOTNET_RUNTIME_VERSION")?,
         runtime_dir: get("DOTNET_RUNTIME_DIR")?.into(),
         choice: get("CORPROF_RUNTIME")?,
-        reference_dir: get("CSHARP_REFERENCE_DIR")?.into(),
+        target_framework: get("TARGET_FRAMEWORK")?,
         compiler: get("CSHARP_COMPILER")?,
+        aspnetcore_dir: get("ASPNETCORE_DIR")?.into(),
+        aspnetcore_version: get("ASPNETCORE_VERSION")?,
+        r2r_library: get("R2R_LIBRARY")?.into(),
+        wrk: get("WRK")?.into(),
         programs_dir: get("E2E_PROGRAMS_DIR")?.into(),
         programs: get("E2E_PROGRAMS")?
             .split_whitespace()
@@ -500,7 +517,7 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
 }
 
 impl Runtime {
-    /// The runtime's major version: 3 for .NET Core 3.1, 8 for .NET 8.
+    /// The runtime's major version: 3 for .NET Core 3.1, 10 for .NET 10.
     pub(crate) fn major(&self) -> u32 {
         self.version
             .split('.')
@@ -519,7 +536,7 @@ impl Runtime {
         }
     }
 
-    /// `.cache/e2e-programs/<program>/<program>.dll`.
+    /// `.cache/e2e/<runtime>/bin/<program>/<program>.dll`.
     pub(crate) fn program_dll(&self, program: &str) -> PathBuf {
         self.programs_dir
             .join(program)
@@ -554,8 +571,8 @@ impl Runtime {
     }
 
     /// [`command`](Self::command) for a program given by its `.dll` and
-    /// `.runtimeconfig.json` (one not under `programs_dir`, such as the
-    /// Roslyn-built programs of `tests/common/web.rs`).
+    /// `.runtimeconfig.json` (one not under `programs_dir`, such as a copy
+    /// a test made).
     pub(crate) fn command_for(
         &self,
         dll: &Path,

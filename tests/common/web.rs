@@ -1,41 +1,38 @@
 #![allow(dead_code)]
-//! The web server of the end-to-end tests: the ASP.NET Core 3.1 app of
-//! `tests/e2e/roslyn/WebApp/` (built by `scripts/provision-sdk.sh`), started
-//! on a free port of 127.0.0.1 under the chosen runtime, loaded with `wrk`.
+//! The web server of the end-to-end tests: the ASP.NET Core app of
+//! `tests/e2e/roslyn/WebApp/` (built for the chosen runtime by
+//! `scripts/provision-dotnet.sh`, on that runtime's ASP.NET Core), started on
+//! a free port of 127.0.0.1, loaded with `wrk`.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::dotnet::{in_ci, repo_root, run_with_timeout, Profiler, Runtime};
+use super::dotnet::{run_with_timeout, runtime, Profiler, Runtime};
 
-/// How long provisioning the SDK may take (a cold run downloads 113 MB).
-const PROVISION_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// How long the server may take to print its ready line.
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// What `scripts/provision-sdk.sh` set up.
+/// The programs of `tests/e2e/roslyn/` and the tools beside them, as
+/// `scripts/provision-dotnet.sh` set them up for the chosen runtime.
 #[derive(Debug, Clone)]
 pub(crate) struct Sdk {
-    /// `.cache/roslyn-programs`: one directory per program.
+    /// `.cache/e2e/<runtime>/bin`: one directory per program.
     pub(crate) programs_dir: PathBuf,
-    /// Roslyn's `csc.dll` and the host that runs it.
-    pub(crate) csc: PathBuf,
-    pub(crate) csc_host: PathBuf,
     /// Debian's `wrk`.
     pub(crate) wrk: PathBuf,
-    /// The ASP.NET Core shared framework (`Microsoft.AspNetCore.App/3.1.2`):
-    /// ReadyToRun assemblies.
+    /// The runtime's ASP.NET Core shared framework (ReadyToRun assemblies).
     pub(crate) aspnetcore_dir: PathBuf,
+    /// The ReadyToRun library `CoverageR2R` calls.
+    pub(crate) r2r_library: PathBuf,
 }
 
 impl Sdk {
-    /// `.cache/roslyn-programs/<name>/<name>.dll`.
+    /// `.cache/e2e/<runtime>/bin/<name>/<name>.dll`.
     pub(crate) fn program_dll(&self, name: &str) -> PathBuf {
         self.programs_dir.join(name).join(format!("{name}.dll"))
     }
@@ -48,55 +45,17 @@ impl Sdk {
     }
 }
 
-/// Runs `scripts/provision-sdk.sh` once per test process; panics with its
-/// one-line reason when it fails (never skips: CI must have the SDK).
+/// The runtime's programs and tools (provisioned once per test process;
+/// panics with the reason when provisioning failed, never skips).
 #[track_caller]
 pub(crate) fn sdk() -> Sdk {
-    static SDK: OnceLock<Result<Sdk, String>> = OnceLock::new();
-    match SDK.get_or_init(provision) {
-        Ok(sdk) => sdk.clone(),
-        Err(reason) if in_ci() => panic!("e2e: provisioning the SDK failed under CI: {reason}"),
-        Err(reason) => panic!(
-            "e2e: no ASP.NET Core/Roslyn for the web tests: {reason}. \
-             Run `bash scripts/provision-sdk.sh` to see why and fix it."
-        ),
+    let rt = runtime();
+    Sdk {
+        programs_dir: rt.programs_dir,
+        wrk: rt.wrk,
+        aspnetcore_dir: rt.aspnetcore_dir,
+        r2r_library: rt.r2r_library,
     }
-}
-
-fn provision() -> Result<Sdk, String> {
-    let mut cmd = Command::new("bash");
-    cmd.arg(repo_root().join("scripts/provision-sdk.sh"))
-        .current_dir(repo_root());
-    let out = run_with_timeout(cmd, PROVISION_TIMEOUT)?;
-    if out.code() != Some(0) {
-        let reason = out
-            .stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("no message")
-            .to_string();
-        return Err(format!("scripts/provision-sdk.sh failed: {reason}"));
-    }
-    let map: HashMap<&str, &str> = out
-        .stdout
-        .lines()
-        .filter_map(|l| l.split_once('='))
-        .collect();
-    let get = |k: &str| {
-        map.get(k)
-            .map(PathBuf::from)
-            .ok_or_else(|| format!("scripts/provision-sdk.sh printed no {k}"))
-    };
-    Ok(Sdk {
-        programs_dir: get("ROSLYN_PROGRAMS_DIR")?,
-        csc: get("ROSLYN_CSC")?,
-        csc_host: get("ROSLYN_HOST")?,
-        wrk: get("WRK")?,
-        aspnetcore_dir: get("SDK_DIR")?
-            .join("shared/Microsoft.AspNetCore.App")
-            .join(get("ASPNETCORE_VERSION")?),
-    })
 }
 
 /// A running web server: the `WebApp` program, listening on
@@ -120,16 +79,14 @@ pub(crate) struct Stopped {
 }
 
 impl WebServer {
-    /// Starts `WebApp` on `rt` (8.0.4 runs the 3.1 app with
-    /// `DOTNET_ROLL_FORWARD=Major`), with `profiler` loaded if given, and
-    /// waits for its ready line.
+    /// Starts `WebApp` on `rt`, with `profiler` loaded if given, and waits
+    /// for its ready line.
     #[track_caller]
     pub(crate) fn start(rt: &Runtime, profiler: Option<&Profiler>) -> WebServer {
         let sdk = sdk();
         let dll = sdk.program_dll("WebApp");
         let mut cmd = rt.command_for(&dll, &sdk.runtimeconfig("WebApp"), &["0"], profiler);
-        cmd.env("DOTNET_ROLL_FORWARD", "Major")
-            .stdin(Stdio::null())
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = cmd
