@@ -95,3 +95,9 @@ miri_available() {
     return 1
 }
 
+# The tests that run under Miri (scripts/test.sh) or, where Miri cannot be
+# installed, under AddressSanitizer (scripts/check-sanitizer.sh): the COM
+# core, the exporter under threads, the facade adapter, the declarations.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MIRI_TESTS=(--test com_core --test guid_hresult --test com_server --test scale_chain_12 --test stress
+    --test facade_callback --test decl_callback --test decl_types --test bad_input)
