@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Portability checks, run by scripts/test.sh (one step there). Each part
-# installs the toolchain or target it needs with rustup and fails when it
-# cannot; nothing is skipped.
+# installs the toolchain, target or component it needs with rustup; where
+# rustup cannot fetch it, the part (or, for `targets`, the checks of the
+# targets it cannot fetch) says so in one line and is not run
+# (scripts/install-lib.sh). Any other failure fails the script.
 #
 #   bash scripts/check-portability.sh          # every part
 #   bash scripts/check-portability.sh msrv     # only the named parts
@@ -32,16 +34,12 @@ took() { printf -- '--> %s: %ds\n' "$1" $((SECONDS - start)); start=$SECONDS; }
 msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 [ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
 
-# Installs a toolchain (minimal profile) unless rustup already has it.
-need_toolchain() {
-    rustup run "$1" rustc --version >/dev/null 2>&1 \
-        || rustup toolchain install "$1" --profile minimal >/dev/null \
-        || die "could not install Rust $1 (rustup toolchain install $1 --profile minimal)"
-}
+# shellcheck source=scripts/install-lib.sh
+. scripts/install-lib.sh
 
 check_msrv() {
     part "MSRV: Rust $msrv builds the library, the examples and the no_std crate"
-    need_toolchain "$msrv"
+    rust_toolchain_available "MSRV build (Rust $msrv; scripts/check-portability.sh msrv)" "$msrv" || { took "msrv"; return 0; }
     local dir=target/msrv
     cargo "+$msrv" build --locked --lib --examples --target-dir "$dir"
     # The no_std crate builds corprof without default features.
@@ -49,30 +47,43 @@ check_msrv() {
     took "msrv"
 }
 
-need_target() {
-    rustup target list --installed | grep -qx "$1" \
-        || rustup target add "$1" >/dev/null \
-        || die "could not install the Rust target $1 (rustup target add $1)"
-}
-
 check_targets() {
-    local t dir=target/cross
+    local t dir=target/cross available=() missing=() reason=""
+    part "other targets: the Rust targets (rustup)"
+    # Every target first, so that those rustup cannot fetch are named in one
+    # line; the checks of the others run.
+    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin \
+        x86_64-apple-darwin x86_64-unknown-linux-musl; do
+        if rust_target_fetch "$t"; then
+            available+=("$t")
+        else
+            missing+=("$t")
+            reason=${reason:-$rustup_error}
+        fi
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        t="$(printf '%s, ' "${missing[@]}")"
+        leg_unavailable "cross-target checks for ${t%, } (scripts/check-portability.sh targets)" \
+            "rustup cannot fetch these targets ($reason)"
+    fi
+    have() { [[ " ${available[*]} " == *" $1 "* ]]; }
+
     for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
+        have "$t" || continue
         part "cargo check --lib --examples --tests --target $t"
-        need_target "$t"
         RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
     done
     for t in aarch64-unknown-linux-gnu aarch64-apple-darwin; do
+        have "$t" || continue
         part "cargo check --lib --examples --target $t"
-        need_target "$t"
         RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
     done
     # `cargo check` stops before code generation, so the ELT trampolines
     # (`global_asm!`) are assembled here: building the library (an rlib)
     # needs LLVM's assembler, not a linker.
     for t in x86_64-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin x86_64-apple-darwin; do
+        have "$t" || continue
         part "cargo build --lib --target $t (assembles the ELT trampolines)"
-        need_target "$t"
         RUSTFLAGS="-D warnings" cargo build --locked --lib --target "$t" --target-dir "$dir"
     done
     # On 32-bit Windows `extern "system"` is stdcall, which COM's STDAPI
@@ -80,25 +91,29 @@ check_targets() {
     # MSVC here, so nothing is linked, and the DLL's export table is not
     # checked).
     t=i686-pc-windows-msvc
-    part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
-    RUSTFLAGS="-D warnings" cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
-    local asm
-    asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
-    grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
-    awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
-        || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
+    if have "$t"; then
+        part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
+        RUSTFLAGS="-D warnings" cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
+        local asm
+        asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
+        grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
+        awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
+            || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
+    fi
 
     t=x86_64-unknown-linux-musl
-    part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
-    need_target "$t"
-    RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
-        cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
+    if have "$t"; then
+        part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
+        RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
+            cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
+    fi
     took "targets"
 }
 
 check_miri32() {
     local t=i686-unknown-linux-gnu
     part "Miri on $t: the COM core (com_core, guid_hresult, com_server, stress)"
+    miri_available "Miri (32-bit, $t; scripts/check-portability.sh miri32)" || { took "miri32"; return 0; }
     cargo +nightly miri setup --target "$t" >/dev/null 2>&1 \
         || die "cargo +nightly miri setup --target $t failed"
     MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" \
@@ -110,14 +125,17 @@ check_ui() {
     local pinned
     pinned="$(tr -d '[:space:]' < ui-tests/TOOLCHAIN)"
     part "ui tests (compile-fail messages) with the pinned Rust $pinned"
-    need_toolchain "$pinned"
-    # The default target dir when the default toolchain is the pinned one
-    # (nothing to rebuild), a separate one otherwise.
-    local dir=target
-    if [ "$(cargo --version | cut -d' ' -f2)" != "$pinned" ]; then
+    # The default toolchain and target dir when the default toolchain is the
+    # pinned one (nothing to install or rebuild), rustup's $pinned and a
+    # separate target dir otherwise.
+    local cargo=(cargo) dir=target
+    if [ "$(rustc --version | cut -d' ' -f2)" != "$pinned" ]; then
+        rust_toolchain_available "ui tests on the pinned Rust $pinned (scripts/check-portability.sh ui)" "$pinned" \
+            || { took "ui"; return 0; }
+        cargo=(cargo "+$pinned")
         dir=target/ui-pinned
     fi
-    CORPROF_UI_PINNED=1 cargo "+$pinned" test --locked --test ui --target-dir "$dir"
+    CORPROF_UI_PINNED=1 "${cargo[@]}" test --locked --test ui --target-dir "$dir"
     took "ui"
 }
 

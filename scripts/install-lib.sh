@@ -1,5 +1,6 @@
+# shellcheck shell=bash
 # Shared by the test scripts that install what they need (sourced, not run).
-# The caller defines die and say.
+# The caller defines die, and say (a progress line) for install_apt_packages.
 
 # Installs the Debian packages given (apt-get, as root), logging to LOG;
 # dies with a one-line reason when that is not possible.
@@ -16,11 +17,87 @@ install_apt_packages() {
         >"$log" 2>&1 || die "apt-get install $* failed (see $log)"
 }
 
-# Adds a Rust target with rustup unless it is installed.
-#   install_rust_target TARGET
-install_rust_target() {
-    if ! rustup target list --installed 2>/dev/null | grep -qx "$1"; then
-        say "adding the Rust target $1"
-        rustup target add "$1" >/dev/null 2>&1 || die "rustup target add $1 failed"
-    fi
+# ------------------------------------------------------------ legs not run
+# A leg that needs what rustup cannot fetch on this machine (a toolchain, a
+# target, a component) is not run: it says so in one line, which is also
+# kept in $LEGS_NOT_RUN for scripts/test.sh's summary (test.sh empties the
+# file when it starts). Anything else that fails still fails the script.
+
+LEGS_NOT_RUN="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/target/legs-not-run.txt"
+
+# Reports a leg this machine does not run.
+#   leg_unavailable NAME REASON
+leg_unavailable() {
+    local line="leg not run here: $1: $2"
+    echo "$line"
+    mkdir -p "$(dirname "$LEGS_NOT_RUN")"
+    echo "$line" >>"$LEGS_NOT_RUN"
 }
+
+# Runs a rustup command that downloads. On failure, returns 1 with
+# rustup_error set to rustup's error in one line: its first `error:` line
+# and the last cause it gives (say, a failed DNS look-up).
+#   rustup_get COMMAND...
+rustup_get() {
+    local out
+    command -v rustup >/dev/null 2>&1 || die "rustup is not installed; install Rust with rustup (https://rustup.rs)"
+    out="$("$@" 2>&1)" && return 0
+    rustup_error="$(awk '
+        # (a download names its temporary file: left out)
+        /^error: / && err == "" { err = substr($0, 8); sub(/ to \047[^\047]*\047$/, "", err); next }
+        /^Caused by:/ { causes = 1; next }
+        causes && /^ *[0-9]+: / { cause = $0; sub(/^ *[0-9]+: /, "", cause); next }
+        causes { causes = 0 }
+        NF && first == "" { first = $0 }
+        END { r = err != "" ? err : first; if (cause != "") r = r ": " cause; print r }' <<<"$out")"
+    return 1
+}
+
+# A Rust toolchain, installed (minimal profile) when rustup does not have
+# it. Returns 1, after the leg's line, when rustup cannot fetch it.
+#   rust_toolchain_available LEG TOOLCHAIN
+rust_toolchain_available() {
+    rustup run "$2" rustc --version >/dev/null 2>&1 && return 0
+    rustup_get rustup toolchain install "$2" --profile minimal && return 0
+    leg_unavailable "$1" "rustup cannot fetch the toolchain $2 ($rustup_error)"
+    return 1
+}
+
+# A Rust target of the default toolchain, added when missing; returns 1 with
+# rustup_error set when rustup cannot fetch it (no line printed: see
+# rust_target_available).
+#   rust_target_fetch TARGET
+rust_target_fetch() {
+    rustup target list --installed 2>/dev/null | grep -qx "$1" && return 0
+    rustup_get rustup target add "$1"
+}
+
+# A Rust target, added when missing. Returns 1, after the leg's line, when
+# rustup cannot fetch it.
+#   rust_target_available LEG TARGET
+rust_target_available() {
+    rust_target_fetch "$2" && return 0
+    leg_unavailable "$1" "rustup cannot fetch the target $2 ($rustup_error)"
+    return 1
+}
+
+# Miri on the nightly, installed as before when missing (the latest nightly,
+# then its miri and rust-src components). Returns 1, after the leg's line,
+# when rustup cannot fetch them.
+#   miri_available LEG
+miri_available() {
+    cargo +nightly miri --version >/dev/null 2>&1 && return 0
+    # An older nightly may lack Miri: the latest one is tried first, and
+    # the components are added to whichever nightly is then installed.
+    rustup_get rustup toolchain install nightly --profile minimal || true
+    rustup_get rustup component add --toolchain nightly miri rust-src && return 0
+    leg_unavailable "$1" "rustup cannot fetch the nightly component miri ($rustup_error)"
+    return 1
+}
+
+# The tests that run under Miri (scripts/test.sh) or, where Miri cannot be
+# installed, under AddressSanitizer (scripts/check-sanitizer.sh): the COM
+# core, the exporter under threads, the facade adapter, the declarations.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+MIRI_TESTS=(--test com_core --test guid_hresult --test com_server --test scale_chain_12 --test stress
+    --test facade_callback --test decl_callback --test decl_types --test bad_input)

