@@ -262,6 +262,23 @@ fi
 
 # ------------------------------------------------------------ the programs
 
+# Makes the runtimeconfig.json of every program under DIR name this
+# runtime's exact frameworks (the SDK writes the target framework's x.y.0,
+# which rolls forward to the newest patch present; a build for 10.0 names
+# 11.0.0 to run on 11.0).
+name_runtime() {
+    local config
+    for config in "$1"/*/*.runtimeconfig.json; do
+        sed -z -i \
+            -e "s/\"Microsoft.NETCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.NETCore.App\",\1\"version\": \"$NETCORE_VERSION\"/" \
+            -e "s/\"Microsoft.AspNetCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.AspNetCore.App\",\1\"version\": \"$ASPNETCORE_VERSION\"/" \
+            "$config"
+        # (3.1's ASP.NET Core programs name only Microsoft.AspNetCore.App.)
+        grep -q "\"version\": \"\($NETCORE_VERSION\|$ASPNETCORE_VERSION\)\"" "$config" ||
+            die "could not make $config name $NETCORE_VERSION"
+    done
+}
+
 # Everything the build reads goes into the stamp: the projects and sources,
 # the generator, the pins, the SDK.
 stamp="$(
@@ -282,24 +299,17 @@ if [ "$(cat "$OUT/.stamp" 2>/dev/null || true)" != "$stamp" ]; then
         rm -rf "$OUT.tmp.$$"
         mkdir -p "$OUT.tmp.$$"
         cp -r "$BUILT" "$OUT.tmp.$$/bin"
-        # Their runtimeconfigs name this runtime's frameworks.
-        for config in "$OUT.tmp.$$"/bin/*/*.runtimeconfig.json; do
-            sed -z -i \
-                -e "s/\"Microsoft.NETCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.NETCore.App\",\1\"version\": \"$NETCORE_VERSION\"/" \
-                -e "s/\"Microsoft.AspNetCore.App\",\([[:space:]]*\)\"version\": \"[^\"]*\"/\"Microsoft.AspNetCore.App\",\1\"version\": \"$ASPNETCORE_VERSION\"/" \
-                "$config"
-            grep -q "\"version\": \"$NETCORE_VERSION\"" "$config" || die "could not make $config name $NETCORE_VERSION"
-        done
+        name_runtime "$OUT.tmp.$$/bin"
         rm -rf "$OUT"
         mv "$OUT.tmp.$$" "$OUT"
     else
         say "building the test programs (tests/e2e/e2e.slnx) for $TFM with the .NET SDK $SDK_VERSION"
         if ! logged dotnet build "$E2E/e2e.slnx" -c Release --no-incremental -nologo -v:q \
-            "-p:E2ETargetFramework=$TFM" "-p:RuntimeFrameworkVersion=$NETCORE_VERSION" "-p:E2EOut=$OUT/" \
-            "-p:E2EPrimitives=$PRIMITIVES"; then
+            "-p:E2ETargetFramework=$TFM" "-p:E2EOut=$OUT/" "-p:E2EPrimitives=$PRIMITIVES"; then
             grep -E ': error ' "$LOG" | sort -u | head -n 20 >&2 || true
             die "building the test programs for $TFM failed (see $LOG)"
         fi
+        name_runtime "$OUT/bin"
     fi
     echo "$stamp" >"$OUT/.stamp"
 fi

@@ -31,14 +31,12 @@ if miri_available "Miri (64-bit; its tests run under AddressSanitizer instead)";
     miri=yes
 fi
 
-step ".NET runtimes (CoreCLR 3.1.23 and 8.0.4) and C# test programs for the end-to-end tests"
-# Installs mono-mcs (apt), .NET Core 3.1 and CoreCLR 8.0 (pip) when missing;
-# never skipped.
-bash scripts/provision-dotnet.sh
-CORPROF_RUNTIME=8.0 bash scripts/provision-dotnet.sh
-
-step "ASP.NET Core 3.1.2, Roslyn and wrk (npm's .NET Core 3.1 SDK, Debian's wrk) and the Roslyn-built test programs (scripts/provision-sdk.sh)"
-bash scripts/provision-sdk.sh >/dev/null
+step ".NET: every runtime of tests/e2e/runtimes.props from Microsoft's runtime packs (NuGet), and the test programs built for each by the .NET SDK (scripts/provision-dotnet.sh)"
+# Needs the .NET SDK 10 on PATH; never skipped.
+runtimes=$(sed -n 's/.*<CorprofRuntime Include="\([^"]*\)".*/\1/p' tests/e2e/runtimes.props)
+for r in $runtimes; do
+    CORPROF_RUNTIME=$r bash scripts/provision-dotnet.sh >/dev/null || die "provisioning CORPROF_RUNTIME=$r failed"
+done
 
 step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
 if ! command -v chromium >/dev/null; then
@@ -88,15 +86,23 @@ for feature in $(sed -n '/^\[features\]/,/^\[/{s/^\([a-z_]*\) *=.*/\1/p}' Cargo.
         || die "docs.rs build: the crate index does not say which items need the feature \`$feature\`"
 done
 
+# The e2e suites run in full on 3.1 and 8.0; on 9.0, 10.0 and 11.0 the
+# harness and the test programs (e2e_runtime) until every suite passes there
+# (the next issue's work: docs/e2e.md, "Runtimes").
 step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR 3.1, doc"
-tests cargo test --all-targets
+CORPROF_RUNTIME=3.1 tests cargo test --all-targets
 tests cargo test --doc
 
-step "end-to-end on CoreCLR 8.0.4: every e2e suite again (CORPROF_RUNTIME=8.0)"
+step "end-to-end on CoreCLR 8.0: every e2e suite again (CORPROF_RUNTIME=8.0)"
 CORPROF_RUNTIME=8.0 tests cargo test --test 'e2e_*'
 
+step "the harness and the test programs on 9.0, 10.0 and 11.0 (e2e_runtime)"
+for r in 9.0 10.0 11.0; do
+    CORPROF_RUNTIME=$r tests cargo test --test e2e_runtime
+done
+
 step "the sampler's end-to-end tests in the other sampling mode (suspend-runtime; signal is the default here), on 3.1 and 8.0"
-CORPROF_SAMPLER_MODE=suspend-runtime tests cargo test --test e2e_sampler
+CORPROF_SAMPLER_MODE=suspend-runtime CORPROF_RUNTIME=3.1 tests cargo test --test e2e_sampler
 CORPROF_SAMPLER_MODE=suspend-runtime CORPROF_RUNTIME=8.0 tests cargo test --test e2e_sampler
 
 step "performance guard: callgrind instruction counts against the C baselines (scripts/perf-guard.sh; installs valgrind)"
@@ -111,8 +117,8 @@ else
 fi
 
 echo
-awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"
 if [ -s "$LEGS_NOT_RUN" ]; then
     echo "legs not run here (rustup cannot fetch what they need): $(wc -l <"$LEGS_NOT_RUN")"
     cat "$LEGS_NOT_RUN"
 fi
+awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"

@@ -6,7 +6,7 @@
 //! Every line's hit count and every branch arm's count is written below by
 //! hand from the program's source; the run must give exactly those, leave
 //! the program's output and exit code unchanged, and write reports that
-//! Debian's lcov (`lcov --summary`, `genhtml`) and PyPI's pycobertura read.
+//! Debian's lcov (`lcov --summary`, `genhtml`) and ReportGenerator read.
 #![cfg(unix)]
 
 mod common;
@@ -332,7 +332,7 @@ fn check_program(program: &str) {
         "{text}"
     );
 
-    // The readers: lcov's summary, genhtml without warnings, pycobertura.
+    // The readers: lcov's summary, genhtml without warnings, ReportGenerator.
     let tools = readers();
     let info = dir.join(
         std::fs::read_dir(&dir)
@@ -385,32 +385,53 @@ fn check_program(program: &str) {
     );
     assert!(html.join("index.html").is_file());
 
-    let show = Command::new(&tools["PYCOBERTURA"])
-        .arg("show")
-        .arg(&xml)
+    // ReportGenerator reads the Cobertura file and writes it again as lcov
+    // and as a JSON summary: the lines it saw, their hits, the branches.
+    let converted = dir.join("reportgenerator");
+    let rg = Command::new(&tools["REPORTGENERATOR"])
+        .arg(format!("-reports:{}", xml.display()))
+        .arg(format!("-targetdir:{}", converted.display()))
+        .arg("-reporttypes:lcov;JsonSummary")
         .output()
         .unwrap();
-    let show_text = String::from_utf8_lossy(&show.stdout).into_owned();
+    let rg_text = String::from_utf8_lossy(&rg.stdout).into_owned()
+        + &String::from_utf8_lossy(&rg.stderr);
+    assert!(rg.status.success(), "{rg_text}");
+    assert!(!rg_text.contains("ERROR"), "{rg_text}");
+    let read_back = std::fs::read_to_string(converted.join("lcov.info"))
+        .unwrap_or_else(|e| panic!("ReportGenerator wrote no lcov.info ({e}):\n{rg_text}"));
+    let read_back = parse_lcov(&read_back);
     assert!(
-        show.status.success(),
-        "{show_text}{}",
-        String::from_utf8_lossy(&show.stderr)
+        read_back.files.iter().any(|f| f.ends_with(&source)),
+        "{:?}",
+        read_back.files
     );
-    // Its row for the file: statements, misses, and the missed lines.
-    let missed: Vec<u32> = EXPECTED_DA
+    // Every line with its hits, as corprof wrote them.
+    assert_eq!(read_back.da, expected, "the lines ReportGenerator read");
+    let missed: Vec<u32> = read_back
+        .da
         .iter()
-        .filter(|d| d.1 == 0)
-        .map(|d| d.0)
+        .filter(|(_, &hits)| hits == 0)
+        .map(|(&line, _)| line)
         .collect();
-    let row = show_text
-        .lines()
-        .find(|l| l.contains(&source))
-        .unwrap_or_else(|| panic!("no row for {source}:\n{show_text}"));
-    let cells: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(cells[1], EXPECTED_DA.len().to_string(), "{row}");
-    assert_eq!(cells[2], missed.len().to_string(), "{row}");
     assert_eq!(missed, [39, 40, 50, 54, 98, 99, 100]);
-    assert!(row.ends_with("39-40, 50, 54, 98-100"), "{row}");
+    let summary = std::fs::read_to_string(converted.join("Summary.json")).unwrap();
+    let number = |key: &str| -> usize {
+        let at = summary
+            .find(&format!("\"{key}\":"))
+            .unwrap_or_else(|| panic!("no {key} in {summary}"));
+        summary[at + key.len() + 3..]
+            .trim_start()
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(number("coverablelines"), EXPECTED_DA.len(), "{summary}");
+    assert_eq!(number("coveredlines"), lh, "{summary}");
+    assert_eq!(number("totalbranches"), EXPECTED_BRDA.len(), "{summary}");
+    assert_eq!(number("coveredbranches"), brh, "{summary}");
 }
 
 #[test]
