@@ -484,10 +484,16 @@ fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
     let (text, _) = reports(&out_dir);
     assert!(!text.contains("Program.cs"), "{text}");
 
-    // Basics (compiled by mcs, no debug directory) with a Mono .mdb beside it.
+    // Basics (built without symbols: no debug directory) with a Mono .mdb
+    // beside it, and the plugin it loads.
     let work = fresh_dir("mdb");
     let basics = work.join("Basics.dll");
     std::fs::copy(rt.program_dll("Basics"), &basics).unwrap();
+    std::fs::copy(
+        rt.programs_dir.join("Basics/Plugin.dll"),
+        work.join("Plugin.dll"),
+    )
+    .unwrap();
     let config = work.join("Basics.runtimeconfig.json");
     std::fs::copy(rt.runtimeconfig("Basics"), &config).unwrap();
     // The .mdb's content does not matter: its presence is what is reported.
@@ -497,6 +503,7 @@ fn a_truncated_pdb_or_mono_symbols_leave_the_module_uninstrumented() {
     )
     .unwrap();
     let plain = run(&rt, &basics, &config, None);
+    assert_eq!(plain.code(), Some(42), "{}", plain.describe());
     let profiler =
         coverage_profiler().with_env("CORPROF_COVERAGE_DIR", work.join("out").to_str().unwrap());
     let out = run(&rt, &basics, &config, Some(&profiler));
