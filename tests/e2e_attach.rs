@@ -850,7 +850,9 @@ fn process_commands_answer_on_net8_and_are_unknown_on_3_1() {
         // The runtime provisioning laid out ("8.0.34", or with "+<commit>").
         assert!(
             info.runtime_version == rt.version
-                || info.runtime_version.starts_with(&format!("{}+", rt.version)),
+                || info
+                    .runtime_version
+                    .starts_with(&format!("{}+", rt.version)),
             "{info:?}"
         );
         assert_eq!(info.info, client.process_info().unwrap());

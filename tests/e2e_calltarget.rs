@@ -289,7 +289,9 @@ fn a_web_server_counts_every_request_in_a_framework_method_and_in_its_own_handle
         );
     } else {
         assert!(
-            has("calltarget: ReJIT wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke"),
+            has(
+                "calltarget: ReJIT wrapped Microsoft.AspNetCore.Routing.EndpointMiddleware::Invoke"
+            ),
             "the precompiled framework method is wrapped by ReJIT: {describe}"
         );
     }
