@@ -55,10 +55,10 @@ JITHEAVY_EXIT=44
 # --- Provision: reuse the KEY=VALUE lines the script prints. ---------------
 log "provisioning (scripts/provision-dotnet.sh)"
 provision_out=$(bash scripts/provision-dotnet.sh) || die "provisioning failed; see .cache/provision-dotnet.log"
-DOTNET_HOST="" DOTNET_RUNTIME_VERSION="" E2E_PROGRAMS_DIR="" CORPROF_DOTNET_MODE="" DOTNET_RUNTIME_DIR="" TARGET_FRAMEWORK=""
+DOTNET_HOST="" DOTNET_RUNTIME_VERSION="" E2E_PROGRAMS_DIR="" CORPROF_DOTNET_MODE="" TARGET_FRAMEWORK=""
 while IFS='=' read -r key value; do
     case "$key" in
-        DOTNET_HOST | DOTNET_RUNTIME_VERSION | E2E_PROGRAMS_DIR | CORPROF_DOTNET_MODE | DOTNET_RUNTIME_DIR | TARGET_FRAMEWORK)
+        DOTNET_HOST | DOTNET_RUNTIME_VERSION | E2E_PROGRAMS_DIR | CORPROF_DOTNET_MODE | TARGET_FRAMEWORK)
             printf -v "$key" '%s' "$value" ;;
     esac
 done <<<"$provision_out"
