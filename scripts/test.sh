@@ -49,7 +49,7 @@ chromium --version >/dev/null 2>&1 || die "chromium is installed but does not ru
 step "profile readers: Go's pprof, gzip and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs)"
 bash scripts/install-profile-readers.sh >/dev/null
 
-step "coverage readers: Debian's lcov (lcov --summary, genhtml) and PyPI's pycobertura (tests/e2e_coverage.rs)"
+step "coverage readers: Debian's lcov (lcov --summary, genhtml) and ReportGenerator (tests/e2e_coverage.rs; scripts/install-coverage-readers.sh)"
 bash scripts/install-coverage-readers.sh >/dev/null
 
 step "rustfmt"
