@@ -394,8 +394,8 @@ fn check_program(program: &str) {
         .arg("-reporttypes:lcov;JsonSummary")
         .output()
         .unwrap();
-    let rg_text = String::from_utf8_lossy(&rg.stdout).into_owned()
-        + &String::from_utf8_lossy(&rg.stderr);
+    let rg_text =
+        String::from_utf8_lossy(&rg.stdout).into_owned() + &String::from_utf8_lossy(&rg.stderr);
     assert!(rg.status.success(), "{rg_text}");
     assert!(!rg_text.contains("ERROR"), "{rg_text}");
     let read_back = std::fs::read_to_string(converted.join("lcov.info"))
