@@ -1,7 +1,7 @@
 //! Coverage end to end: the `coverage` example on the Roslyn-built program
 //! tests/e2e/roslyn/Coverage/Program.cs (a Debug build with a portable PDB
 //! beside it, and CoverageEmbedded: the same source with the PDB embedded),
-//! on the chosen runtime (3.1.23, or 8.0.4 with `CORPROF_RUNTIME=8.0`).
+//! on the runtime `CORPROF_RUNTIME` picks (in CI: 3.1 and 8.0).
 //!
 //! Every line's hit count and every branch arm's count is written below by
 //! hand from the program's source; the run must give exactly those, leave
