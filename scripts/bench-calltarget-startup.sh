@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # What CallTarget costs a start-up-heavy real program (docs/performance.md,
-# "CallTarget"): Roslyn (csc.dll of the SDK scripts/provision-sdk.sh
-# installs, run on CoreCLR 8.0.4 with DOTNET_ROLL_FORWARD=Major as that
-# script does: 3.1.23 has no OpenSSL it can use here) compiling
-# tests/e2e/roslyn/WebApp/Program.cs against both reference packs. Nearly
-# all of its time is JIT compilation (Roslyn 3.4's ReadyToRun code is not
-# used by 8.0.4), where a profiler that watches every compilation and every
-# inlining decision pays.
+# "CallTarget"): Roslyn (csc.dll of the .NET SDK on PATH) compiling
+# tests/e2e/roslyn/WebApp/Program.cs against the SDK's own reference packs
+# (Microsoft.NETCore.App.Ref and Microsoft.AspNetCore.App.Ref), run on the
+# provisioned runtime (scripts/provision-dotnet.sh; `dotnet exec
+# --fx-version`). The SDK 10's Roslyn runs on 10.0 and later only, so
+# CORPROF_RUNTIME must be 10.0 (the default) or 11.0. A start-up, where a
+# profiler that watches every JIT compilation and every inlining decision
+# pays. Roslyn's ReadyToRun code is used, so its targets are precompiled
+# and wrapped by ReJIT. (docs/performance.md's figures were taken with
+# Roslyn 3.4 of the .NET Core 3.1 SDK on CoreCLR 8.0.4, which did not use
+# its ReadyToRun code: nearly all of that run was JIT compilation.)
 #
 # Configurations, the example at its defaults (release build,
 # NoopIntegration):
@@ -35,17 +39,24 @@ runs="${RUNS:-7}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || die "RUNS must be a positive integer, got '$runs'"
 targets="${TARGETS:-Microsoft.CodeAnalysis.CSharp!Microsoft.CodeAnalysis.CSharp.CSharpCompilation::Create;Microsoft.CodeAnalysis!Microsoft.CodeAnalysis.CommonCompiler::Run;Microsoft.CodeAnalysis.CSharp!Microsoft.CodeAnalysis.CSharp.CSharpSyntaxTree::ParseText}"
 
-log "provisioning (scripts/provision-sdk.sh, scripts/provision-dotnet.sh)"
-sdk_out=$(bash scripts/provision-sdk.sh) || die "provisioning the SDK failed; see .cache/provision-sdk.log"
-rt_out=$(CORPROF_RUNTIME=8.0 bash scripts/provision-dotnet.sh) || die "provisioning CoreCLR 8.0.4 failed"
+log "provisioning (scripts/provision-dotnet.sh)"
+rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning failed; see .cache/provision-dotnet.log"
 value() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | tail -n 1; }
-csc=$(value "$sdk_out" ROSLYN_CSC)
 host=$(value "$rt_out" DOTNET_HOST)
 version=$(value "$rt_out" DOTNET_RUNTIME_VERSION)
-netcore_refs=$(value "$sdk_out" NETCORE_REF_DIR)
-aspnet_refs=$(value "$sdk_out" ASPNETCORE_REF_DIR)
+case "$version" in
+    1[0-9].* | [2-9][0-9].*) ;;
+    *) die "the .NET SDK's Roslyn needs .NET 10 or later; CORPROF_RUNTIME picked $version (use 10.0 or 11.0)" ;;
+esac
 helper="$(value "$rt_out" E2E_PROGRAMS_DIR)/CallTargetProbe/CallTargetProbe.dll"
-[ -f "$csc" ] && [ -x "$host" ] && [ -f "$helper" ] || die "no csc.dll, host or CallTargetProbe helper"
+# The SDK's Roslyn and reference packs: the newest of each.
+sdk_root=$(dirname "$(readlink -f "$(command -v dotnet)")")
+csc=$(find "$sdk_root/sdk" -path '*/Roslyn/bincore/csc.dll' 2>/dev/null | sort -V | tail -n 1)
+ref_dir() { find "$sdk_root/packs/$1" -mindepth 3 -maxdepth 3 -path '*/ref/net*' -type d 2>/dev/null | sort -V | tail -n 1; }
+netcore_refs=$(ref_dir Microsoft.NETCore.App.Ref)
+aspnet_refs=$(ref_dir Microsoft.AspNetCore.App.Ref)
+[ -f "$csc" ] && [ -x "$host" ] && [ -f "$helper" ] || die "no csc.dll in the SDK at $sdk_root, host or CallTargetProbe helper"
+[ -d "$netcore_refs" ] && [ -d "$aspnet_refs" ] || die "no Microsoft.NETCore.App.Ref or Microsoft.AspNetCore.App.Ref pack in $sdk_root/packs"
 log "building examples/call_target.rs (release)"
 cargo build --quiet --release --example call_target || die "cargo build failed"
 library="$PWD/target/release/examples/libcall_target.so"
@@ -69,12 +80,12 @@ run() {
     fi
     # GNU-less timing: bash's `time` keyword (real, user, sys in seconds).
     times=$( { TIMEFORMAT='%R %U %S'; time env DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
-        DOTNET_ROLL_FORWARD=Major "${envs[@]}" \
-        "$host" exec "$csc" -nologo -noconfig -nostdlib -target:exe -optimize+ -debug:portable \
+        "${envs[@]}" \
+        "$host" exec --fx-version "$version" "$csc" -nologo -noconfig -nostdlib -target:exe -optimize+ -debug:portable \
         "-out:$scratch/WebApp.dll" "${refs[@]}" "$source_file" >"$scratch/out" 2>"$scratch/err"; } 2>&1) ||
         die "$config: csc failed: $(tail -n 5 "$scratch/out" "$scratch/err")"
     if [ "$config" != none ]; then
-        [ "$(grep -c '^calltarget: wrapped ' "$scratch/err")" -ge 3 ] &&
+        [ "$(grep -cE '^calltarget: (ReJIT )?wrapped ' "$scratch/err")" -ge 3 ] &&
             ! grep -q -e 'unknown target' -e 'left unchanged' -e 'not instrumenting' "$scratch/err" ||
             die "$config: the targets were not all wrapped: $(grep '^calltarget: ' "$scratch/err" | head -n 8)"
     fi

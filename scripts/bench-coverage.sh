@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Coverage's cost (bash scripts/bench.sh coverage): wall time of a CPU-bound
 # program (tests/e2e/roslyn/CoverageBench: 20,000,000 calls of a small
-# method with a branch, Release build as provision-sdk.sh makes it) with the
+# method with a branch, Release build as provision-dotnet.sh makes it) with the
 # coverage example loaded against the same program without a profiler,
 # runs interleaved (ABBA), at the runtime's defaults (tiered compilation,
 # ReadyToRun; coverage keeps only the instrumented methods from being
@@ -10,7 +10,7 @@
 #
 #   bash scripts/bench-coverage.sh [PAIRS]     # default 8 pairs
 #
-# CORPROF_RUNTIME=8.0 measures on 8.0.4.
+# CORPROF_RUNTIME picks the runtime (10.0 when unset; 3.1, 8.0, 9.0, 11.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-8}"
@@ -21,10 +21,8 @@ median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # shellcheck source=scripts/sample-lib.sh
 . scripts/sample-lib.sh
 sample_provision
-summary=$(bash scripts/provision-sdk.sh) || exit 1
-programs=$(printf '%s\n' "$summary" | sed -n 's/^ROSLYN_PROGRAMS_DIR=//p' | tail -n 1)
 dll="$programs/CoverageBench/CoverageBench.dll"
-[ -f "$dll" ] || die "no $dll (scripts/provision-sdk.sh builds it)"
+[ -f "$dll" ] || die "no $dll (scripts/provision-dotnet.sh builds it)"
 cargo build --quiet --release --example coverage
 library="$PWD/target/release/examples/libcoverage.so"
 out=$(mktemp -d)
@@ -45,13 +43,13 @@ run() { # with|without -> prints "wall_ms work_ms cpu_ms"; stderr kept in $out/e
     local start end cpu
     start=$(date +%s%N)
     if [ "$1" = with ]; then
-        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_ROLL_FORWARD=Major \
+        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
             CORECLR_ENABLE_PROFILING=1 CORECLR_PROFILER='{2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60}' \
             CORECLR_PROFILER_PATH="$library" CORPROF_COVERAGE_DIR="$out/reports" \
             "$host" exec --runtimeconfig "${dll%.dll}.runtimeconfig.json" "$dll") ||
             die "the instrumented run failed: $(tail -n 3 "$out/run.err")"
     else
-        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 DOTNET_ROLL_FORWARD=Major \
+        cpu=$(cpu_run env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
             "$host" exec --runtimeconfig "${dll%.dll}.runtimeconfig.json" "$dll") ||
             die "the plain run failed: $(tail -n 3 "$out/run.err")"
     fi
@@ -80,7 +78,7 @@ aw=$(printf '%s\n' "${without_work[@]}" | median)
 bw=$(printf '%s\n' "${with_work[@]}" | median)
 ac=$(printf '%s\n' "${without_cpu[@]}" | median)
 bc=$(printf '%s\n' "${with_cpu[@]}" | median)
-echo "## Coverage: CPU-bound program, wall time ($pairs interleaved pairs, medians; runtime $("$host" --list-runtimes 2>/dev/null | awk '/NETCore.App/ {print $2}' | tail -n 1))"
+echo "## Coverage: CPU-bound program, wall time ($pairs interleaved pairs, medians; runtime $runtime_version)"
 echo
 echo "| run | median CPU ms (process) | median wall ms (process) | median ms of the work (the program's Stopwatch) | all runs, CPU ms |"
 echo "|---|---|---|---|---|"

@@ -24,8 +24,9 @@
 #   RUNS=15 bash scripts/bench-hooks.sh
 #
 # Environment: RUNS (default 9); COMPlus_TieredCompilation (default 0 for
-# every run alike, so no configuration runs tier-0 code); CORPROF_DOTNET as
-# for scripts/provision-dotnet.sh. Linux x86-64 only (the C floor).
+# every run alike, so no configuration runs tier-0 code); CORPROF_RUNTIME
+# picks the runtime (scripts/provision-dotnet.sh; 10.0 when unset). Linux
+# x86-64 only (the C floor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

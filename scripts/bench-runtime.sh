@@ -27,8 +27,9 @@
 #   RUNS=15 LARGE_RUNS=21 bash scripts/bench-runtime.sh
 #
 # Environment: RUNS (default 7, at least 1); LARGE_RUNS (default 11);
-# LARGE_CLASSES, LARGE_PER_CLASS; CALLGRIND (default 1); CORPROF_DOTNET as
-# for scripts/provision-dotnet.sh; runtime settings such as
+# LARGE_CLASSES, LARGE_PER_CLASS; CALLGRIND (default 1); CORPROF_RUNTIME
+# picks the runtime (scripts/provision-dotnet.sh; 10.0 when unset); runtime
+# settings such as
 # COMPlus_TieredCompilation (.NET Core 3.1 ignores the DOTNET_ prefix) pass
 # through to every run alike. The examples are built in release mode.
 set -euo pipefail
@@ -54,10 +55,11 @@ JITHEAVY_EXIT=44
 # --- Provision: reuse the KEY=VALUE lines the script prints. ---------------
 log "provisioning (scripts/provision-dotnet.sh)"
 provision_out=$(bash scripts/provision-dotnet.sh) || die "provisioning failed; see .cache/provision-dotnet.log"
-DOTNET_HOST="" DOTNET_RUNTIME_VERSION="" E2E_PROGRAMS_DIR="" CORPROF_DOTNET_MODE="" DOTNET_RUNTIME_DIR=""
+DOTNET_HOST="" DOTNET_RUNTIME_VERSION="" E2E_PROGRAMS_DIR="" CORPROF_DOTNET_MODE="" TARGET_FRAMEWORK=""
 while IFS='=' read -r key value; do
     case "$key" in
-        DOTNET_HOST | DOTNET_RUNTIME_VERSION | E2E_PROGRAMS_DIR | CORPROF_DOTNET_MODE | DOTNET_RUNTIME_DIR) printf -v "$key" '%s' "$value" ;;
+        DOTNET_HOST | DOTNET_RUNTIME_VERSION | E2E_PROGRAMS_DIR | CORPROF_DOTNET_MODE | TARGET_FRAMEWORK)
+            printf -v "$key" '%s' "$value" ;;
     esac
 done <<<"$provision_out"
 [ -x "$DOTNET_HOST" ] || die "provisioning printed no usable DOTNET_HOST"
@@ -172,20 +174,41 @@ echo "Raw seconds (c): ${times_c[*]}"
 
 # --- The JIT tracer against a hand-written C tracer, on a large program. ----
 command -v cc >/dev/null || die "a C compiler (cc) is needed for the C baseline tracer"
-command -v mcs >/dev/null || die "mcs is needed to build the large program (scripts/provision-dotnet.sh installs it)"
-[ -d "$DOTNET_RUNTIME_DIR" ] || die "provisioning printed no usable DOTNET_RUNTIME_DIR"
+command -v dotnet >/dev/null || die "the .NET SDK is needed to build the large program"
+[ -n "$TARGET_FRAMEWORK" ] || die "provisioning printed no TARGET_FRAMEWORK"
 large_dir="$scratch/large"
-mkdir -p "$large_dir"
-log "generating and compiling JitHeavy with $large_classes x $large_per_class methods"
-python3 scripts/gen-jitheavy.py "$large_dir/Generated.cs" --classes "$large_classes" --per-class "$large_per_class" \
+mkdir -p "$large_dir/src"
+log "generating and building JitHeavy with $large_classes x $large_per_class methods ($TARGET_FRAMEWORK)"
+python3 scripts/gen-jitheavy.py "$large_dir/src/Generated.cs" --classes "$large_classes" --per-class "$large_per_class" \
     || die "gen-jitheavy.py failed"
-refs=()
-for r in System.Private.CoreLib System.Runtime System.Runtime.Extensions System.Console; do
-    refs+=("-r:$DOTNET_RUNTIME_DIR/$r.dll")
-done
-mcs -nostdlib -noconfig -target:exe "-out:$large_dir/JitHeavy.dll" "${refs[@]}" \
-    tests/e2e/programs/JitHeavy/Program.cs "$large_dir/Generated.cs" >"$large_dir/compile.log" 2>&1 \
-    || { cat "$large_dir/compile.log" >&2; die "compiling the large JitHeavy failed"; }
+# An SDK project of its own (tests/e2e/Directory.Build.props's settings
+# that matter: Release, no apphost, no deps.json), built into $large_dir;
+# the runtimeconfig is the provisioned JitHeavy's, naming the exact runtime.
+cat >"$large_dir/src/JitHeavy.csproj" <<XML
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <AssemblyName>JitHeavy</AssemblyName>
+    <TargetFramework>$TARGET_FRAMEWORK</TargetFramework>
+    <LangVersion>latest</LangVersion>
+    <Nullable>disable</Nullable>
+    <ImplicitUsings>disable</ImplicitUsings>
+    <UseAppHost>false</UseAppHost>
+    <GenerateDependencyFile>false</GenerateDependencyFile>
+    <CheckEolTargetFramework>false</CheckEolTargetFramework>
+    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>
+    <EnableDefaultItems>false</EnableDefaultItems>
+    <OutDir>$large_dir/</OutDir>
+  </PropertyGroup>
+  <ItemGroup>
+    <Compile Include="$PWD/tests/e2e/programs/JitHeavy/Program.cs" />
+    <Compile Include="$large_dir/src/Generated.cs" />
+  </ItemGroup>
+</Project>
+XML
+DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$large_dir/src/JitHeavy.csproj" -c Release -nologo -v:q \
+    >"$large_dir/compile.log" 2>&1 \
+    || { grep -E ': error ' "$large_dir/compile.log" | sort -u >&2 || cat "$large_dir/compile.log" >&2; die "building the large JitHeavy failed"; }
 cp "$program_dir/JitHeavy.runtimeconfig.json" "$large_dir/"
 c_lib="$scratch/libjit_tracer_c.so"
 cc -O2 -shared -fPIC -o "$c_lib" benches/jit_tracer.c || die "compiling benches/jit_tracer.c failed"

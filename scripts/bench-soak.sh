@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory over a long run of continuous profiling: the ASP.NET Core 3.1 app of
+# Memory over a long run of continuous profiling: the ASP.NET Core app of
 # tests/e2e/roslyn/WebApp under `wrk -t2 -c16` on ENDPOINT for MINUTES
 # minutes, in each mode of MODES, one after the other: `none` (no profiler:
 # the app's own growth), `whole-run` (the sampler, release build, its
@@ -17,7 +17,8 @@
 #   MODES=periods bash scripts/bench-soak.sh  # one mode only (default: none whole-run periods)
 # Each RSS sample is also logged to stderr as it is read.
 #
-# CORPROF_RUNTIME=8.0 runs the server on CoreCLR 8.0.4 (DOTNET_ROLL_FORWARD=Major).
+# CORPROF_RUNTIME picks the runtime and its ASP.NET Core (10.0 when unset;
+# 3.1, 8.0, 9.0, 11.0; scripts/provision-dotnet.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,13 +33,13 @@ done
 endpoint="${ENDPOINT:-/cpu}"
 [[ "$minutes" =~ ^[1-9][0-9]*$ ]] && [ "$minutes" -ge 3 ] || die "MINUTES must be an integer of at least 3, got '$minutes'"
 
-log "provisioning (scripts/provision-sdk.sh)"
-sdk_out=$(bash scripts/provision-sdk.sh) || die "provisioning the SDK failed; see .cache/provision-sdk.log"
-rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed"
+log "provisioning (scripts/provision-dotnet.sh)"
+rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed; see .cache/provision-dotnet.log"
 value() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | tail -n 1; }
 host=$(value "$rt_out" DOTNET_HOST)
 version=$(value "$rt_out" DOTNET_RUNTIME_VERSION)
-app_dir="$(value "$sdk_out" ROSLYN_PROGRAMS_DIR)/WebApp"
+aspnetcore_version=$(value "$rt_out" ASPNETCORE_VERSION)
+app_dir="$(value "$rt_out" E2E_PROGRAMS_DIR)/WebApp"
 [ -x "$host" ] && [ -f "$app_dir/WebApp.dll" ] || die "no usable host or WebApp"
 log "building examples/sampler.rs (release)"
 cargo build --quiet --release --example sampler || die "cargo build --example sampler failed"
@@ -89,7 +90,7 @@ soak() {
     fi
     rm -rf "$scratch/profile" && mkdir -p "$scratch/profile"
     : >"$scratch/server.out"
-    env DOTNET_ROLL_FORWARD=Major DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler_env[@]}" \
+    env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler_env[@]}" \
         "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
         >"$scratch/server.out" 2>"$scratch/server.err" &
     server_pid=$!
@@ -137,7 +138,7 @@ for m in $modes; do soak "$m"; done
 
 echo "## Memory over a soak run (scripts/bench-soak.sh)"
 echo
-echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16\` on $endpoint for $minutes min"
+echo "ASP.NET Core $aspnetcore_version WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16\` on $endpoint for $minutes min"
 echo "per run, one run per mode, one after the other: none (no profiler), whole-run (the sampler, release, at"
 echo "its defaults, no periods), periods (the same with 1-s periods to a directory and pushed); $(nproc) cores."
 echo

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A profiler's cost to a real web server: the ASP.NET Core 3.1 app of
-# tests/e2e/roslyn/WebApp (scripts/provision-sdk.sh) under `wrk -t2 -c16
+# A profiler's cost to a real web server: the ASP.NET Core app of
+# tests/e2e/roslyn/WebApp (scripts/provision-dotnet.sh) under `wrk -t2 -c16
 # -dSECONDSs` on 127.0.0.1, without a profiler and under each configuration
 # named in CONFIGS, in PAIRS pairs per configuration in ABBA order (odd
 # pairs run the server without a profiler first, even pairs second: of two
@@ -37,7 +37,8 @@
 #   calltarget   examples/call_target.rs (release), NoopIntegration, wrapping a
 #                framework method (EndpointMiddleware.Invoke, ReadyToRun) and
 #                one of the app's own (WebApp.Handlers.Json)
-# CORPROF_RUNTIME=8.0 runs the server on CoreCLR 8.0.4 (DOTNET_ROLL_FORWARD=Major).
+# CORPROF_RUNTIME picks the runtime and its ASP.NET Core (10.0 when unset;
+# 3.1, 8.0, 9.0, 11.0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,13 +54,13 @@ endpoint="${ENDPOINT:-/json}"
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS must be a positive integer, got '$pairs'"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_PER_RUN must be a positive integer, got '$seconds'"
 
-log "provisioning (scripts/provision-sdk.sh)"
-sdk_out=$(bash scripts/provision-sdk.sh) || die "provisioning the SDK failed; see .cache/provision-sdk.log"
-rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed"
+log "provisioning (scripts/provision-dotnet.sh)"
+rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed; see .cache/provision-dotnet.log"
 value() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | tail -n 1; }
 host=$(value "$rt_out" DOTNET_HOST)
 version=$(value "$rt_out" DOTNET_RUNTIME_VERSION)
-app_dir="$(value "$sdk_out" ROSLYN_PROGRAMS_DIR)/WebApp"
+aspnetcore_version=$(value "$rt_out" ASPNETCORE_VERSION)
+app_dir="$(value "$rt_out" E2E_PROGRAMS_DIR)/WebApp"
 [ -x "$host" ] && [ -f "$app_dir/WebApp.dll" ] || die "no usable host or WebApp"
 
 scratch=$(mktemp -d)
@@ -168,7 +169,7 @@ run() {
     rm -rf "$scratch/profile" && : >"$out"
     local -a envs=()
     if [ -n "$env_lines" ]; then mapfile -t envs <<<"$env_lines"; fi
-    env DOTNET_ROLL_FORWARD=Major DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${envs[@]}" \
+    env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${envs[@]}" \
         "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
         >"$out" 2>"$scratch/server.err" &
     server_pid=$!
@@ -225,7 +226,7 @@ EOF
 
 echo "## A web server under load (scripts/bench-web.sh)"
 echo
-echo "ASP.NET Core 3.1.2 WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16 -d${seconds}s\` on $endpoint,"
+echo "ASP.NET Core $aspnetcore_version WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16 -d${seconds}s\` on $endpoint,"
 echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores; baseline: $baseline."
 echo
 echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | per-pair requests/s ratios | per-pair p99 ratios |"

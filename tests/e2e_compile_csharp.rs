@@ -1,6 +1,6 @@
-//! `scripts/compile-csharp.sh`: a user's own C# file, compiled with the
-//! provisioned compiler against the provisioned runtime, runs on it (see
-//! docs/e2e.md, "Your own C# program").
+//! `scripts/compile-csharp.sh`: a user's own C# file, built by the .NET
+//! SDK's Roslyn as an SDK project for the runtime `CORPROF_RUNTIME` picks,
+//! runs on that runtime (see docs/e2e.md, "Your own C# program").
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -50,10 +50,24 @@ fn a_users_program_compiles_and_runs_on_the_provisioned_runtime() {
     let built = compile(&[&source, &out]);
     let stderr = String::from_utf8_lossy(&built.stderr);
     assert!(built.status.success(), "{stderr}");
+    // The runtimeconfig names the provisioned runtime's exact version and
+    // the target framework the program was built for.
     let config = fs::read_to_string(out.join("Greeter.runtimeconfig.json")).unwrap();
     assert!(
         config.contains(&format!("\"version\": \"{}\"", runtime.version)),
         "{config}"
+    );
+    assert!(
+        config.contains(&format!("\"tfm\": \"{}\"", runtime.target_framework)),
+        "{config}"
+    );
+    assert!(
+        out.join("Greeter.pdb").is_file(),
+        "a portable PDB beside it"
+    );
+    assert!(
+        stderr.contains(&format!("for .NET {}", runtime.version)),
+        "{stderr}"
     );
     let run = Command::new(&runtime.host)
         .arg(out.join("Greeter.dll"))
@@ -102,42 +116,66 @@ fn a_compile_error_fails_with_the_compilers_message() {
         stderr.contains("error CS"),
         "the compiler's error: {stderr}"
     );
-    assert!(stderr.contains("C# compilation failed"), "{stderr}");
+    assert!(
+        stderr.contains("C# compilation failed (the .NET SDK's Roslyn"),
+        "{stderr}"
+    );
     assert!(!out.join("Broken.runtimeconfig.json").exists());
 }
 
 #[test]
-fn csharp_newer_than_mcs_knows_fails_with_a_note_on_the_language_level() {
-    let dir = scratch("local-function");
-    let source = dir.join("Local.cs");
-    // A local function: C# 7.0, which Roslyn compiles and mcs does not.
+fn current_csharp_compiles_for_every_runtime() {
+    // The SDK's Roslyn at LangVersion latest, whatever the target framework
+    // (netcoreapp3.1 too): a local function (C# 7), a switch expression (8),
+    // a file-scoped namespace (10), a raw string literal (11), a primary
+    // constructor and a collection expression (12). None needs a type the
+    // 3.1 reference assemblies lack.
+    let runtime = dotnet::runtime();
+    assert!(
+        runtime.compiler.starts_with("roslyn"),
+        "{}",
+        runtime.compiler
+    );
+    let dir = scratch("modern");
+    let source = dir.join("Modern.cs");
     fs::write(
         &source,
-        "public static class Local { public static int Main() {\n\
-             int Twice(int x) { return 2 * x; }\n\
-             return Twice(21);\n\
-         } }\n",
+        r#"namespace Modern;
+
+public class Counter(int start)
+{
+    public int Next() => start + 1;
+}
+
+public static class Program
+{
+    public static int Main()
+    {
+        int Twice(int x) { return 2 * x; }
+        int[] values = [1, 2, 3];
+        var size = values.Length switch { 3 => "three", _ => "other" };
+        var raw = """raw "quoted" text""";
+        System.Console.WriteLine($"{Twice(21)} {size} {raw} {new Counter(6).Next()}");
+        return 4;
+    }
+}
+"#,
     )
     .unwrap();
     let out = dir.join("out");
     let built = compile(&[&source, &out]);
     let stderr = String::from_utf8_lossy(&built.stderr);
-    // The compiler in use: the success line does not name it, the failure
-    // line does; provisioning picks Roslyn only with an SDK.
-    if built.status.success() {
-        assert!(!stderr.contains("note: mcs"), "{stderr}");
-    } else {
-        assert!(
-            stderr.contains("C# compilation failed (Mono C# compiler"),
-            "only mcs may refuse a local function: {stderr}"
-        );
-        assert!(stderr.contains("error CS"), "{stderr}");
-        assert!(
-            stderr.contains("note: mcs knows C# 6 and part of C# 7")
-                && stderr.contains("local functions"),
-            "{stderr}"
-        );
-    }
+    assert!(built.status.success(), "{stderr}");
+    let run = Command::new(&runtime.host)
+        .arg(out.join("Modern.dll"))
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(4), "{run:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "42 three raw \"quoted\" text 7\n"
+    );
 }
 
 #[test]

@@ -249,7 +249,7 @@ namespace E2E.CallTarget
         //   ldarg.0; ldc.i4.s 100; ldarg.1; add; call Plus; ret
         // into
         //   ldarg.0; ldarg.1; nop; tail. call Plus; ret
-        // (mcs never writes `tail.`), so the patched copy prints "tail=3".
+        // (no C# compiler writes `tail.`), so the patched copy prints "tail=3".
         [MethodImpl(MethodImplOptions.NoInlining)]
         public static int TailCaller(int x, int y)
         {
