@@ -181,34 +181,14 @@ mkdir -p "$large_dir/src"
 log "generating and building JitHeavy with $large_classes x $large_per_class methods ($TARGET_FRAMEWORK)"
 python3 scripts/gen-jitheavy.py "$large_dir/src/Generated.cs" --classes "$large_classes" --per-class "$large_per_class" \
     || die "gen-jitheavy.py failed"
-# An SDK project of its own (tests/e2e/Directory.Build.props's settings
-# that matter: Release, no apphost, no deps.json), built into $large_dir;
-# the runtimeconfig is the provisioned JitHeavy's, naming the exact runtime.
-cat >"$large_dir/src/JitHeavy.csproj" <<XML
-<Project Sdk="Microsoft.NET.Sdk">
-  <PropertyGroup>
-    <OutputType>Exe</OutputType>
-    <AssemblyName>JitHeavy</AssemblyName>
-    <TargetFramework>$TARGET_FRAMEWORK</TargetFramework>
-    <LangVersion>latest</LangVersion>
-    <Nullable>disable</Nullable>
-    <ImplicitUsings>disable</ImplicitUsings>
-    <UseAppHost>false</UseAppHost>
-    <GenerateDependencyFile>false</GenerateDependencyFile>
-    <CheckEolTargetFramework>false</CheckEolTargetFramework>
-    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>
-    <EnableDefaultItems>false</EnableDefaultItems>
-    <OutDir>$large_dir/</OutDir>
-  </PropertyGroup>
-  <ItemGroup>
-    <Compile Include="$PWD/tests/e2e/programs/JitHeavy/Program.cs" />
-    <Compile Include="$large_dir/src/Generated.cs" />
-  </ItemGroup>
-</Project>
-XML
-DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$large_dir/src/JitHeavy.csproj" -c Release -nologo -v:q \
-    >"$large_dir/compile.log" 2>&1 \
-    || { grep -E ': error ' "$large_dir/compile.log" | sort -u >&2 || cat "$large_dir/compile.log" >&2; die "building the large JitHeavy failed"; }
+# Built like the provisioned JitHeavy (scripts/csharp/Sources.csproj: a
+# Release build, no apphost, no deps.json) into $large_dir; the
+# runtimeconfig is the provisioned JitHeavy's, naming the exact runtime.
+# shellcheck source=scripts/install-lib.sh
+. scripts/install-lib.sh
+csharp_build JitHeavy Exe "$TARGET_FRAMEWORK" "$large_dir" "$large_dir/obj" \
+    "$PWD/tests/e2e/programs/JitHeavy/Program.cs" "$large_dir/src/Generated.cs" ||
+    die "building the large JitHeavy failed (see $large_dir/obj/build.log)"
 cp "$program_dir/JitHeavy.runtimeconfig.json" "$large_dir/"
 c_lib="$scratch/libjit_tracer_c.so"
 cc -O2 -shared -fPIC -o "$c_lib" benches/jit_tracer.c || die "compiling benches/jit_tracer.c failed"

@@ -10,8 +10,9 @@
 # It is built once, with the .NET SDK (its Roslyn, current C#), for the
 # oldest runtime the project serves: netcoreapp3.1, so that the same
 # assembly loads on every runtime from 3.1 to 11.0 whatever CORPROF_RUNTIME
-# says. The project is written under .cache/calltarget-helper/obj/ (a
-# Release build; OUT.pdb, a portable PDB, lands beside OUT.dll). Needs only
+# says: a Release build of scripts/csharp/Sources.csproj, its intermediate
+# files under .cache/calltarget-helper/obj/ (OUT.pdb, a portable PDB, lands
+# beside OUT.dll). Needs only
 # the SDK and NuGet (for the netcoreapp3.1 reference pack, restored once).
 #
 # OUT.dll's file name (without .dll) is the assembly name the profiler
@@ -57,48 +58,11 @@ project_dir="$ROOT/.cache/calltarget-helper/obj/$name-$key"
 mkdir -p "$project_dir"
 exec 9>"$project_dir.lock"
 flock 9
-{
-    cat <<XML
-<!-- Written by scripts/build-calltarget-helper.sh: $name for $TFM. -->
-<Project Sdk="Microsoft.NET.Sdk">
-  <PropertyGroup>
-    <OutputType>Library</OutputType>
-    <AssemblyName>$name</AssemblyName>
-    <TargetFramework>$TFM</TargetFramework>
-    <LangVersion>latest</LangVersion>
-    <Nullable>disable</Nullable>
-    <ImplicitUsings>disable</ImplicitUsings>
-    <AllowUnsafeBlocks>true</AllowUnsafeBlocks>
-    <Deterministic>true</Deterministic>
-    <DebugType>portable</DebugType>
-    <GenerateAssemblyInfo>false</GenerateAssemblyInfo>
-    <GenerateDependencyFile>false</GenerateDependencyFile>
-    <ProduceReferenceAssembly>false</ProduceReferenceAssembly>
-    <CheckEolTargetFramework>false</CheckEolTargetFramework>
-    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>
-    <EnableDefaultItems>false</EnableDefaultItems>
-    <BaseIntermediateOutputPath>$project_dir/obj/</BaseIntermediateOutputPath>
-    <OutDir>$(dirname "$out")/</OutDir>
-  </PropertyGroup>
-  <ItemGroup>
-XML
-    for s in "${sources[@]}"; do
-        printf '    <Compile Include="%s" />\n' "$s"
-    done
-    printf '  </ItemGroup>\n</Project>\n'
-} >"$project_dir/$name.csproj.tmp"
-# Rewritten only when it changed, so that an unchanged helper is not rebuilt.
-if cmp -s "$project_dir/$name.csproj.tmp" "$project_dir/$name.csproj"; then
-    rm -f "$project_dir/$name.csproj.tmp"
-else
-    mv "$project_dir/$name.csproj.tmp" "$project_dir/$name.csproj"
-fi
-log="$project_dir/build.log"
-if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$project_dir/$name.csproj" -c Release -nologo -v:q \
-    >"$log" 2>&1; then
-    grep -E ': error ' "$log" | sort -u >&2 || cat "$log" >&2
-    die "building the helper failed (the .NET SDK's Roslyn, $TFM; full output in $log)"
-fi
-[ -f "$out" ] || die "the build left no $out (see $log)"
+# shellcheck source=scripts/install-lib.sh
+. "$ROOT/scripts/install-lib.sh"
+csharp_build "$name" Library "$TFM" "$(dirname "$out")" "$project_dir" "${sources[@]}" \
+    -- -p:GenerateAssemblyInfo=false ||
+    die "building the helper failed (the .NET SDK's Roslyn, $TFM; full output in $project_dir/build.log)"
+[ -f "$out" ] || die "the build left no $out (see $project_dir/build.log)"
 say "built $out for $TFM (loads on .NET Core 3.1 and every later runtime)"
 echo "$out"

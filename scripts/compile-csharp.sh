@@ -9,9 +9,9 @@
 # with its portable PDB and, for a program, OUTDIR/NAME.runtimeconfig.json
 # naming the runtime CORPROF_RUNTIME picks (10.0 when unset; 3.1, 8.0, 9.0,
 # 11.0). The files are compiled by the SDK's Roslyn (current C#) as a
-# Release build of an SDK project written under OUTDIR/obj/ (every
-# assembly of the target framework's reference pack is referenced; --ref is
-# accepted for older command lines and has no effect). --library builds a
+# Release build of scripts/csharp/Sources.csproj, its intermediate files in
+# OUTDIR/obj/ (every assembly of the target framework's reference pack is
+# referenced; --ref is accepted for older command lines and has no effect). --library builds a
 # class library instead. It runs scripts/provision-dotnet.sh first
 # (idempotent) and prints how to run the result. Exits non-zero with the
 # compiler's errors on stderr when compilation fails.
@@ -64,42 +64,11 @@ tfm="$(value TARGET_FRAMEWORK)"
 
 mkdir -p "$out_dir"
 out_dir="$(cd "$out_dir" && pwd)"
-project_dir="$out_dir/obj/$name"
-mkdir -p "$project_dir"
-{
-    cat <<XML
-<!-- Written by scripts/compile-csharp.sh: $name for .NET $version. -->
-<Project Sdk="Microsoft.NET.Sdk">
-  <PropertyGroup>
-    <OutputType>$output_type</OutputType>
-    <AssemblyName>$name</AssemblyName>
-    <TargetFramework>$tfm</TargetFramework>
-    <RuntimeFrameworkVersion>$version</RuntimeFrameworkVersion>
-    <LangVersion>latest</LangVersion>
-    <Nullable>disable</Nullable>
-    <ImplicitUsings>disable</ImplicitUsings>
-    <AllowUnsafeBlocks>true</AllowUnsafeBlocks>
-    <UseAppHost>false</UseAppHost>
-    <GenerateDependencyFile>false</GenerateDependencyFile>
-    <CheckEolTargetFramework>false</CheckEolTargetFramework>
-    <SatelliteResourceLanguages>en</SatelliteResourceLanguages>
-    <EnableDefaultItems>false</EnableDefaultItems>
-    <BaseIntermediateOutputPath>$project_dir/obj/</BaseIntermediateOutputPath>
-    <OutDir>$out_dir/</OutDir>
-  </PropertyGroup>
-  <ItemGroup>
-XML
-    for s in "${sources[@]}"; do
-        printf '    <Compile Include="%s" />\n' "$s"
-    done
-    printf '  </ItemGroup>\n</Project>\n'
-} >"$project_dir/$name.csproj"
-log="$project_dir/build.log"
-if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$project_dir/$name.csproj" -c Release -nologo -v:q \
-    >"$log" 2>&1; then
-    grep -E ': error ' "$log" | sort -u >&2 || cat "$log" >&2
-    die "C# compilation failed (the .NET SDK's Roslyn; full output in $log)"
-fi
+# shellcheck source=scripts/install-lib.sh
+. "$ROOT/scripts/install-lib.sh"
+csharp_build "$name" "$output_type" "$tfm" "$out_dir" "$out_dir/obj/$name" "${sources[@]}" \
+    -- "-p:RuntimeFrameworkVersion=$version" ||
+    die "C# compilation failed (the .NET SDK's Roslyn; full output in $out_dir/obj/$name/build.log)"
 if [ "$output_type" = Exe ]; then
     say "built $out_dir/$name.dll for .NET $version; run it with:"
     say "  DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 $host $out_dir/$name.dll"

@@ -101,3 +101,29 @@ miri_available() {
 # shellcheck disable=SC2034 # used by the scripts that source this file
 MIRI_TESTS=(--test com_core --test guid_hresult --test com_server --test scale_chain_12 --test stress
     --test facade_callback --test decl_callback --test decl_types --test bad_input)
+
+# Builds C# files with the .NET SDK through scripts/csharp/Sources.csproj
+# (Release, the SDK's Roslyn), its output NAME.dll in OUTDIR, its
+# intermediate files in OBJDIR, the build's output in OBJDIR/build.log;
+# extra MSBuild -p: arguments after the sources' `--`. On failure prints the
+# compiler's errors on stderr and returns 1.
+#   csharp_build NAME Exe|Library TFM OUTDIR OBJDIR FILE.cs... [-- -p:X=Y...]
+csharp_build() {
+    local name="$1" type="$2" tfm="$3" out="$4" obj="$5" files="" extra=() root
+    shift 5
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        files="${files:+$files%3B}$1"
+        shift
+    done
+    [ $# -gt 0 ] && shift
+    extra=("$@")
+    mkdir -p "$obj"
+    if ! DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 dotnet build "$root/scripts/csharp/Sources.csproj" \
+        -c Release -nologo -v:q "-p:AssemblyName=$name" "-p:OutputType=$type" "-p:SourcesTargetFramework=$tfm" \
+        "-p:OutDir=$out/" "-p:BaseIntermediateOutputPath=$obj/" "-p:SourceFiles=$files" "${extra[@]}" \
+        >"$obj/build.log" 2>&1; then
+        grep -E ': error ' "$obj/build.log" | sort -u >&2 || cat "$obj/build.log" >&2
+        return 1
+    fi
+}
