@@ -13,7 +13,10 @@
 //!   be listed in `DOTNET_STARTUP_HOOKS`, which makes the host load it
 //!   before `Main`; otherwise nothing is instrumented (the wrapped code
 //!   could not bind to it) and the profiler says why. The integrations are
-//!   read from the helper's metadata when it loads.
+//!   read from the helper's metadata when it loads. A helper built for a
+//!   newer runtime (its `System.Runtime` reference newer than the
+//!   runtime's) cannot load: the profiler says so when
+//!   `System.Private.CoreLib` loads and wraps nothing.
 //! * Each target is wrapped at its first JIT compilation
 //!   (`JITCompilationStarted`, the method's IL replaced). A method of a
 //!   precompiled (ReadyToRun) module would run its precompiled code without

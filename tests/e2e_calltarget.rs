@@ -673,6 +673,215 @@ fn bad_configuration_leaves_the_program_unprofiled_and_says_why() {
     }
 }
 
+/// `call_target` with `helper` in place of the runtime's `CallTargetProbe`.
+fn call_target_with_helper(runtime: &Runtime, targets: &str, helper: &Path) -> Profiler {
+    let helper = runtime.program_path(helper);
+    call_target(runtime, targets)
+        .with_env("CORPROF_CALLTARGET_HELPER", helper.as_str())
+        .with_env("DOTNET_STARTUP_HOOKS", helper.as_str())
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> usize {
+    u16::from_le_bytes([bytes[at], bytes[at + 1]]).into()
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> usize {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize
+}
+
+/// A copy of the runtime's `CallTargetProbe.dll` (in a directory of its
+/// own, under the same name) whose reference to `assembly` names
+/// `version`: a helper compiled against a newer `assembly` than the
+/// runtime's. The AssemblyRef row (ECMA-335 II.22.5: version, Flags,
+/// PublicKeyOrToken, Name, Culture, HashValue; 2-byte heap indexes in an
+/// assembly this small) is found by its Name, an index into the
+/// `#Strings` heap (II.24.2.2-24.2.3), and must be the only match.
+fn helper_referencing(runtime: &Runtime, assembly: &str, version: [u16; 4]) -> PathBuf {
+    let dir = sync_dir(&format!("helper-{assembly}"));
+    let path = dir.join("CallTargetProbe.dll");
+    let mut bytes = fs::read(helper(runtime)).unwrap();
+    let find = |hay: &[u8], needle: &[u8]| -> Vec<usize> {
+        hay.windows(needle.len())
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let roots = find(&bytes, b"BSJB");
+    assert_eq!(roots.len(), 1, "one metadata root in the helper");
+    let root = roots[0];
+    let mut at = root + 16 + u32_at(&bytes, root + 12) + 2;
+    let count = u16_at(&bytes, at);
+    at += 2;
+    let (mut tables, mut strings) = (None, None);
+    for _ in 0..count {
+        let (offset, size) = (u32_at(&bytes, at), u32_at(&bytes, at + 4));
+        let name_len = bytes[at + 8..].iter().position(|&b| b == 0).unwrap();
+        let stream = root + offset..root + offset + size;
+        match &bytes[at + 8..at + 8 + name_len] {
+            b"#~" => tables = Some(stream),
+            b"#Strings" => strings = Some(stream),
+            _ => {}
+        }
+        at += 8 + ((name_len + 4) & !3);
+    }
+    let (tables, strings) = (tables.unwrap(), strings.unwrap());
+    let named = find(
+        &bytes[strings.clone()],
+        format!("\0{assembly}\0").as_bytes(),
+    );
+    assert_eq!(named.len(), 1, "{assembly} once in the #Strings heap");
+    let name = u16::try_from(named[0] + 1).unwrap().to_le_bytes();
+    let rows: Vec<usize> = bytes[tables.clone()]
+        .windows(16)
+        .enumerate()
+        .filter(|(_, row)| row[8..12] == [0; 4] && row[14..16] == name)
+        .map(|(i, _)| tables.start + i)
+        .collect();
+    assert_eq!(rows.len(), 1, "one AssemblyRef row names {assembly}");
+    for (n, part) in version.iter().enumerate() {
+        bytes[rows[0] + 2 * n..rows[0] + 2 * n + 2].copy_from_slice(&part.to_le_bytes());
+    }
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn a_helper_built_for_a_newer_runtime_is_refused_before_its_startup_hook_fails() {
+    // A helper whose System.Runtime reference is newer than the runtime's
+    // cannot load: the host's startup hook dies of it before Main, with or
+    // without a profiler. The profiler, which sees System.Private.CoreLib
+    // load first, says why and names the remedy before that happens.
+    let runtime = dotnet::runtime();
+    let helper = helper_referencing(&runtime, "System.Runtime", [99, 0, 0, 0]);
+    let path = runtime.program_path(&helper);
+    let profiler = call_target_with_helper(&runtime, &spec(ALL_TARGETS), &helper);
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    // The precondition: the runtime could not load the helper.
+    let failure = "Could not load file or assembly 'System.Runtime, Version=99.0.0.0";
+    assert_has(&run, failure);
+    assert!(
+        run.stdout.is_empty() && run.code() != Some(EXIT),
+        "{}",
+        run.describe()
+    );
+    let refusal = format!(
+        "calltarget: not instrumenting: helper {path} references System.Runtime 99.0.0.0, \
+         newer than this runtime's "
+    );
+    assert_has(&run, &refusal);
+    assert_has(
+        &run,
+        "the runtime cannot load the helper (its startup hook fails too), so no call could be \
+         wrapped; build it for the oldest runtime it must run on (netcoreapp3.1 loads on every \
+         runtime from 3.1 on)",
+    );
+    assert!(
+        run.stderr.find(&refusal) < run.stderr.find(failure),
+        "the profiler speaks first\n{}",
+        run.describe()
+    );
+    assert!(
+        !run.stderr.contains("calltarget: wrapped"),
+        "{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn a_helper_built_for_net10_is_refused_by_older_runtimes_and_used_by_newer_ones() {
+    // CallTargetProbeNet10: the same helper compiled against .NET 10's
+    // reference pack (System.Runtime 10.0.0.0), whatever the runtime.
+    let runtime = dotnet::runtime();
+    let helper = runtime
+        .programs_dir
+        .join("CallTargetProbeNet10")
+        .join("CallTargetProbe.dll");
+    let profiler = call_target_with_helper(&runtime, &spec(&["Program::Add"]), &helper);
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    let refusal = "references System.Runtime 10.0.0.0, newer than this runtime's ";
+    if runtime.major() < 10 {
+        assert_has(
+            &run,
+            &format!(
+                "calltarget: not instrumenting: helper {}",
+                runtime.program_path(&helper)
+            ),
+        );
+        assert_has(&run, refusal);
+        assert_has(
+            &run,
+            "Could not load file or assembly 'System.Runtime, Version=10.0.0.0",
+        );
+        assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+    } else {
+        assert_unchanged(&run);
+        assert!(!run.stderr.contains(refusal), "{}", run.describe());
+        assert!(!run.stderr.contains("newer than"), "{}", run.describe());
+        assert_eq!(
+            probe_lines(&run),
+            [
+                "calltarget begin E2E.CallTarget.Program::Add(2, 3)",
+                "calltarget end E2E.CallTarget.Program::Add -> 5"
+            ],
+            "{}",
+            run.describe()
+        );
+    }
+}
+
+#[test]
+fn a_helper_reference_newer_than_the_runtimes_copy_is_said_and_the_program_runs() {
+    // Only System.Console too new: the helper loads (its startup hook and
+    // the contract's types need System.Runtime alone), but LogIntegration's
+    // probes, which write with System.Console, fail at every call, and the
+    // wrapped methods swallow that. The profiler says so at start-up.
+    let runtime = dotnet::runtime();
+    let helper = helper_referencing(&runtime, "System.Console", [99, 0, 0, 0]);
+    let path = runtime.program_path(&helper);
+    let profiler = call_target_with_helper(&runtime, &spec(ALL_TARGETS), &helper);
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    assert_has(
+        &run,
+        &format!(
+            "calltarget: helper {path} references assemblies newer than this runtime's: \
+             System.Console 99.0.0.0 (this runtime's: "
+        ),
+    );
+    assert_has(
+        &run,
+        "unless the application carries those versions, every call of the helper into them \
+         fails, and the wrapped methods swallow what their probes throw",
+    );
+    // The precondition: the methods were wrapped, and no probe ran.
+    assert_has(&run, "calltarget: wrapped E2E.CallTarget.Program::Add");
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+}
+
+#[test]
+fn a_helper_that_never_loads_is_said_at_shutdown() {
+    // The helper under another file name: the startup hook loads it (as
+    // CallTargetProbe), but the profiler references and waits for an
+    // assembly named after the file, which never loads.
+    let runtime = dotnet::runtime();
+    let dir = sync_dir("renamed-helper");
+    let renamed = dir.join("Renamed.dll");
+    fs::copy(helper(&runtime), &renamed).unwrap();
+    let profiler = call_target_with_helper(&runtime, &spec(&["Program::Add"]), &renamed);
+    let run = runtime.run("CallTarget", &[], Some(&profiler));
+    assert_unchanged(&run);
+    assert_has(
+        &run,
+        &format!(
+            "calltarget: the helper Renamed never loaded, so no call was wrapped: its startup \
+             hook did not run or failed, or {} holds no assembly named Renamed",
+            runtime.program_path(&renamed)
+        ),
+    );
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+}
+
 fn sync_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_calltarget")

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use super::calltarget::DEFAULT_INTEGRATION;
 use super::calltarget::{CallTarget, Integration, MethodTarget, MethodTargets, WrapWhen};
+use super::helper_check;
 use super::rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};
 use crate::cil::MethodBody;
 use crate::facade::sync::lock;
@@ -39,6 +40,10 @@ pub struct CallTargetOptions {
     /// The helper assembly's path: the wrapped code calls its integrations.
     /// The runtime must load it (list it in `DOTNET_STARTUP_HOOKS`);
     /// its file name without extension is the assembly name referenced.
+    /// Build it for the oldest runtime it must run on: a helper whose
+    /// `System.Runtime` reference is newer than the runtime's is refused
+    /// with a message when `System.Private.CoreLib` loads (the runtime could
+    /// not load it).
     pub helper: PathBuf,
     /// The integration type of the targets that name none (default
     /// [`DEFAULT_INTEGRATION`]).
@@ -137,6 +142,7 @@ fn log(text: core::fmt::Arguments<'_>) {
 /// Checked options.
 struct Config {
     targets: MethodTargets,
+    helper: PathBuf,
     helper_name: String,
     integration: String,
     rejit: bool,
@@ -159,6 +165,7 @@ impl Config {
         Ok(Config {
             targets: MethodTargets::new(options.targets),
             helper_name: helper_name.to_string(),
+            helper: options.helper,
             integration: options.integration,
             rejit: options.rejit,
             sync_dir: options.sync_dir,
@@ -182,17 +189,21 @@ type Method = (ModuleID, mdMethodDef);
 /// `COR_PRF_DISABLE_INLINING` only when
 /// [`disable_inlining`](CallTargetOptions::disable_inlining)) with
 /// [`add_event_mask`](ProfilerInfo::add_event_mask); it handles
-/// `module_load_finished` (finding the helper, preparing ReJIT bodies),
+/// `module_load_finished` (comparing the helper's references with the
+/// runtime's assemblies when `System.Private.CoreLib` loads, finding the
+/// helper, preparing ReJIT bodies),
 /// `jit_inlining` (a target is never inlined),
 /// `jit_cached_function_search_started` (a target's precompiled code is set
 /// aside, so that it is JIT-compiled and wrapped at its first call),
 /// `jit_compilation_started` (wrapping each target once: a recompilation
 /// keeps the IL installed first), `get_rejit_parameters` (only for the
-/// methods it prepared) and `shutdown` (naming targets never found). A
-/// target that cannot be wrapped is reported once, with the reason.
+/// methods it prepared) and `shutdown` (naming targets never found, and
+/// the helper if it never loaded). A target that cannot be wrapped is
+/// reported once, with the reason.
 ///
 /// It reports on stderr, each line prefixed `calltarget: `; with bad
-/// options it says why (`not instrumenting: ...`) and does nothing.
+/// options, or a helper built for a newer runtime, it says why
+/// (`not instrumenting: ...`) and does nothing.
 /// `Default` is [`from_env`](CallTargetProfiler::from_env).
 pub struct CallTargetProfiler {
     config: core::result::Result<Config, Error>,
@@ -218,6 +229,12 @@ pub struct CallTargetProfiler {
     pending: Mutex<Vec<ModuleID>>,
     /// Each integration as read from the helper (an error reported once).
     integrations: Mutex<HashMap<String, Option<Arc<Integration>>>>,
+    /// Whether the helper was compared with the runtime's assemblies
+    /// (when `System.Private.CoreLib` loads).
+    helper_checked: AtomicBool,
+    /// Raised when that comparison refused the helper: from then on
+    /// nothing is wrapped, as with bad options.
+    refused: AtomicBool,
 }
 
 impl CallTargetProfiler {
@@ -245,11 +262,59 @@ impl CallTargetProfiler {
             helper: Mutex::default(),
             pending: Mutex::default(),
             integrations: Mutex::default(),
+            helper_checked: AtomicBool::default(),
+            refused: AtomicBool::default(),
         }
     }
 
+    /// The options, unless they were bad or the helper was refused.
     fn config(&self) -> Option<&Config> {
+        if self.refused.load(Ordering::Acquire) {
+            return None;
+        }
         self.config.as_ref().ok()
+    }
+
+    /// Compares the helper's references with the assemblies of the runtime
+    /// whose `System.Private.CoreLib` is `corelib` (`helper_check.rs`):
+    /// a reference to a newer `System.Runtime` (or CoreLib, netstandard,
+    /// mscorlib) refuses the helper, said once, and nothing is wrapped; a
+    /// newer reference to another assembly of the runtime is a warning.
+    fn check_helper(&self, config: &Config, corelib: &Path) {
+        let Some(dir) = corelib.parent().filter(|_| corelib.is_file()) else {
+            log(format_args!(
+                "the helper's references were not compared with the runtime's assemblies: \
+                 System.Private.CoreLib is not a file ({})",
+                corelib.display()
+            ));
+            return;
+        };
+        let verdict = match helper_check::check(&config.helper, dir) {
+            Ok(v) => v,
+            Err(why) => {
+                log(format_args!(
+                    "could not read the helper's references: {why}"
+                ));
+                return;
+            }
+        };
+        for (_, why) in &verdict.unreadable {
+            log(format_args!(
+                "a reference of the helper was not checked: {why}"
+            ));
+        }
+        if let Some(newer) = verdict.blocking.first() {
+            log(format_args!(
+                "not instrumenting: {}",
+                helper_check::refusal(&config.helper, newer)
+            ));
+            self.refused.store(true, Ordering::Release);
+        } else if !verdict.other.is_empty() {
+            log(format_args!(
+                "{}",
+                helper_check::warning(&config.helper, &verdict.other)
+            ));
+        }
     }
 
     /// The integration `name`, read from the helper's metadata once (what
@@ -637,6 +702,23 @@ impl Profiler for CallTargetProfiler {
         };
         // Named without opening the module's metadata (`assembly_name`).
         let assembly = super::assembly_name::assembly_of(info, module);
+        // CoreLib loads first, long before the helper (whose startup hook
+        // runs just before `Main`): its directory holds the runtime's
+        // assemblies, which the helper's references are compared with.
+        if assembly.as_deref() == Some("System.Private.CoreLib")
+            && !self.helper_checked.swap(true, Ordering::AcqRel)
+        {
+            match info.module_info(module) {
+                Ok(m) => self.check_helper(config, Path::new(&m.path)),
+                Err(e) => log(format_args!(
+                    "the helper's references were not compared with the runtime's \
+                     assemblies: GetModuleInfo of System.Private.CoreLib failed ({e})"
+                )),
+            }
+            if self.config().is_none() {
+                return Ok(());
+            }
+        }
         let is_helper = assembly.as_deref() == Some(config.helper_name.as_str());
         if is_helper {
             *lock(&self.helper) = Some(module);
@@ -693,7 +775,19 @@ impl Profiler for CallTargetProfiler {
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {
         self.shut_down.raise();
         self.to_rejit.1.notify_all();
-        for t in self.config().iter().flat_map(|c| c.targets.never_found()) {
+        let Some(config) = self.config() else {
+            return Ok(());
+        };
+        if lock(&self.helper).is_none() {
+            log(format_args!(
+                "the helper {} never loaded, so no call was wrapped: its startup hook did not \
+                 run or failed, or {} holds no assembly named {}",
+                config.helper_name,
+                config.helper.display(),
+                config.helper_name
+            ));
+        }
+        for t in config.targets.never_found() {
             log(format_args!(
                 "target {t} was never found: its assembly did not load or define it"
             ));

@@ -19,6 +19,9 @@
 //!   the targets at first JIT or by ReJIT.
 //! - `assembly_name.rs`: a module's assembly named by the runtime, so that
 //!   only the metadata of the modules a target names is opened.
+//! - `assembly_file.rs`, `helper_check.rs`: the helper's references read
+//!   from its file and compared with the runtime's own assemblies, so that
+//!   a helper built for a newer runtime is refused with a message.
 //! - `rejit.rs`: [`RejitBodies`] carries new IL from where it is made to
 //!   [`get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters).
 //! - `rejit_profiler.rs`: [`RejitProfiler`], the ReJIT callbacks as a
@@ -29,10 +32,12 @@
 //!
 //! See docs/instrumentation.md.
 
+mod assembly_file;
 mod assembly_name;
 mod calltarget;
 mod component;
 mod edit;
+mod helper_check;
 mod rejit;
 mod rejit_profiler;
 
