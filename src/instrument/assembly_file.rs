@@ -376,24 +376,35 @@ impl AssemblyFile {
     }
 }
 
+/// What the tests of this module and of `helper_check.rs` share.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use alloc::vec;
+pub(crate) mod test_support {
+    use super::{AssemblyName, Version};
+    use alloc::string::ToString;
 
     /// Tiny.cs compiled by Roslyn against .NET Core 3.1's reference
-    /// assemblies (tests/fixtures/coverage/README.md).
-    const TINY: &[u8] = include_bytes!(concat!(
+    /// assemblies (tests/fixtures/coverage/README.md): it references
+    /// System.Runtime 4.2.2.0, System.Diagnostics.Debug,
+    /// System.Threading.Tasks and System.Console 4.1.2.0, and
+    /// System.Runtime.Extensions 4.2.2.0.
+    pub(crate) const TINY: &[u8] = include_bytes!(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/coverage/Tiny.dll"
     ));
 
-    fn name(name: &str, v: [u16; 4]) -> AssemblyName {
+    pub(crate) fn name(name: &str, v: [u16; 4]) -> AssemblyName {
         AssemblyName {
             name: name.to_string(),
             version: Version(v),
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{name, TINY};
+    use super::*;
+    use alloc::vec;
 
     #[test]
     fn reads_the_identity_and_references_of_a_compiled_assembly() {

@@ -167,21 +167,7 @@ mod tests {
     use alloc::string::ToString;
     use alloc::vec;
 
-    /// Tiny.cs compiled against .NET Core 3.1's reference assemblies: it
-    /// references System.Runtime 4.2.2.0, System.Diagnostics.Debug,
-    /// System.Threading.Tasks and System.Console 4.1.2.0, and
-    /// System.Runtime.Extensions 4.2.2.0 (assembly_file.rs's tests).
-    const TINY: &[u8] = include_bytes!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/coverage/Tiny.dll"
-    ));
-
-    fn name(name: &str, v: [u16; 4]) -> AssemblyName {
-        AssemblyName {
-            name: name.to_string(),
-            version: Version(v),
-        }
-    }
+    use crate::instrument::assembly_file::test_support::{name, TINY};
 
     fn helper(references: &[AssemblyName]) -> AssemblyFile {
         AssemblyFile {
