@@ -836,3 +836,116 @@ fn include_and_exclude_filters() {
     let (text, _) = reports(&dir);
     assert_eq!(text, "", "no file is covered");
 }
+
+/// `DA` of tests/e2e/roslyn/CoverageInlining/Program.cs (Release: no
+/// sequence points on braces; a `for` line counts its condition), by hand.
+const INLINING_DA: &[(u32, u64)] = &[
+    // Main, once
+    (15, 1),
+    (16, 1),
+    (17, 1),
+    (18, 1),
+    (19, 1),
+    (20, 1),
+    (21, 1),
+    // Eager(5): Sign(5) and Sign(-5)
+    (29, 1),
+    (34, 2), // if (x > 0)
+    (36, 1), // return 1;  (x = 5)
+    (38, 1), // return -1;  (x = -5)
+    // Looping(3): Clamp(0), Clamp(1), Clamp(2)
+    (45, 1),
+    (46, 4), // i < n: 3 times true, once false
+    (48, 3),
+    (50, 1),
+    (55, 3), // if (x > 1)
+    (57, 1), // return 1;  (x = 2)
+    (59, 2), // return x;  (x = 0, 1)
+    // Warmed: 5 rounds of 50 Warm(false), then Warm(true) twice
+    (66, 1),
+    (67, 6),   // round < 5: 6 tests
+    (69, 255), // i < 50: 51 tests a round
+    (71, 250),
+    (73, 5),
+    (75, 1),
+    (76, 1),
+    (77, 1),
+    (83, 252), // Warm: if (last)
+    (85, 2),   // return Late(7);
+    (87, 250), // return 0;
+    (92, 2),   // Late: return x + 1;
+];
+
+/// `BRDA` of CoverageInlining (Release: `if (c)` jumps over the block when
+/// `c` is false; a `for` tests at the bottom and jumps back while true).
+const INLINING_BRDA: &[(u32, u32, u64)] = &[
+    (34, 0, 1), // x > 0: Sign(5)
+    (34, 1, 1), // not: Sign(-5)
+    (46, 0, 1), // the loop ends once
+    (46, 1, 3), // and goes round 3 times
+    (55, 0, 1), // x > 1: Clamp(2)
+    (55, 1, 2), // not: Clamp(0), Clamp(1)
+    (67, 0, 1),
+    (67, 1, 5),
+    (69, 0, 5),
+    (69, 1, 250),
+    (83, 0, 2),   // last
+    (83, 1, 250), // not last
+];
+
+/// `FNDA` of CoverageInlining: (function, first line, calls).
+const INLINING_FN: &[(&str, u32, u64)] = &[
+    ("E2E.CoverageInlining.Program::Main", 15, 1),
+    ("E2E.CoverageInlining.Program::Eager", 29, 1),
+    ("E2E.CoverageInlining.Program::Sign", 34, 2),
+    ("E2E.CoverageInlining.Program::Looping", 45, 1),
+    ("E2E.CoverageInlining.Program::Clamp", 55, 3),
+    ("E2E.CoverageInlining.Program::Warmed", 66, 1),
+    ("E2E.CoverageInlining.Program::Warm", 83, 252),
+    ("E2E.CoverageInlining.Program::Late", 92, 2),
+];
+
+/// Issue 37: small methods first met by a caller the JIT optimizes at once
+/// (`AggressiveOptimization`; a loop on 3.1, where quick JIT leaves such
+/// methods alone; a caller recompiled at tier 1 before it first calls its
+/// callee) are inlined only when the IL the JIT read carries their probes,
+/// so every call is counted, at the runtime's defaults.
+#[test]
+fn callees_first_met_by_optimized_callers_are_counted() {
+    let rt = runtime();
+    let sdk = sdk();
+    let dll = sdk.program_dll("CoverageInlining");
+    let config = sdk.runtimeconfig("CoverageInlining");
+    let dir = fresh_dir("inlining");
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let out = run(&rt, &dll, &config, Some(&profiler));
+    assert!(!out.timed_out, "{}", out.describe());
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    assert_eq!(
+        out.lines(),
+        ["eager=9", "looping=2", "warmed=16"],
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr.contains("coverage: 8 methods instrumented"),
+        "{}",
+        out.describe()
+    );
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    assert_eq!(lcov.files.len(), 1, "{text}");
+    let expected: BTreeMap<u32, u64> = INLINING_DA.iter().copied().collect();
+    assert_eq!(lcov.da, expected, "DA on {}\n{}", rt.version, out.stderr);
+    let mut brda = INLINING_BRDA.to_vec();
+    brda.sort();
+    assert_eq!(lcov.brda, brda, "BRDA on {}", rt.version);
+    let mut functions = lcov.functions.clone();
+    functions.sort();
+    let mut expected_fn: Vec<(String, u32, u64)> = INLINING_FN
+        .iter()
+        .map(|&(n, l, h)| (n.to_string(), l, h))
+        .collect();
+    expected_fn.sort();
+    assert_eq!(functions, expected_fn, "FN/FNDA on {}", rt.version);
+}
