@@ -20,8 +20,9 @@ fn say(text: core::fmt::Arguments<'_>) {
 /// (`profiler!((CoverageProfiler, MyPart), "CLSID")`): in `initialize` it
 /// adds the events it needs ([`CoverageOptions::event_mask`], with
 /// [`add_event_mask`](ProfilerInfo::add_event_mask), so other parts keep
-/// theirs); it instruments each method at its first JIT compilation, keeps
-/// instrumented methods from being inlined, sets aside the precompiled
+/// theirs); it instruments each method at its first JIT compilation, lets
+/// the JIT inline an instrumented method only where the IL it read carried
+/// the probes, sets aside the precompiled
 /// (ReadyToRun) code of the methods it covers so that the JIT compiles
 /// them from their instrumented IL, and writes the reports at shutdown.
 ///
@@ -98,6 +99,19 @@ impl Profiler for CoverageProfiler {
         Ok(())
     }
 
+    fn jit_compilation_finished(
+        &self,
+        _info: &ProfilerInfo,
+        function: FunctionID,
+        _status: crate::HRESULT,
+        _is_safe_to_block: bool,
+    ) -> Result<()> {
+        if let Some(coverage) = self.coverage.get() {
+            coverage.jit_compilation_finished(function);
+        }
+        Ok(())
+    }
+
     fn jit_cached_function_search_started(
         &self,
         info: &ProfilerInfo,
@@ -129,7 +143,7 @@ impl Profiler for CoverageProfiler {
             Ok((lcov, xml)) => say(format_args!(
                 "{} methods instrumented ({} of them precompiled, compiled again; {} without debug info, \
                  {} excluded, {} failed; {:.1} us of rewriting per method; {} inlinings of \
-                 instrumented methods); wrote {} and {}",
+                 instrumented methods, {} refused); wrote {} and {}",
                 stats.instrumented,
                 stats.precompiled,
                 stats.without_debug_info,
@@ -137,6 +151,7 @@ impl Profiler for CoverageProfiler {
                 stats.failed,
                 stats.rewrite_nanos as f64 / 1000.0 / stats.instrumented.max(1) as f64,
                 stats.inlined,
+                stats.inlining_refused,
                 lcov.display(),
                 xml.display()
             )),

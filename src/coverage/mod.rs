@@ -11,8 +11,9 @@
 //! * [`Coverage`](crate::coverage::Coverage): the runtime part. At `JITCompilationStarted` it finds
 //!   the method's sequence points, rewrites its IL once (tier 1, PGO and
 //!   on-stack replacement compile the IL installed first) with counters in
-//!   native memory, and keeps the instrumented methods from being inlined
-//!   (an inlined copy would carry the original IL). At shutdown
+//!   native memory, and lets the JIT inline an instrumented method only
+//!   where the IL it read already carried the probes (see
+//!   [`Coverage::jit_inlining`](crate::coverage::Coverage::jit_inlining)). At shutdown
 //!   [`Coverage::write_reports`](crate::coverage::Coverage::write_reports) writes `coverage-<pid>.info` (lcov) and
 //!   `coverage-<pid>.xml` (Cobertura).
 //! * [`report`](crate::coverage::report): the two formats.
@@ -31,6 +32,7 @@ pub mod pe;
 pub mod probes;
 pub mod report;
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::string::{String, ToString};
@@ -129,6 +131,10 @@ pub struct CoverageStats {
     /// Times the JIT was let inline an instrumented method (its probes go
     /// with it).
     pub inlined: u64,
+    /// Times the JIT was kept from inlining a method coverage instruments,
+    /// because the IL it had read might not carry the probes yet (the
+    /// method was instrumented during, or just before, that compilation).
+    pub inlining_refused: u64,
     /// Covered methods whose precompiled (ReadyToRun) code was set aside,
     /// so that the JIT compiled them from their instrumented IL.
     pub precompiled: u64,
@@ -157,8 +163,32 @@ enum Outcome {
     Pending,
     /// Excluded, failed or without sequence points: its IL is final.
     Settled,
-    /// Given probes: its IL is final.
-    Instrumented,
+    /// Given probes: its IL is final. `done`: the [`EPOCH`] taken once
+    /// `SetILFunctionBody` had returned.
+    Instrumented { done: u64 },
+}
+
+/// A clock of the events that order IL reads: taken once a method's new IL
+/// is installed, and at each `JITCompilationStarted`. SeqCst read-modify-
+/// writes: one that reads a larger value happens after one that read a
+/// smaller value.
+static EPOCH: AtomicU64 = AtomicU64::new(1);
+
+std::thread_local! {
+    /// The JIT compilations under way on this thread, innermost last:
+    /// (function, [`EPOCH`] at its `JITCompilationStarted`). More than one
+    /// when loading a type for the JIT runs managed code that is compiled
+    /// in turn.
+    static COMPILING: RefCell<Vec<(usize, u64)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The earliest start of the compilations under way on this thread; `None`
+/// when none is known (then nothing is known of when its IL was read).
+fn compilations_started() -> Option<u64> {
+    COMPILING
+        .try_with(|stack| stack.borrow().iter().map(|&(_, epoch)| epoch).min())
+        .ok()
+        .flatten()
 }
 
 /// The method a callback is about.
@@ -189,7 +219,7 @@ pub struct Coverage {
     seen: Mutex<HashMap<(ModuleID, u32), Outcome>>,
     methods: Mutex<Vec<Instrumented>>,
     set_aside: Mutex<HashSet<(ModuleID, u32)>>,
-    counts: [AtomicU64; 7],
+    counts: [AtomicU64; 8],
 }
 
 /// One message on stderr, `coverage: ` first; write errors are ignored.
@@ -303,6 +333,7 @@ impl Coverage {
             rewrite_nanos: c(4),
             inlined: c(5),
             precompiled: c(6),
+            inlining_refused: c(7),
         }
     }
 
@@ -348,20 +379,45 @@ impl Coverage {
         state
     }
 
-    /// Whether the JIT may inline `callee` into a caller: yes when it has
-    /// no probes to lose or already carries them (the JIT inlines the IL
-    /// installed for it). A method to instrument that has not been JIT
-    /// compiled yet is instrumented here, before the JIT reads its IL; one
-    /// being instrumented on another thread is not inlined.
+    /// Whether the JIT may inline `callee` into the method it is
+    /// compiling on this thread: yes when `callee` has no probes to lose, or
+    /// when the IL the JIT read for it already carried them.
+    ///
+    /// RyuJIT reads an inline candidate's IL *before* it asks the runtime
+    /// whether it may inline it, and inlines the IL it read: in
+    /// `Compiler::impCheckCanInline` (src/coreclr/jit/importercalls.cpp of
+    /// dotnet/runtime; `importer.cpp` in 3.1) `getMethodInfo(ftn, &methInfo)`
+    /// comes first, then `impCanInlineIL`, `initClass`, and last
+    /// `canInline(compiler->info.compMethodHnd, ftn)`, where `CEEInfo::
+    /// canInline` calls the profiler's `JITInlining`; the inline then uses
+    /// `pInfo->methInfo = methInfo`, the IL fetched before. So a callee
+    /// instrumented *in* this callback (its first meeting with the JIT) is
+    /// inlined without its probes if we say yes (issue 37: `return 1;` not
+    /// counted under an optimized caller). A refusal is `INLINE_FAIL`,
+    /// which the JIT notes as `CALLSITE_IS_VM_NOINLINE`: this call site
+    /// only, the callee stays inlinable elsewhere.
+    ///
+    /// The same holds across threads: another thread may finish
+    /// instrumenting `callee` between this JIT's `getMethodInfo` and its
+    /// `canInline`. So an instrumented callee is inlined only when its new
+    /// IL was installed before every compilation under way on this thread
+    /// began ([`jit_compilation_started`](Coverage::jit_compilation_started)
+    /// takes the time, [`jit_compilation_finished`](Coverage::jit_compilation_finished)
+    /// drops it): every IL read of those compilations came later and saw the
+    /// probes. Otherwise (instrumented since, being instrumented, or no
+    /// compilation known on this thread) the inline is refused and counted
+    /// in [`CoverageStats::inlining_refused`]; the call is then a call, and
+    /// the callee's own compilation carries the probes. A callee to cover
+    /// that was never compiled is instrumented here, so that later
+    /// compilations may inline it.
     pub fn jit_inlining(&self, info: &ProfilerInfo, callee: FunctionID) -> bool {
-        match self.instrument(info, callee) {
+        let allowed = match self.instrument(info, callee) {
+            Outcome::Settled => return true,
             Outcome::Pending => false,
-            Outcome::Settled => true,
-            Outcome::Instrumented => {
-                self.count(5, 1);
-                true
-            }
-        }
+            Outcome::Instrumented { done } => compilations_started().is_some_and(|s| done < s),
+        };
+        self.count(if allowed { 5 } else { 7 }, 1);
+        allowed
     }
 
     /// Whether the runtime may use `function`'s precompiled (ReadyToRun)
@@ -430,9 +486,24 @@ impl Coverage {
         })
     }
 
-    /// Gives `function` its probes at its first JIT compilation.
+    /// Gives `function` its probes at its first JIT compilation, and notes
+    /// when this compilation began (for [`jit_inlining`](Coverage::jit_inlining)).
     pub fn jit_compilation_started(&self, info: &ProfilerInfo, function: FunctionID) {
+        let epoch = EPOCH.fetch_add(1, Ordering::SeqCst);
+        let _ = COMPILING.try_with(|stack| stack.borrow_mut().push((function.0, epoch)));
         let _ = self.instrument(info, function);
+    }
+
+    /// The JIT compilation of `function` on this thread is over (call it
+    /// from `JITCompilationFinished`). Compilations started after it and
+    /// never said finished are dropped with it.
+    pub fn jit_compilation_finished(&self, function: FunctionID) {
+        let _ = COMPILING.try_with(|stack| {
+            let mut stack = stack.borrow_mut();
+            if let Some(at) = stack.iter().rposition(|&(f, _)| f == function.0) {
+                stack.truncate(at);
+            }
+        });
     }
 
     /// Instruments `function` once; what became of it.
@@ -469,7 +540,11 @@ impl Coverage {
         }
         let outcome =
             if self.instrument_claimed(info, &module, pdb, function.module, function.token) {
-                Outcome::Instrumented
+                // After SetILFunctionBody returned: a compilation that
+                // starts later reads the new IL.
+                Outcome::Instrumented {
+                    done: EPOCH.fetch_add(1, Ordering::SeqCst),
+                }
             } else {
                 Outcome::Settled
             };
