@@ -115,8 +115,10 @@ impl CoverageOptions {
     }
 }
 
-/// Counts of what coverage did.
+/// Counts of what coverage did (more may be added: read the fields, do not
+/// build one).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CoverageStats {
     /// Methods given probes.
     pub instrumented: u64,
