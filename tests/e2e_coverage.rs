@@ -958,3 +958,151 @@ fn callees_first_met_by_optimized_callers_are_counted() {
     expected_fn.sort();
     assert_eq!(functions, expected_fn, "FN/FNDA on {}", rt.version);
 }
+
+/// `DA` of tests/e2e/roslyn/CoverageHandlers/Program.cs (Release), by hand.
+/// Main calls each method with i = 0..5; Fail throws for odd i, so each
+/// `catch` of Main's methods runs 3 times. Fail is called 6 + 12 + 6 + 6
+/// times from those and 2 * 2000 times from InLoop, where it always throws.
+const HANDLERS_DA: &[(u32, u64)] = &[
+    // Main, once
+    (14, 1),
+    (15, 7), // i < 6: 7 tests
+    (17, 6),
+    (18, 6),
+    (19, 6),
+    (20, 6),
+    (22, 1),
+    (23, 1),
+    (24, 1),
+    (25, 1),
+    // Fail: 4030 calls, 15 + 4000 throws
+    (30, 4030),
+    (32, 4015),
+    (34, 15), // `}`: the return when it does not throw
+    // WithVariable: no point on `catch (E e)` (44): Release keeps `e` on
+    // the stack, and the handler begins with line 46's `e.Message`.
+    (41, 6),
+    (42, 3),
+    (46, 3),
+    (48, 6),
+    // WithoutVariable: each `catch` line is the handler's first
+    // instruction, the `pop` of the exception.
+    (53, 6),
+    (56, 6),
+    (57, 3), // `}` of the try: its `leave`, when Fail returned
+    (58, 3), // catch (InvalidOperationException)
+    (60, 3),
+    (61, 3), // `}` of the catch: its `leave`
+    (64, 6),
+    (65, 3),
+    (66, 3), // catch
+    (68, 3),
+    (69, 3),
+    (70, 6),
+    // Filtered: no point on `catch (E e)` (80); the filter's `when` line
+    // runs for every odd i and is true for i = 3 only.
+    (78, 6),
+    (79, 3),
+    (82, 3), // when (...)
+    (84, 1), // i = 3
+    (86, 2), // catch (Exception): i = 1 and 5
+    (88, 2),
+    (90, 6),
+    // WithFinally: the finally block runs on every call.
+    (95, 6),
+    (98, 6),
+    (99, 3),
+    (100, 3), // `}` of the try
+    (101, 3), // catch (InvalidOperationException)
+    (103, 3),
+    (104, 3),
+    (107, 6), // finallies++;
+    (108, 6), // `}` of the finally: its `endfinally`
+    (109, 6),
+    // InLoop(2000): Fail always throws, so the `}` of each try (its
+    // `leave`) never runs; each handler runs 2000 times.
+    (117, 1),
+    (118, 2001),
+    (122, 2000),
+    (123, 0),
+    (124, 2000), // catch (E e): `stloc` of `e` (line 126 loads `r` first)
+    (126, 2000),
+    (127, 2000),
+    (130, 2000),
+    (131, 0),
+    (132, 2000), // catch (E): `pop`
+    (134, 2000),
+    (135, 2000),
+    (137, 1),
+];
+
+/// `BRDA` of CoverageHandlers.
+const HANDLERS_BRDA: &[(u32, u32, u64)] = &[
+    (15, 0, 1),
+    (15, 1, 6),
+    (30, 0, 4015), // odd: falls through to the throw
+    (30, 1, 15),   // even: jumps to the return
+    (118, 0, 1),
+    (118, 1, 2000),
+];
+
+/// `FNDA` of CoverageHandlers: (function, first line, calls).
+const HANDLERS_FN: &[(&str, u32, u64)] = &[
+    ("E2E.CoverageHandlers.Program::Main", 14, 1),
+    ("E2E.CoverageHandlers.Program::Fail", 30, 4030),
+    ("E2E.CoverageHandlers.Program::WithVariable", 41, 6),
+    ("E2E.CoverageHandlers.Program::WithoutVariable", 53, 6),
+    ("E2E.CoverageHandlers.Program::Filtered", 78, 6),
+    ("E2E.CoverageHandlers.Program::WithFinally", 95, 6),
+    ("E2E.CoverageHandlers.Program::InLoop", 117, 1),
+];
+
+/// Issue 37: the lines of `catch`, filter and `finally` handlers are
+/// counted like any other (a probe at a handler's first instruction stands
+/// above the exception object, which a catch or filter handler begins
+/// with), in methods run at tier 0 and in a loop the JIT optimizes.
+#[test]
+fn exception_handler_lines_are_counted() {
+    let rt = runtime();
+    let sdk = sdk();
+    let dll = sdk.program_dll("CoverageHandlers");
+    let config = sdk.runtimeconfig("CoverageHandlers");
+    let dir = fresh_dir("handlers");
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let out = run(&rt, &dll, &config, Some(&profiler));
+    eprintln!("{}: {}", rt.version, out.stderr.trim_end());
+    assert!(!out.timed_out, "{}", out.describe());
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    assert_eq!(
+        out.lines(),
+        [
+            "variable=15 none=33",
+            "filtered=102 finally=9/6",
+            "loop=17445"
+        ],
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.stderr
+            .contains("coverage: 7 methods instrumented (0 of them precompiled, compiled again; 0 without debug info, 0 excluded, 0 failed;"),
+        "{}",
+        out.describe()
+    );
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    assert_eq!(lcov.files.len(), 1, "{text}");
+    let expected: BTreeMap<u32, u64> = HANDLERS_DA.iter().copied().collect();
+    assert_eq!(lcov.da, expected, "DA on {}\n{}", rt.version, out.stderr);
+    let mut brda = HANDLERS_BRDA.to_vec();
+    brda.sort();
+    assert_eq!(lcov.brda, brda, "BRDA on {}", rt.version);
+    let mut functions = lcov.functions.clone();
+    functions.sort();
+    let mut expected_fn: Vec<(String, u32, u64)> = HANDLERS_FN
+        .iter()
+        .map(|&(n, l, h)| (n.to_string(), l, h))
+        .collect();
+    expected_fn.sort();
+    assert_eq!(functions, expected_fn, "FN/FNDA on {}", rt.version);
+}
