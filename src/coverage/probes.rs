@@ -417,3 +417,88 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod handler_tests {
+    use super::*;
+    use crate::cil::{ClauseKind, ExceptionClause, Token};
+
+    /// `try { a / b } catch { }` then `try { a / b } finally { }`, with a
+    /// sequence point at each region's first instruction (as Roslyn's
+    /// Release build puts the `catch` line's point on the handler's `pop`).
+    fn body() -> MethodBody {
+        let mut body = MethodBody::new();
+        let mut push = |op, operand| body.push(op, operand).unwrap();
+        let try1 = push(OpCode::LDARG_0, Operand::None);
+        push(OpCode::LDARG_1, Operand::None);
+        push(OpCode::DIV, Operand::None);
+        push(OpCode::POP, Operand::None);
+        let leave1 = push(OpCode::LEAVE_S, Operand::Branch(try1));
+        let catch = push(OpCode::POP, Operand::None);
+        let leave2 = push(OpCode::LEAVE_S, Operand::Branch(try1));
+        let try2 = push(OpCode::LDARG_0, Operand::None);
+        push(OpCode::LDARG_1, Operand::None);
+        push(OpCode::DIV, Operand::None);
+        push(OpCode::POP, Operand::None);
+        let leave3 = push(OpCode::LEAVE_S, Operand::Branch(try1));
+        let finally = push(OpCode::LDC_I4_0, Operand::None);
+        push(OpCode::POP, Operand::None);
+        push(OpCode::ENDFINALLY, Operand::None);
+        let ret = push(OpCode::RET, Operand::None);
+        for (leave, target) in [(leave1, try2), (leave2, try2), (leave3, ret)] {
+            body.replace(leave, OpCode::LEAVE_S, Operand::Branch(target))
+                .unwrap();
+        }
+        body.clauses_mut().push(ExceptionClause::new(
+            ClauseKind::Catch(Token(0x0100_0001)),
+            try1,
+            catch,
+            catch,
+            try2,
+        ));
+        body.clauses_mut().push(ExceptionClause::new(
+            ClauseKind::Finally,
+            try2,
+            finally,
+            finally,
+            ret,
+        ));
+        body.layout().unwrap();
+        body
+    }
+
+    #[test]
+    fn a_handler_s_first_point_is_counted_inside_the_handler() {
+        let mut body = body();
+        let offset = |body: &MethodBody, i: usize| body.instructions()[i].offset();
+        // try1, catch (the `pop`), try2, finally, ret
+        let points: Vec<u32> = [0, 5, 7, 12, 15]
+            .iter()
+            .map(|&i| offset(&body, i))
+            .collect();
+        let plan = plan(&body, &points, &[], false);
+        // No point shares another's probe: each starts a region.
+        for slot in 0..points.len() {
+            assert_eq!(plan.counter_of(slot), slot, "{plan:?}");
+        }
+        apply(&mut body, &plan, 0x1000).unwrap();
+        let ins = body.instructions();
+        for (c, first, original) in [
+            (&body.clauses()[0], 0x1000 + 4, OpCode::POP),
+            (&body.clauses()[1], 0x1000 + 12, OpCode::LDC_I4_0),
+        ] {
+            // The handler begins with the point's probe, then its own code.
+            let start = body.position(c.handler_start).unwrap();
+            assert_eq!(ins[start].opcode(), OpCode::LDC_I8);
+            assert_eq!(*ins[start].operand(), Operand::I64(first));
+            assert_eq!(ins[start + PROBE_LEN].opcode(), original);
+            // The protected block ends where the handler begins.
+            assert_eq!(c.try_end, c.handler_start);
+        }
+        // Max stack: the probe (3 deep) above the exception object.
+        assert_eq!(body.update_max_stack(|_| None).unwrap(), 4);
+        let bytes = body.encode().unwrap();
+        let again = MethodBody::decode(&bytes).unwrap();
+        assert_eq!(again.clauses().len(), 2);
+    }
+}
