@@ -975,86 +975,98 @@ const HANDLERS_DA: &[(u32, u64)] = &[
     (23, 1),
     (24, 1),
     (25, 1),
-    // Fail: 4030 calls, 15 + 4000 throws
-    (30, 4030),
-    (32, 4015),
-    (34, 15), // `}`: the return when it does not throw
-    // WithVariable: no point on `catch (E e)` (44): Release keeps `e` on
-    // the stack, and the handler begins with line 46's `e.Message`.
-    (41, 6),
-    (42, 3),
-    (46, 3),
-    (48, 6),
+    (26, 1),
+    // Fail: 4530 calls, 15 + 4000 + 500 throws
+    (31, 4530),
+    (33, 4515),
+    (35, 15), // `}`: the return when it does not throw
+    // WithVariable: no point on `catch (E e)` (45): Release keeps `e` on
+    // the stack, and the handler begins with line 47's `e.Message`.
+    (42, 6),
+    (43, 3),
+    (47, 3),
+    (49, 6),
     // WithoutVariable: each `catch` line is the handler's first
     // instruction, the `pop` of the exception.
-    (53, 6),
-    (56, 6),
-    (57, 3), // `}` of the try: its `leave`, when Fail returned
-    (58, 3), // catch (InvalidOperationException)
-    (60, 3),
-    (61, 3), // `}` of the catch: its `leave`
-    (64, 6),
-    (65, 3),
-    (66, 3), // catch
-    (68, 3),
+    (54, 6),
+    (57, 6),
+    (58, 3), // `}` of the try: its `leave`, when Fail returned
+    (59, 3), // catch (InvalidOperationException)
+    (61, 3),
+    (62, 3), // `}` of the catch: its `leave`
+    (65, 6),
+    (66, 3),
+    (67, 3), // catch
     (69, 3),
-    (70, 6),
-    // Filtered: no point on `catch (E e)` (80); the filter's `when` line
+    (70, 3),
+    (71, 6),
+    // Filtered: no point on `catch (E e)` (81); the filter's `when` line
     // runs for every odd i and is true for i = 3 only.
-    (78, 6),
-    (79, 3),
-    (82, 3), // when (...)
-    (84, 1), // i = 3
-    (86, 2), // catch (Exception): i = 1 and 5
-    (88, 2),
-    (90, 6),
+    (79, 6),
+    (80, 3),
+    (83, 3), // when (...)
+    (85, 1), // i = 3
+    (87, 2), // catch (Exception): i = 1 and 5
+    (89, 2),
+    (91, 6),
     // WithFinally: the finally block runs on every call.
-    (95, 6),
-    (98, 6),
-    (99, 3),
-    (100, 3), // `}` of the try
-    (101, 3), // catch (InvalidOperationException)
-    (103, 3),
+    (96, 6),
+    (99, 6),
+    (100, 3),
+    (101, 3), // `}` of the try
+    (102, 3), // catch (InvalidOperationException)
     (104, 3),
-    (107, 6), // finallies++;
-    (108, 6), // `}` of the finally: its `endfinally`
-    (109, 6),
+    (105, 3),
+    (108, 6), // finallies++;
+    (109, 6), // `}` of the finally: its `endfinally`
+    (110, 6),
     // InLoop(2000): Fail always throws, so the `}` of each try (its
     // `leave`) never runs; each handler runs 2000 times.
-    (117, 1),
-    (118, 2001),
-    (122, 2000),
-    (123, 0),
-    (124, 2000), // catch (E e): `stloc` of `e` (line 126 loads `r` first)
-    (126, 2000),
+    (118, 1),
+    (119, 2001),
+    (123, 2000),
+    (124, 0),
+    (125, 2000), // catch (E e): `stloc` of `e` (line 127 loads `r` first)
     (127, 2000),
-    (130, 2000),
-    (131, 0),
-    (132, 2000), // catch (E): `pop`
-    (134, 2000),
+    (128, 2000),
+    (131, 2000),
+    (132, 0),
+    (133, 2000), // catch (E): `pop`
     (135, 2000),
-    (137, 1),
+    (136, 2000),
+    (138, 1),
+    // SameLine(500)
+    (146, 1),
+    (147, 501),
+    (150, 500),
+    (151, 0), // `} catch (E e) {`: only the try's `leave` has a point here
+    (152, 500),
+    (153, 500),
+    (155, 1),
 ];
 
 /// `BRDA` of CoverageHandlers.
 const HANDLERS_BRDA: &[(u32, u32, u64)] = &[
     (15, 0, 1),
     (15, 1, 6),
-    (30, 0, 4015), // odd: falls through to the throw
-    (30, 1, 15),   // even: jumps to the return
-    (118, 0, 1),
-    (118, 1, 2000),
+    (31, 0, 4515), // odd: falls through to the throw
+    (31, 1, 15),   // even: jumps to the return
+    (119, 0, 1),
+    (119, 1, 2000),
+    (147, 0, 1),
+    (147, 1, 500),
 ];
 
 /// `FNDA` of CoverageHandlers: (function, first line, calls).
 const HANDLERS_FN: &[(&str, u32, u64)] = &[
     ("E2E.CoverageHandlers.Program::Main", 14, 1),
-    ("E2E.CoverageHandlers.Program::Fail", 30, 4030),
-    ("E2E.CoverageHandlers.Program::WithVariable", 41, 6),
-    ("E2E.CoverageHandlers.Program::WithoutVariable", 53, 6),
-    ("E2E.CoverageHandlers.Program::Filtered", 78, 6),
-    ("E2E.CoverageHandlers.Program::WithFinally", 95, 6),
-    ("E2E.CoverageHandlers.Program::InLoop", 117, 1),
+    ("E2E.CoverageHandlers.Program::Fail", 31, 4530),
+    ("E2E.CoverageHandlers.Program::WithVariable", 42, 6),
+    ("E2E.CoverageHandlers.Program::WithoutVariable", 54, 6),
+    ("E2E.CoverageHandlers.Program::Filtered", 79, 6),
+    ("E2E.CoverageHandlers.Program::WithFinally", 96, 6),
+    ("E2E.CoverageHandlers.Program::InLoop", 118, 1),
+    ("E2E.CoverageHandlers.Program::SameLine", 146, 1),
 ];
 
 /// Issue 37: the lines of `catch`, filter and `finally` handlers are
@@ -1078,14 +1090,15 @@ fn exception_handler_lines_are_counted() {
         [
             "variable=15 none=33",
             "filtered=102 finally=9/6",
-            "loop=17445"
+            "loop=17445",
+            "same line=3445"
         ],
         "{}",
         out.describe()
     );
     assert!(
         out.stderr
-            .contains("coverage: 7 methods instrumented (0 of them precompiled, compiled again; 0 without debug info, 0 excluded, 0 failed;"),
+            .contains("coverage: 8 methods instrumented (0 of them precompiled, compiled again; 0 without debug info, 0 excluded, 0 failed;"),
         "{}",
         out.describe()
     );

@@ -22,6 +22,7 @@ namespace E2E.CoverageHandlers
             Console.WriteLine("variable=" + a + " none=" + b);
             Console.WriteLine("filtered=" + c + " finally=" + d + "/" + finallies);
             Console.WriteLine("loop=" + InLoop(2000));
+            Console.WriteLine("same line=" + SameLine(500));
             return 0;
         }
 
@@ -132,6 +133,23 @@ namespace E2E.CoverageHandlers
                 catch (InvalidOperationException)
                 {
                     r++;
+                }
+            }
+            return r;
+        }
+
+        // A try's `}` and `catch (E e) {` on one line (issue 37's report):
+        // the Release build has no point for `catch (E e)` when `e` stays on
+        // the stack, so the line's only point is the try's `leave`.
+        static int SameLine(int n)
+        {
+            int r = 0;
+            for (int i = 0; i < n; i++)
+            {
+                try {
+                    Fail(2 * i + 1);
+                } catch (InvalidOperationException e) {
+                    r = e.Message.Length + r;
                 }
             }
             return r;
