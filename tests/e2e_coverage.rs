@@ -202,6 +202,30 @@ struct Lcov {
     functions: Vec<(String, u32, u64)>,
 }
 
+/// Asserts every `DA`, `BRDA` and `FN`/`FNDA` record of `lcov`: exactly the
+/// expected ones (`what` names the program and runtime in the messages).
+fn assert_records(
+    lcov: &Lcov,
+    da: &[(u32, u64)],
+    brda: &[(u32, u32, u64)],
+    functions: &[(&str, u32, u64)],
+    what: &str,
+) {
+    let expected: BTreeMap<u32, u64> = da.iter().copied().collect();
+    assert_eq!(lcov.da, expected, "DA of {what}");
+    let mut brda = brda.to_vec();
+    brda.sort();
+    assert_eq!(lcov.brda, brda, "BRDA of {what}");
+    let mut found = lcov.functions.clone();
+    found.sort();
+    let mut expected_fn: Vec<(String, u32, u64)> = functions
+        .iter()
+        .map(|&(n, l, h)| (n.to_string(), l, h))
+        .collect();
+    expected_fn.sort();
+    assert_eq!(found, expected_fn, "FN/FNDA of {what}");
+}
+
 fn parse_lcov(text: &str) -> Lcov {
     let mut out = Lcov::default();
     let mut fn_lines = BTreeMap::new();
@@ -308,19 +332,8 @@ fn check_program(program: &str) {
     let source = format!("tests/e2e/roslyn/{program}/Program.cs");
     assert_eq!(lcov.files.len(), 1, "{text}");
     assert!(lcov.files[0].ends_with(&source), "{text}");
+    assert_records(&lcov, EXPECTED_DA, EXPECTED_BRDA, EXPECTED_FN, program);
     let expected: BTreeMap<u32, u64> = EXPECTED_DA.iter().copied().collect();
-    assert_eq!(lcov.da, expected, "DA of {program}");
-    let mut brda = EXPECTED_BRDA.to_vec();
-    brda.sort();
-    assert_eq!(lcov.brda, brda, "BRDA of {program}");
-    let mut functions = lcov.functions.clone();
-    functions.sort();
-    let mut expected_fn: Vec<(String, u32, u64)> = EXPECTED_FN
-        .iter()
-        .map(|&(n, l, h)| (n.to_string(), l, h))
-        .collect();
-    expected_fn.sort();
-    assert_eq!(functions, expected_fn, "FN/FNDA of {program}");
     let lh = EXPECTED_DA.iter().filter(|d| d.1 > 0).count();
     assert!(
         text.contains(&format!("LF:{}\nLH:{lh}\n", EXPECTED_DA.len())),
@@ -944,19 +957,13 @@ fn callees_first_met_by_optimized_callers_are_counted() {
     assert_eq!(lcov.files.len(), 1, "{text}");
     // The summary line: inlinings let through and refused.
     eprintln!("{}", out.stderr.trim_end());
-    let expected: BTreeMap<u32, u64> = INLINING_DA.iter().copied().collect();
-    assert_eq!(lcov.da, expected, "DA on {}\n{}", rt.version, out.stderr);
-    let mut brda = INLINING_BRDA.to_vec();
-    brda.sort();
-    assert_eq!(lcov.brda, brda, "BRDA on {}", rt.version);
-    let mut functions = lcov.functions.clone();
-    functions.sort();
-    let mut expected_fn: Vec<(String, u32, u64)> = INLINING_FN
-        .iter()
-        .map(|&(n, l, h)| (n.to_string(), l, h))
-        .collect();
-    expected_fn.sort();
-    assert_eq!(functions, expected_fn, "FN/FNDA on {}", rt.version);
+    assert_records(
+        &lcov,
+        INLINING_DA,
+        INLINING_BRDA,
+        INLINING_FN,
+        &format!("inlining on {}\n{}", rt.version, out.stderr),
+    );
 }
 
 /// `DA` of tests/e2e/roslyn/CoverageHandlers/Program.cs (Release), by hand.
@@ -1105,17 +1112,11 @@ fn exception_handler_lines_are_counted() {
     let (text, _) = reports(&dir);
     let lcov = parse_lcov(&text);
     assert_eq!(lcov.files.len(), 1, "{text}");
-    let expected: BTreeMap<u32, u64> = HANDLERS_DA.iter().copied().collect();
-    assert_eq!(lcov.da, expected, "DA on {}\n{}", rt.version, out.stderr);
-    let mut brda = HANDLERS_BRDA.to_vec();
-    brda.sort();
-    assert_eq!(lcov.brda, brda, "BRDA on {}", rt.version);
-    let mut functions = lcov.functions.clone();
-    functions.sort();
-    let mut expected_fn: Vec<(String, u32, u64)> = HANDLERS_FN
-        .iter()
-        .map(|&(n, l, h)| (n.to_string(), l, h))
-        .collect();
-    expected_fn.sort();
-    assert_eq!(functions, expected_fn, "FN/FNDA on {}", rt.version);
+    assert_records(
+        &lcov,
+        HANDLERS_DA,
+        HANDLERS_BRDA,
+        HANDLERS_FN,
+        &format!("handlers on {}\n{}", rt.version, out.stderr),
+    );
 }
