@@ -44,8 +44,9 @@ WARMUP_ROUNDS=200
 # Instructions added per call, measured with this script on CoreCLR 3.1.3
 # (x86-64) with the helper (CallTargetProbe: calltarget/*.cs) built by the
 # .NET SDK 10.0.401's Roslyn, as scripts/build-calltarget-helper.sh builds
-# it for users: tiering off 21.67, 21.92 and 21.99 in three runs; at the
-# defaults 19.92, 20.83 and 22.97. The base is the largest seen, so the
+# it for users: tiering off 21.61 to 22.64 in seven runs (three by hand,
+# four clean-clone CI runs); at the defaults 19.92 to 23.26. The base is the
+# largest seen, so the
 # guard does not flake, and it still fails on what it is for (a box per
 # call adds about 130 instructions; tier-0 code about 150). Roslyn compiles
 # `in CallTargetState` as a by-ref, whose address the wrapper passes, and
@@ -54,8 +55,8 @@ WARMUP_ROUNDS=200
 # were first measured with it, on 3.1.23) added 13.80 and 13.96 with
 # tiering off, 15.12 and 18.44 at the defaults (was 14.15 and, of five
 # runs, 7.43 to 20.04).
-NOOP_DEFAULT_IR="${NOOP_DEFAULT_IR:-22.97}"
-NOOP_TIERING_OFF_IR="${NOOP_TIERING_OFF_IR:-21.99}"
+NOOP_DEFAULT_IR="${NOOP_DEFAULT_IR:-23.26}"
+NOOP_TIERING_OFF_IR="${NOOP_TIERING_OFF_IR:-22.64}"
 SLACK=1.05
 # Four runs are few: the defaults' limit is 20% above the largest.
 DEFAULT_SLACK=1.20
