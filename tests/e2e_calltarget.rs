@@ -1419,3 +1419,91 @@ fn async_methods_end_when_their_task_completes() {
     assert!(compute.contains("ldftn 0x2B"), "{compute}");
     assert!(compute.contains("newobj 0x0A"), "{compute}");
 }
+
+/// The methods of `RuntimeAsync` compiled with runtime async, each called
+/// [`RUNTIME_ASYNC_CALLS`] times.
+const RUNTIME_ASYNC_METHODS: [&str; 4] = ["Twice", "Shout", "Pause", "Fail"];
+const RUNTIME_ASYNC_CALLS: usize = 3;
+
+/// What `RuntimeAsync` prints without a profiler on 11.0 (the lines are
+/// the C# program's, not the profiler's): each method's
+/// MethodImplementationFlags (Async 0x2000 | NoInlining 0x8), then what the
+/// calls return.
+fn runtime_async_output() -> Vec<String> {
+    let mut lines: Vec<String> = RUNTIME_ASYNC_METHODS
+        .iter()
+        .map(|m| format!("impl {m} 0x2008"))
+        .collect();
+    for i in 0..RUNTIME_ASYNC_CALLS {
+        lines.push(format!("shout=hi{i}!"));
+        lines.push(format!("fail=bad{i}"));
+    }
+    let sum: usize = (0..RUNTIME_ASYNC_CALLS).map(|i| (i + 20) * 2).sum();
+    lines.push(format!("sum={sum} paused={RUNTIME_ASYNC_CALLS}"));
+    lines
+}
+
+/// `RuntimeAsync` with `profiler`: on 11.0 its unprofiled output is checked
+/// (the flags prove the methods are runtime-async) and the profiled run
+/// returned; older runtimes refuse the assembly, with or without a profiler
+/// (asserted here), and `None` is returned.
+fn run_runtime_async(runtime: &Runtime, profiler: &Profiler) -> Option<RunOutput> {
+    let n = RUNTIME_ASYNC_CALLS.to_string();
+    let plain = runtime.run("RuntimeAsync", &[&n], None);
+    let profiled = runtime.run("RuntimeAsync", &[&n], Some(profiler));
+    if runtime.major() >= 11 {
+        let expected = runtime_async_output();
+        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+        plain.assert_exit(0).assert_stdout(&expected);
+        assert!(!profiled.crashed(), "{}", profiled.describe());
+        profiled.assert_exit(0).assert_stdout(&expected);
+        return Some(profiled);
+    }
+    // 10.0 loads the assembly and refuses the type whose methods carry
+    // MethodImplAttributes.Async; older runtimes do not even have the
+    // System.Runtime 10.0.0.0 it references.
+    let refusal = if runtime.major() == 10 {
+        "System.TypeLoadException: Could not load type 'E2E.RuntimeAsync.Program'"
+    } else {
+        "System.IO.FileNotFoundException: Could not load file or assembly 'System.Runtime, Version=10.0.0.0"
+    };
+    for run in [&plain, &profiled] {
+        assert_eq!(run.signal(), Some(6), "{}", run.describe()); // SIGABRT
+        assert!(run.stdout.is_empty(), "{}", run.describe());
+        assert!(
+            run.stderr
+                .contains(&format!("Unhandled exception. {refusal}")),
+            "runtime {}: {}",
+            runtime.major(),
+            run.describe()
+        );
+    }
+    None
+}
+
+fn runtime_async_targets() -> String {
+    RUNTIME_ASYNC_METHODS
+        .iter()
+        .map(|m| format!("RuntimeAsync!E2E.RuntimeAsync.Program::{m}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+#[test]
+fn runtime_async_methods_are_refused_by_their_flag_and_run_unwrapped() {
+    let runtime = dotnet::runtime();
+    let profiler = call_target(&runtime, &runtime_async_targets());
+    let Some(run) = run_runtime_async(&runtime, &profiler) else {
+        return;
+    };
+    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+    for m in RUNTIME_ASYNC_METHODS {
+        assert_has(
+            &run,
+            &format!(
+                "left unchanged: E2E.RuntimeAsync.Program.{m}: unsupported: a runtime-async \
+                 method (MethodImplAttributes.Async, 0x2000)"
+            ),
+        );
+    }
+}

@@ -52,6 +52,11 @@ pub use targets::{MethodTarget, MethodTargets, WrapWhen};
 /// The namespace of the contract's types (calltarget/Contract.cs).
 const CONTRACT: &str = "CorProf.CallTarget";
 
+/// `CorMethodImpl::miAsync` (`MethodImplAttributes.Async`): a runtime-async
+/// method (.NET 11), whose IL returns the awaited value, not the task its
+/// signature names.
+const MI_ASYNC: u32 = 0x2000;
+
 /// The integration every target uses unless it names its own.
 pub const DEFAULT_INTEGRATION: &str = "CorProf.CallTarget.LogIntegration";
 
@@ -147,6 +152,11 @@ impl CallTarget<'_> {
         let props = import.method_props(method).map_err(md("GetMethodProps"))?;
         if props.name == ".ctor" || props.name == ".cctor" {
             return Err(WrapError::Unsupported("constructor"));
+        }
+        if props.impl_flags & MI_ASYNC != 0 {
+            return Err(WrapError::Unsupported(
+                "a runtime-async method (MethodImplAttributes.Async, 0x2000)",
+            ));
         }
         let sig = MethodSig::decode(props.signature)?;
         let class = props.declaring_type;

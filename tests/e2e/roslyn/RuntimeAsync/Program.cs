@@ -1,0 +1,80 @@
+// Runtime-async targets of the call_target example (tests/e2e_calltarget.rs):
+// Task<int>, ValueTask<string>, Task, and a Task<int> that throws after an
+// await, each awaiting something that really suspends (Task.Yield,
+// Task.Delay), each called N times (the first argument, default 3). First
+// prints each method's MethodImplAttributes (runtime async sets Async,
+// 0x2000), then what the calls return; exits 0.
+using System;
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Threading.Tasks;
+
+namespace E2E.RuntimeAsync
+{
+    public static class Program
+    {
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> Twice(int x)
+        {
+            await Task.Yield();
+            return x * 2;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async ValueTask<string> Shout(string s)
+        {
+            await Task.Delay(1);
+            return s + "!";
+        }
+
+        static int paused;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task Pause(int ms)
+        {
+            await Task.Delay(ms);
+            paused++;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<int> Fail(string message)
+        {
+            await Task.Yield();
+            throw new InvalidOperationException(message);
+        }
+
+        static async Task<int> Run(int n)
+        {
+            int sum = 0;
+            for (int i = 0; i < n; i++)
+            {
+                sum += await Twice(i + 20);
+                Console.WriteLine("shout=" + await Shout("hi" + i));
+                await Pause(1);
+                try
+                {
+                    await Fail("bad" + i);
+                    Console.WriteLine("fail returned");
+                }
+                catch (InvalidOperationException e)
+                {
+                    Console.WriteLine("fail=" + e.Message);
+                }
+            }
+            return sum;
+        }
+
+        public static int Main(string[] args)
+        {
+            int n = args.Length > 0 ? int.Parse(args[0]) : 3;
+            foreach (string name in new[] { "Twice", "Shout", "Pause", "Fail" })
+            {
+                MethodInfo m = typeof(Program).GetMethod(name);
+                Console.WriteLine("impl " + name + " 0x" + ((int)m.MethodImplementationFlags).ToString("x"));
+            }
+            int sum = Run(n).GetAwaiter().GetResult();
+            Console.WriteLine("sum=" + sum + " paused=" + paused);
+            return 0;
+        }
+    }
+}
