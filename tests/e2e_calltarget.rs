@@ -1429,30 +1429,31 @@ const RUNTIME_ASYNC_CALLS: usize = 3;
 /// the C# program's, not the profiler's): each method's
 /// MethodImplementationFlags (Async 0x2000 | NoInlining 0x8), then what the
 /// calls return.
-fn runtime_async_output() -> Vec<String> {
+fn runtime_async_output(calls: usize) -> Vec<String> {
     let mut lines: Vec<String> = RUNTIME_ASYNC_METHODS
         .iter()
         .map(|m| format!("impl {m} 0x2008"))
         .collect();
-    for i in 0..RUNTIME_ASYNC_CALLS {
+    for i in 0..calls {
         lines.push(format!("shout=hi{i}!"));
         lines.push(format!("fail=bad{i}"));
     }
-    let sum: usize = (0..RUNTIME_ASYNC_CALLS).map(|i| (i + 20) * 2).sum();
-    lines.push(format!("sum={sum} paused={RUNTIME_ASYNC_CALLS}"));
+    let sum: usize = (0..calls).map(|i| (i + 20) * 2).sum();
+    lines.push(format!("sum={sum} paused={calls}"));
     lines
 }
 
-/// `RuntimeAsync` with `profiler`: on 11.0 its unprofiled output is checked
-/// (the flags prove the methods are runtime-async) and the profiled run
+/// `RuntimeAsync` with `profiler`, each method called `calls` times: on
+/// 11.0 its unprofiled output is checked (the flags prove the methods are
+/// runtime-async), the profiled run's too (the same), and the profiled run
 /// returned; older runtimes refuse the assembly, with or without a profiler
 /// (asserted here), and `None` is returned.
-fn run_runtime_async(runtime: &Runtime, profiler: &Profiler) -> Option<RunOutput> {
-    let n = RUNTIME_ASYNC_CALLS.to_string();
+fn run_runtime_async(runtime: &Runtime, profiler: &Profiler, calls: usize) -> Option<RunOutput> {
+    let n = calls.to_string();
     let plain = runtime.run("RuntimeAsync", &[&n], None);
     let profiled = runtime.run("RuntimeAsync", &[&n], Some(profiler));
     if runtime.major() >= 11 {
-        let expected = runtime_async_output();
+        let expected = runtime_async_output(calls);
         let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
         plain.assert_exit(0).assert_stdout(&expected);
         assert!(!profiled.crashed(), "{}", profiled.describe());
@@ -1490,20 +1491,111 @@ fn runtime_async_targets() -> String {
 }
 
 #[test]
-fn runtime_async_methods_are_refused_by_their_flag_and_run_unwrapped() {
+fn runtime_async_methods_end_once_with_the_awaited_value_across_suspensions() {
+    // Runtime-async methods (found by their MethodImplAttributes.Async, not
+    // by name): begin once per call, OnAsyncMethodEnd once per call with
+    // the value the body returned after its awaits (`void` for Task), or
+    // the exception thrown after an await, which the caller still catches;
+    // the program's output is unchanged.
     let runtime = dotnet::runtime();
-    let profiler = call_target(&runtime, &runtime_async_targets());
-    let Some(run) = run_runtime_async(&runtime, &profiler) else {
+    let profiler =
+        call_target(&runtime, &runtime_async_targets()).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let Some(run) = run_runtime_async(&runtime, &profiler, RUNTIME_ASYNC_CALLS) else {
         return;
     };
-    assert!(probe_lines(&run).is_empty(), "{}", run.describe());
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    assert_eq!(
+        assert_balanced(&run),
+        RUNTIME_ASYNC_METHODS.len() * RUNTIME_ASYNC_CALLS,
+        "{}",
+        run.describe()
+    );
+    let p = "E2E.RuntimeAsync.Program";
+    let mut expected = Vec::new();
+    for i in 0..RUNTIME_ASYNC_CALLS {
+        expected.extend([
+            format!("calltarget begin {p}::Twice({})", i + 20),
+            format!("calltarget end {p}::Twice -> {}", (i + 20) * 2),
+            format!("calltarget begin {p}::Shout(hi{i})"),
+            format!("calltarget end {p}::Shout -> hi{i}!"),
+            format!("calltarget begin {p}::Pause(1)"),
+            format!("calltarget end {p}::Pause -> void"),
+            format!("calltarget begin {p}::Fail(bad{i})"),
+            format!("calltarget exception {p}::Fail System.InvalidOperationException"),
+        ]);
+    }
+    assert_eq!(probe_lines(&run), expected, "{}", run.describe());
+    // OnAsyncMethodEnd is called directly: no continuation, no delegate.
+    for m in RUNTIME_ASYNC_METHODS {
+        let il = listing(&run, &format!("{p}::{m}"));
+        assert!(!il.contains("ldftn"), "{il}");
+    }
+}
+
+#[test]
+fn runtime_async_methods_are_counted_exactly_at_the_default_settings() {
+    // Tiered compilation on (tier 0, then tier 1 and OSR compile the
+    // wrapped IL again), many calls resuming on pool threads: every call
+    // has one begin and one end; OnAsyncMethodEnd counts on the thread the
+    // body completes on.
+    let runtime = dotnet::runtime();
+    let calls = 200;
+    let profiler = call_target_at_defaults(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.CountingIntegration",
+    );
+    let Some(run) = run_runtime_async(&runtime, &profiler, calls) else {
+        return;
+    };
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    let calls = calls * RUNTIME_ASYNC_METHODS.len();
+    let failed = calls / RUNTIME_ASYNC_METHODS.len();
+    assert_has(
+        &run,
+        &format!("calltarget counts begin {calls} end {calls} exception {failed}\n"),
+    );
+}
+
+#[test]
+fn runtime_async_methods_fall_back_to_the_synchronous_end_with_the_awaited_value() {
+    // An integration without OnAsyncMethodEnd: the synchronous OnMethodEnd
+    // gets the body's value and its type (int, string; the non-generic end
+    // for Task), or the exception; one that throws from every probe changes
+    // nothing the program sees.
+    let runtime = dotnet::runtime();
+    let profiler = call_target(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "E2E.CallTargetTest.SyncEndIntegration",
+    );
+    let Some(run) = run_runtime_async(&runtime, &profiler, 2) else {
+        return;
+    };
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    let ends: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("calltarget syncend "))
+        .collect();
+    let mut expected = Vec::new();
+    for i in 0..2 {
+        expected.extend([
+            format!("calltarget syncend System.Int32 {}", (i + 20) * 2),
+            format!("calltarget syncend System.String hi{i}!"),
+            "calltarget syncend void -".to_string(),
+            "calltarget syncend System.Int32 System.InvalidOperationException".to_string(),
+        ]);
+    }
+    assert_eq!(ends, expected, "{}", run.describe());
+
+    let profiler = call_target(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "E2E.CallTargetTest.ThrowingIntegration",
+    );
+    let run = run_runtime_async(&runtime, &profiler, 2).expect("11.0 ran it above");
     for m in RUNTIME_ASYNC_METHODS {
         assert_has(
             &run,
-            &format!(
-                "left unchanged: E2E.RuntimeAsync.Program.{m}: unsupported: a runtime-async \
-                 method (MethodImplAttributes.Async, 0x2000)"
-            ),
+            &format!("calltarget: wrapped E2E.RuntimeAsync.Program::{m}\n"),
         );
     }
 }

@@ -46,7 +46,7 @@ mod targets;
 use references::{generic_param_count, is_value_type, EmitContext};
 
 pub use contract::Integration;
-pub use il::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
+pub use il::{wrap, AsyncProbes, Continuation, Probes, ThisArg, WrapContext};
 pub use targets::{MethodTarget, MethodTargets, WrapWhen};
 
 /// The namespace of the contract's types (calltarget/Contract.cs).
@@ -153,12 +153,22 @@ impl CallTarget<'_> {
         if props.name == ".ctor" || props.name == ".cctor" {
             return Err(WrapError::Unsupported("constructor"));
         }
-        if props.impl_flags & MI_ASYNC != 0 {
-            return Err(WrapError::Unsupported(
-                "a runtime-async method (MethodImplAttributes.Async, 0x2000)",
-            ));
-        }
         let sig = MethodSig::decode(props.signature)?;
+        // A runtime-async method's body returns the awaited value (nothing
+        // for Task and ValueTask): it is wrapped as a method returning that.
+        let awaited = if props.impl_flags & MI_ASYNC != 0 {
+            match references::async_kind(import, &sig.ret) {
+                Some((_, _, result)) => Some(result.unwrap_or(TypeSig::Void)),
+                None => {
+                    return Err(WrapError::Unsupported(
+                        "a runtime-async method (MethodImplAttributes.Async) that returns \
+                         no Task, Task<T>, ValueTask or ValueTask<T>",
+                    ))
+                }
+            }
+        } else {
+            None
+        };
         let class = props.declaring_type;
         let type_name = import.type_name(class).map_err(md("GetTypeDefProps"))?;
         let name = format!("{type_name}::{}", props.name);
@@ -195,12 +205,16 @@ impl CallTarget<'_> {
             )?,
             None => LocalVarSig { locals: vec![] },
         };
-        let probes = self.probes(emit, &name, &sig)?;
+        let probes = self.probes(emit, &name, &sig, awaited.as_ref())?;
         let mut cx = EmitContext {
             emit,
             failure: None,
         };
-        let wrapped = wrap(&mut body, &sig, &this, &locals, &probes, &mut cx);
+        let body_sig = match awaited {
+            Some(ret) => MethodSig { ret, ..sig.clone() },
+            None => sig,
+        };
+        let wrapped = wrap(&mut body, &body_sig, &this, &locals, &probes, &mut cx);
         if let Some(failure) = cx.failure {
             return Err(failure);
         }
