@@ -1681,3 +1681,67 @@ fn a_web_servers_runtime_async_framework_methods_are_wrapped() {
     );
     assert_eq!(begins, ends, "{describe}");
 }
+
+#[test]
+fn runtime_async_methods_are_rejitted_while_the_program_runs_and_reverted() {
+    // ReJIT mode with the handshake: phase 1 runs the methods unwrapped
+    // (compiled), the ReJIT requested after it wraps them for phase 2, the
+    // revert after phase 2 unwraps them for phase 3. For a runtime-async
+    // method the ReJIT must reach the async variant (which runs the body),
+    // not only the Task-returning thunk the token names.
+    let runtime = dotnet::runtime();
+    let dir = sync_dir("rejit-runtime-async");
+    let dir_text = runtime.program_path(&dir);
+    let dir_text = dir_text.as_str();
+    let profiler = call_target(&runtime, &runtime_async_targets())
+        .with_env("CORPROF_CALLTARGET_REJIT", "1")
+        .with_env("CORPROF_CALLTARGET_SYNC_DIR", dir_text);
+    let run = runtime.run("RuntimeAsync", &["--sync-dir", dir_text], Some(&profiler));
+    if runtime.major() < 11 {
+        assert_eq!(run.signal(), Some(6), "{}", run.describe()); // refused, as above
+        return;
+    }
+    assert!(!run.crashed(), "{}", run.describe());
+    let mut expected: Vec<String> = runtime_async_output(0)[..RUNTIME_ASYNC_METHODS.len()].to_vec();
+    for phase in 1..=3 {
+        expected.extend(["shout=hi0!".to_string(), "fail=bad0".to_string()]);
+        expected.push(format!("phase {phase} sum=40"));
+    }
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    run.assert_exit(0).assert_stdout(&expected);
+    let stderr = &run.stderr;
+    let at = |needle: &str| {
+        stderr
+            .find(needle)
+            .unwrap_or_else(|| panic!("stderr lacks {needle:?}\n{}", run.describe()))
+    };
+    let phases = [
+        0,
+        at("phase 1 done\n"),
+        at("phase 2 done\n"),
+        at("phase 3 done\n"),
+    ];
+    let begins: Vec<usize> = phases
+        .windows(2)
+        .map(|w| stderr[w[0]..w[1]].matches("calltarget begin ").count())
+        .collect();
+    let ends: Vec<usize> = phases
+        .windows(2)
+        .map(|w| {
+            stderr[w[0]..w[1]].matches("calltarget end ").count()
+                + stderr[w[0]..w[1]].matches("calltarget exception ").count()
+        })
+        .collect();
+    let n = RUNTIME_ASYNC_METHODS.len();
+    assert_eq!(
+        (begins, ends),
+        (vec![0, n, 0], vec![0, n, 0]),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        stderr.contains("calltarget: RequestRevert succeeded"),
+        "{}",
+        run.describe()
+    );
+}
