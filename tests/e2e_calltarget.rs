@@ -1422,7 +1422,7 @@ fn async_methods_end_when_their_task_completes() {
 
 /// The methods of `RuntimeAsync` compiled with runtime async, each called
 /// [`RUNTIME_ASYNC_CALLS`] times.
-const RUNTIME_ASYNC_METHODS: [&str; 4] = ["Twice", "Shout", "Pause", "Fail"];
+const RUNTIME_ASYNC_METHODS: [&str; 5] = ["Twice", "Shout", "Pause", "Fail", "Echo"];
 const RUNTIME_ASYNC_CALLS: usize = 3;
 
 /// What `RuntimeAsync` prints without a profiler on 11.0 (the lines are
@@ -1437,6 +1437,7 @@ fn runtime_async_output(calls: usize) -> Vec<String> {
     for i in 0..calls {
         lines.push(format!("shout=hi{i}!"));
         lines.push(format!("fail=bad{i}"));
+        lines.push(format!("echo=e{i}"));
     }
     let sum: usize = (0..calls).map(|i| (i + 20) * 2).sum();
     lines.push(format!("sum={sum} paused={calls}"));
@@ -1528,6 +1529,9 @@ fn runtime_async_methods_end_once_with_the_awaited_value_across_suspensions() {
             format!("calltarget end {p}::Pause -> void"),
             format!("calltarget begin {p}::Fail(bad{i})"),
             format!("calltarget exception {p}::Fail System.InvalidOperationException"),
+            // Generic: TResult is the method's T (`!!0`), here string.
+            format!("calltarget begin {p}::Echo(e{i})"),
+            format!("calltarget end {p}::Echo -> e{i}"),
         ]);
     }
     assert_eq!(probe_lines(&run), expected, "{}", run.describe());
@@ -1540,10 +1544,12 @@ fn runtime_async_methods_end_once_with_the_awaited_value_across_suspensions() {
 
 #[test]
 fn runtime_async_methods_are_counted_exactly_at_the_default_settings() {
-    // Tiered compilation on (tier 0, then tier 1 and OSR compile the
-    // wrapped IL again), many calls resuming on pool threads: every call
-    // has one begin and one end; OnAsyncMethodEnd counts on the thread the
-    // body completes on.
+    // Tiered compilation on (the async variant and the Task-returning
+    // thunk of each method compiled at tier 0, "JIT-compiled again", and
+    // again at tier 1 when the runtime gets to it; the variant always from
+    // the wrapped IL), many calls resuming on pool threads: every call has
+    // one begin and one end; OnAsyncMethodEnd counts on the thread the body
+    // completes on.
     let runtime = dotnet::runtime();
     let calls = 200;
     let profiler = call_target_at_defaults(&runtime, &runtime_async_targets()).with_env(
@@ -1589,6 +1595,7 @@ fn runtime_async_methods_fall_back_to_the_synchronous_end_with_the_awaited_value
             format!("calltarget syncend System.String hi{i}!"),
             "calltarget syncend void -".to_string(),
             "calltarget syncend System.Int32 System.InvalidOperationException".to_string(),
+            format!("calltarget syncend System.String e{i}"),
         ]);
     }
     assert_eq!(ends, expected, "{}", run.describe());
@@ -1704,7 +1711,7 @@ fn runtime_async_methods_are_rejitted_while_the_program_runs_and_reverted() {
     assert!(!run.crashed(), "{}", run.describe());
     let mut expected: Vec<String> = runtime_async_output(0)[..RUNTIME_ASYNC_METHODS.len()].to_vec();
     for phase in 1..=3 {
-        expected.extend(["shout=hi0!".to_string(), "fail=bad0".to_string()]);
+        expected.extend(["shout=hi0!", "fail=bad0", "echo=e0"].map(String::from));
         expected.push(format!("phase {phase} sum=40"));
     }
     let expected: Vec<&str> = expected.iter().map(String::as_str).collect();

@@ -1,6 +1,6 @@
 // Runtime-async targets of the call_target example (tests/e2e_calltarget.rs):
-// Task<int>, ValueTask<string>, Task, and a Task<int> that throws after an
-// await, each awaiting something that really suspends (Task.Yield,
+// Task<int>, ValueTask<string>, Task, a Task<int> that throws after an
+// await, and a generic Task<T>, each awaiting something that really suspends (Task.Yield,
 // Task.Delay), each called N times (the first argument, default 3). First
 // prints each method's MethodImplAttributes (runtime async sets Async,
 // 0x2000), then what the calls return; exits 0.
@@ -51,6 +51,13 @@ namespace E2E.RuntimeAsync
             throw new InvalidOperationException(message);
         }
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async Task<T> Echo<T>(T value)
+        {
+            await Task.Yield();
+            return value;
+        }
+
         static async Task<int> Run(int n)
         {
             int sum = 0;
@@ -68,6 +75,7 @@ namespace E2E.RuntimeAsync
                 {
                     Console.WriteLine("fail=" + e.Message);
                 }
+                Console.WriteLine("echo=" + await Echo("e" + i));
             }
             return sum;
         }
@@ -101,7 +109,7 @@ namespace E2E.RuntimeAsync
         {
             bool phases = args.Length == 2 && args[0] == "--sync-dir";
             int n = args.Length > 0 && !phases ? int.Parse(args[0]) : 3;
-            foreach (string name in new[] { "Twice", "Shout", "Pause", "Fail" })
+            foreach (string name in new[] { "Twice", "Shout", "Pause", "Fail", "Echo" })
             {
                 MethodInfo m = typeof(Program).GetMethod(name);
                 Console.WriteLine("impl " + name + " 0x" + ((int)m.MethodImplementationFlags).ToString("x"));
