@@ -1422,7 +1422,7 @@ fn async_methods_end_when_their_task_completes() {
 
 /// The methods of `RuntimeAsync` compiled with runtime async, each called
 /// [`RUNTIME_ASYNC_CALLS`] times.
-const RUNTIME_ASYNC_METHODS: [&str; 5] = ["Twice", "Shout", "Pause", "Fail", "Echo"];
+const RUNTIME_ASYNC_METHODS: [&str; 6] = ["Twice", "Shout", "Pause", "Fail", "Echo", "Tick"];
 const RUNTIME_ASYNC_CALLS: usize = 3;
 
 /// What `RuntimeAsync` prints without a profiler on 11.0 (the lines are
@@ -1440,7 +1440,7 @@ fn runtime_async_output(calls: usize) -> Vec<String> {
         lines.push(format!("echo=e{i}"));
     }
     let sum: usize = (0..calls).map(|i| (i + 20) * 2).sum();
-    lines.push(format!("sum={sum} paused={calls}"));
+    lines.push(format!("sum={sum} paused={calls} ticks={}", 2 * calls));
     lines
 }
 
@@ -1532,6 +1532,8 @@ fn runtime_async_methods_end_once_with_the_awaited_value_across_suspensions() {
             // Generic: TResult is the method's T (`!!0`), here string.
             format!("calltarget begin {p}::Echo(e{i})"),
             format!("calltarget end {p}::Echo -> e{i}"),
+            format!("calltarget begin {p}::Tick(2)"),
+            format!("calltarget end {p}::Tick -> void"),
         ]);
     }
     assert_eq!(probe_lines(&run), expected, "{}", run.describe());
@@ -1596,6 +1598,7 @@ fn runtime_async_methods_fall_back_to_the_synchronous_end_with_the_awaited_value
             "calltarget syncend void -".to_string(),
             "calltarget syncend System.Int32 System.InvalidOperationException".to_string(),
             format!("calltarget syncend System.String e{i}"),
+            "calltarget syncend void -".to_string(),
         ]);
     }
     assert_eq!(ends, expected, "{}", run.describe());

@@ -1,6 +1,6 @@
 // Runtime-async targets of the call_target example (tests/e2e_calltarget.rs):
 // Task<int>, ValueTask<string>, Task, a Task<int> that throws after an
-// await, and a generic Task<T>, each awaiting something that really suspends (Task.Yield,
+// await, a generic Task<T> and a ValueTask, each awaiting something that really suspends (Task.Yield,
 // Task.Delay), each called N times (the first argument, default 3). First
 // prints each method's MethodImplAttributes (runtime async sets Async,
 // 0x2000), then what the calls return; exits 0.
@@ -58,6 +58,15 @@ namespace E2E.RuntimeAsync
             return value;
         }
 
+        static int ticks;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static async ValueTask Tick(int by)
+        {
+            await Task.Yield();
+            ticks += by;
+        }
+
         static async Task<int> Run(int n)
         {
             int sum = 0;
@@ -76,6 +85,7 @@ namespace E2E.RuntimeAsync
                     Console.WriteLine("fail=" + e.Message);
                 }
                 Console.WriteLine("echo=" + await Echo("e" + i));
+                await Tick(2);
             }
             return sum;
         }
@@ -109,7 +119,7 @@ namespace E2E.RuntimeAsync
         {
             bool phases = args.Length == 2 && args[0] == "--sync-dir";
             int n = args.Length > 0 && !phases ? int.Parse(args[0]) : 3;
-            foreach (string name in new[] { "Twice", "Shout", "Pause", "Fail", "Echo" })
+            foreach (string name in new[] { "Twice", "Shout", "Pause", "Fail", "Echo", "Tick" })
             {
                 MethodInfo m = typeof(Program).GetMethod(name);
                 Console.WriteLine("impl " + name + " 0x" + ((int)m.MethodImplementationFlags).ToString("x"));
@@ -117,7 +127,7 @@ namespace E2E.RuntimeAsync
             if (phases)
                 return Phases(args[1]);
             int sum = Run(n).GetAwaiter().GetResult();
-            Console.WriteLine("sum=" + sum + " paused=" + paused);
+            Console.WriteLine("sum=" + sum + " paused=" + paused + " ticks=" + ticks);
             return 0;
         }
     }
