@@ -5,7 +5,7 @@
 
 use corprof::cil::{ClauseKind, ErrorKind, MethodBody, StackSig, Token};
 use corprof::cil::{LocalVarSig, MethodSig, TypeSig};
-use corprof::instrument::{wrap, Probes, ThisArg, WrapContext};
+use corprof::instrument::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
 
 const PROBES: Probes = Probes {
     begin: Some(Token(0x0A00_0010)),
@@ -607,6 +607,157 @@ fn by_ref_like_values_reach_the_integration_as_null_objects() {
         cx.locals.unwrap().locals,
         vec![state(), span, exception(), TypeSig::Object],
         "no CallTargetReturn for a result passed as null"
+    );
+    assert!(cx.member_refs.is_empty());
+}
+
+/// `CallTargetReturn` (the non-generic value type), `TResult` of a `Task`.
+const VOID_RESULT: Token = Token(0x0100_0032);
+
+fn awaited_probes(result: TypeSig) -> Probes {
+    Probes {
+        async_end: Some(AsyncProbes {
+            end: Token(0x0A00_0012),
+            end_state_by_ref: true,
+            continuation: None,
+            result,
+        }),
+        ..PROBES
+    }
+}
+
+#[test]
+fn runtime_async_task_body_returns_nothing_and_ends_directly() {
+    // [MethodImpl(Async)] static async Task P() { }: the body's `ret`
+    // carries nothing, so the signature given is `void P()`. The end is
+    // OnAsyncMethodEnd<object, CallTargetReturn>(null, default, e|null,
+    // in state), called in place (no continuation, no delegate).
+    let original = [0x06, 0x2A]; // tiny header, ret
+    let sig = MethodSig::static_method(TypeSig::Void, vec![]);
+    let probes = awaited_probes(TypeSig::ValueType(VOID_RESULT));
+    let (body, cx) = wrapped_with(&original, &sig, ThisArg::Static, &no_locals(), &probes);
+    // The begin, the body's `ret` become `leave` to the normal end; the
+    // exceptional end gets default(CallTargetReturn) (local 2) and the
+    // exception (local 1) and rethrows; the normal end the same value and
+    // null, its answer dropped.
+    assert_eq!(
+        body.to_string(),
+        "IL_0000: ldnull\n\
+         IL_0001: ldstr 0x70000001\n\
+         IL_0006: call 0x2B000002\n\
+         IL_000b: stloc.0\n\
+         IL_000c: leave IL_0017\n\
+         IL_0011: pop\n\
+         IL_0012: leave IL_0017\n\
+         IL_0017: leave IL_0035\n\
+         IL_001c: stloc.1\n\
+         IL_001d: ldnull\n\
+         IL_001e: ldloc.2\n\
+         IL_001f: ldloc.1\n\
+         IL_0020: ldloca.s 0\n\
+         IL_0022: call 0x2B000001\n\
+         IL_0027: pop\n\
+         IL_0028: leave IL_0033\n\
+         IL_002d: pop\n\
+         IL_002e: leave IL_0033\n\
+         IL_0033: rethrow\n\
+         IL_0035: ldnull\n\
+         IL_0036: ldloc.2\n\
+         IL_0037: ldnull\n\
+         IL_0038: ldloca.s 0\n\
+         IL_003a: call 0x2B000001\n\
+         IL_003f: pop\n\
+         IL_0040: leave IL_004b\n\
+         IL_0045: pop\n\
+         IL_0046: leave IL_004b\n\
+         IL_004b: ret\n\
+         .try IL_001d to IL_002d catch 0x01000020 handler IL_002d to IL_0033\n\
+         .try IL_0017 to IL_001c catch 0x01000020 handler IL_001c to IL_0035\n\
+         .try IL_0035 to IL_0045 catch 0x01000020 handler IL_0045 to IL_004b\n\
+         .try IL_0000 to IL_0011 catch 0x01000020 handler IL_0011 to IL_0017\n"
+    );
+    assert_eq!(
+        cx.locals.unwrap().locals,
+        vec![state(), exception(), TypeSig::ValueType(VOID_RESULT)],
+        "state, exception, default(CallTargetReturn): no result"
+    );
+    // OnAsyncMethodEnd<object, CallTargetReturn>, OnMethodBegin<object>;
+    // no CallTargetReturn<T>.GetReturnValue.
+    assert_eq!(
+        cx.specs,
+        vec![
+            (
+                Token(0x0A00_0012),
+                vec![TypeSig::Object, TypeSig::ValueType(VOID_RESULT)]
+            ),
+            (Token(0x0A00_0010), vec![TypeSig::Object]),
+        ]
+    );
+    assert!(cx.member_refs.is_empty());
+}
+
+#[test]
+fn runtime_async_task_of_int_body_returns_the_int() {
+    // [MethodImpl(Async)] static async Task<int> F() => 41;: `ldc.i4.s 41;
+    // ret`, so the signature given is `int F()`; OnAsyncMethodEnd<object,
+    // int>'s answer is what the body returns.
+    let original = [0x0E, 0x1F, 41, 0x2A];
+    let sig = MethodSig::static_method(TypeSig::I4, vec![]);
+    let probes = awaited_probes(TypeSig::I4);
+    let (body, cx) = wrapped_with(&original, &sig, ThisArg::Static, &no_locals(), &probes);
+    // The body's value (local 1) goes to OnAsyncMethodEnd, whose answer
+    // is stored back and returned; the exceptional end gets default(int)
+    // (local 3).
+    assert_eq!(
+        body.to_string(),
+        "IL_0000: ldnull\n\
+         IL_0001: ldstr 0x70000001\n\
+         IL_0006: call 0x2B000002\n\
+         IL_000b: stloc.0\n\
+         IL_000c: leave IL_0017\n\
+         IL_0011: pop\n\
+         IL_0012: leave IL_0017\n\
+         IL_0017: ldc.i4.s 41\n\
+         IL_0019: stloc.1\n\
+         IL_001a: leave IL_0038\n\
+         IL_001f: stloc.2\n\
+         IL_0020: ldnull\n\
+         IL_0021: ldloc.3\n\
+         IL_0022: ldloc.2\n\
+         IL_0023: ldloca.s 0\n\
+         IL_0025: call 0x2B000001\n\
+         IL_002a: pop\n\
+         IL_002b: leave IL_0036\n\
+         IL_0030: pop\n\
+         IL_0031: leave IL_0036\n\
+         IL_0036: rethrow\n\
+         IL_0038: ldnull\n\
+         IL_0039: ldloc.1\n\
+         IL_003a: ldnull\n\
+         IL_003b: ldloca.s 0\n\
+         IL_003d: call 0x2B000001\n\
+         IL_0042: stloc.1\n\
+         IL_0043: leave IL_004e\n\
+         IL_0048: pop\n\
+         IL_0049: leave IL_004e\n\
+         IL_004e: ldloc.1\n\
+         IL_004f: ret\n\
+         .try IL_0020 to IL_0030 catch 0x01000020 handler IL_0030 to IL_0036\n\
+         .try IL_0017 to IL_001f catch 0x01000020 handler IL_001f to IL_0038\n\
+         .try IL_0038 to IL_0048 catch 0x01000020 handler IL_0048 to IL_004e\n\
+         .try IL_0000 to IL_0011 catch 0x01000020 handler IL_0011 to IL_0017\n"
+    );
+    assert_eq!(
+        cx.locals.unwrap().locals,
+        vec![state(), TypeSig::I4, exception(), TypeSig::I4],
+        "state, result, exception, default(int)"
+    );
+    assert_eq!(
+        cx.specs,
+        vec![
+            (Token(0x0A00_0012), vec![TypeSig::Object, TypeSig::I4]),
+            (Token(0x0A00_0010), vec![TypeSig::Object]),
+        ]
     );
     assert!(cx.member_refs.is_empty());
 }

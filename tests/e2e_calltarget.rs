@@ -1419,3 +1419,339 @@ fn async_methods_end_when_their_task_completes() {
     assert!(compute.contains("ldftn 0x2B"), "{compute}");
     assert!(compute.contains("newobj 0x0A"), "{compute}");
 }
+
+/// The methods of `RuntimeAsync` compiled with runtime async, each called
+/// [`RUNTIME_ASYNC_CALLS`] times.
+const RUNTIME_ASYNC_METHODS: [&str; 6] = ["Twice", "Shout", "Pause", "Fail", "Echo", "Tick"];
+const RUNTIME_ASYNC_CALLS: usize = 3;
+
+/// What `RuntimeAsync` prints without a profiler on 11.0 (the lines are
+/// the C# program's, not the profiler's): each method's
+/// MethodImplementationFlags (Async 0x2000 | NoInlining 0x8), then what the
+/// calls return.
+fn runtime_async_output(calls: usize) -> Vec<String> {
+    let mut lines: Vec<String> = RUNTIME_ASYNC_METHODS
+        .iter()
+        .map(|m| format!("impl {m} 0x2008"))
+        .collect();
+    for i in 0..calls {
+        lines.push(format!("shout=hi{i}!"));
+        lines.push(format!("fail=bad{i}"));
+        lines.push(format!("echo=e{i}"));
+    }
+    let sum: usize = (0..calls).map(|i| (i + 20) * 2).sum();
+    lines.push(format!("sum={sum} paused={calls} ticks={}", 2 * calls));
+    lines
+}
+
+/// `RuntimeAsync` with `profiler`, each method called `calls` times: on
+/// 11.0 its unprofiled output is checked (the flags prove the methods are
+/// runtime-async), the profiled run's too (the same), and the profiled run
+/// returned; older runtimes refuse the assembly, with or without a profiler
+/// (asserted here), and `None` is returned.
+fn run_runtime_async(runtime: &Runtime, profiler: &Profiler, calls: usize) -> Option<RunOutput> {
+    let n = calls.to_string();
+    let plain = runtime.run("RuntimeAsync", &[&n], None);
+    let profiled = runtime.run("RuntimeAsync", &[&n], Some(profiler));
+    if runtime.major() >= 11 {
+        let expected = runtime_async_output(calls);
+        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+        plain.assert_exit(0).assert_stdout(&expected);
+        assert!(!profiled.crashed(), "{}", profiled.describe());
+        profiled.assert_exit(0).assert_stdout(&expected);
+        return Some(profiled);
+    }
+    // 10.0 loads the assembly and refuses the type whose methods carry
+    // MethodImplAttributes.Async; older runtimes do not even have the
+    // System.Runtime 10.0.0.0 it references (3.1 finds an older one).
+    let refusal = match runtime.major() {
+        10 => "System.TypeLoadException: Could not load type 'E2E.RuntimeAsync.Program'",
+        3 => {
+            "System.IO.FileLoadException: Could not load file or assembly 'System.Runtime, \
+             Version=10.0.0.0"
+        }
+        _ => {
+            "System.IO.FileNotFoundException: Could not load file or assembly 'System.Runtime, \
+             Version=10.0.0.0"
+        }
+    };
+    for run in [&plain, &profiled] {
+        assert_eq!(run.signal(), Some(6), "{}", run.describe()); // SIGABRT
+        assert!(run.stdout.is_empty(), "{}", run.describe());
+        assert!(
+            run.stderr
+                .contains(&format!("Unhandled exception. {refusal}")),
+            "runtime {}: {}",
+            runtime.major(),
+            run.describe()
+        );
+    }
+    None
+}
+
+fn runtime_async_targets() -> String {
+    RUNTIME_ASYNC_METHODS
+        .iter()
+        .map(|m| format!("RuntimeAsync!E2E.RuntimeAsync.Program::{m}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+#[test]
+fn runtime_async_methods_end_once_with_the_awaited_value_across_suspensions() {
+    // Runtime-async methods (found by their MethodImplAttributes.Async, not
+    // by name): begin once per call, OnAsyncMethodEnd once per call with
+    // the value the body returned after its awaits (`void` for Task), or
+    // the exception thrown after an await, which the caller still catches;
+    // the program's output is unchanged.
+    let runtime = dotnet::runtime();
+    let profiler =
+        call_target(&runtime, &runtime_async_targets()).with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let Some(run) = run_runtime_async(&runtime, &profiler, RUNTIME_ASYNC_CALLS) else {
+        return;
+    };
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    assert_eq!(
+        assert_balanced(&run),
+        RUNTIME_ASYNC_METHODS.len() * RUNTIME_ASYNC_CALLS,
+        "{}",
+        run.describe()
+    );
+    let p = "E2E.RuntimeAsync.Program";
+    let mut expected = Vec::new();
+    for i in 0..RUNTIME_ASYNC_CALLS {
+        expected.extend([
+            format!("calltarget begin {p}::Twice({})", i + 20),
+            format!("calltarget end {p}::Twice -> {}", (i + 20) * 2),
+            format!("calltarget begin {p}::Shout(hi{i})"),
+            format!("calltarget end {p}::Shout -> hi{i}!"),
+            format!("calltarget begin {p}::Pause(1)"),
+            format!("calltarget end {p}::Pause -> void"),
+            format!("calltarget begin {p}::Fail(bad{i})"),
+            format!("calltarget exception {p}::Fail System.InvalidOperationException"),
+            // Generic: TResult is the method's T (`!!0`), here string.
+            format!("calltarget begin {p}::Echo(e{i})"),
+            format!("calltarget end {p}::Echo -> e{i}"),
+            format!("calltarget begin {p}::Tick(2)"),
+            format!("calltarget end {p}::Tick -> void"),
+        ]);
+    }
+    assert_eq!(probe_lines(&run), expected, "{}", run.describe());
+    // OnAsyncMethodEnd is called directly: no continuation, no delegate.
+    for m in RUNTIME_ASYNC_METHODS {
+        let il = listing(&run, &format!("{p}::{m}"));
+        assert!(!il.contains("ldftn"), "{il}");
+    }
+}
+
+#[test]
+fn runtime_async_methods_are_counted_exactly_at_the_default_settings() {
+    // Tiered compilation on (the async variant and the Task-returning
+    // thunk of each method compiled at tier 0, "JIT-compiled again", and
+    // again at tier 1 when the runtime gets to it; the variant always from
+    // the wrapped IL), many calls resuming on pool threads: every call has
+    // one begin and one end; OnAsyncMethodEnd counts on the thread the body
+    // completes on.
+    let runtime = dotnet::runtime();
+    let calls = 200;
+    let profiler = call_target_at_defaults(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "CorProf.CallTarget.CountingIntegration",
+    );
+    let Some(run) = run_runtime_async(&runtime, &profiler, calls) else {
+        return;
+    };
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    let calls = calls * RUNTIME_ASYNC_METHODS.len();
+    let failed = calls / RUNTIME_ASYNC_METHODS.len();
+    assert_has(
+        &run,
+        &format!("calltarget counts begin {calls} end {calls} exception {failed}\n"),
+    );
+}
+
+#[test]
+fn runtime_async_methods_fall_back_to_the_synchronous_end_with_the_awaited_value() {
+    // An integration without OnAsyncMethodEnd: the synchronous OnMethodEnd
+    // gets the body's value and its type (int, string; the non-generic end
+    // for Task), or the exception; one that throws from every probe changes
+    // nothing the program sees.
+    let runtime = dotnet::runtime();
+    let profiler = call_target(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "E2E.CallTargetTest.SyncEndIntegration",
+    );
+    let Some(run) = run_runtime_async(&runtime, &profiler, 2) else {
+        return;
+    };
+    assert!(!run.stderr.contains("left unchanged"), "{}", run.describe());
+    let ends: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("calltarget syncend "))
+        .collect();
+    let mut expected = Vec::new();
+    for i in 0..2 {
+        expected.extend([
+            format!("calltarget syncend System.Int32 {}", (i + 20) * 2),
+            format!("calltarget syncend System.String hi{i}!"),
+            "calltarget syncend void -".to_string(),
+            "calltarget syncend System.Int32 System.InvalidOperationException".to_string(),
+            format!("calltarget syncend System.String e{i}"),
+            "calltarget syncend void -".to_string(),
+        ]);
+    }
+    assert_eq!(ends, expected, "{}", run.describe());
+
+    let profiler = call_target(&runtime, &runtime_async_targets()).with_env(
+        "CORPROF_CALLTARGET_INTEGRATION",
+        "E2E.CallTargetTest.ThrowingIntegration",
+    );
+    let run = run_runtime_async(&runtime, &profiler, 2).expect("11.0 ran it above");
+    for m in RUNTIME_ASYNC_METHODS {
+        assert_has(
+            &run,
+            &format!("calltarget: wrapped E2E.RuntimeAsync.Program::{m}\n"),
+        );
+    }
+}
+
+/// The Kestrel and hosting methods of [`a_web_servers_runtime_async_framework_methods_are_wrapped`].
+const PROCESS_REQUESTS: &str =
+    "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.HttpConnection::ProcessRequestsAsync";
+const START: &str = "Microsoft.AspNetCore.Hosting.GenericWebHostService::StartAsync";
+
+#[test]
+fn a_web_servers_runtime_async_framework_methods_are_wrapped() {
+    // ASP.NET Core 11.0 compiles Kestrel's HttpConnection.ProcessRequestsAsync
+    // (once per connection) and GenericWebHostService.StartAsync (once per
+    // server) with runtime async; earlier versions as state machines. At
+    // the runtime's defaults (their ReadyToRun code set aside, or ReJIT),
+    // under wrk, each is wrapped and every call has one begin and one end,
+    // no exception, on every runtime.
+    let runtime = dotnet::runtime();
+    let profiler = call_target_at_defaults(
+        &runtime,
+        &format!(
+            "Microsoft.AspNetCore.Server.Kestrel.Core!{PROCESS_REQUESTS};\
+             Microsoft.AspNetCore.Hosting!{START}"
+        ),
+    )
+    .with_env("CORPROF_CALLTARGET_VERBOSE", "1");
+    let server = WebServer::start(&runtime, Some(&profiler));
+    let connections = 16;
+    let load = wrk(&server.url("/json"), 2, connections, 3);
+    assert!(load.requests > 1000, "{load:?}");
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let stopped = server.stop();
+    let describe = format!("{stopped:?}");
+    assert_eq!(stopped.status.code(), Some(0), "{describe}");
+    let lines: Vec<&str> = stopped.stderr.lines().collect();
+    let count = |prefix: &str| lines.iter().filter(|l| l.starts_with(prefix)).count();
+    for method in [PROCESS_REQUESTS, START] {
+        let short = method.replace("::", ".");
+        assert!(
+            lines
+                .iter()
+                .any(|l| *l == format!("calltarget: wrapped {method}")
+                    || *l == format!("calltarget: ReJIT wrapped {method}")),
+            "{method} wrapped: {describe}"
+        );
+        // What the profiler read of its flags: on 11.0 the body returns
+        // nothing (Task), so OnAsyncMethodEnd is called in place; earlier,
+        // through CallTargetAsync's continuation.
+        let probes = lines
+            .iter()
+            .find(|l| l.starts_with(&format!("calltarget: {method}: Probes {{")))
+            .unwrap_or_else(|| panic!("no listing of {method}: {describe}"));
+        let in_place = probes.contains("continuation: None");
+        assert_eq!(in_place, runtime.major() >= 11, "{short}: {probes}");
+        assert_eq!(
+            count(&format!("calltarget exception {method}")),
+            0,
+            "{describe}"
+        );
+    }
+    assert!(!stopped.stderr.contains("left unchanged"), "{describe}");
+    assert_eq!(
+        count(&format!("calltarget begin {START}(")),
+        1,
+        "{describe}"
+    );
+    assert_eq!(
+        count(&format!("calltarget end {START} -> void")),
+        1,
+        "{describe}"
+    );
+    let begins = count(&format!("calltarget begin {PROCESS_REQUESTS}("));
+    let ends = count(&format!("calltarget end {PROCESS_REQUESTS} -> void"));
+    assert!(
+        begins >= connections as usize,
+        "{begins} connections: {describe}"
+    );
+    assert_eq!(begins, ends, "{describe}");
+}
+
+#[test]
+fn runtime_async_methods_are_rejitted_while_the_program_runs_and_reverted() {
+    // ReJIT mode with the handshake: phase 1 runs the methods unwrapped
+    // (compiled), the ReJIT requested after it wraps them for phase 2, the
+    // revert after phase 2 unwraps them for phase 3. For a runtime-async
+    // method the ReJIT must reach the async variant (which runs the body),
+    // not only the Task-returning thunk the token names.
+    let runtime = dotnet::runtime();
+    let dir = sync_dir("rejit-runtime-async");
+    let dir_text = runtime.program_path(&dir);
+    let dir_text = dir_text.as_str();
+    let profiler = call_target(&runtime, &runtime_async_targets())
+        .with_env("CORPROF_CALLTARGET_REJIT", "1")
+        .with_env("CORPROF_CALLTARGET_SYNC_DIR", dir_text);
+    let run = runtime.run("RuntimeAsync", &["--sync-dir", dir_text], Some(&profiler));
+    if runtime.major() < 11 {
+        assert_eq!(run.signal(), Some(6), "{}", run.describe()); // refused, as above
+        return;
+    }
+    assert!(!run.crashed(), "{}", run.describe());
+    let mut expected: Vec<String> = runtime_async_output(0)[..RUNTIME_ASYNC_METHODS.len()].to_vec();
+    for phase in 1..=3 {
+        expected.extend(["shout=hi0!", "fail=bad0", "echo=e0"].map(String::from));
+        expected.push(format!("phase {phase} sum=40"));
+    }
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    run.assert_exit(0).assert_stdout(&expected);
+    let stderr = &run.stderr;
+    let at = |needle: &str| {
+        stderr
+            .find(needle)
+            .unwrap_or_else(|| panic!("stderr lacks {needle:?}\n{}", run.describe()))
+    };
+    let phases = [
+        0,
+        at("phase 1 done\n"),
+        at("phase 2 done\n"),
+        at("phase 3 done\n"),
+    ];
+    let begins: Vec<usize> = phases
+        .windows(2)
+        .map(|w| stderr[w[0]..w[1]].matches("calltarget begin ").count())
+        .collect();
+    let ends: Vec<usize> = phases
+        .windows(2)
+        .map(|w| {
+            stderr[w[0]..w[1]].matches("calltarget end ").count()
+                + stderr[w[0]..w[1]].matches("calltarget exception ").count()
+        })
+        .collect();
+    let n = RUNTIME_ASYNC_METHODS.len();
+    assert_eq!(
+        (begins, ends),
+        (vec![0, n, 0], vec![0, n, 0]),
+        "{}",
+        run.describe()
+    );
+    assert!(
+        stderr.contains("calltarget: RequestRevert succeeded"),
+        "{}",
+        run.describe()
+    );
+}

@@ -50,6 +50,8 @@ pub(crate) struct Method {
     class: mdTypeDef,
     attributes: u32,
     sig: Box<[u8]>,
+    /// `CorMethodImpl` flags (0 unless [`FakeScope::set_impl_flags`]).
+    impl_flags: u32,
 }
 
 /// An AssemblyRef row: name, version, culture, key or token.
@@ -183,8 +185,17 @@ impl FakeScope {
             class,
             attributes,
             sig: sig.into(),
+            impl_flags: 0,
         });
         mdMethodDef(token(0x06, t.methods.len() - 1))
+    }
+
+    /// Sets the `CorMethodImpl` flags of `method` (one of [`method`](Self::method)'s).
+    pub(crate) fn set_impl_flags(&mut self, method: mdMethodDef, flags: u32) {
+        let mut t = self.t();
+        if let Some(m) = row(method.0, 0x06).and_then(|i| t.methods.get_mut(i)) {
+            m.impl_flags = flags;
+        }
     }
 
     /// Adds a TypeRef named `name` in resolution scope `scope`.
@@ -459,7 +470,7 @@ impl IMetaDataImport_Impl for FakeScope {
             put(attributes, m.attributes);
             put_blob(&m.sig, sig, sig_len);
             put(rva, 0);
-            put(impl_flags, 0);
+            put(impl_flags, m.impl_flags);
             answer_wide(&m.name, name, cap, needed)
         }
     }

@@ -42,8 +42,8 @@ mod rejit;
 mod rejit_profiler;
 
 pub use calltarget::{
-    wrap, AsyncProbes, CallTarget, Integration, MethodTarget, MethodTargets, Probes, ThisArg,
-    WrapContext, WrapError, WrapWhen, Wrapped, DEFAULT_INTEGRATION,
+    wrap, AsyncProbes, CallTarget, Continuation, Integration, MethodTarget, MethodTargets, Probes,
+    ThisArg, WrapContext, WrapError, WrapWhen, Wrapped, DEFAULT_INTEGRATION,
 };
 pub use component::{CallTargetOptions, CallTargetProfiler};
 pub use edit::{ConstantPatch, Edited, IlEdit};

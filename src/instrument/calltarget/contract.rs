@@ -185,7 +185,7 @@ impl Integration {
 
     /// An integration named `type_name` with no methods yet, whose
     /// signatures' tokens are named by `names`.
-    fn empty(type_name: &str, names: BTreeMap<u32, (bool, String)>) -> Integration {
+    pub(super) fn empty(type_name: &str, names: BTreeMap<u32, (bool, String)>) -> Integration {
         Integration {
             type_name: type_name.into(),
             begins: BTreeMap::new(),

@@ -46,11 +46,16 @@ mod targets;
 use references::{generic_param_count, is_value_type, EmitContext};
 
 pub use contract::Integration;
-pub use il::{wrap, AsyncProbes, Probes, ThisArg, WrapContext};
+pub use il::{wrap, AsyncProbes, Continuation, Probes, ThisArg, WrapContext};
 pub use targets::{MethodTarget, MethodTargets, WrapWhen};
 
 /// The namespace of the contract's types (calltarget/Contract.cs).
 const CONTRACT: &str = "CorProf.CallTarget";
+
+/// `CorMethodImpl::miAsync` (`MethodImplAttributes.Async`): a runtime-async
+/// method (.NET 11), whose IL returns the awaited value, not the task its
+/// signature names.
+const MI_ASYNC: u32 = 0x2000;
 
 /// The integration every target uses unless it names its own.
 pub const DEFAULT_INTEGRATION: &str = "CorProf.CallTarget.LogIntegration";
@@ -149,6 +154,21 @@ impl CallTarget<'_> {
             return Err(WrapError::Unsupported("constructor"));
         }
         let sig = MethodSig::decode(props.signature)?;
+        // A runtime-async method's body returns the awaited value (nothing
+        // for Task and ValueTask): it is wrapped as a method returning that.
+        let awaited = if props.impl_flags & MI_ASYNC != 0 {
+            match references::async_kind(import, &sig.ret) {
+                Some((_, _, result)) => Some(result.unwrap_or(TypeSig::Void)),
+                None => {
+                    return Err(WrapError::Unsupported(
+                        "a runtime-async method (MethodImplAttributes.Async) that returns \
+                         no Task, Task<T>, ValueTask or ValueTask<T>",
+                    ))
+                }
+            }
+        } else {
+            None
+        };
         let class = props.declaring_type;
         let type_name = import.type_name(class).map_err(md("GetTypeDefProps"))?;
         let name = format!("{type_name}::{}", props.name);
@@ -185,12 +205,16 @@ impl CallTarget<'_> {
             )?,
             None => LocalVarSig { locals: vec![] },
         };
-        let probes = self.probes(emit, &name, &sig)?;
+        let probes = self.probes(emit, &name, &sig, awaited.as_ref())?;
         let mut cx = EmitContext {
             emit,
             failure: None,
         };
-        let wrapped = wrap(&mut body, &sig, &this, &locals, &probes, &mut cx);
+        let body_sig = match awaited {
+            Some(ret) => MethodSig { ret, ..sig.clone() },
+            None => sig,
+        };
+        let wrapped = wrap(&mut body, &body_sig, &this, &locals, &probes, &mut cx);
         if let Some(failure) = cx.failure {
             return Err(failure);
         }
@@ -228,7 +252,62 @@ impl CallTarget<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::metadata::mdToken;
+    use alloc::collections::BTreeMap;
     use alloc::string::ToString;
+
+    /// Runtime async is read from the implementation flags: a flagged
+    /// method returning no task type is refused; a flagged `Task` method is
+    /// a void method to the integration, a flagged `Task<int>` one and an
+    /// unflagged `Task` one are not (the empty integration then says what
+    /// it lacks for which).
+    #[test]
+    fn runtime_async_is_told_by_the_flag_and_wrapped_by_the_awaited_type() {
+        let mut scope = FakeScope::new();
+        let corlib = mdToken(0x2300_0001);
+        let object = scope.type_ref(corlib, "System.Object");
+        let task_of = scope.type_ref(corlib, "System.Threading.Tasks.Task`1");
+        let task = scope.type_ref(corlib, "System.Threading.Tasks.Task");
+        let class = scope.type_def("N.P", TD_PUBLIC, object.token());
+        // TypeDefOrRef coded index of a TypeRef row: row << 2 | 1.
+        let coded = |t: crate::metadata::mdTypeRef| ((t.0 & 0xFF_FFFF) << 2 | 1) as u8;
+        // static Task<int> ()  /  static Task ()  /  static int ()
+        let task_of_int = [0x00, 0x00, 0x15, 0x12, coded(task_of), 0x01, 0x08];
+        let plain_task = [0x00, 0x00, 0x12, coded(task)];
+        let int = [0x00, 0x00, 0x08];
+        let flagged_int = scope.method(class, "Int", 0x16, &int);
+        let flagged_task_of = scope.method(class, "TaskOfInt", 0x16, &task_of_int);
+        let flagged_task = scope.method(class, "Task", 0x16, &plain_task);
+        let unflagged_task = scope.method(class, "Plain", 0x16, &plain_task);
+        for m in [flagged_int, flagged_task_of, flagged_task] {
+            scope.set_impl_flags(m, MI_ASYNC | 0x8);
+        }
+        let integration = Integration::empty("I", BTreeMap::new());
+        let ct = CallTarget {
+            assembly: AssemblyReference {
+                name: "Helper",
+                ..AssemblyReference::default()
+            },
+            integration: &integration,
+        };
+        let emit = scope.emit();
+        let ret = [0x06, 0x2A]; // tiny header, `ret`
+        let error = |m| ct.wrap_method(&emit, m, &ret).unwrap_err().to_string();
+        assert_eq!(
+            error(flagged_int),
+            "unsupported: a runtime-async method (MethodImplAttributes.Async) that returns no \
+             Task, Task<T>, ValueTask or ValueTask<T>"
+        );
+        let lacks = |kind: &str| {
+            alloc::format!(
+                "integration I has no OnMethodEnd for a {kind} method and no OnMethodBegin"
+            )
+        };
+        assert_eq!(error(flagged_task), lacks("void"));
+        assert_eq!(error(flagged_task_of), lacks("non-void"));
+        assert_eq!(error(unflagged_task), lacks("non-void"));
+    }
 
     #[test]
     fn wrap_errors_display_what_failed() {

@@ -10,7 +10,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::contract::{Integration, ProbeMethod};
-use super::{md, AsyncProbes, CallTarget, Probes, WrapContext, WrapError, CONTRACT};
+use super::{md, AsyncProbes, CallTarget, Continuation, Probes, WrapContext, WrapError, CONTRACT};
 use crate::cil::{LocalVarSig, MethodSig, MethodSpecSig, StackSig, Token, TypeSig};
 use crate::facade::{MetadataEmit, MetadataImport};
 use crate::metadata::{mdToken, mdTypeDef, mdTypeRef};
@@ -250,7 +250,7 @@ pub(super) fn type_name_of(import: &MetadataImport, token: mdToken) -> Result<St
 /// For a return type `Task`, `Task<T>`, `ValueTask` or `ValueTask<T>`:
 /// the `CallTargetAsync` method that continues it, whether it takes
 /// `<TTarget, TResult>`, and `TResult` (`None`: `CallTargetReturn`).
-fn async_kind(
+pub(super) fn async_kind(
     import: &MetadataImport,
     ret: &TypeSig,
 ) -> Option<(&'static str, bool, Option<TypeSig>)> {
@@ -295,12 +295,15 @@ pub(super) fn generic_param_count(
 
 impl CallTarget<'_> {
     /// Adds (or finds) every reference the wrapped body uses; `Err` when
-    /// the integration has no method for this method's shape.
+    /// the integration has no method for this method's shape. `sig` is the
+    /// declared signature; `awaited` is `Some` for a runtime-async method:
+    /// the type its body returns (`Void` for `Task` and `ValueTask`).
     pub(super) fn probes(
         &self,
         emit: &MetadataEmit,
         name: &str,
         sig: &MethodSig,
+        awaited: Option<&TypeSig>,
     ) -> Result<Probes, WrapError> {
         let integration = self.integration;
         let n = sig.params.len() as u32;
@@ -312,7 +315,7 @@ impl CallTarget<'_> {
                 integration.begin_arities()
             )));
         }
-        let void = sig.ret.unmodified() == &TypeSig::Void;
+        let void = awaited.unwrap_or(&sig.ret).unmodified() == &TypeSig::Void;
         let end = if void {
             integration.end_void.as_ref()
         } else {
@@ -348,7 +351,31 @@ impl CallTarget<'_> {
             integration.member_ref(emit, helper, corlib, integration_ref.token(), m)
         };
         let begin_ref = begin.map(|(m, _)| member(m)).transpose()?;
+        let by_ref = |m: &ProbeMethod| {
+            matches!(
+                m.sig.params.last().map(TypeSig::unmodified),
+                Some(TypeSig::ByRef(_))
+            )
+        };
+        let void_result = || -> Result<TypeSig, WrapError> {
+            Ok(TypeSig::ValueType(Token(
+                emit.type_ref(helper, &format!("{CONTRACT}.CallTargetReturn"))
+                    .map_err(md("DefineTypeRefByName(CallTargetReturn)"))?
+                    .0,
+            )))
+        };
         let async_end = match (&integration.async_end, async_kind(emit.import(), &sig.ret)) {
+            // Runtime async: OnAsyncMethodEnd called directly, with the
+            // value the body returns.
+            (Some(end), Some((_, _, result))) if awaited.is_some() => Some(AsyncProbes {
+                end: member(end)?,
+                end_state_by_ref: by_ref(end),
+                continuation: None,
+                result: match result {
+                    Some(t) => t,
+                    None => void_result()?,
+                },
+            }),
             (Some(end), Some((continuation, generic_result, result))) => integration
                 .continuations
                 .iter()
@@ -356,30 +383,29 @@ impl CallTarget<'_> {
                 .map(|(_, _, c)| -> Result<AsyncProbes, WrapError> {
                     let result = match result {
                         Some(t) => t,
-                        None => TypeSig::ValueType(Token(
-                            emit.type_ref(helper, &format!("{CONTRACT}.CallTargetReturn"))
-                                .map_err(md("DefineTypeRefByName(CallTargetReturn)"))?
-                                .0,
-                        )),
+                        None => void_result()?,
                     };
+                    let contract = emit
+                        .type_ref(helper, &format!("{CONTRACT}.CallTargetAsync"))
+                        .map_err(md("DefineTypeRefByName(CallTargetAsync)"))?;
                     Ok(AsyncProbes {
                         end: member(end)?,
-                        end_state_by_ref: matches!(
-                            end.sig.params.last().map(TypeSig::unmodified),
-                            Some(TypeSig::ByRef(_))
-                        ),
-                        continuation: {
-                            let contract = emit
-                                .type_ref(helper, &format!("{CONTRACT}.CallTargetAsync"))
-                                .map_err(md("DefineTypeRefByName(CallTargetAsync)"))?;
-                            integration.member_ref(emit, helper, corlib, contract.token(), c)?
-                        },
-                        generic_result,
-                        delegate: Token(
-                            emit.type_ref(helper, &format!("{CONTRACT}.AsyncMethodEnd`2"))
-                                .map_err(md("DefineTypeRefByName(AsyncMethodEnd`2)"))?
-                                .0,
-                        ),
+                        end_state_by_ref: by_ref(end),
+                        continuation: Some(Continuation {
+                            method: integration.member_ref(
+                                emit,
+                                helper,
+                                corlib,
+                                contract.token(),
+                                c,
+                            )?,
+                            generic_result,
+                            delegate: Token(
+                                emit.type_ref(helper, &format!("{CONTRACT}.AsyncMethodEnd`2"))
+                                    .map_err(md("DefineTypeRefByName(AsyncMethodEnd`2)"))?
+                                    .0,
+                            ),
+                        }),
                         result,
                     })
                 })

@@ -50,7 +50,7 @@ impl<'a> EndCall<'a> {
         calls.push((
             spec,
             StackSig {
-                params: 3 + u32::from(plan.result.is_some()),
+                params: 3 + u32::from(asynchronous.is_some() || plan.result.is_some()),
                 has_this: false,
                 returns_value: true,
             },
@@ -129,8 +129,15 @@ impl<'a> EndCall<'a> {
         code
     }
 
-    /// The normal path's end: the end call with no exception, or for an
-    /// async method
+    /// The normal path's end: the end call with no exception; for a
+    /// runtime-async method
+    ///
+    /// ```text
+    /// result = OnAsyncMethodEnd<TTarget, TResult>(instance, result, null, in state);
+    /// ```
+    ///
+    /// (`Task`, `ValueTask`: `default(CallTargetReturn)` in, the answer
+    /// dropped); for another async method
     ///
     /// ```text
     /// result = CallTargetAsync.Continue..(instance, result, state,
@@ -145,12 +152,41 @@ impl<'a> EndCall<'a> {
         calls: &mut Vec<(Token, StackSig)>,
         cx: &mut C,
     ) -> Result<Code, Error> {
-        let (Some(a), Some(r)) = (self.asynchronous, plan.locals.result) else {
+        let Some(a) = self.asynchronous else {
             return Ok(self.code(plan, (OpCode::LDNULL, Operand::None), true, to));
+        };
+        let locals = &plan.locals;
+        let Some(c) = &a.continuation else {
+            // Runtime async: the awaited value (or the CallTargetReturn) in,
+            // the answer the result.
+            let mut code: Code = plan.instance.clone();
+            match (locals.result, locals.async_default) {
+                (Some(r), _) => code.push(ldloc(r)),
+                (None, Some(d)) => code.push(ldloc(d)),
+                (None, None) => return Err(unsupported("no local for OnAsyncMethodEnd's result")),
+            }
+            code.push((OpCode::LDNULL, Operand::None));
+            code.push(if self.state_by_ref {
+                ldloca(locals.state)
+            } else {
+                ldloc(locals.state)
+            });
+            code.push((OpCode::CALL, Operand::Token(self.spec)));
+            code.push(match locals.result {
+                Some(r) => stloc(r),
+                None => (OpCode::POP, Operand::None),
+            });
+            code.push((OpCode::LEAVE, Operand::Branch(to)));
+            return Ok(code);
+        };
+        let Some(r) = locals.result else {
+            return Err(unsupported(
+                "a task continued for a method that returns none",
+            ));
         };
         let pair = vec![plan.target.clone(), a.result.clone()];
         let delegate = cx
-            .type_token(&TypeSig::generic_class(a.delegate, pair.clone()))
+            .type_token(&TypeSig::generic_class(c.delegate, pair.clone()))
             .ok_or_else(|| unsupported("no TypeSpec for AsyncMethodEnd<,>"))?;
         let ctor = cx
             .member_ref(
@@ -167,13 +203,13 @@ impl<'a> EndCall<'a> {
                 returns_value: false,
             },
         ));
-        let continuation_args = if a.generic_result {
+        let continuation_args = if c.generic_result {
             pair
         } else {
             vec![plan.target.clone()]
         };
         let continuation = cx
-            .method_spec(a.continuation, &continuation_args)
+            .method_spec(c.method, &continuation_args)
             .ok_or_else(|| unsupported("no MethodSpec for CallTargetAsync"))?;
         calls.push((
             continuation,

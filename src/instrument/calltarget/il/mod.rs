@@ -70,17 +70,30 @@ pub struct AsyncProbes {
     pub end: Token,
     /// `end` takes the state by reference (as `Probes::end_state_by_ref`).
     pub end_state_by_ref: bool,
-    /// `CallTargetAsync.ContinueTask` or `ContinueValueTask` for the
-    /// method's return type (generic MemberRef: `<TTarget, TResult>` for
-    /// `Task<T>`/`ValueTask<T>`, `<TTarget>` for `Task`/`ValueTask`).
-    pub continuation: Token,
-    /// Whether `continuation` takes `<TTarget, TResult>` (else `<TTarget>`).
-    pub generic_result: bool,
-    /// ``CorProf.CallTarget.AsyncMethodEnd`2`` (a generic delegate's TypeRef).
-    pub delegate: Token,
+    /// How `end` is reached. `Some`: the method returns its task, which
+    /// `CallTargetAsync` continues with a call to `end`. `None`: a
+    /// runtime-async method (`MethodImplAttributes.Async`), whose body's
+    /// `ret` carries the awaited value (nothing for `Task` and `ValueTask`):
+    /// `end` is called when the body completes, after its last suspension,
+    /// and [`wrap`] is given the signature the body returns by (`T`, or
+    /// `void`), not the declared one.
+    pub continuation: Option<Continuation>,
     /// `TResult`: the task's `T`, or `CallTargetReturn` for `Task` and
     /// `ValueTask`.
     pub result: TypeSig,
+}
+
+/// How a returned task reaches `OnAsyncMethodEnd` ([`AsyncProbes`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Continuation {
+    /// `CallTargetAsync.ContinueTask` or `ContinueValueTask` for the
+    /// method's return type (generic MemberRef: `<TTarget, TResult>` for
+    /// `Task<T>`/`ValueTask<T>`, `<TTarget>` for `Task`/`ValueTask`).
+    pub method: Token,
+    /// Whether `method` takes `<TTarget, TResult>` (else `<TTarget>`).
+    pub generic_result: bool,
+    /// ``CorProf.CallTarget.AsyncMethodEnd`2`` (a generic delegate's TypeRef).
+    pub delegate: Token,
 }
 
 /// What `this` is in the wrapped method, and so what `TTarget` is.
@@ -304,7 +317,10 @@ pub fn wrap<C: WrapContext>(
         clauses: Vec::new(),
         begin_clause: None,
     };
-    let asynchronous = probes.async_end.as_ref().filter(|_| plan.result.is_some());
+    let asynchronous = probes
+        .async_end
+        .as_ref()
+        .filter(|a| plan.result.is_some() || a.continuation.is_none());
     let end = match asynchronous {
         Some(a) => Some(a.end),
         None => probes.end,

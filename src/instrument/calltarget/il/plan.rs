@@ -63,7 +63,8 @@ pub(super) struct Locals {
     pub(super) exception: Option<u16>,
     /// The `CallTargetReturn<TReturn>` `GetReturnValue` is called on.
     pub(super) returned: Option<u16>,
-    /// `default(TResult)` for `OnAsyncMethodEnd` before any task.
+    /// `default(TResult)` for `OnAsyncMethodEnd` before any task (and the
+    /// `CallTargetReturn` of a runtime-async `Task` or `ValueTask`).
     pub(super) async_default: Option<u16>,
     /// The `object` `null` passed by reference for an argument no generic
     /// argument can stand for.
@@ -144,7 +145,11 @@ impl Locals {
         let mut exception = None;
         let mut returned = None;
         let mut async_default = None;
-        if let Some(a) = probes.async_end.as_ref().filter(|_| returns) {
+        if let Some(a) = probes
+            .async_end
+            .as_ref()
+            .filter(|a| returns || a.continuation.is_none())
+        {
             exception = Some(new.push_locals([TypeSig::Class(probes.exception)])?);
             async_default = Some(new.push_locals([a.result.clone()])?);
         } else if probes.end.is_some() {

@@ -1,7 +1,7 @@
 // Integrations the e2e tests (tests/e2e_calltarget.rs) add to the shipped
 // ones: one that changes arguments and the return value, one that throws
-// from every method, and one with a method of a shape the contract does
-// not know.
+// from every method, one with a method of a shape the contract does not
+// know, and one with only the synchronous ends.
 using System;
 using CorProf.CallTarget;
 
@@ -68,6 +68,31 @@ namespace E2E.CallTargetTest
         public static CallTargetReturn OnMethodEnd<TTarget>(TTarget instance, Exception exception, in CallTargetState state)
         {
             Console.Error.WriteLine("calltarget endonly " + (exception == null ? "ok" : exception.GetType().FullName));
+            return default(CallTargetReturn);
+        }
+    }
+
+    // Only OnMethodBegin for one argument and the synchronous OnMethodEnd
+    // (no OnAsyncMethodEnd): prints what each end gets, as
+    // "calltarget syncend <TReturn> <value or exception type>".
+    public static class SyncEndIntegration
+    {
+        public static CallTargetState OnMethodBegin<TTarget, TArg1>(TTarget instance, ref TArg1 a)
+        {
+            return default(CallTargetState);
+        }
+
+        public static CallTargetReturn<TReturn> OnMethodEnd<TTarget, TReturn>(TTarget instance, TReturn returnValue, Exception exception, in CallTargetState state)
+        {
+            Console.Error.WriteLine("calltarget syncend " + typeof(TReturn).FullName + " "
+                + (exception != null ? exception.GetType().FullName : (object)returnValue));
+            return new CallTargetReturn<TReturn>(returnValue);
+        }
+
+        public static CallTargetReturn OnMethodEnd<TTarget>(TTarget instance, Exception exception, in CallTargetState state)
+        {
+            Console.Error.WriteLine("calltarget syncend void "
+                + (exception != null ? exception.GetType().FullName : "-"));
             return default(CallTargetReturn);
         }
     }
