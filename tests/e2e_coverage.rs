@@ -1230,3 +1230,66 @@ fn exception_handler_lines_are_counted() {
         &format!("handlers on {}\n{}", rt.version, out.stderr),
     );
 }
+
+/// Runtime-async methods (.NET 11: tests/e2e/roslyn/RuntimeAsync, compiled
+/// with `runtime-async=on`; no state machine, the method's own IL runs
+/// across its awaits): their lines counted once per call, the lines after
+/// an await included, under the method's own name. The program prints each
+/// method's flags (`impl Twice 0x2008`: Async | NoInlining), the
+/// precondition. Runtimes before 11 refuse the assembly (with or without
+/// the profiler: SIGABRT on an unhandled load exception;
+/// tests/e2e_calltarget.rs names each runtime's exception).
+#[test]
+fn runtime_async_methods_are_covered_line_by_line() {
+    let rt = runtime();
+    let dir = fresh_dir("runtime-async");
+    let profiler = coverage_profiler().with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap());
+    let out = rt.run("RuntimeAsync", &["3"], Some(&profiler));
+    if rt.major() < 11 {
+        assert_eq!(out.signal(), Some(6), "{}", out.describe());
+        assert!(
+            out.stderr.contains("Unhandled exception."),
+            "{}",
+            out.describe()
+        );
+        return;
+    }
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    assert!(
+        out.lines().contains(&"impl Twice 0x2008"),
+        "{}",
+        out.describe()
+    );
+    assert!(
+        out.lines().contains(&"sum=126 paused=3 ticks=6"),
+        "{}",
+        out.describe()
+    );
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    // Lines of Program.cs, by hand: each method called 3 times, each
+    // awaiting once (Task.Yield or Task.Delay: a real suspension) before
+    // the line after it.
+    for (line, hits, what) in [
+        (27, 3, "Twice: await Task.Yield();"),
+        (28, 3, "Twice: return x * 2;"),
+        (34, 3, "Shout: await Task.Delay(1);"),
+        (35, 3, "Shout: return s + \"!\";"),
+        (43, 3, "Pause: await Task.Delay(ms);"),
+        (44, 3, "Pause: paused++;"),
+        (50, 3, "Fail: await Task.Yield();"),
+        (51, 3, "Fail: throw ..."),
+        (57, 3, "Echo<T>: await Task.Yield();"),
+        (58, 3, "Echo<T>: return value;"),
+    ] {
+        assert_eq!(lcov.da.get(&line), Some(&hits), "{what}\n{text}");
+    }
+    for name in ["Twice", "Shout", "Pause", "Fail", "Echo"] {
+        let name = format!("E2E.RuntimeAsync.Program::{name}");
+        assert!(
+            lcov.functions.iter().any(|f| f.0 == name && f.2 == 3),
+            "{name} called 3 times: {:?}",
+            lcov.functions
+        );
+    }
+}
