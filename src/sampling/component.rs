@@ -132,7 +132,7 @@ impl Profiler for SamplingProfiler {
                 );
                 say(&format!(
                     "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-sampled needs the runtime's AllocationSampled \
-                     events (.NET 10 or later); this runtime is {version}: not sampling"
+                     events (.NET 10 or later); this runtime reports version {version}: not sampling"
                 ));
             } else {
                 say(&format!(
