@@ -169,6 +169,7 @@ fn total(text: &str) -> f64 {
 }
 
 const HOT: &str = "E2E.Sampling.Program.Hot";
+const MAIN: &str = "E2E.Sampling.Program.Main";
 const WARM: &str = "E2E.Sampling.Program.Warm";
 
 #[test]
@@ -656,6 +657,31 @@ fn folded_stacks_and_the_flame_graph() {
     assert!(
         hot_under_spin as f64 > 0.95 * hot as f64,
         "{hot_under_spin} of Hot's {hot} ns of CPU time under Spin:\n{cpu}"
+    );
+    // Main is entered from native code, through the managed
+    // `System.Environment.CallEntryPoint` on 11.0 (DoStackSnapshot shows it
+    // too): every mode keeps the runtime's own managed frames, as
+    // `Thread.StartCallback` at the bottom of every started thread.
+    let entry: &[&str] = if dotnet::runtime().major() >= 11 {
+        &["[native code]", "System.Environment.CallEntryPoint", MAIN]
+    } else {
+        &["[native code]", MAIN]
+    };
+    let wall_folded = read("wall.folded");
+    let (mut under_main, mut entered) = (0u64, 0u64);
+    for line in wall_folded.lines() {
+        let (stack, value) = line.rsplit_once(' ').unwrap();
+        let frames: Vec<&str> = stack.split(';').collect();
+        if frames.contains(&MAIN) {
+            under_main += value.parse::<u64>().unwrap();
+            if frames.starts_with(entry) {
+                entered += value.parse::<u64>().unwrap();
+            }
+        }
+    }
+    assert!(
+        entered as f64 > 0.9 * under_main as f64,
+        "{entered} of {under_main} ns of Main's wall time under {entry:?}:\n{wall_folded}"
     );
     // Sleeper's wall time is in Thread.Sleep: the leaf up to 10.0, above
     // the managed wait subsystem on 11.0 (`Thread.Sleep;
