@@ -6,9 +6,7 @@
 //   /throw    throws and catches one WebApp.DemoException
 //   /lock     handlers contend on one lock (Handlers.Contend: ~0.1 ms inside it)
 //   /stats    counters of the handlers, as text: "json=N cpu=N throw=N lock=N"
-//   /contentions  the runtime's count of contended Monitor entries
-//             (Monitor.LockContentionCount), as text
-//
+//   /contentions  the runtime's count of contended locks (Monitor.LockContentionCount)
 // Prints "ready http://127.0.0.1:PORT" once listening, and exits 0 on SIGTERM.
 using System;
 using System.Linq;
