@@ -27,8 +27,8 @@
 //! 99), `CORPROF_SAMPLER_ALLOC_BYTES` (the mean allocation sampling
 //! interval in bytes, default 524288; `0` turns allocation sampling off),
 //! `CORPROF_SAMPLER_ALLOC_SOURCE` (`auto`, the default, is
-//! `allocation-tick` on .NET 5 and later and none before;
-//! `object-allocated` slows every allocation),
+//! `allocation-sampled` on .NET 10 and later, `allocation-tick` on .NET 5
+//! to 9 and none before; `object-allocated` slows every allocation),
 //! `CORPROF_SAMPLER_MODE` (`signal`, the default on Linux x86-64 and
 //! AArch64: per-thread signals, the runtime never suspended;
 //! `suspend-runtime`, the default elsewhere). A bad value is reported on

@@ -548,7 +548,31 @@ fn precompiled_methods_are_compiled_again_and_covered() {
     std::fs::copy(sdk.program_dll("CoverageR2R"), &program).unwrap();
     let config = work.join("CoverageR2R.runtimeconfig.json");
     std::fs::copy(sdk.runtimeconfig("CoverageR2R"), &config).unwrap();
-    let primitives = work.join("Microsoft.Extensions.Primitives.dll");
+    // Where the program loads the library from. Up to 10.0 it is ASP.NET
+    // Core's, not part of Microsoft.NETCore.App: the copy beside the
+    // program. 11.0's Microsoft.NETCore.App carries its own: the program
+    // (which has no .deps.json) loads the framework's copy, and the same
+    // file beside it is ignored (measured with strace on 11.0.0).
+    // There the program runs on a private copy of the framework, every file
+    // a symbolic link but the library, copied, with its PDB beside it.
+    let in_framework = sdk.r2r_library.parent() == Some(rt.runtime_dir.as_path());
+    assert_eq!(
+        in_framework,
+        rt.major() >= 11,
+        "Microsoft.NETCore.App {} carries Microsoft.Extensions.Primitives: {in_framework}",
+        rt.version
+    );
+    let host = in_framework.then(|| private_framework(&rt.runtime_dir, &rt.host, &work));
+    let primitives = match &host {
+        Some(host) => host
+            .parent()
+            .unwrap()
+            .join("shared/Microsoft.NETCore.App")
+            .join(rt.runtime_dir.file_name().unwrap())
+            .join("Microsoft.Extensions.Primitives.dll"),
+        None => work.join("Microsoft.Extensions.Primitives.dll"),
+    };
+    let _ = std::fs::remove_file(&primitives);
     std::fs::copy(&sdk.r2r_library, &primitives).unwrap();
     // The precondition: the assembly is precompiled (its CLI header's
     // ManagedNativeHeader, ECMA-335 II.25.3.3, names a ReadyToRun header).
@@ -556,11 +580,19 @@ fn precompiled_methods_are_compiled_again_and_covered() {
     let status = Command::new("python3")
         .arg(dotnet::repo_root().join("tests/e2e/synth_pdb.py"))
         .arg(&primitives)
-        .arg(work.join("Microsoft.Extensions.Primitives.pdb"))
+        .arg(primitives.with_extension("pdb"))
         .status()
         .unwrap();
     assert!(status.success(), "synth_pdb.py: {status}");
 
+    let run = |rt: &Runtime, program: &Path, config: &Path, profiler: Option<&Profiler>| {
+        let cmd = rt.command_for(program, config, &[], profiler);
+        let cmd = match &host {
+            Some(host) => on_host(&cmd, host),
+            None => cmd,
+        };
+        run_with_timeout(cmd, dotnet::default_timeout()).unwrap()
+    };
     let plain = run(&rt, &program, &config, None);
     assert_eq!(plain.code(), Some(45), "{}", plain.describe());
     assert_eq!(plain.lines(), ["world", "4"], "{}", plain.describe());
@@ -611,6 +643,44 @@ fn precompiled_methods_are_compiled_again_and_covered() {
             && !l.contains("(0 of them precompiled")
     });
     assert!(set_aside, "{}", out.describe());
+}
+
+/// A private `DOTNET_ROOT` under `work` holding `runtime_dir`'s framework:
+/// a copy of the `dotnet` host (which finds the frameworks beside its own
+/// path), a link to its `host/` directory, and the framework's directory of
+/// links to each file. Returns the host.
+fn private_framework(runtime_dir: &Path, host: &Path, work: &Path) -> PathBuf {
+    let root = work.join("dotnet");
+    let _ = std::fs::remove_dir_all(&root);
+    let framework = root
+        .join("shared/Microsoft.NETCore.App")
+        .join(runtime_dir.file_name().unwrap());
+    std::fs::create_dir_all(&framework).unwrap();
+    let private_host = root.join("dotnet");
+    std::fs::copy(host, &private_host).unwrap();
+    std::os::unix::fs::symlink(host.parent().unwrap().join("host"), root.join("host")).unwrap();
+    for entry in std::fs::read_dir(runtime_dir).unwrap() {
+        let path = entry.unwrap().path();
+        std::os::unix::fs::symlink(&path, framework.join(path.file_name().unwrap())).unwrap();
+    }
+    private_host
+}
+
+/// `cmd` (a program run by the provisioned host) run by `host` instead,
+/// with the same arguments, environment and directory.
+fn on_host(cmd: &Command, host: &Path) -> Command {
+    let mut moved = Command::new(host);
+    moved.args(cmd.get_args());
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(value) => moved.env(key, value),
+            None => moved.env_remove(key),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        moved.current_dir(dir);
+    }
+    moved
 }
 
 /// Whether a PE image is ReadyToRun: its CLI header's ManagedNativeHeader

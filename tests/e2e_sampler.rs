@@ -169,6 +169,7 @@ fn total(text: &str) -> f64 {
 }
 
 const HOT: &str = "E2E.Sampling.Program.Hot";
+const MAIN: &str = "E2E.Sampling.Program.Main";
 const WARM: &str = "E2E.Sampling.Program.Warm";
 
 #[test]
@@ -267,12 +268,22 @@ fn allocations_split_three_to_one_between_the_call_sites() {
     let run = sampled();
     // The default source on this runtime, and what it saw.
     let source = &run.summary["allocation_source"];
-    if has_event_pipe() {
+    if dotnet::runtime().major() >= 10 {
+        assert_eq!(source, "allocation-sampled", "10.0's default");
+        // 400 MB sampled a byte in 102,400: about 4,000 events, every one
+        // decoded.
+        let events = run.summary("allocation_sampled_events");
+        assert!((3_000..=5_000).contains(&events), "{events} events");
+        assert_eq!(run.summary("undecoded_sampled_events"), 0);
+        assert_eq!(run.summary("allocation_ticks"), 0);
+        assert_allocations_split_three_to_one(run);
+    } else if has_event_pipe() {
         assert_eq!(source, "allocation-tick", "8.0's default");
         // 400 MB in events of about 100 KB each, every one decoded.
         let ticks = run.summary("allocation_ticks");
         assert!((3_000..=5_000).contains(&ticks), "{ticks} ticks");
         assert_eq!(run.summary("undecoded_ticks"), 0);
+        assert_eq!(run.summary("allocation_sampled_events"), 0);
         assert_allocations_split_three_to_one(run);
     } else {
         // 3.1 has no allocation events, and `ObjectAllocated` slows every
@@ -318,6 +329,135 @@ fn the_other_allocation_source() {
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick"),
         "sampler: CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe \
          (.NET 5 or later); this runtime offers ICorProfilerInfo11: not sampling",
+    );
+}
+
+/// `Sampling allocmix`'s rounds: each allocates 100 `long[10]` (104 bytes
+/// each on 64-bit: 16 of header and method table, 8 of length, 80 of
+/// elements) and one `int[2600]` (10,424 bytes), the same bytes in objects
+/// 100 times apart in size.
+const MIX_ROUNDS: u64 = 40_000;
+const SMALL_BYTES: f64 = (MIX_ROUNDS * 100 * 104) as f64;
+const LARGE_BYTES: f64 = (MIX_ROUNDS * 10_424) as f64;
+
+/// A run of `Sampling allocmix` with allocation source `source`, keeping
+/// (nearly) every event: a mean interval of 1 KiB against events of about
+/// 100 KB (the default 512 KiB would keep one in five, and the estimate's
+/// spread would grow by the square root of five).
+fn allocation_mix(source: &str) -> Run {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!(
+            "mix-{source}-{}-{}",
+            runtime.major(),
+            std::process::id()
+        ));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("sampler")
+        .unwrap_or_else(|error| panic!("building example sampler: {error}"));
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_ALLOC_SOURCE", source)
+        .with_env("CORPROF_SAMPLER_ALLOC_BYTES", "1024");
+    let rounds = MIX_ROUNDS.to_string();
+    let out = runtime.run("Sampling", &["allocmix", &rounds], Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(&[&format!(
+        "allocmix small={} large={MIX_ROUNDS}",
+        MIX_ROUNDS * 100
+    )]);
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
+    Run {
+        dir,
+        stderr: out.stderr,
+        summary,
+    }
+}
+
+/// The bytes a run of `Sampling allocmix` estimated for `new
+/// System.Int64[]` (the small objects) and `new System.Int32[]` (the
+/// large ones).
+fn mix_bytes(run: &Run) -> (f64, f64) {
+    let (rows, text) = top(run, "alloc_space", &["-unit=B"]);
+    let bytes = |leaf: &str| {
+        rows.get(leaf)
+            .unwrap_or_else(|| panic!("no {leaf} in:\n{text}"))
+            .0
+    };
+    (bytes("new System.Int64[]"), bytes("new System.Int32[]"))
+}
+
+/// .NET 10's `AllocationSampled` weighs small and large objects in their
+/// true byte proportion; `GCAllocationTick`, on the same program, does not
+/// (measured on 10.0.15 and 11.0.0: 56.0% of the bytes to the small
+/// objects for 49.9%, the same 3,794 ticks every run: small 223 MiB and
+/// large 174 MiB for 198 and 199; `AllocationSampled`: within 3%). Before
+/// .NET 10 `auto` is `GCAllocationTick` and `allocation-sampled` is
+/// refused.
+#[test]
+fn allocation_sampled_weighs_small_and_large_objects_in_their_true_proportion() {
+    let major = dotnet::runtime().major();
+    if major < 10 {
+        let auto = allocation_mix("auto");
+        let expected = if has_event_pipe() {
+            "allocation-tick"
+        } else {
+            "off"
+        };
+        assert_eq!(
+            auto.summary["allocation_source"], expected,
+            "{major}'s auto"
+        );
+        assert_eq!(auto.summary("allocation_sampled_events"), 0);
+        if has_event_pipe() {
+            assert!(auto.summary("allocation_ticks") > 3_000);
+        }
+        assert_refused(
+            "sampled",
+            ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-sampled"),
+            // (3.1.3 reports version 4.0, 8.0.34 8.0.)
+            "sampler: CORPROF_SAMPLER_ALLOC_SOURCE=allocation-sampled needs the runtime's \
+             AllocationSampled events (.NET 10 or later); this runtime reports version ",
+        );
+        return;
+    }
+    let truth = SMALL_BYTES / LARGE_BYTES;
+    let sampled = allocation_mix("auto");
+    assert_eq!(sampled.summary["allocation_source"], "allocation-sampled");
+    assert_eq!(sampled.summary("undecoded_sampled_events"), 0);
+    let events = sampled.summary("allocation_sampled_events") as f64;
+    let (small, large) = mix_bytes(&sampled);
+    // A byte in 102,400 of the 832 MB.
+    let expected = (SMALL_BYTES + LARGE_BYTES) / 102_400.0;
+    assert!(
+        (events / expected - 1.0).abs() < 0.1,
+        "{events} events for {expected:.0} expected"
+    );
+    let ratio = small / large;
+    assert!(
+        (ratio / truth - 1.0).abs() < 0.10,
+        "AllocationSampled: small/large bytes {ratio:.3}, truth {truth:.3}: {small} and {large} bytes \
+         for {SMALL_BYTES} and {LARGE_BYTES}"
+    );
+    for (estimate, real) in [(small, SMALL_BYTES), (large, LARGE_BYTES)] {
+        assert!(
+            (estimate / real - 1.0).abs() < 0.10,
+            "AllocationSampled: {estimate} bytes estimated for {real}"
+        );
+    }
+    let tick = allocation_mix("allocation-tick");
+    assert_eq!(tick.summary["allocation_source"], "allocation-tick");
+    let (tick_small, tick_large) = mix_bytes(&tick);
+    let tick_ratio = tick_small / tick_large;
+    let (sampled_error, tick_error) = (
+        (ratio / truth - 1.0).abs(),
+        (tick_ratio / truth - 1.0).abs(),
+    );
+    assert!(
+        tick_error > 0.10 && tick_error > sampled_error,
+        "GCAllocationTick: small/large bytes {tick_ratio:.3} (off by {tick_error:.3}), \
+         AllocationSampled {ratio:.3} (off by {sampled_error:.3}), truth {truth:.3}"
     );
 }
 
@@ -530,8 +670,50 @@ fn folded_stacks_and_the_flame_graph() {
         hot_under_spin as f64 > 0.95 * hot as f64,
         "{hot_under_spin} of Hot's {hot} ns of CPU time under Spin:\n{cpu}"
     );
+    // Main is entered from native code, through the managed
+    // `System.Environment.CallEntryPoint` on 11.0 (DoStackSnapshot shows it
+    // too): every mode keeps the runtime's own managed frames, as
+    // `Thread.StartCallback` at the bottom of every started thread.
+    let entry: &[&str] = if dotnet::runtime().major() >= 11 {
+        &["[native code]", "System.Environment.CallEntryPoint", MAIN]
+    } else {
+        &["[native code]", MAIN]
+    };
+    let wall_folded = read("wall.folded");
+    let (mut under_main, mut entered) = (0u64, 0u64);
+    for line in wall_folded.lines() {
+        let (stack, value) = line.rsplit_once(' ').unwrap();
+        let frames: Vec<&str> = stack.split(';').collect();
+        if frames.contains(&MAIN) {
+            under_main += value.parse::<u64>().unwrap();
+            if frames.starts_with(entry) {
+                entered += value.parse::<u64>().unwrap();
+            }
+        }
+    }
+    assert!(
+        entered as f64 > 0.9 * under_main as f64,
+        "{entered} of {under_main} ns of Main's wall time under {entry:?}:\n{wall_folded}"
+    );
+    // Sleeper's wall time is in Thread.Sleep: the leaf up to 10.0, above
+    // the managed wait subsystem on 11.0 (`Thread.Sleep;
+    // WaitSubsystem+ThreadWaitInfo.Sleep;WaitSubsystem+ThreadWaitInfo.Wait`).
     let wall = read("wall.folded");
-    assert!(sum(&wall, "System.Threading.Thread.Sleep") > 1_500_000_000);
+    let under_sleep: u64 = wall
+        .lines()
+        .filter(|l| {
+            l.rsplit_once(' ')
+                .unwrap()
+                .0
+                .split(';')
+                .any(|f| f == "System.Threading.Thread.Sleep")
+        })
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum();
+    assert!(
+        under_sleep > 1_500_000_000,
+        "{under_sleep} ns under Thread.Sleep:\n{wall}"
+    );
     let alloc = fs::read_to_string(allocating().dir.join("alloc.folded")).unwrap();
     assert!(sum(&alloc, "new System.Byte[]") > 300_000_000);
     let svg = read("flame.svg");

@@ -573,6 +573,7 @@ fn lock_contention_at_the_waiting_handler() {
     let server = WebServer::start(&dotnet::runtime(), Some(&profiler));
     let load = wrk(&server.url("/lock"), 2, 16, 4);
     assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    let runtime_count: u64 = server.get("/contentions").parse().unwrap();
     let stopped = server.stop();
     assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
     let summary = readers::summary(&dir.join("summary.txt")).unwrap();
@@ -583,8 +584,23 @@ fn lock_contention_at_the_waiting_handler() {
     }
     assert_eq!(summary["contention"], "on");
     assert_eq!(summary["undecoded_contentions"], "0", "{summary:?}");
+    // Every contention the runtime counted (Monitor.LockContentionCount:
+    // entries that waited) is a ContentionStop the sampler counted. How many
+    // there are depends on the lock and the machine: up to 10.0 a Monitor is
+    // the runtime's native lock; on 11.0 it is System.Threading.Lock, whose
+    // adaptive spinning takes most contended entries without a wait, and
+    // so without an event or a count (measured on 11.0.0 under a load of
+    // 16 on 2 cores: 30 to 4,266 per run, 10.0.15 606 to 3,165; the
+    // sampler's count equal to the runtime's, or one more, every time).
     let contentions: u64 = summary["contentions"].parse().unwrap();
-    assert!(contentions > 100, "{contentions} contentions under load");
+    assert!(
+        runtime_count >= 10,
+        "the load contended {runtime_count} times: the precondition fails"
+    );
+    assert!(
+        (runtime_count..=runtime_count + 2 + runtime_count / 100).contains(&contentions),
+        "{contentions} contentions counted, {runtime_count} by the runtime"
+    );
     let profile = dir.join("profile.pb.gz");
     let top = |index: &str| {
         let (ok, top, err) = pprof(&[
@@ -616,7 +632,7 @@ fn lock_contention_at_the_waiting_handler() {
         );
     }
     eprintln!(
-        "lock: {contentions} contentions, recorded {}",
+        "lock: {contentions} contentions, recorded {}; the runtime counted {runtime_count}",
         summary["contentions_recorded"]
     );
 }

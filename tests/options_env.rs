@@ -144,7 +144,7 @@ fn a_bad_sampler_value_names_its_variable_and_says_why() {
         (
             "CORPROF_SAMPLER_ALLOC_SOURCE",
             "sometimes",
-            "is not one of auto, allocation-tick, object-allocated",
+            "is not one of auto, allocation-sampled, allocation-tick, object-allocated",
         ),
     ] {
         let (sampler, _) = answers(&[(var, value)]);

@@ -59,6 +59,25 @@ pub fn runtime_fields(event_id: u32, version: u32) -> Option<Vec<Field>> {
             }
             Some(list)
         }
+        // AllocationSampled (.NET 10; keyword 0x80000000000, level
+        // Informational): AllocationKind (GCAllocationKindMap: 0 small, 1
+        // large, 2 pinned object heap), ClrInstanceID, TypeID, TypeName,
+        // Address, ObjectSize and SampledByteOffset, the 0-based offset in
+        // the object of the byte whose trial succeeded (dotnet/runtime
+        // docs/design/features/RandomizedAllocationSampling.md; the
+        // template as dotnet/diagnostics' and dd-trace-dotnet's readers
+        // transcribe it). Checked against 10.0.15's and 11.0.0's payloads:
+        // `System.Int32[]` of 10,424 bytes, no HeapIndex (which NativeAOT's
+        // FireEtwAllocationSampled call passes).
+        (303, 0) => Some(fields(&[
+            ("AllocationKind", UInt32),
+            ("ClrInstanceID", UInt16),
+            ("TypeID", Pointer),
+            ("TypeName", String),
+            ("Address", Pointer),
+            ("ObjectSize", UInt64),
+            ("SampledByteOffset", UInt64),
+        ])),
         // ExceptionThrown_V1: ExceptionType, ExceptionMessage, ExceptionEIP,
         // ExceptionHRESULT, ExceptionFlags, ClrInstanceID.
         (80, 1) => Some(fields(&[

@@ -125,11 +125,22 @@ impl Profiler for SamplingProfiler {
             }
         };
         let Ok(mask) = options.event_masks(info) else {
-            say(&format!(
-                "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
-                 this runtime offers ICorProfilerInfo{}: not sampling",
-                info.version()
-            ));
+            if options.allocation_source == AllocationSource::AllocationSampled {
+                let version = info.runtime_information().map_or_else(
+                    |_| String::from("?"),
+                    |r| format!("{}.{}", r.major, r.minor),
+                );
+                say(&format!(
+                    "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-sampled needs the runtime's AllocationSampled \
+                     events (.NET 10 or later); this runtime reports version {version}: not sampling"
+                ));
+            } else {
+                say(&format!(
+                    "CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick needs in-process EventPipe (.NET 5 or later); \
+                     this runtime offers ICorProfilerInfo{}: not sampling",
+                    info.version()
+                ));
+            }
             return Ok(());
         };
         if options.allocation_mean_bytes.is_some()
@@ -359,6 +370,14 @@ fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<
     );
     line("allocation_ticks", stats.allocation_ticks.to_string());
     line("undecoded_ticks", stats.undecoded_ticks.to_string());
+    line(
+        "allocation_sampled_events",
+        stats.allocation_sampled_events.to_string(),
+    );
+    line(
+        "undecoded_sampled_events",
+        stats.undecoded_sampled_events.to_string(),
+    );
     line("exceptions_thrown", stats.exceptions_thrown.to_string());
     line("exceptions_recorded", stats.exceptions_recorded.to_string());
     line(

@@ -16,7 +16,8 @@ pub(crate) const SAMPLER_HZ: &str = "CORPROF_SAMPLER_HZ";
 /// to 2^40, default 524,288.
 pub(crate) const SAMPLER_ALLOC_BYTES: &str = "CORPROF_SAMPLER_ALLOC_BYTES";
 /// Where allocations come from (`SamplerOptions::allocation_source`):
-/// `auto` (the default), `allocation-tick` or `object-allocated`.
+/// `auto` (the default), `allocation-sampled`, `allocation-tick` or
+/// `object-allocated`.
 pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
 /// The directory [`SamplingProfiler`](super::SamplingProfiler) writes its
 /// outputs to at shutdown (created if missing); unset: nothing is written.
@@ -69,7 +70,7 @@ impl SamplerOptions {
     /// |---|---|---|
     /// | `CORPROF_SAMPLER_HZ` | samples per second ([`hz`](SamplerOptions::hz)) | 1 to 10000 (99) |
     /// | `CORPROF_SAMPLER_ALLOC_BYTES` | mean allocation sampling interval in bytes ([`allocation_mean_bytes`](SamplerOptions::allocation_mean_bytes)); `0` turns allocation sampling off | 0 to 2^40 (524288) |
-    /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-tick` on .NET 5 and later, none before (`object-allocated` slows every allocation: only when asked) | `auto`, `allocation-tick`, `object-allocated` (`auto`) |
+    /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-sampled` on .NET 10 and later, `allocation-tick` on .NET 5 to 9, none before (`object-allocated` slows every allocation: only when asked) | `auto`, `allocation-sampled`, `allocation-tick`, `object-allocated` (`auto`) |
     /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `thread-suspend` on Windows x64, `suspend-runtime` elsewhere) |
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
     ///
@@ -90,7 +91,7 @@ impl SamplerOptions {
                 Error::new(
                     E_INVALIDARG,
                     format!(
-                        "{SAMPLER_ALLOC_SOURCE}={text:?} is not one of auto, allocation-tick, object-allocated"
+                        "{SAMPLER_ALLOC_SOURCE}={text:?} is not one of auto, allocation-sampled, allocation-tick, object-allocated"
                     ),
                 )
             })?,

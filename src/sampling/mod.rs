@@ -68,7 +68,9 @@ mod unwind;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
-pub use self::alloc::{allocation_weight, AllocationCountdown, AllocationWeight};
+pub use self::alloc::{
+    allocation_sampled_weight, allocation_weight, AllocationCountdown, AllocationWeight,
+};
 pub use attach::AttachRequest;
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use component::SamplingProfiler;

@@ -11,7 +11,7 @@ use std::sync::{Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Instant, SystemTime};
 
-use super::alloc::{allocation_weight, AllocationCountdown};
+use super::alloc::{allocation_sampled_weight, allocation_weight, AllocationCountdown};
 use super::clock::current_thread_cpu_nanos;
 use super::contention::{
     decode_contention, decode_contention_with, Contention, CONTENTIONS_PER_SECOND,
@@ -75,12 +75,17 @@ const VERBOSE: u32 = 5;
 const INFORMATIONAL: u32 = 4;
 /// `GCAllocationTick`'s event id in the runtime provider.
 const ALLOCATION_TICK: u32 = 10;
+/// `AllocationSampled`'s event id in the runtime provider (.NET 10).
+const ALLOCATION_SAMPLED: u32 = 303;
+/// The keyword that enables it (`AllocationSamplingKeyword`).
+const ALLOCATION_SAMPLING_KEYWORD: u64 = 0x800_0000_0000;
 
 /// Where the allocation sampler's allocations come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AllocationSource {
+    /// [`AllocationSource::AllocationSampled`] on .NET 10 and later,
     /// [`AllocationSource::AllocationTick`] where the runtime has in-process
-    /// EventPipe (`ICorProfilerInfo12`: .NET 5 and later); before, no
+    /// EventPipe (`ICorProfilerInfo12`: .NET 5 to 9); before, no
     /// allocation sampling: the only source there,
     /// [`AllocationSource::ObjectAllocated`], takes every allocation of the
     /// process off the JIT's fast path, which a profiler left on in
@@ -99,8 +104,18 @@ pub enum AllocationSource {
     /// allocated, through an in-process EventPipe session of the sampler's
     /// own (forward [`Sampler::event_pipe_event_delivered`]): allocations
     /// keep their fast path (measured: +0.5 to 1.3 ns per small
-    /// allocation). .NET 5 and later.
+    /// allocation). .NET 5 and later. The event names the object whose
+    /// allocation crossed the threshold, which takes the runtime's slow
+    /// path: large objects, which always do, are over-counted (see
+    /// docs/sampling.md).
     AllocationTick,
+    /// The runtime's `AllocationSampled` events (.NET 10 and later), through
+    /// the same session: the runtime samples each allocated byte with
+    /// probability 1/102,400, independently, and names the object holding
+    /// a sampled byte; each event is weighed by the chance of its object's
+    /// size to be sampled ([`allocation_sampled_weight`](super::allocation_sampled_weight)), which makes the
+    /// estimate unbiased for every size.
+    AllocationSampled,
 }
 
 impl AllocationSource {
@@ -108,6 +123,9 @@ impl AllocationSource {
     /// `None` when it stands for none (before .NET 5).
     pub fn resolve(self, info: &ProfilerInfo) -> Option<AllocationSource> {
         match self {
+            AllocationSource::Auto if has_allocation_sampled(info) => {
+                Some(AllocationSource::AllocationSampled)
+            }
             AllocationSource::Auto if info.version() >= 12 => {
                 Some(AllocationSource::AllocationTick)
             }
@@ -116,12 +134,25 @@ impl AllocationSource {
         }
     }
 
-    /// Its name: `auto`, `object-allocated` or `allocation-tick`.
+    /// Whether this runtime can give this source's allocations: the
+    /// EventPipe sources need in-process EventPipe (`ICorProfilerInfo12`,
+    /// .NET 5), [`AllocationSource::AllocationSampled`] .NET 10.
+    pub fn is_available(self, info: &ProfilerInfo) -> bool {
+        match self {
+            AllocationSource::Auto | AllocationSource::ObjectAllocated => true,
+            AllocationSource::AllocationTick => info.version() >= 12,
+            AllocationSource::AllocationSampled => has_allocation_sampled(info),
+        }
+    }
+
+    /// Its name: `auto`, `object-allocated`, `allocation-tick` or
+    /// `allocation-sampled`.
     pub fn name(self) -> &'static str {
         match self {
             AllocationSource::Auto => "auto",
             AllocationSource::ObjectAllocated => "object-allocated",
             AllocationSource::AllocationTick => "allocation-tick",
+            AllocationSource::AllocationSampled => "allocation-sampled",
         }
     }
 
@@ -132,10 +163,17 @@ impl AllocationSource {
             AllocationSource::Auto,
             AllocationSource::ObjectAllocated,
             AllocationSource::AllocationTick,
+            AllocationSource::AllocationSampled,
         ]
         .into_iter()
         .find(|source| source.name() == name)
     }
+}
+
+/// Whether the runtime raises `AllocationSampled` (.NET 10 and later, with
+/// in-process EventPipe).
+fn has_allocation_sampled(info: &ProfilerInfo) -> bool {
+    info.version() >= 12 && info.runtime_information().is_ok_and(|r| r.major >= 10)
 }
 
 /// How the sampler samples: [`Default`], or
@@ -196,7 +234,8 @@ impl SamplerOptions {
     /// EventPipe by the allocation source.
     ///
     /// `E_NOTIMPL` for [`AllocationSource::AllocationTick`] on a runtime
-    /// without in-process EventPipe (`ICorProfilerInfo12`: before .NET 5).
+    /// without in-process EventPipe (`ICorProfilerInfo12`: before .NET 5),
+    /// and for [`AllocationSource::AllocationSampled`] before .NET 10.
     pub fn event_masks(
         &self,
         info: &ProfilerInfo,
@@ -211,10 +250,10 @@ impl SamplerOptions {
         }
         if self.allocation_mean_bytes.is_some() {
             match self.allocation_source.resolve(info) {
-                Some(AllocationSource::AllocationTick) if info.version() < 12 => {
-                    return Err(E_NOTIMPL.into())
+                Some(source) if !source.is_available(info) => return Err(E_NOTIMPL.into()),
+                Some(AllocationSource::AllocationTick | AllocationSource::AllocationSampled) => {
+                    high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE
                 }
-                Some(AllocationSource::AllocationTick) => high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE,
                 Some(_) => {
                     mask |= COR_PRF_ENABLE_OBJECT_ALLOCATED | COR_PRF_MONITOR_OBJECT_ALLOCATED
                 }
@@ -260,6 +299,11 @@ pub struct SamplerStats {
     pub allocation_ticks: u64,
     /// Of those, the ones that could not be decoded (counted, skipped).
     pub undecoded_ticks: u64,
+    /// `AllocationSampled` events received
+    /// ([`AllocationSource::AllocationSampled`]).
+    pub allocation_sampled_events: u64,
+    /// Of those, the ones that could not be decoded (counted, skipped).
+    pub undecoded_sampled_events: u64,
     /// Exceptions thrown ([`Sampler::exception_thrown`]).
     pub exceptions_thrown: u64,
     /// Of those, the ones recorded (all up to the rate limit, a sample
@@ -576,11 +620,17 @@ impl Sampler {
         let mut session = None;
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let (mut keywords, mut level) = (0, INFORMATIONAL);
-        if source == Some(AllocationSource::AllocationTick) {
-            if info.version() < 12 {
+        if let Some(source) = source {
+            if !source.is_available(info) {
                 return Err(E_NOTIMPL.into());
             }
-            (keywords, level) = (GC_KEYWORD, VERBOSE);
+        }
+        match source {
+            Some(AllocationSource::AllocationTick) => (keywords, level) = (GC_KEYWORD, VERBOSE),
+            Some(AllocationSource::AllocationSampled) => {
+                (keywords, level) = (ALLOCATION_SAMPLING_KEYWORD, INFORMATIONAL);
+            }
+            _ => {}
         }
         if contention {
             keywords |= CONTENTION_KEYWORD;
@@ -764,6 +814,9 @@ impl Sampler {
         {
             return self.inner.record_contention(event);
         }
+        if self.inner.source == Some(AllocationSource::AllocationSampled) {
+            return self.allocation_sampled(event);
+        }
         let (Some(mean), Some(AllocationSource::AllocationTick)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
         else {
@@ -796,6 +849,59 @@ impl Sampler {
         };
         self.inner
             .record_allocation(&type_name, objects, weight.bytes)
+    }
+
+    /// An `AllocationSampled` event ([`AllocationSource::AllocationSampled`];
+    /// others are ignored): the runtime sampled a byte of the object this
+    /// thread just allocated. The event stands for
+    /// [`allocation_sampled_weight`](super::allocation_sampled_weight) of its `ObjectSize`; the Poisson
+    /// countdown of `alloc.rs` then runs over those bytes (so the mean
+    /// interval still applies: with the default 512 KiB, about one event
+    /// in five is kept), a kept event weighing `w / p'` bytes and objects,
+    /// `p' = 1 - exp(-w / mean)` for its `w` estimated bytes. Both
+    /// samplings are independent: the product is unbiased. A sampled event
+    /// walks the thread's stack and records those under a last frame `new
+    /// <Type>` (the event's `TypeName`, or the runtime's name of its
+    /// `TypeID` when that is empty). An event that cannot be decoded is
+    /// counted in [`SamplerStats::undecoded_sampled_events`].
+    fn allocation_sampled(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let Some(mean) = self.inner.options.allocation_mean_bytes else {
+            return Ok(());
+        };
+        if event.event_id != ALLOCATION_SAMPLED || !self.inner.is_runtime_provider(event.provider) {
+            return Ok(());
+        }
+        // As for the ticks: the provider's managed half is not the GC's.
+        if EventMetadata::parse(event.metadata).is_ok_and(|m| !m.fields.is_empty()) {
+            return Ok(());
+        }
+        let sampled = allocation_sampled(event);
+        {
+            let mut state = lock(&self.inner.state);
+            state.stats.allocation_sampled_events += 1;
+            state.stats.undecoded_sampled_events += u64::from(sampled.is_none());
+        }
+        let Some((size, type_id, type_name)) = sampled else {
+            return Ok(());
+        };
+        let weight = allocation_sampled_weight(size);
+        let estimated = weight.bytes.round() as u64;
+        if !countdown(estimated, mean) {
+            return Ok(());
+        }
+        let kept = allocation_weight(estimated, mean);
+        let type_name = match type_name {
+            Some(name) => name,
+            // SAFETY: a TypeID the runtime just named for an object of this
+            // thread: a loaded type's MethodTable, which is its ClassID.
+            None => self
+                .inner
+                .info
+                .class_name(unsafe { ClassID::from_raw(type_id) })
+                .unwrap_or_else(|_| String::from("?")),
+        };
+        self.inner
+            .record_allocation(&type_name, weight.objects * kept.objects, kept.bytes)
     }
 
     /// Counts a thrown exception (forward `Profiler::exception_thrown`;
@@ -923,6 +1029,23 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
     let type_name = String::from(field("TypeName")?.as_str()?);
     let object_size = field("ObjectSize").and_then(Value::as_u64);
     Some((amount, type_name, object_size))
+}
+
+/// An `AllocationSampled` event of the runtime, laid out by the manifest:
+/// its `ObjectSize`, `TypeID` and `TypeName` (`None` when empty). `None`
+/// when it does not decode or names no size.
+fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<String>)> {
+    let fields = runtime_fields(event.event_id, event.event_version)?;
+    let values = decode_payload(&fields, event.data).ok()?;
+    let field = |name: &str| -> Option<&Value> {
+        let index = fields.iter().position(|f| f.name == name)?;
+        values.get(index)
+    };
+    let size = field("ObjectSize")?.as_u64().filter(|&s| s > 0)?;
+    let type_id = usize::try_from(field("TypeID")?.as_u64()?).ok()?;
+    let name = field("TypeName")?.as_str()?;
+    let name = (!name.is_empty()).then(|| String::from(name));
+    Some((size, type_id, name))
 }
 
 /// Appends a walked frame, innermost first: a native run once.

@@ -277,9 +277,16 @@ pub(super) unsafe fn walk(
             unwind::Step::NoCfi if sp_known && cfg!(target_arch = "x86_64") => {
                 let found = unwind::frameless_at(lookup);
                 // Tier-0 code under an OSR frame, reached by that frame's
-                // record: the tier-0 frame's own record leads to the real
-                // caller, which stands in its place.
-                if reached_by_record && matches!(found, Some((unwind::OSR_ORIGIN, _, _))) {
+                // record (up to .NET 10), or the OSR code's own first byte
+                // that .NET 11 puts in that record: the tier-0 frame's own
+                // record leads to the real caller, which stands in its
+                // place.
+                let osr_record = matches!(found, Some((unwind::OSR_ORIGIN, _, _)))
+                    || matches!(
+                        unwind::frameless_at(frame.ip),
+                        Some((unwind::OSR_ENTRY, start, _)) if start == frame.ip
+                    );
+                if reached_by_record && osr_record {
                     // SAFETY: [frame.sp, high) is inside the readable range
                     // (the walk's contract; frames only go up).
                     if let Some(caller) = unsafe { tier0_caller(frame, high) } {
@@ -294,6 +301,7 @@ pub(super) unsafe fn walk(
                 match found {
                     Some((size, start, prologue))
                         if size != unwind::OSR_ORIGIN
+                            && size != unwind::OSR_ENTRY
                             && (!leaf || frame.ip >= start + prologue) =>
                     {
                         let at = frame.sp.wrapping_add(size);
@@ -401,6 +409,12 @@ const MAX_TIER0_FRAME: usize = 4096;
 /// frame's own record is found by its content, the first word above
 /// `frame.sp` and below the caller's frame that holds the caller's frame
 /// pointer; the word above it is the return address into the caller.
+/// .NET 11 lays the OSR frame out otherwise (measured on 11.0.0: the OSR
+/// code begins `push rax; mov rax, [rbp]; push rax`, and the word the first
+/// push leaves is the OSR code's own address): the record's return address
+/// is the OSR code's first byte, which no call returns to. The sampler thread
+/// publishes that byte (`unwind::OSR_ENTRY`, found by
+/// `Resolver::return_address`) and the walk calls this there too.
 /// Returns the caller's frame, or `None` (no such word within
 /// `MAX_TIER0_FRAME` bytes).
 ///
@@ -590,6 +604,9 @@ pub(super) struct Resolver {
     frameless: BTreeMap<usize, (usize, usize, usize)>,
     /// Whether `frameless` grew since it was last published.
     frameless_changed: bool,
+    /// Return addresses [`Resolver::return_address`] has asked about, and
+    /// its answers.
+    checked: HashMap<usize, bool>,
 }
 
 impl Resolver {
@@ -720,6 +737,54 @@ impl Resolver {
         }
         self.frameless.insert(start, (end, unwind::OSR_ORIGIN, 0));
         self.frameless_changed = true;
+    }
+
+    /// A return address `ra` of a walk (x86-64): when it is the first byte
+    /// of a method's code (`GetCodeInfo4` of it answers a range starting
+    /// there), no call returns there and the frame record that held it is
+    /// an OSR frame's (.NET 11: see [`tier0_caller`]). The byte is
+    /// published to the handler as [`unwind::OSR_ENTRY`] so that later
+    /// walks find the caller the OSR frame's record skips. Each address is
+    /// asked once. Returns whether `ra` is such a byte (a walk taken before
+    /// the handler knew it holds it: not a frame of its own).
+    pub(super) fn return_address(&mut self, info: &ProfilerInfo, ra: usize) -> bool {
+        if !cfg!(target_arch = "x86_64") {
+            return false;
+        }
+        if let Some(&entry) = self.checked.get(&ra) {
+            return entry;
+        }
+        if self.checked.len() >= MAX_CACHED_IPS {
+            self.checked.clear();
+        }
+        let entry = self.code_start(info, ra);
+        self.checked.insert(ra, entry);
+        // Not inside a range the handler already knows.
+        let inside = self
+            .frameless
+            .range(..=ra)
+            .next_back()
+            .is_some_and(|(_, &(end, _, _))| ra < end);
+        if entry && !inside && self.frameless.len() < unwind::MAX_FRAMELESS {
+            self.frameless.insert(ra, (ra + 1, unwind::OSR_ENTRY, 0));
+            self.frameless_changed = true;
+        }
+        entry
+    }
+
+    /// Whether `ip` is the first byte of a managed method's code.
+    fn code_start(&self, info: &ProfilerInfo, ip: usize) -> bool {
+        let Some(v9) = info.v9() else {
+            return false;
+        };
+        let mut buffer = [COR_PRF_CODE_INFO::default(); 2];
+        let mut count = 0u32;
+        // SAFETY: a buffer of 2 entries, as announced; any address may be
+        // asked (an address that is not managed code is an error answer;
+        // one inside a method's code answers another range, dotnet/runtime
+        // `GetCodeInfoFromCodeStart`).
+        let got = unsafe { v9.GetCodeInfo4(ip, 2, &mut count, buffer.as_mut_ptr()) };
+        got.ok().is_ok() && count >= 1 && buffer[0].startAddress == ip && buffer[0].size > 0
     }
 
     /// Hands the frameless code ranges found since the last call to the
@@ -1355,6 +1420,55 @@ mod tests {
             )
         };
         assert_eq!(&out[..n], &[tier0 + 1, caller, outer]);
+        unwind::publish_frameless(&[]);
+    }
+
+    /// .NET 11 OSR on x86-64: the OSR code pushes a pseudo return address,
+    /// its own first byte, and a copy of the tier-0 frame's saved frame
+    /// pointer: its record names the OSR code's entry as its caller. Once
+    /// that byte is published as `OSR_ENTRY`, the walk finds the tier-0
+    /// frame's own record and goes on to the real caller; an address one
+    /// byte further is not the entry and is walked as before.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn an_osr_frame_naming_its_own_entry_is_walked_to_the_caller() {
+        let _table = unwind::TABLE_IN_TEST
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let (osr_entry, inside, caller, outer) =
+            (0x9500_0000, 0x9500_0120, 0x9600_0020, 0x9700_0030);
+        let mut s = stack(64);
+        let caller_fp = addr(&s, 30);
+        // The OSR frame's record at word 4: the copy, and the pseudo
+        // return address.
+        s[4] = caller_fp;
+        s[5] = osr_entry;
+        // The tier-0 frame: locals (words 6-15), then its record at 16.
+        for (i, word) in s.iter_mut().enumerate().take(16).skip(6) {
+            *word = 0x5000 + i;
+        }
+        s[16] = caller_fp;
+        s[17] = caller;
+        s[30] = 0;
+        s[31] = outer;
+        let (low, high) = (addr(&s, 0), addr(&s, 64));
+        let mut out = [0usize; 16];
+        // Unknown: the entry stands for the caller, which is skipped.
+        unwind::publish_frameless(&[]);
+        // SAFETY: the walk reads only inside `s`.
+        let (n, _) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
+        assert_eq!(&out[..n], &[inside, osr_entry, outer]);
+        // Published: the caller.
+        unwind::publish_frameless(&[(osr_entry, osr_entry + 1, unwind::OSR_ENTRY, 0)]);
+        // SAFETY: as above.
+        let (n, end) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
+        assert_eq!(end, WalkEnd::Complete);
+        assert_eq!(&out[..n], &[inside, caller, outer]);
+        // A record naming the byte after the entry: an ordinary frame.
+        s[5] = osr_entry + 1;
+        // SAFETY: as above.
+        let (n, _) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
+        assert_eq!(&out[..n], &[inside, osr_entry + 1, outer]);
         unwind::publish_frameless(&[]);
     }
 

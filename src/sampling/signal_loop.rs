@@ -69,6 +69,11 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         let mut frames = Vec::with_capacity(sample.ips.len());
         let mut inner_frame = None;
         for (i, &ip) in sample.ips.iter().enumerate() {
+            // An OSR frame's record on .NET 11 (`Resolver::return_address`):
+            // no call site, no frame of its own.
+            if i > 0 && resolver.return_address(&inner.info, ip) {
+                continue;
+            }
             // A return address is the instruction after the call: the
             // call itself is one byte before.
             let ip = if i == 0 { ip } else { ip.wrapping_sub(1) };

@@ -827,6 +827,11 @@ pub(super) fn frameless_prologue(code: &[u8]) -> Option<(usize, usize)> {
             [0x48, 0x8b, 0xec, ..] | [0x48, 0x89, 0xe5, ..] | [0x48, 0x8d, 0x6c, ..] => {
                 return None
             }
+            // `mov rax, [rbp]`: OSR code copying its tier-0 frame's saved
+            // frame pointer into a record of its own (8.0 begins with it;
+            // 11.0 begins `push rax; mov rax, [rbp]; push rax`, then sets
+            // rbp after its other pushes): a frame.
+            [0x48, 0x8b, 0x45, 0x00, ..] => return None,
             // Pushes then something else: a frame of the pushes. Nothing
             // recognized at all: not known to be frameless.
             _ if size > 0 => return Some((size, at)),
@@ -843,6 +848,13 @@ pub(super) const MAX_FRAMELESS: usize = 8192;
 /// and a step that lands in it from an OSR frame looks for the tier-0
 /// frame's own record (`signal::tier0_caller`).
 pub(super) const OSR_ORIGIN: usize = usize::MAX;
+
+/// The frame size of a one-byte range at the first byte of an OSR
+/// method's code (x86-64, .NET 11): a frame record whose return address is
+/// that byte is an OSR frame's, and a step that lands there looks for the
+/// tier-0 frame's own record (`signal::tier0_caller`), as from
+/// [`OSR_ORIGIN`] code.
+pub(super) const OSR_ENTRY: usize = usize::MAX - 1;
 
 /// Held by the unit tests that publish the process-wide table, so that
 /// they do not see each other's.
@@ -948,6 +960,13 @@ mod tests {
         // 8.0's OSR code: mov rax, [rbp]; push rax; mov rbp, rsp.
         let osr = [0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x8b, 0xec, 0x8b, 0x4d];
         assert_eq!(frameless_prologue(&osr), None);
+        // 11.0's OSR code: push rax (the pseudo return address); mov rax,
+        // [rbp]; push rax; sub rsp, 0xa0 (rbp set after more bytes).
+        let osr11 = [
+            0x50, 0x48, 0x8b, 0x45, 0x00, 0x50, 0x48, 0x81, 0xec, 0xa0, 0x00, 0x00, 0x00, 0x4c,
+            0x89, 0xbc,
+        ];
+        assert_eq!(frameless_prologue(&osr11), None);
         // Callee-saved pushes then sub rsp, imm8 / imm32.
         let small = [0x53, 0x48, 0x83, 0xec, 0x20, 0x8b];
         assert_eq!(frameless_prologue(&small), Some((0x28, 5)));

@@ -16,6 +16,12 @@
 // fixed amount of CPU work however many threads; each waits for the others
 // at the end), and the program prints "bench done".
 //
+// `Sampling allocmix ROUNDS` allocates, ROUNDS times, 100 small objects
+// (long[10]: 104 bytes on 64-bit) and one large one (int[2600]: 10,424
+// bytes), kept in rings so that they are not optimized away: the same bytes
+// (to 0.2%) in objects 100 times apart in size, two distinct types. It
+// prints "allocmix small=N large=N" with the object counts.
+//
 // `Sampling allocbench COUNT` allocates COUNT small objects (a node of two
 // fields, each kept until the next) on the main thread and prints
 // "allocbench done": allocation-bound work, for the cost per allocation of
@@ -104,6 +110,26 @@ namespace E2E.Sampling
             return ExitCode;
         }
 
+        static readonly long[][] smallRing = new long[256][];
+        static readonly int[][] largeRing = new int[4][];
+
+        static int AllocMix(int rounds)
+        {
+            long small = 0, large = 0;
+            for (int r = 0; r < rounds; r++)
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    smallRing[(int)(small & 255)] = new long[10];
+                    small++;
+                }
+                largeRing[r & 3] = new int[2600];
+                large++;
+            }
+            Console.WriteLine("allocmix small=" + small + " large=" + large);
+            return ExitCode;
+        }
+
         static int Bench(int threads, int rounds)
         {
             var workers = new Thread[threads];
@@ -138,6 +164,10 @@ namespace E2E.Sampling
             if (args.Length == 3 && args[0] == "bench")
             {
                 return Bench(int.Parse(args[1]), int.Parse(args[2]));
+            }
+            if (args.Length == 2 && args[0] == "allocmix")
+            {
+                return AllocMix(int.Parse(args[1]));
             }
             if (args.Length == 2 && args[0] == "allocbench")
             {

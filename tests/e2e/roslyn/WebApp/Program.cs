@@ -6,7 +6,7 @@
 //   /throw    throws and catches one WebApp.DemoException
 //   /lock     handlers contend on one lock (Handlers.Contend: ~0.1 ms inside it)
 //   /stats    counters of the handlers, as text: "json=N cpu=N throw=N lock=N"
-//
+//   /contentions  the runtime's count of contended locks (Monitor.LockContentionCount)
 // Prints "ready http://127.0.0.1:PORT" once listening, and exits 0 on SIGTERM.
 using System;
 using System.Linq;
@@ -122,6 +122,8 @@ namespace WebApp
                             e.MapGet("/throw", c => Text(c, "text/plain", Handlers.Throw(Next()).ToString()));
                             e.MapGet("/lock", c => Text(c, "text/plain", Handlers.Contend(50000).ToString()));
                             e.MapGet("/stats", c => Text(c, "text/plain", Handlers.Stats()));
+                            e.MapGet("/contentions", c => Text(c, "text/plain",
+                                System.Threading.Monitor.LockContentionCount.ToString()));
                         });
                     }))
                 .Build();
