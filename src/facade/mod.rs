@@ -39,6 +39,7 @@ mod eventpipe;
 pub(crate) mod fake_scope;
 mod heap;
 mod info;
+mod machinery;
 mod metadata;
 mod module_cache;
 mod name_writer;
@@ -64,6 +65,7 @@ pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
     AFTER_SHUTDOWN,
 };
+pub use machinery::RuntimeMachinery;
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
