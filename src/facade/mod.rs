@@ -60,7 +60,7 @@ pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use event_mask::EventMask;
 pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider};
-pub use heap::ObjectHandle;
+pub use heap::{HeapObject, ObjectHandle};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
     AFTER_SHUTDOWN,
