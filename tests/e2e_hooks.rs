@@ -82,6 +82,13 @@ fn baseline() -> &'static str {
             "{}",
             out.describe()
         );
+        // Three finally blocks ran for FinallyCatcher, two more (one of
+        // them throwing) for FinallyThrower, whose caller frame caught.
+        assert!(
+            out.stdout.contains("cleaned=3\nfinally=10,5\n"),
+            "{}",
+            out.describe()
+        );
         out.stdout
     })
 }
@@ -208,6 +215,36 @@ fn assert_exact_counts(run: &Run) {
         ]),
         Some(2)
     );
+    // An exception leaving three frames through their finally blocks, each
+    // frame closed once.
+    assert_eq!(run.total("Program.Cleaner"), 3);
+    assert_eq!(
+        run.path(&[
+            "Program.Main",
+            "Program.FinallyCatcher",
+            "Program.Cleaner",
+            "Program.Cleaner",
+            "Program.Cleaner"
+        ]),
+        Some(1)
+    );
+    // An exception thrown from a finally block run by the unwind of another,
+    // caught by the caller, a frame of the same method: the thrower closes
+    // once, and the catcher stays open until it returns (10 and 11 give the
+    // thrower no unwind-leave; `CallTree::catcher_enter` closes it).
+    assert_eq!(run.total("Program.FinallyThrower"), 2);
+    assert_eq!(
+        run.path(&["Program.Main", "Program.FinallyThrower"]),
+        Some(1)
+    );
+    assert_eq!(
+        run.path(&[
+            "Program.Main",
+            "Program.FinallyThrower",
+            "Program.FinallyThrower"
+        ]),
+        Some(1)
+    );
     // Threads: each worker is the root of its own thread's stack.
     assert_eq!(run.path(&["Program.Worker"]), Some(3));
     assert_eq!(run.path(&["Program.Worker", "Program.Square"]), Some(300));
@@ -291,25 +328,31 @@ fn a_frame_names_the_exact_instantiation_of_shared_generic_code() {
 fn stack_walk_in_exception_thrown_names_the_thrower_first() {
     let text = fast().file("exceptions.txt");
     let walks: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    assert_eq!(walks.len(), 2, "one walk per throw:\n{text}");
-    let thrower = "E2E.CallTree.Program.Thrower";
-    let expected = [
-        thrower,
-        thrower,
-        thrower,
-        thrower,
-        "E2E.CallTree.Program.Catcher",
-        "E2E.CallTree.Program.Main",
+    let thrower = "Thrower";
+    let finally_thrower = ["FinallyThrower", "FinallyThrower", "Main"];
+    // One walk per throw, in order: Catcher's two, Cleaner's, then
+    // FinallyThrower's first exception and the one its finally block threw.
+    let expected: [&[&str]; 5] = [
+        &[thrower, thrower, thrower, thrower, "Catcher", "Main"],
+        &[thrower, thrower, thrower, thrower, "Catcher", "Main"],
+        &["Cleaner", "Cleaner", "Cleaner", "FinallyCatcher", "Main"],
+        &finally_thrower,
+        &finally_thrower,
     ];
+    assert_eq!(walks.len(), expected.len(), "one walk per throw:\n{text}");
     // The runtime's own managed frames, left out of the walk: 11 calls Main
     // from System.Environment.CallEntryPoint, 3.1 to 10 from native code;
     // the managed exception dispatch of 9 and later is not on the stack yet
     // when `exception_thrown` walks it.
     let rt = dotnet::runtime();
     let machinery = if rt.major() >= 11 { 1 } else { 0 };
-    for walk in walks {
+    for (walk, expected) in walks.iter().zip(expected) {
         let (head, frames) = walk.split_once(": ").unwrap();
         let frames: Vec<&str> = frames.split(" <- ").collect();
+        let expected: Vec<String> = expected
+            .iter()
+            .map(|f| format!("{NS}Program.{f}"))
+            .collect();
         assert_eq!(frames, expected, "{walk}");
         assert!(
             head.ends_with(&format!(" machinery={machinery}")),
