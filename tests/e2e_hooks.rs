@@ -313,6 +313,25 @@ fn with_info_hooks_read_int_and_string_arguments_and_the_return_value() {
     );
 }
 
+/// `DoStackSnapshot` of the hooked thread from inside its enter hook: the
+/// walk 3.1, 8 and 9 give, and the `E_FAIL` of 10 and 11
+/// (dotnet/runtime#130220), asserted per runtime.
+#[test]
+fn a_stack_walk_inside_an_enter_hook_works_up_to_9_and_fails_from_10() {
+    let args = with_info().file("args.txt");
+    let rt = dotnet::runtime();
+    let expected = if rt.major() >= 10 {
+        "walk in enter: err E_FAIL (0x80004005): Unspecified failure."
+    } else {
+        "walk in enter: E2E.CallTree.Program.Args <- E2E.CallTree.Program.Main"
+    };
+    assert!(
+        args.lines().any(|l| l == expected),
+        "runtime {}: {expected}\nin\n{args}",
+        rt.version
+    );
+}
+
 #[test]
 fn a_frame_names_the_exact_instantiation_of_shared_generic_code() {
     let args = with_info().file("args.txt");
