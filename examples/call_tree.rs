@@ -19,7 +19,8 @@
 //! declaring type starts with it are hooked (through the function-ID
 //! mapper, so the others cost nothing); empty or unset, everything is.
 //! The hooks are the fast-path trampolines; exceptions that unwind hooked
-//! frames pop them (`exception_unwind_function_*`).
+//! frames pop them (`exception_unwind_function_*`, and
+//! `exception_catcher_enter` for the unwinds the runtime leaves unfinished).
 //!
 //! Build with `cargo build --example call_tree`; CLSID
 //! `{3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73}`.
@@ -101,6 +102,16 @@ impl Profiler for CallTreeProfiler {
 
     fn exception_unwind_function_leave(&self, _info: &ProfilerInfo) -> Result<()> {
         self.hooks.tree.unwind_leave();
+        Ok(())
+    }
+
+    fn exception_catcher_enter(
+        &self,
+        _: &ProfilerInfo,
+        function: FunctionID,
+        _exception: ObjectID,
+    ) -> Result<()> {
+        self.hooks.tree.catcher_enter(function);
         Ok(())
     }
 

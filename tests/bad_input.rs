@@ -1047,6 +1047,16 @@ fn an_old_runtime_gets_its_version_and_e_notimpl_for_newer_methods() {
     assert_eq!(info.runtime_information().map(drop), Err(E_NOTIMPL.into()));
     assert_eq!(info.request_rejit(&[(M, METHOD)]), Err(E_NOTIMPL.into()));
     assert_eq!(info.request_revert(&[]).map(drop), Err(E_NOTIMPL.into()));
+    let mut visited = 0;
+    let walked = info.enumerate_gc_heap_objects(|_| {
+        visited += 1;
+        true
+    });
+    assert_eq!(
+        (walked, visited),
+        (Err(E_NOTIMPL.into()), 0),
+        "needs version 15"
+    );
     // Methods the old runtime leaves at their default answer E_NOTIMPL too.
     assert_eq!(info.current_thread(), Err(E_NOTIMPL.into()));
     assert_eq!(info.event_mask().map(drop), Err(E_NOTIMPL.into()));

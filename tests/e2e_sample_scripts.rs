@@ -226,7 +226,7 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
         "Shop.Program.Main;Shop.Pricing.Checkout;Shop.Pricing.DiscountPercent 2",
         "Shop.Program.Main;Shop.Pricing.DiscountPercent 1",
         // Three calls: two returned, one unwound by the exception.
-        "Shop.Program.Main;Shop.Repository<?>.Find 3",
+        "Shop.Program.Main;Shop.Repository<System.__Canon>.Find 3",
     ] {
         assert!(lines.contains(&line), "{line}: {folded}");
     }

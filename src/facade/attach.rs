@@ -20,7 +20,12 @@
 //! large-object allocations). Later runtimes add
 //! `COR_PRF_DISABLE_INLINING`, `COR_PRF_DISABLE_OPTIMIZATIONS` and
 //! `COR_PRF_HIGH_MONITOR_EVENT_PIPE`, which the constants of this crate
-//! include; 3.1 refuses them. Everything else (enter/leave hooks, object
+//! include. The two `DISABLE_` flags were also immutable (set in
+//! `Initialize` or never) up to 9, so 3.1, 8 and 9 answer an attached
+//! profiler asking for `COR_PRF_DISABLE_INLINING` with `E_FAIL`; 10 and 11
+//! accept it and the mask then holds it (made mutable by
+//! dotnet/runtime#113924; both answers asserted in tests/e2e_attach.rs).
+//! Everything else (enter/leave hooks, object
 //! allocations, code transitions, remoting, ...) is startup-only on every
 //! runtime.
 //!
@@ -43,7 +48,7 @@ use crate::profiling::{
 /// [`COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH`]); empty when the mask may be
 /// set. A runtime may refuse more (CoreCLR 3.1 also refuses
 /// `COR_PRF_DISABLE_INLINING`, `COR_PRF_DISABLE_OPTIMIZATIONS` and
-/// `COR_PRF_HIGH_MONITOR_EVENT_PIPE`).
+/// `COR_PRF_HIGH_MONITOR_EVENT_PIPE`; 8 and 9 the two `DISABLE_` flags).
 ///
 /// ```
 /// use corprof::facade::not_allowed_after_attach;
@@ -70,8 +75,8 @@ impl ProfilerInfo {
     /// profiler: `CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER` without
     /// asking the runtime when the mask holds flags no runtime allows after
     /// attach ([`not_allowed_after_attach`]), otherwise the runtime's own
-    /// answer (which may still be a refusal, as 3.1's `E_FAIL` for
-    /// `COR_PRF_DISABLE_INLINING`).
+    /// answer (which may still be a refusal, as the `E_FAIL` of 3.1 to 9
+    /// for `COR_PRF_DISABLE_INLINING`).
     pub fn set_event_mask_for_attach(&self, mask: impl Into<super::EventMask>) -> Result<()> {
         let mask = mask.into();
         let (low_bad, high_bad) = not_allowed_after_attach(mask.low, mask.high);

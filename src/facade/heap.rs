@@ -1,23 +1,32 @@
 //! The heap and the process of later runtimes, behind safe methods of
 //! [`ProfilerInfo`]: the large-object threshold, frozen objects and an
 //! object's references (`ICorProfilerInfo10`), the environment (`ICorProfilerInfo11`, .NET 5),
-//! GC handles (`ICorProfilerInfo13`, .NET 7) and the non-GC heap
-//! (`ICorProfilerInfo14`, .NET 8).
+//! GC handles (`ICorProfilerInfo13`, .NET 7), the non-GC heap
+//! (`ICorProfilerInfo14`, .NET 8) and a walk of the GC heap
+//! (`ICorProfilerInfo15`, .NET 9).
 //!
 //! On a runtime without the interface a method needs, it answers
 //! `E_NOTIMPL` without calling anything (CoreCLR 3.1 offers
 //! `ICorProfilerInfo11` at most: the handles and the non-GC heap answer
-//! `E_NOTIMPL` there).
+//! `E_NOTIMPL` there; 8 offers `ICorProfilerInfo14`, so the heap walk
+//! answers `E_NOTIMPL` there).
 
+use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::any::Any;
 use core::ffi::c_void;
+use core::marker::PhantomData;
 
 use super::enumerators::ObjectIter;
 use super::info::{take_interface, ProfilerInfo, Result};
 use super::strings::{read_utf16, wide};
-use crate::profiling::{ObjectHandleID, ObjectID, COR_PRF_HANDLE_TYPE, COR_PRF_NONGC_HEAP_RANGE};
-use crate::{E_INVALIDARG, E_POINTER};
+use super::suspend::WalkInProgress;
+use crate::profiling::{
+    ClassID, ICorProfilerInfo15, ObjectHandleID, ObjectID, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
+    COR_PRF_HANDLE_TYPE, COR_PRF_NONGC_HEAP_RANGE,
+};
+use crate::{BOOL, E_INVALIDARG, E_POINTER, FALSE, TRUE};
 
 /// A GC handle the profiler made with [`ProfilerInfo::create_handle`]: weak
 /// (cleared when its object is collected), strong (keeps it alive) or
@@ -39,7 +48,161 @@ impl ObjectHandle {
     }
 }
 
+/// One object of the GC heap, handed to the closure of
+/// [`ProfilerInfo::enumerate_gc_heap_objects`] and borrowed for that one
+/// call (`'walk`).
+///
+/// The runtime is suspended while the walk runs, so the object can neither
+/// move nor be freed: that is what makes [`class`](Self::class) and
+/// [`size`](Self::size) safe here, where the same calls on a bare
+/// `ObjectID` are `unsafe` ([`ProfilerInfo::class_of`],
+/// [`ProfilerInfo::object_size`]). The closure receives it for any lifetime
+/// (it is higher-ranked), so it cannot keep it, nor the `ObjectID` inside,
+/// past its call: after the walk the runtime resumes, and the GC may move
+/// or free the object at once.
+#[derive(Debug)]
+pub struct HeapObject<'walk> {
+    info: &'walk ProfilerInfo,
+    object: ObjectID,
+    /// Invariant in `'walk`, so that a longer-lived `HeapObject` cannot be
+    /// made from it.
+    _walk: PhantomData<fn(&'walk ()) -> &'walk ()>,
+}
+
+impl HeapObject<'_> {
+    /// The object's class (`GetClassFromObject`); name it with
+    /// [`ProfilerInfo::class_name`].
+    pub fn class(&self) -> Result<ClassID> {
+        // SAFETY: the object is on the GC heap of a runtime suspended for
+        // the walk, which this borrow lasts no longer than.
+        unsafe { self.info.class_of(self.object) }
+    }
+
+    /// The object's size in bytes (`GetObjectSize2`).
+    pub fn size(&self) -> Result<usize> {
+        // SAFETY: as in `class`.
+        unsafe { self.info.object_size(self.object) }
+    }
+}
+
+/// What the walk callback receives: the user's closure and a panic to
+/// resume after the walk.
+struct HeapWalk<'p, 'f, F> {
+    info: &'p ProfilerInfo,
+    visit: &'f mut F,
+    stopped: bool,
+    panic: Option<Box<dyn Any + Send>>,
+}
+
+unsafe extern "system" fn visit_object<F: FnMut(HeapObject<'_>) -> bool>(
+    object: ObjectID,
+    state: *mut c_void,
+) -> BOOL {
+    if state.is_null() {
+        return FALSE;
+    }
+    // SAFETY: `state` is the `HeapWalk<F>` that `enumerate_gc_heap_objects`
+    // passed and keeps alive (and unaliased) for the whole walk.
+    let walk = unsafe { &mut *(state as *mut HeapWalk<'_, '_, F>) };
+    if walk.stopped {
+        return FALSE;
+    }
+    let item = HeapObject {
+        info: walk.info,
+        object,
+        _walk: PhantomData,
+    };
+    let visit = &mut *walk.visit;
+    match std::panic::catch_unwind(core::panic::AssertUnwindSafe(|| visit(item))) {
+        Ok(true) => TRUE,
+        Ok(false) => {
+            walk.stopped = true;
+            FALSE
+        }
+        Err(payload) => {
+            // Carried over the runtime's frames, resumed after the walk.
+            walk.panic = Some(payload);
+            walk.stopped = true;
+            FALSE
+        }
+    }
+}
+
 impl ProfilerInfo {
+    /// Walks every object on the GC heap (`EnumerateGCHeapObjects`,
+    /// `ICorProfilerInfo15`, .NET 9), calling `visit` for each until it
+    /// returns `false`.
+    ///
+    /// The walk needs the runtime suspended. Called while it runs, the
+    /// runtime suspends itself for the walk and resumes after it. Under a
+    /// suspension of the profiler's own ([`suspend_runtime`]), walk through
+    /// [`SuspendedRuntime::enumerate_gc_heap_objects`] on the thread that
+    /// suspended it: this method then refuses with
+    /// `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE` without asking the runtime, as
+    /// the suspension could otherwise be resumed during the walk. Inside a
+    /// garbage collection (its callbacks, `garbage_collection_started` and
+    /// the others) the runtime refuses with
+    /// `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE` (measured on 9, 10 and 11),
+    /// and called from another thread meanwhile the call waits for the
+    /// collection to end (measured on 10); every refusal (also
+    /// `CORPROF_E_SUSPENSION_IN_PROGRESS`, which the runtime may answer
+    /// while another suspension is under way) is returned as `Err`. On a
+    /// runtime without `ICorProfilerInfo15` (3.1 and 8) the answer is
+    /// `E_NOTIMPL`. Tested on 9, 10 and 11 from a JIT callback on the
+    /// program's thread, under `suspend_runtime` from a thread of the
+    /// profiler's own, and from `garbage_collection_started`
+    /// (tests/e2e_heap_walk.rs).
+    ///
+    /// Each [`HeapObject`] is borrowed for its call of `visit`, which cannot
+    /// keep it. A panic in `visit` stops the walk, is carried over the
+    /// runtime's frames and resumes after it (the runtime resumed first).
+    ///
+    /// [`suspend_runtime`]: Self::suspend_runtime
+    /// [`SuspendedRuntime::enumerate_gc_heap_objects`]: super::SuspendedRuntime::enumerate_gc_heap_objects
+    pub fn enumerate_gc_heap_objects<F: FnMut(HeapObject<'_>) -> bool>(
+        &self,
+        visit: F,
+    ) -> Result<()> {
+        let v15 = self.live_v15()?;
+        // Not while the profiler holds a suspension it could resume during
+        // the walk: that walk goes through `SuspendedRuntime`.
+        let Some(_walk) = WalkInProgress::start_unsuspended() else {
+            return Err(crate::Error::new(
+                CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
+                "EnumerateGCHeapObjects: the profiler suspended the runtime; \
+                 walk through SuspendedRuntime::enumerate_gc_heap_objects",
+            ));
+        };
+        self.walk_gc_heap(&v15, visit)
+    }
+
+    /// The walk itself, counted in `SUSPENSION` by the caller
+    /// (`WalkInProgress`).
+    pub(crate) fn walk_gc_heap<F: FnMut(HeapObject<'_>) -> bool>(
+        &self,
+        v15: &ICorProfilerInfo15,
+        mut visit: F,
+    ) -> Result<()> {
+        let mut walk = HeapWalk {
+            info: self,
+            visit: &mut visit,
+            stopped: false,
+            panic: None,
+        };
+        // SAFETY: `visit_object::<F>` reads `callbackState` as the
+        // `HeapWalk` passed here, which outlives the synchronous walk.
+        let hr = unsafe {
+            v15.EnumerateGCHeapObjects(
+                Some(visit_object::<F>),
+                &mut walk as *mut HeapWalk<'_, '_, F> as *mut c_void,
+            )
+        };
+        if let Some(payload) = walk.panic.take() {
+            std::panic::resume_unwind(payload);
+        }
+        hr.ok_with("EnumerateGCHeapObjects")
+    }
+
     /// The size from which objects go to the large object heap
     /// (`GetLOHObjectSizeThreshold`, `ICorProfilerInfo10`; 85,000 bytes
     /// unless `GCLOHThreshold` says otherwise).

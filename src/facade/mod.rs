@@ -39,6 +39,7 @@ mod eventpipe;
 pub(crate) mod fake_scope;
 mod heap;
 mod info;
+mod machinery;
 mod metadata;
 mod module_cache;
 mod name_writer;
@@ -60,11 +61,12 @@ pub use emit::{AssemblyReference, MetadataEmit};
 pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use event_mask::EventMask;
 pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider};
-pub use heap::ObjectHandle;
+pub use heap::{HeapObject, ObjectHandle};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, Result, RuntimeInfo,
     AFTER_SHUTDOWN,
 };
+pub use machinery::RuntimeMachinery;
 pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};

@@ -25,11 +25,16 @@ impl ProfilerInfo {
     /// (the rest print as `...`), one that cannot be named prints as `?`, and
     /// a count above 65,535 is `E_UNEXPECTED`.
     ///
-    /// Code shared by instantiations over reference types is one function:
-    /// without a frame, the runtime answers its canonical form: method type
-    /// arguments are `System.__Canon` (`Util.Echo<System.__Canon>`), and the
-    /// class of a method of a generic class is not given at all, so its
-    /// arguments print as `?` (`Holder<?>.Get`; measured on CoreCLR 3.1).
+    /// Code shared by instantiations over reference types is one function,
+    /// and without a frame it is named in its canonical form on every
+    /// runtime: each shared type argument is `System.__Canon`, as the
+    /// runtime itself (and PerfView, dotnet-trace) spell it
+    /// (`Util.Echo<System.__Canon>`, `Holder<System.__Canon>.Get`). For a
+    /// method of a generic class, CoreCLR 10 and later give that canonical
+    /// class; 3.1 to 9 give no class at all, and then every argument of the
+    /// class is spelled `System.__Canon` (exact but for a class with several
+    /// arguments mixing value and reference types, `Pair<System.Int32,
+    /// System.__Canon>` on 10, which those runtimes do not tell apart).
     /// [`instantiated_function_name_in_frame`](Self::instantiated_function_name_in_frame)
     /// with the frame of a WithInfo hook gives the exact one.
     ///
@@ -95,7 +100,7 @@ impl ProfilerInfo {
         }
         let plain = self.function_name(function)?;
         let mut name = if class.is_null() {
-            unknown_arguments(&plain.type_name)
+            canonical_arguments(&plain.type_name)
         } else {
             self.class_name(class)
                 .unwrap_or_else(|_| plain.type_name.clone())
@@ -125,9 +130,14 @@ impl ProfilerInfo {
     }
 }
 
-/// A generic type's metadata name (`Holder`1`) with its arguments unknown
-/// (`Holder<?>`): what shared code shows for its class without a frame.
-fn unknown_arguments(type_name: &str) -> String {
+/// The spelling of a type argument of shared generic code, the runtime's
+/// own name for its canonical type (`System.__Canon`).
+const CANON: &str = "System.__Canon";
+
+/// A generic type's metadata name (`Holder`1`) with its arguments shared
+/// (`Holder<System.__Canon>`): what CoreCLR 3.1 to 9 leave unsaid for the
+/// class of shared code without a frame.
+fn canonical_arguments(type_name: &str) -> String {
     let Some((base, arity)) = type_name.rsplit_once('`') else {
         return String::from(type_name);
     };
@@ -140,7 +150,7 @@ fn unknown_arguments(type_name: &str) -> String {
         if i > 0 {
             name.push_str(", ");
         }
-        name.push('?');
+        name.push_str(CANON);
     }
     name.push('>');
     name

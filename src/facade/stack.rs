@@ -133,9 +133,11 @@ impl ProfilerInfo {
     /// Needs `COR_PRF_ENABLE_STACK_SNAPSHOT` in the event mask (set in
     /// `initialize`; otherwise the runtime answers
     /// `CORPROF_E_INCONSISTENT_WITH_FLAGS`). Walking the current thread
-    /// works from inside callbacks and ELT hooks that run on it (for
-    /// example in `exception_thrown`, where the thrower is the first managed
-    /// frame). Walking another thread needs it stopped: only Windows builds
+    /// works from inside callbacks that run on it (for example in
+    /// `exception_thrown`, where the thrower is the first managed frame),
+    /// and from its ELT hooks on 3.1, 8 and 9 only: CoreCLR 10 and 11 answer
+    /// `E_FAIL` there (dotnet/runtime#130220, measured from a WithInfo
+    /// enter hook). Walking another thread needs it stopped: only Windows builds
     /// of the runtime can suspend a thread for that; elsewhere walk other
     /// threads while the runtime has them suspended (GC callbacks, or after
     /// `ICorProfilerInfo10::SuspendRuntime`). See docs/hooks.md.

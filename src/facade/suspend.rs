@@ -7,10 +7,11 @@
 //! single thread for `DoStackSnapshot` (every platform but Windows).
 
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 use super::enumerators::ThreadIter;
 use super::info::{take_interface, ProfilerInfo, Result};
-use crate::profiling::{ObjectID, ThreadID};
+use crate::profiling::{ObjectID, ThreadID, CORPROF_E_SUSPENSION_IN_PROGRESS};
 use crate::HRESULT;
 
 /// The runtime suspended by [`ProfilerInfo::suspend_runtime`]: every
@@ -24,6 +25,48 @@ pub struct SuspendedRuntime<'a> {
     resumed: bool,
 }
 
+/// The profiler's own suspensions and heap walks, process-wide: bit 0 is
+/// set while a [`SuspendedRuntime`] lives, and each walk of the GC heap in
+/// progress adds [`WALK`]. A heap walk relies on the runtime staying
+/// suspended until it ends, so a walk started through
+/// [`ProfilerInfo::enumerate_gc_heap_objects`] is refused while the
+/// profiler holds a suspension it could resume (it walks through
+/// [`SuspendedRuntime::enumerate_gc_heap_objects`], which borrows it), and
+/// `suspend_runtime` is refused while a walk runs.
+pub(crate) static SUSPENSION: AtomicUsize = AtomicUsize::new(0);
+/// Bit 0 of [`SUSPENSION`].
+pub(crate) const SUSPENDED: usize = 1;
+/// One walk in [`SUSPENSION`].
+pub(crate) const WALK: usize = 2;
+
+/// A walk counted in [`SUSPENSION`] until dropped, even by a panic of the
+/// walk's closure carried out of it.
+pub(crate) struct WalkInProgress(());
+
+impl WalkInProgress {
+    /// Counts a walk that needs no check (the suspension's own).
+    pub(crate) fn start() -> WalkInProgress {
+        SUSPENSION.fetch_add(WALK, Ordering::SeqCst);
+        WalkInProgress(())
+    }
+
+    /// Counts a walk unless the profiler holds a suspension.
+    pub(crate) fn start_unsuspended() -> Option<WalkInProgress> {
+        SUSPENSION
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |state| {
+                (state & SUSPENDED == 0).then_some(state + WALK)
+            })
+            .ok()
+            .map(|_| WalkInProgress(()))
+    }
+}
+
+impl Drop for WalkInProgress {
+    fn drop(&mut self) {
+        SUSPENSION.fetch_sub(WALK, Ordering::SeqCst);
+    }
+}
+
 impl SuspendedRuntime<'_> {
     /// Resumes the runtime (`ResumeRuntime`) and says what it answered.
     pub fn resume(mut self) -> Result<()> {
@@ -31,13 +74,29 @@ impl SuspendedRuntime<'_> {
         self.resume_now().ok_with("ResumeRuntime")
     }
 
+    /// Walks every object on the GC heap under this suspension
+    /// ([`ProfilerInfo::enumerate_gc_heap_objects`], which refuses while
+    /// the profiler holds one): call it on the thread that suspended the
+    /// runtime, as `EnumerateGCHeapObjects` requires. The walk borrows this
+    /// value, so the runtime cannot be resumed before it ends.
+    pub fn enumerate_gc_heap_objects<F: FnMut(super::HeapObject<'_>) -> bool>(
+        &self,
+        visit: F,
+    ) -> Result<()> {
+        let v15 = self.info.live_v15()?;
+        let _walk = WalkInProgress::start();
+        self.info.walk_gc_heap(&v15, visit)
+    }
+
     fn resume_now(&self) -> HRESULT {
-        match self.info.live_v10() {
+        let hr = match self.info.live_v10() {
             // SAFETY: this value exists only after a successful
             // SuspendRuntime on this interface, and resumes once.
             Ok(v10) => unsafe { v10.ResumeRuntime() },
             Err(e) => e.code(),
-        }
+        };
+        SUSPENSION.fetch_and(!SUSPENDED, Ordering::SeqCst);
+        hr
     }
 }
 
@@ -109,10 +168,29 @@ impl ProfilerInfo {
     /// (a managed thread would wait for itself), never from a callback.
     ///
     /// [`stack_snapshot`]: ProfilerInfo::stack_snapshot
+    ///
+    /// Refused with `CORPROF_E_SUSPENSION_IN_PROGRESS` (the runtime's own
+    /// answer to a suspension while another is under way), without asking
+    /// the runtime, while the profiler already holds a suspension or walks
+    /// the GC heap ([`enumerate_gc_heap_objects`]).
+    ///
+    /// [`enumerate_gc_heap_objects`]: ProfilerInfo::enumerate_gc_heap_objects
     pub fn suspend_runtime(&self) -> Result<SuspendedRuntime<'_>> {
         let v10 = self.live_v10()?;
+        if SUSPENSION
+            .compare_exchange(0, SUSPENDED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            return Err(crate::Error::new(
+                CORPROF_E_SUSPENSION_IN_PROGRESS,
+                "SuspendRuntime: the profiler already suspended the runtime, or walks the GC heap",
+            ));
+        }
         // SAFETY: no arguments; the runtime checks the calling thread.
-        unsafe { v10.SuspendRuntime() }.ok_with("SuspendRuntime")?;
+        if let Err(error) = unsafe { v10.SuspendRuntime() }.ok_with("SuspendRuntime") {
+            SUSPENSION.fetch_and(!SUSPENDED, Ordering::SeqCst);
+            return Err(error);
+        }
         Ok(SuspendedRuntime {
             info: self,
             resumed: false,

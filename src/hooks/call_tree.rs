@@ -33,9 +33,11 @@ struct Shadow<C: 'static> {
     stack: Vec<(usize, Instant, FunctionID)>,
     /// Leaves with no open frame, or whose function was not the top one.
     unbalanced: u64,
-    /// The function an exception is unwinding, between the unwind-enter
-    /// and unwind-leave callbacks.
-    unwinding: Option<FunctionID>,
+    /// The functions whose unwind began (unwind-enter) and has not ended
+    /// (unwind-leave), oldest first: one, or more when a `finally` block
+    /// run by the unwind threw again (see [`CallTree::catcher_enter`]).
+    /// Bounded: a thread has only so many nested exceptions.
+    unwinding: Vec<FunctionID>,
 }
 
 impl<C: 'static> Shadow<C> {
@@ -50,7 +52,7 @@ impl<C: 'static> Shadow<C> {
             nodes: vec![root],
             stack: Vec::new(),
             unbalanced: 0,
-            unwinding: None,
+            unwinding: Vec::new(),
         }
     }
 
@@ -191,21 +193,60 @@ impl<C: Send + Sync + 'static> CallTree<C> {
         self.with_shadow(|shadow| shadow.leave(function.function(), at));
     }
 
-    /// An exception is unwinding `function`'s frame on this thread.
+    /// An exception is unwinding `function`'s frame on this thread
+    /// (`exception_unwind_function_enter`).
     pub fn unwind_enter(&self, function: FunctionID) {
-        self.with_shadow(|shadow| shadow.unwinding = Some(function));
+        self.with_shadow(|shadow| {
+            if shadow.unwinding.len() < 64 {
+                shadow.unwinding.push(function);
+            }
+        });
     }
 
-    /// The frame [`unwind_enter`](Self::unwind_enter) named is gone: it
-    /// closes if it is the innermost hooked frame (only hooked frames are
-    /// on the shadow stack).
+    /// The frame [`unwind_enter`](Self::unwind_enter) named is gone
+    /// (`exception_unwind_function_leave`): it closes if it is the
+    /// innermost hooked frame (only hooked frames are on the shadow stack).
     pub fn unwind_leave(&self) {
         let at = Instant::now();
         self.with_shadow(|shadow| {
-            if let Some(function) = shadow.unwinding.take() {
-                if shadow.stack.last().is_some_and(|top| top.2 == function) {
-                    shadow.leave(function, at);
-                }
+            let Some(function) = shadow.unwinding.pop() else {
+                return;
+            };
+            // An unwind begun before this one (by the exception a `finally`
+            // block threw this one from) ends with it.
+            shadow.unwinding.clear();
+            if shadow.stack.last().is_some_and(|top| top.2 == function) {
+                shadow.leave(function, at);
+            }
+        });
+    }
+
+    /// A `catch` block of `function` is entered on this thread
+    /// (`exception_catcher_enter`): the exception's unwind is over, and
+    /// `function`'s frame, the catching one, is open.
+    ///
+    /// CoreCLR 10 and 11 give no unwind-leave for a frame whose `finally`
+    /// block threw while the frame was being unwound (3.1, 8 and 9 give
+    /// one, with a second unwind-enter): when the `catch` is in its caller,
+    /// that frame is still on the shadow stack here, and this closes it.
+    /// Only the IDs tell the frames apart, so a method that throws from a
+    /// `finally` and catches in the same frame, called by itself, is
+    /// closed one frame too early there (docs/hooks.md).
+    pub fn catcher_enter(&self, function: FunctionID) {
+        let at = Instant::now();
+        self.with_shadow(|shadow| {
+            let unfinished = core::mem::take(&mut shadow.unwinding);
+            let [abandoned, ..] = unfinished[..] else {
+                return;
+            };
+            if unfinished.len() < 2 {
+                return;
+            }
+            let n = shadow.stack.len();
+            let top_abandoned = n >= 1 && shadow.stack[n - 1].2 == abandoned;
+            let caller_catches = n >= 2 && shadow.stack[n - 2].2 == function;
+            if top_abandoned && caller_catches {
+                shadow.leave(abandoned, at);
             }
         });
     }
@@ -348,6 +389,50 @@ mod tests {
         tree.enter(a);
         tree.leave(b);
         assert_eq!(tree.report(|name| name).unbalanced, 2);
+    }
+
+    #[test]
+    fn a_frame_whose_finally_threw_closes_when_its_caller_catches() {
+        let (main, f) = (hooked(30, "Main"), hooked(31, "F"));
+        // 10 and 11: F(0)'s unwind begins, its finally throws, the new
+        // exception's unwind begins in F(1), which catches: no unwind-leave.
+        let tree = CallTree::new();
+        tree.enter(main);
+        tree.enter(f);
+        tree.enter(f);
+        tree.unwind_enter(f.function());
+        tree.unwind_enter(f.function());
+        tree.catcher_enter(f.function());
+        tree.leave(f);
+        tree.leave(main);
+        let report = tree.report(|name| name);
+        assert_eq!((report.unbalanced, report.open_frames), (0, 0));
+        assert_eq!(path(&report, &["Main", "F", "F"]).unwrap()[0], 1);
+        // 3.1, 8 and 9: the same, with an unwind-leave for F(0) and a third
+        // unwind-enter, for F(1); the catch then closes nothing more.
+        let tree = CallTree::new();
+        tree.enter(main);
+        tree.enter(f);
+        tree.enter(f);
+        tree.unwind_enter(f.function());
+        tree.unwind_enter(f.function());
+        tree.unwind_leave();
+        tree.unwind_enter(f.function());
+        tree.catcher_enter(f.function());
+        tree.leave(f);
+        tree.leave(main);
+        let report = tree.report(|name| name);
+        assert_eq!((report.unbalanced, report.open_frames), (0, 0));
+        assert_eq!(path(&report, &["Main", "F", "F"]).unwrap()[0], 1);
+        // A plain catch, one unwind begun: nothing closes.
+        let tree = CallTree::new();
+        tree.enter(main);
+        tree.enter(f);
+        tree.unwind_enter(main.function());
+        tree.catcher_enter(main.function());
+        tree.leave(f);
+        tree.leave(main);
+        assert_eq!(tree.report(|name| name).unbalanced, 0);
     }
 
     #[test]

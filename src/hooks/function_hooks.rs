@@ -169,6 +169,14 @@ pub trait FunctionHooks: Send + Sync + 'static {
     /// otherwise prepared), through the runtime's `FunctionIDMapper2`:
     /// `Some(data)` hooks the function and hands `data` to its hooks,
     /// `None` leaves it unhooked (it then costs nothing).
+    ///
+    /// The runtime's own machinery
+    /// ([`ProfilerInfo::runtime_machinery`]: the managed exception dispatch
+    /// of CoreCLR 9 and later, 11's `System.Environment.CallEntryPoint`) is
+    /// never hooked and never asked about: dispatch frames are dropped
+    /// without a leave hook when a `catch` resumes, which would leave every
+    /// shadow stack open, and the entry-point caller exists on 11 only, so
+    /// `Main` is the root of the main thread's calls on every runtime.
     fn map_function(&self, info: &ProfilerInfo, function: FunctionID) -> Option<Self::Client>;
 
     /// A hooked function was entered (fast path).
@@ -378,10 +386,12 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
             return;
         }
         // Asked without the lock held, so that the profiler's own calls
-        // (names, metadata) can never wait on it.
-        let record = installed
-            .hooks
-            .map_function(&installed.info, function)
+        // (names, metadata) can never wait on it. The runtime's own
+        // machinery is never hooked (see `FunctionHooks::map_function`).
+        let machinery = matches!(installed.info.runtime_machinery(function), Ok(Some(_)));
+        let record = (!machinery)
+            .then(|| installed.hooks.map_function(&installed.info, function))
+            .flatten()
             .map(|client| {
                 alloc::boxed::Box::new(Record::<H> {
                     installed,

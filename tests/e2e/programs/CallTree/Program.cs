@@ -68,6 +68,74 @@ namespace E2E.CallTree
             }
         }
 
+        private static int _cleaned;
+
+        // An exception leaving three nested `finally` blocks of one
+        // recursive method (dotnet/runtime #123351: 9 and 10 report the
+        // unwind of such a frame twice).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Cleaner(int depth)
+        {
+            try
+            {
+                if (depth == 0)
+                {
+                    throw new InvalidOperationException("cleaned " + depth);
+                }
+                Cleaner(depth - 1);
+            }
+            finally
+            {
+                _cleaned++;
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int FinallyCatcher()
+        {
+            try
+            {
+                Cleaner(2);
+                return 0;
+            }
+            catch (InvalidOperationException)
+            {
+                return _cleaned;
+            }
+        }
+
+        // An exception thrown inside a `finally` block, caught by the same
+        // method one call up (dotnet/runtime #123351: 9 and 10 report the
+        // unwind of the thrower twice; the second must not close the
+        // catcher, another frame of the same method).
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int FinallyThrower(int depth)
+        {
+            try
+            {
+                try
+                {
+                    if (depth > 0)
+                    {
+                        return FinallyThrower(depth - 1);
+                    }
+                    throw new InvalidOperationException("first");
+                }
+                finally
+                {
+                    _cleaned++;
+                    if (depth == 0)
+                    {
+                        throw new InvalidOperationException("from finally");
+                    }
+                }
+            }
+            catch (InvalidOperationException) when (depth == 1)
+            {
+                return 10;
+            }
+        }
+
         [MethodImpl(MethodImplOptions.NoInlining)]
         static int Square(int x) { return x * x; }
 
@@ -112,6 +180,8 @@ namespace E2E.CallTree
             Console.WriteLine("even(10)=" + IsEven(10));
             int caught = Catcher() + Catcher();
             Console.WriteLine("caught=" + caught);
+            Console.WriteLine("cleaned=" + FinallyCatcher());
+            Console.WriteLine("finally=" + FinallyThrower(1) + "," + _cleaned);
             var threads = new Thread[3];
             for (int i = 0; i < threads.Length; i++)
             {
