@@ -87,7 +87,7 @@ impl WrapWhen {
 /// every instantiation). How this form relates to
 /// [`ProfilerInfo::function_name`] (``WebShop.Repository`1.Find``) and
 /// [`ProfilerInfo::instantiated_function_name`]
-/// (`WebShop.Repository<?>.Find`): docs/hooks.md, "One method, three names".
+/// (`WebShop.Repository<System.__Canon>.Find`): docs/hooks.md, "One method, three names".
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MethodTarget {
     /// The assembly's simple name.
@@ -160,7 +160,7 @@ impl MethodTarget {
     }
 
     /// What to say when the type is not found and looks like a name from
-    /// [`ProfilerInfo::instantiated_function_name`] (`Repository<?>`): a
+    /// [`ProfilerInfo::instantiated_function_name`] (`Repository<System.__Canon>`): a
     /// target names the type as metadata does, with its arity.
     fn hint(&self) -> &'static str {
         // Compiler-generated names (`<>c`, `<Main>d__0`) start with `<`.
@@ -523,7 +523,7 @@ mod tests {
         assert!(!err.contains("arity"), "{err}");
         // A name copied from a call tree gets a hint; a compiler-generated
         // name (starting with `<`) does not.
-        for generic in ["A!N.Outer<?>::Run", "A!N.Outer+Inner<System.Int32>::Deep"] {
+        for generic in ["A!N.Outer<System.__Canon>::Run", "A!N.Outer+Inner<System.Int32>::Deep"] {
             let err = find(generic).unwrap_err().message().to_string();
             assert!(err.starts_with("no type N.Outer"), "{err}");
             assert!(
