@@ -70,7 +70,12 @@ extern crate std;
 #[allow(rustdoc::redundant_explicit_links)]
 pub mod cil;
 // The byte reader the binary formats share (below the COM core; never public).
-#[cfg(any(feature = "cil", feature = "eventpipe", feature = "diagnostics"))]
+#[cfg(any(
+    feature = "cil",
+    feature = "eventpipe",
+    feature = "diagnostics",
+    feature = "nettrace"
+))]
 mod bytes;
 mod codes;
 mod com;
@@ -101,6 +106,10 @@ pub mod hooks;
 #[cfg_attr(docsrs, doc(cfg(feature = "instrument")))]
 pub mod instrument;
 pub mod metadata;
+/// The runtime's trace format ("nettrace"): a streaming reader.
+#[cfg(feature = "nettrace")]
+#[cfg_attr(docsrs, doc(cfg(feature = "nettrace")))]
+pub mod nettrace;
 #[cfg(feature = "profile")]
 #[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 pub mod profile;
