@@ -2,7 +2,7 @@
 //! (dotnet/runtime#96365), transcribed from the runtime's manifest
 //! (dotnet/runtime `src/coreclr/vm/ClrEtwAll.man`, templates
 //! `MethodLoadUnloadVerbose_V1`/`_V2`, `ModuleLoadUnload_V1`/`_V2`,
-//! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
+//! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
 //! `GCBulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
 //! `ThreadStartWork`, `Exception`, `Contention`, `ContentionStart_V2`,
 //! `ContentionStop_V1`) for the events this crate uses. Where a later
@@ -92,6 +92,8 @@ fn module(version: u32) -> Vec<Field> {
 /// | --- | --- | --- | --- |
 /// | runtime | `GCStart` | 1 | `Count`, `Depth`, `Reason`, `Type`, `ClrInstanceID`, (v2) `ClientSequenceNumber` |
 /// | runtime | `GCEnd` | 2 | `Count`, `Depth`, `ClrInstanceID` |
+/// | runtime | `GCRestartEEEnd`, `GCRestartEEBegin`, `GCSuspendEEEnd` | 3, 7, 8 | `ClrInstanceID` (v1) |
+/// | runtime | `GCSuspendEEBegin` | 9 | `Reason`, `Count`, `ClrInstanceID` (v1) |
 /// | runtime | `GCAllocationTick` | 10 | v2+: ... `TypeID`, `TypeName`, `HeapIndex`, (v3) `Address`, (v4) `ObjectSize` |
 /// | runtime | `GCBulkType` | 15 | `Count`, `ClrInstanceID`, `Values[Count]` of types |
 /// | runtime | `GCBulkRootEdge` | 16 | `Index`, `Count`, `ClrInstanceID`, `Values[Count]` of root edges |
@@ -126,6 +128,12 @@ pub fn clr_fields(provider: &str, event_id: u32, version: u32) -> Option<Vec<Fie
             (2, v) if v >= 1 => vec![
                 f("Count", UInt32),
                 f("Depth", UInt32),
+                f("ClrInstanceID", UInt16),
+            ],
+            (3 | 7 | 8, v) if v >= 1 => vec![f("ClrInstanceID", UInt16)],
+            (9, v) if v >= 1 => vec![
+                f("Reason", UInt32),
+                f("Count", UInt32),
                 f("ClrInstanceID", UInt16),
             ],
             (10, v) if v >= 2 => {

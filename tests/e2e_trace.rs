@@ -1,0 +1,298 @@
+//! EventPipe sessions over the diagnostics IPC channel, their stream read
+//! live with `corprof::nettrace`, against the `Sampling` program (two
+//! threads spinning in `Hot` and `Warm`, the main thread allocating).
+//!
+//! On every runtime: a few seconds of the sample profiler and the runtime
+//! provider with rundown at stop (`CollectTracing2`, which .NET Core 3.1.3
+//! knows too: measured), parsed end to end; the same without rundown. A
+//! session without stacks needs `CollectTracing3`, one with the rundown's
+//! keywords chosen `CollectTracing4`: .NET 9 and later run them, .NET Core
+//! 3.1 and .NET 8 refuse them with the runtime's `DS_IPC_E_UNKNOWN_COMMAND`
+//! (measured).
+
+// The real-runtime harness (tests/common/dotnet.rs) is Unix only.
+#![cfg(unix)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use common::dotnet::{self, Runtime};
+use corprof::diagnostics::{
+    Command, DiagnosticsClient, Error, Provider, Rundown, SessionConfig, DS_IPC_E_UNKNOWN_COMMAND,
+};
+use corprof::nettrace::{
+    Event, NettraceReader, Stats, TraceInfo, RUNDOWN_PROVIDER, RUNTIME_PROVIDER,
+    SAMPLE_PROFILER_PROVIDER,
+};
+
+/// The runtime provider's GC (0x1), loader (0x8), JIT (0x10) and exception
+/// (0x8000) keywords (ClrEtwAll.man).
+const RUNTIME_KEYWORDS: u64 = 0x1 | 0x8 | 0x10 | 0x8000;
+
+struct Target(Child);
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `Sampling` spinning for `seconds` and waits for its diagnostics
+/// endpoint.
+fn start_sampling(rt: &Runtime, seconds: u32) -> (Target, DiagnosticsClient) {
+    let mut cmd = rt.command("Sampling", &[&seconds.to_string(), "500"], None);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let child = Target(cmd.spawn().expect("start Sampling"));
+    let pid = child.0.id();
+    let start = Instant::now();
+    loop {
+        match DiagnosticsClient::for_process(pid) {
+            Ok(client) => return (child, client),
+            Err(e) if start.elapsed() > Duration::from_secs(30) => {
+                panic!("no diagnostics endpoint for Sampling ({pid}) after 30 s: {e}")
+            }
+            Err(_) => thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+fn config(rundown: Rundown) -> SessionConfig {
+    let mut config = SessionConfig::new(vec![
+        Provider::new(SAMPLE_PROFILER_PROVIDER),
+        Provider::new(RUNTIME_PROVIDER)
+            .keywords(RUNTIME_KEYWORDS)
+            .level(4),
+    ]);
+    config.rundown = rundown;
+    config
+}
+
+/// What one session read.
+struct Collected {
+    command: Command,
+    trace: TraceInfo,
+    events: Vec<Event>,
+    stats: Stats,
+}
+
+/// Runs a session for `seconds`, reading its stream on another thread as
+/// it comes, then stops it and reads to the end marker.
+fn collect(client: &DiagnosticsClient, config: &SessionConfig, seconds: u64) -> Collected {
+    let session = client.start_session(config).expect("start the session");
+    let command = session.command();
+    let stopper = session.stopper();
+    let (tx, rx) = mpsc::channel();
+    let reader = thread::spawn(move || {
+        let mut reader = NettraceReader::new(session);
+        let mut events = Vec::new();
+        let result = loop {
+            match reader.next_event() {
+                Ok(Some(event)) => events.push(event),
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        let _ = tx.send(());
+        (result, reader.trace().cloned(), events, reader.stats())
+    });
+    thread::sleep(Duration::from_secs(seconds));
+    stopper.stop().expect("StopTracing");
+    // The rundown and the end marker follow the stop.
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the stream ends within 60 s of StopTracing");
+    let (result, trace, events, stats) = reader.join().unwrap();
+    result.expect("the stream parses to its end marker");
+    Collected {
+        command,
+        trace: trace.expect("a Trace object"),
+        events,
+        stats,
+    }
+}
+
+fn count_by_provider(events: &[Event]) -> BTreeMap<&str, usize> {
+    let mut counts = BTreeMap::new();
+    for e in events {
+        *counts.entry(e.provider()).or_insert(0) += 1;
+    }
+    counts
+}
+
+/// The code range of each method the rundown names `name`.
+fn method_ranges(events: &[Event], name: &str) -> Vec<(u64, u64)> {
+    let mut ranges = Vec::new();
+    for e in events {
+        if e.provider() != RUNDOWN_PROVIDER || e.event_id() != 144 {
+            continue;
+        }
+        let fields = e.fields().expect("MethodDCEndVerbose decodes");
+        let get = |n: &str| &fields.iter().find(|(f, _)| f == n).unwrap().1;
+        if get("MethodName").as_str() == Some(name) {
+            let start = get("MethodStartAddress").as_u64().unwrap();
+            let size = get("MethodSize").as_u64().unwrap();
+            ranges.push((start, start + size));
+        }
+    }
+    ranges
+}
+
+#[test]
+fn a_session_streams_samples_runtime_events_and_the_rundown() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    // Let the spinners get going and the JIT compile `Hot`.
+    thread::sleep(Duration::from_millis(500));
+    let got = collect(&client, &config(Rundown::Default), 3);
+    assert_eq!(
+        got.command,
+        Command::COLLECT_TRACING_2,
+        "runtime {}",
+        rt.major()
+    );
+    assert_eq!(got.trace.pointer_size, 8);
+    assert_eq!(got.trace.process_id, _target.0.id());
+    assert!(got.trace.qpc_frequency > 0);
+
+    let counts = count_by_provider(&got.events);
+    for provider in [SAMPLE_PROFILER_PROVIDER, RUNTIME_PROVIDER, RUNDOWN_PROVIDER] {
+        assert!(
+            counts.get(provider).copied().unwrap_or(0) > 0,
+            "no events from {provider} (runtime {}): {counts:?}",
+            rt.major()
+        );
+    }
+    assert_eq!(got.stats.lost_events, 0, "{:?}", got.stats);
+    assert!(got.stats.sequence_points > 0, "{:?}", got.stats);
+
+    // Timestamps fall within the session: from its start to some seconds on.
+    for e in &got.events {
+        let t = got.trace.seconds_since_start(e.timestamp);
+        assert!((-1.0..120.0).contains(&t), "{t} s: {e:?}");
+    }
+    // Every runtime event with a known layout decodes.
+    for e in got.events.iter().filter(|e| e.layout().is_some()) {
+        e.fields().unwrap_or_else(|err| {
+            panic!("{} {} v{}: {err}", e.provider(), e.event_id(), e.version())
+        });
+    }
+    // The rundown names the hot method, and samples land in its code.
+    let hot = method_ranges(&got.events, "Hot");
+    assert!(!hot.is_empty(), "the rundown does not name Hot");
+    let samples: Vec<&Event> = got
+        .events
+        .iter()
+        .filter(|e| e.provider() == SAMPLE_PROFILER_PROVIDER)
+        .collect();
+    let in_hot = samples
+        .iter()
+        .filter(|e| {
+            e.stack
+                .iter()
+                .any(|ip| hot.iter().any(|&(a, b)| (a..b).contains(ip)))
+        })
+        .count();
+    assert!(
+        in_hot > 0,
+        "none of {} samples has Hot ({hot:x?}) on its stack",
+        samples.len()
+    );
+    let mut kinds: BTreeMap<(&str, u32, u32), usize> = BTreeMap::new();
+    for e in &got.events {
+        *kinds
+            .entry((e.provider(), e.event_id(), e.version()))
+            .or_insert(0) += 1;
+    }
+    eprintln!(
+        "runtime {}: {counts:?}, {} samples in Hot, {:?}\n{kinds:?}",
+        rt.major(),
+        in_hot,
+        got.stats
+    );
+}
+
+#[test]
+fn a_session_without_rundown() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    let got = collect(&client, &config(Rundown::None), 2);
+    assert_eq!(got.command, Command::COLLECT_TRACING_2);
+    let counts = count_by_provider(&got.events);
+    assert!(
+        counts.get(SAMPLE_PROFILER_PROVIDER).copied().unwrap_or(0) > 0,
+        "{counts:?}"
+    );
+    assert_eq!(counts.get(RUNDOWN_PROVIDER), None, "{counts:?}");
+    assert_eq!(got.stats.lost_events, 0, "{:?}", got.stats);
+}
+
+#[test]
+fn a_session_without_stacks() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    let mut no_stacks = config(Rundown::None);
+    no_stacks.stacks = false;
+    assert_eq!(no_stacks.command(), Command::COLLECT_TRACING_3);
+    if rt.major() < 9 {
+        // Measured: 3.1.3 and 8.0.34 answer DS_IPC_E_UNKNOWN_COMMAND.
+        let err = client
+            .start_session(&no_stacks)
+            .expect_err("CollectTracing3 needs .NET 9");
+        assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
+        assert!(matches!(err, Error::Runtime(_)));
+        assert!(
+            err.to_string().contains("does not know this command"),
+            "{err}"
+        );
+        return;
+    }
+    let got = collect(&client, &no_stacks, 2);
+    assert_eq!(got.command, Command::COLLECT_TRACING_3);
+    let runtime: Vec<&Event> = got
+        .events
+        .iter()
+        .filter(|e| e.provider() == RUNTIME_PROVIDER)
+        .collect();
+    assert!(!runtime.is_empty());
+    assert!(
+        runtime.iter().all(|e| e.stack.is_empty()),
+        "runtime events with stacks in a session without stacks"
+    );
+}
+
+#[test]
+fn a_session_with_rundown_keywords() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    // Loader (0x8), JIT (0x10) and end (0x100) rundown: the methods and
+    // modules, without the IL-to-native maps (0x20000) the default asks for.
+    let chosen = config(Rundown::Keywords(0x8 | 0x10 | 0x100));
+    assert_eq!(chosen.command(), Command::COLLECT_TRACING_4);
+    if rt.major() < 9 {
+        let err = client
+            .start_session(&chosen)
+            .expect_err("CollectTracing4 needs .NET 9");
+        assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
+        return;
+    }
+    let got = collect(&client, &chosen, 2);
+    assert_eq!(got.command, Command::COLLECT_TRACING_4);
+    let rundown = |id| {
+        got.events
+            .iter()
+            .filter(|e| e.provider() == RUNDOWN_PROVIDER && e.event_id() == id)
+            .count()
+    };
+    assert!(rundown(144) > 0, "no MethodDCEndVerbose");
+    assert_eq!(rundown(150), 0, "IL-to-native maps that were not asked for");
+    assert!(!method_ranges(&got.events, "Hot").is_empty());
+}
