@@ -9,6 +9,11 @@
 //! keywords chosen `CollectTracing4`: .NET 9 and later run them, .NET Core
 //! 3.1 and .NET 8 refuse them with the runtime's `DS_IPC_E_UNKNOWN_COMMAND`
 //! (measured).
+//!
+//! The `corprof` command: `ps` lists the program, `trace collect` writes a
+//! `.nettrace` file and `trace convert` names its samples (`Hot` among
+//! them); and the reader reads what Microsoft's `dotnet-trace` writes
+//! (installed into `.cache/tools` with `dotnet tool install`, pinned).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -295,4 +300,161 @@ fn a_session_with_rundown_keywords() {
     assert!(rundown(144) > 0, "no MethodDCEndVerbose");
     assert_eq!(rundown(150), 0, "IL-to-native maps that were not asked for");
     assert!(!method_ranges(&got.events, "Hot").is_empty());
+}
+
+const CORPROF: &str = env!("CARGO_BIN_EXE_corprof");
+/// The `dotnet-trace` the cross-reading test installs.
+const DOTNET_TRACE_VERSION: &str = "10.0.750501";
+
+fn out_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_trace")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(cmd: &mut std::process::Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what}: {}\n{stderr}", out.status);
+    String::from_utf8_lossy(&out.stdout).into_owned() + &stderr
+}
+
+/// The count of the folded stacks whose leaf is `leaf`.
+fn folded_leaf_count(folded: &str, leaf: &str) -> u64 {
+    folded
+        .lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .filter(|(stack, _)| stack.rsplit(';').next() == Some(leaf))
+        .map(|(_, n)| n.parse::<u64>().unwrap())
+        .sum()
+}
+
+/// Reads `file` whole with the reader: its events, per provider.
+fn read_file(file: &std::path::Path) -> (BTreeMap<String, usize>, Stats) {
+    let mut reader = NettraceReader::new(std::fs::File::open(file).unwrap());
+    let mut counts = BTreeMap::new();
+    for event in &mut reader {
+        let event = event.unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        *counts.entry(event.provider().to_string()).or_insert(0) += 1;
+    }
+    (counts, reader.stats())
+}
+
+#[test]
+fn the_corprof_command_collects_and_converts() {
+    let rt = dotnet::runtime();
+    let (target, _client) = start_sampling(&rt, 20);
+    let pid = target.0.id().to_string();
+    thread::sleep(Duration::from_millis(500));
+    let listing = run(std::process::Command::new(CORPROF).arg("ps"), "corprof ps");
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.split_whitespace().next() == Some(pid.as_str())),
+        "{pid} not in:\n{listing}"
+    );
+    let dir = out_dir("cli");
+    let trace = dir.join("sampling.nettrace");
+    let said = run(
+        std::process::Command::new(CORPROF)
+            .args(["trace", "collect", "-p", &pid, "--duration", "3", "-o"])
+            .arg(&trace)
+            .stdin(Stdio::null()),
+        "corprof trace collect",
+    );
+    assert!(said.contains(", 0 lost;"), "{said}");
+    let (counts, stats) = read_file(&trace);
+    assert!(
+        counts.get(SAMPLE_PROFILER_PROVIDER).copied().unwrap_or(0) > 0,
+        "{counts:?}"
+    );
+    assert!(
+        counts.get(RUNDOWN_PROVIDER).copied().unwrap_or(0) > 0,
+        "{counts:?}"
+    );
+    assert_eq!(stats.lost_events, 0);
+    let folded = dir.join("sampling.folded");
+    run(
+        std::process::Command::new(CORPROF)
+            .args(["trace", "convert"])
+            .arg(&trace)
+            .args(["--format", "folded", "-o"])
+            .arg(&folded),
+        "corprof trace convert",
+    );
+    let text = std::fs::read_to_string(&folded).unwrap();
+    let hot = folded_leaf_count(&text, "E2E.Sampling.Program.Hot");
+    let warm = folded_leaf_count(&text, "E2E.Sampling.Program.Warm");
+    assert!(hot > 0, "no samples in Hot:\n{text}");
+    // Hot runs three times Warm's loop: more samples, whatever the noise.
+    assert!(hot > warm, "Hot {hot} <= Warm {warm}:\n{text}");
+}
+
+/// `dotnet-trace` in `.cache/tools`, installed (pinned) when missing.
+fn dotnet_trace() -> std::path::PathBuf {
+    let tools = dotnet::repo_root().join(".cache/tools");
+    let tool = tools.join("dotnet-trace");
+    let stamp = tools.join(format!(".dotnet-trace-{DOTNET_TRACE_VERSION}"));
+    if !stamp.exists() {
+        let _ = std::process::Command::new("dotnet")
+            .args(["tool", "uninstall", "--tool-path"])
+            .arg(&tools)
+            .arg("dotnet-trace")
+            .output();
+        run(
+            std::process::Command::new("dotnet")
+                .args(["tool", "install", "--tool-path"])
+                .arg(&tools)
+                .args(["dotnet-trace", "--version", DOTNET_TRACE_VERSION])
+                .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+                .env("DOTNET_NOLOGO", "1"),
+            "dotnet tool install dotnet-trace",
+        );
+        std::fs::write(&stamp, b"").unwrap();
+    }
+    tool
+}
+
+#[test]
+fn reads_what_dotnet_trace_writes() {
+    let rt = dotnet::runtime();
+    let tool = dotnet_trace();
+    let (target, _client) = start_sampling(&rt, 20);
+    thread::sleep(Duration::from_millis(500));
+    let dir = out_dir("dotnet-trace");
+    let trace = dir.join("theirs.nettrace");
+    run(
+        std::process::Command::new(&tool)
+            .args(["collect", "-p", &target.0.id().to_string()])
+            .args(["--duration", "00:00:00:03", "-o"])
+            .arg(&trace)
+            .stdin(Stdio::null())
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1"),
+        "dotnet-trace collect",
+    );
+    let (counts, stats) = read_file(&trace);
+    for provider in [SAMPLE_PROFILER_PROVIDER, RUNDOWN_PROVIDER] {
+        assert!(
+            counts.get(provider).copied().unwrap_or(0) > 0,
+            "{provider}: {counts:?}"
+        );
+    }
+    assert_eq!(stats.lost_events, 0, "{stats:?}");
+    let folded = dir.join("theirs.folded");
+    run(
+        std::process::Command::new(CORPROF)
+            .args(["trace", "convert"])
+            .arg(&trace)
+            .arg("-o")
+            .arg(&folded),
+        "corprof trace convert",
+    );
+    let text = std::fs::read_to_string(&folded).unwrap();
+    assert!(
+        folded_leaf_count(&text, "E2E.Sampling.Program.Hot") > 0,
+        "no samples in Hot:\n{text}"
+    );
 }
