@@ -96,9 +96,10 @@ tests cargo test --doc
 step "end-to-end on CoreCLR 8.0: every e2e suite again (CORPROF_RUNTIME=8.0)"
 CORPROF_RUNTIME=8.0 tests cargo test --test 'e2e_*'
 
-step "the harness and the test programs on 9.0, 10.0 and 11.0 (e2e_runtime)"
+step "the harness and the test programs on 9.0, 10.0 and 11.0 (e2e_runtime), and EventPipe sessions (e2e_trace)"
 for r in 9.0 10.0 11.0; do
     CORPROF_RUNTIME=$r tests cargo test --test e2e_runtime
+    CORPROF_RUNTIME=$r tests cargo test --test e2e_trace
 done
 
 step "the sampler's end-to-end tests in the other sampling mode (suspend-runtime; signal is the default here), on 3.1 and 8.0"

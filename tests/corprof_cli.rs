@@ -4,9 +4,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::nettrace_writer::{compressed_block, metadata, stack_block, utf16z, Blob, Stream};
+use common::self_exec::target_binary;
 
 const CORPROF: &str = env!("CARGO_BIN_EXE_corprof");
 
@@ -92,7 +92,8 @@ fn trace_file(path: &Path) {
 }
 
 fn corprof(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(CORPROF).args(args).output().unwrap();
+    // Through the emulator of a cross-target run (scripts/test-aarch64.sh).
+    let out = target_binary(CORPROF).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
