@@ -107,7 +107,6 @@ pub mod hooks;
 #[cfg_attr(docsrs, doc(cfg(feature = "instrument")))]
 pub mod instrument;
 pub mod metadata;
-/// The runtime's trace format ("nettrace"): a streaming reader.
 #[cfg(feature = "nettrace")]
 #[cfg_attr(docsrs, doc(cfg(feature = "nettrace")))]
 pub mod nettrace;

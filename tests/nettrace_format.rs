@@ -397,3 +397,68 @@ fn bad_input_is_an_error_with_its_offset() {
     let err = Parser::parse_all(&s.bytes).unwrap_err();
     assert_eq!(err.kind, ErrorKind::UnknownObject("Mystery".into()));
 }
+
+#[test]
+fn hostile_counts_are_errors_not_allocations() {
+    use corprof::nettrace::{clr_fields, decode_fields, RUNTIME_PROVIDER};
+    // GCBulkType claiming 4 billion types in a 6-byte payload.
+    let layout = clr_fields(RUNTIME_PROVIDER, 15, 0).unwrap();
+    let mut payload = u32::MAX.to_le_bytes().to_vec();
+    payload.extend(0u16.to_le_bytes());
+    let err = decode_fields(&layout, &payload, 8).unwrap_err();
+    assert_eq!(err.offset, 6);
+    // A sequence point claiming more threads than it holds.
+    let mut s = Stream::new();
+    s.trace(8);
+    let mut sp = 0i64.to_le_bytes().to_vec();
+    sp.extend(u32::MAX.to_le_bytes());
+    s.block("SPBlock", &sp);
+    let err = Parser::parse_all(&s.bytes).unwrap_err();
+    assert_eq!(
+        err.kind,
+        ErrorKind::Malformed("more threads than the sequence point holds")
+    );
+    // A stack block claiming 4 billion stacks.
+    let mut s = Stream::new();
+    s.trace(8);
+    let mut stacks = 1u32.to_le_bytes().to_vec();
+    stacks.extend(u32::MAX.to_le_bytes());
+    s.block("StackBlock", &stacks);
+    let err = Parser::parse_all(&s.bytes).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Malformed("stack truncated"));
+    // A pointer size of 3.
+    let mut s = Stream::new();
+    s.trace(3);
+    s.end();
+    let err = Parser::parse_all(&s.bytes).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Malformed("pointer size is not 4 or 8"));
+    // Objects nested without end in a V1 description.
+    let mut fields = Vec::new();
+    for _ in 0..20 {
+        fields.extend(1u32.to_le_bytes()); // Object
+        fields.extend(1u32.to_le_bytes()); // one field
+    }
+    let mut blob = metadata(1, APP, 1, "Deep", 0, &[], &[]);
+    blob.truncate(blob.len() - 4); // drop the empty field count
+    blob.extend(1u32.to_le_bytes());
+    blob.extend(fields);
+    let mut s = Stream::new();
+    s.trace(8);
+    s.block("MetadataBlock", &compressed_block(&[meta_blob(blob)]));
+    let err = Parser::parse_all(&s.bytes).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Malformed("fields nest too deep"));
+}
+
+#[test]
+fn a_metadata_blob_must_not_name_a_metadata_id() {
+    let mut s = Stream::new();
+    s.trace(8);
+    let mut blob = meta_blob(metadata(1, APP, 1, "E", 0, &[], &[]));
+    blob.metadata_id = 5;
+    s.block("MetadataBlock", &compressed_block(&[blob]));
+    let err = Parser::parse_all(&s.bytes).unwrap_err();
+    assert_eq!(
+        err.kind,
+        ErrorKind::Malformed("a metadata blob with a metadata id")
+    );
+}

@@ -1,6 +1,6 @@
 //! The streaming parser: bytes in, [`Event`]s out.
 
-use alloc::collections::{BTreeMap, VecDeque};
+use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -16,6 +16,11 @@ use crate::GUID;
 /// of at most about 100 KB): a larger block size is an error, not an
 /// allocation.
 pub const MAX_BLOCK_SIZE: u32 = 16 << 20;
+
+/// The most kinds of events (metadata ids) a stream may define.
+const MAX_METADATA: usize = 1 << 16;
+/// The most capturing threads the reader tracks between sequence points.
+const MAX_THREADS: usize = 1 << 20;
 
 /// The magic at the start of every stream.
 const MAGIC: &[u8; 8] = b"Nettrace";
@@ -238,7 +243,8 @@ pub struct Parser {
     stacks: BTreeMap<u32, Arc<[u64]>>,
     /// Each capturing thread's last sequence number.
     threads: BTreeMap<u64, u32>,
-    pending: VecDeque<Event>,
+    /// The event block being read.
+    cursor: Option<BlockCursor>,
     empty_stack: Arc<[u64]>,
     stats: Stats,
     error: Option<Error>,
@@ -272,7 +278,7 @@ fn varuint(r: &mut ByteReader<'_>, bits: u32) -> Result<u64, (usize, &'static st
 
 /// The previous blob's header in a block (compressed headers are deltas
 /// from it).
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Header {
     metadata_id: u32,
     sequence: u32,
@@ -299,7 +305,7 @@ impl Parser {
             metadata: BTreeMap::new(),
             stacks: BTreeMap::new(),
             threads: BTreeMap::new(),
-            pending: VecDeque::new(),
+            cursor: None,
             empty_stack: Arc::from(Vec::new()),
             stats: Stats::default(),
             error: None,
@@ -338,11 +344,18 @@ impl Parser {
     /// every call returns it again.
     pub fn next_event(&mut self) -> Result<Option<Event>, Error> {
         loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Ok(Some(event));
-            }
             if let Some(error) = &self.error {
                 return Err(error.clone());
+            }
+            if self.cursor.is_some() {
+                match self.next_in_block() {
+                    Ok(Some(event)) => return Ok(Some(event)),
+                    Ok(None) => continue,
+                    Err(error) => {
+                        self.error = Some(error.clone());
+                        return Err(error);
+                    }
+                }
             }
             match self.step() {
                 Ok(true) => {}
@@ -523,17 +536,17 @@ impl Parser {
             ));
         }
         let kind = match name {
-            b"Trace" => Kind::Trace,
-            b"EventBlock" => Kind::Event,
-            b"MetadataBlock" => Kind::Metadata,
-            b"StackBlock" => Kind::Stack,
-            b"SPBlock" => Kind::SequencePoint,
+            b"Trace" => None,
+            b"EventBlock" => Some(Block::Event),
+            b"MetadataBlock" => Some(Block::Metadata),
+            b"StackBlock" => Some(Block::Stack),
+            b"SPBlock" => Some(Block::SequencePoint),
             _ => {
                 let name = String::from_utf8_lossy(name).into_owned();
                 return Err(self.err(FIXED, ErrorKind::UnknownObject(name)));
             }
         };
-        if kind == Kind::Trace {
+        let Some(kind) = kind else {
             if !(4..=5).contains(&version) || min_reader > 5 {
                 return Err(self.err(
                     3,
@@ -556,7 +569,7 @@ impl Parser {
             self.trace = Some(trace);
             self.consume(total);
             return Ok(true);
-        }
+        };
         if min_reader > 2 {
             return Err(self.err(
                 3,
@@ -595,11 +608,15 @@ impl Parser {
         // is read; it is at most MAX_BLOCK_SIZE bytes.
         let block: Vec<u8> = self.buf[self.start + begin..self.start + end].to_vec();
         match kind {
-            Kind::Event => self.event_block(&block, at, false, pointer_size)?,
-            Kind::Metadata => self.event_block(&block, at, true, pointer_size)?,
-            Kind::Stack => self.stack_block(&block, at, pointer_size)?,
-            Kind::SequencePoint => self.sequence_point(&block, at)?,
-            Kind::Trace => unreachable!("handled above"),
+            Block::Event => {
+                self.cursor = Some(Parser::open_block(block, at, false, pointer_size)?);
+            }
+            Block::Metadata => {
+                let cursor = Parser::open_block(block, at, true, pointer_size)?;
+                self.metadata_block(cursor)?;
+            }
+            Block::Stack => self.stack_block(&block, at, pointer_size)?,
+            Block::SequencePoint => self.sequence_point(&block, at)?,
         }
         self.stats.blocks += 1;
         self.consume(end + 1);
@@ -655,147 +672,111 @@ impl Parser {
         })
     }
 
-    /// An event or metadata block: header, then blobs.
-    fn event_block(
-        &mut self,
-        block: &[u8],
+    /// Starts reading an event or metadata block: checks its header and
+    /// returns a cursor at its first blob.
+    fn open_block(
+        block: Vec<u8>,
         at: u64,
         is_metadata: bool,
         pointer_size: u8,
-    ) -> Result<(), Error> {
+    ) -> Result<BlockCursor, Error> {
         let fail = |pos: usize, what: &'static str| {
             Error::new(at + pos as u64, ErrorKind::Malformed(what))
         };
-        let mut r = ByteReader::new(block);
+        let mut r = ByteReader::new(&block);
         let header_size = r.u16().map_err(|_| fail(0, "block header truncated"))? as usize;
         let flags = r.u16().map_err(|_| fail(2, "block header truncated"))?;
         if header_size < 20 || header_size > block.len() {
             return Err(fail(0, "bad block header size"));
         }
-        let compressed = flags & 1 != 0;
-        let mut r = ByteReader::at(block, header_size);
-        let mut h = Header::default();
-        while !r.is_empty() {
-            let blob_start = r.pos();
-            let payload: &[u8];
-            let payload_at: usize;
-            let sorted;
-            if compressed {
-                let v = |r: &mut ByteReader<'_>, bits| {
-                    varuint(r, bits).map_err(|(pos, what)| fail(pos, what))
-                };
-                let flags = r.u8().map_err(|_| fail(blob_start, "blob truncated"))?;
-                if flags & 1 != 0 {
-                    h.metadata_id = v(&mut r, 32)? as u32;
-                }
-                if flags & 2 != 0 {
-                    h.sequence = h.sequence.wrapping_add(v(&mut r, 32)? as u32);
-                    h.capture_thread = v(&mut r, 64)?;
-                    h.processor = v(&mut r, 32)? as u32;
-                }
-                // The writer stores the delta minus one for events, and
-                // never advances it for metadata blobs (id 0).
-                if h.metadata_id != 0 {
-                    h.sequence = h.sequence.wrapping_add(1);
-                }
-                if flags & 4 != 0 {
-                    h.thread = v(&mut r, 64)?;
-                }
-                if flags & 8 != 0 {
-                    h.stack_id = v(&mut r, 32)? as u32;
-                }
-                h.timestamp = h.timestamp.wrapping_add(v(&mut r, 64)? as i64);
-                if flags & 16 != 0 {
-                    h.activity = r.guid().map_err(|t| fail(t.offset, "blob truncated"))?;
-                }
-                if flags & 32 != 0 {
-                    h.related = r.guid().map_err(|t| fail(t.offset, "blob truncated"))?;
-                }
-                sorted = flags & 64 != 0;
-                if flags & 128 != 0 {
-                    h.payload_size = v(&mut r, 32)? as u32;
-                }
-                payload_at = r.pos();
-                payload = r
-                    .take(h.payload_size as usize)
-                    .map_err(|t| fail(t.offset, "payload runs past the block"))?;
-            } else {
-                let short = |t: crate::bytes::Truncated| fail(t.offset, "blob truncated");
-                let size = r.u32().map_err(short)? as usize;
-                let end = (blob_start + 4)
-                    .checked_add(size)
-                    .filter(|&e| e <= block.len())
-                    .ok_or_else(|| fail(blob_start, "blob runs past the block"))?;
-                let mut b = ByteReader::new(&block[..end]);
-                let _ = b.take(blob_start + 4);
-                let short = |t: crate::bytes::Truncated| fail(t.offset, "blob header truncated");
-                let id = b.u32().map_err(short)?;
-                // The writer sets the high bit for events that are *not*
-                // sorted (ep-block.c), the reverse of the document.
-                sorted = id & 0x8000_0000 == 0;
-                h.metadata_id = id & 0x7FFF_FFFF;
-                h.sequence = b.u32().map_err(short)?;
-                h.thread = b.u64().map_err(short)?;
-                h.capture_thread = b.u64().map_err(short)?;
-                h.processor = b.u32().map_err(short)?;
-                h.stack_id = b.u32().map_err(short)?;
-                h.timestamp = b.u64().map_err(short)? as i64;
-                h.activity = b.guid().map_err(short)?;
-                h.related = b.guid().map_err(short)?;
-                h.payload_size = b.u32().map_err(short)?;
-                payload_at = b.pos();
-                payload = b
-                    .take(h.payload_size as usize)
-                    .map_err(|t| fail(t.offset, "payload runs past the blob"))?;
-                // What is left up to `end` is alignment padding.
-                r = ByteReader::at(block, end);
-            }
-            if is_metadata {
-                let meta =
-                    Metadata::parse(payload).map_err(|(pos, what)| fail(payload_at + pos, what))?;
-                self.stats.metadata += 1;
-                self.metadata.insert(meta.metadata_id, Arc::new(meta));
-                continue;
-            }
-            let metadata = self.metadata.get(&h.metadata_id).cloned().ok_or_else(|| {
+        Ok(BlockCursor {
+            data: block,
+            pos: header_size,
+            at,
+            compressed: flags & 1 != 0,
+            is_metadata,
+            pointer_size,
+            h: Header::default(),
+        })
+    }
+
+    /// Reads every metadata blob of a block into the metadata table.
+    fn metadata_block(&mut self, mut cursor: BlockCursor) -> Result<(), Error> {
+        while let Some(blob) = cursor.next_blob()? {
+            let payload = &cursor.data[blob.payload.clone()];
+            let meta = Metadata::parse(payload).map_err(|(pos, what)| {
                 Error::new(
-                    at + blob_start as u64,
-                    ErrorKind::UnknownMetadata(h.metadata_id),
+                    cursor.at + (blob.payload.start + pos) as u64,
+                    ErrorKind::Malformed(what),
                 )
             })?;
-            let stack = match self.stacks.get(&h.stack_id) {
-                Some(stack) => stack.clone(),
-                None => {
-                    if h.stack_id != 0 {
-                        self.stats.unresolved_stacks += 1;
-                    }
-                    self.empty_stack.clone()
-                }
-            };
-            self.check_sequence(h.capture_thread, h.sequence);
-            self.stats.events += 1;
-            self.pending.push_back(Event {
-                metadata,
-                sequence_number: h.sequence,
-                thread_id: h.thread,
-                capture_thread_id: h.capture_thread,
-                processor: h.processor,
-                timestamp: h.timestamp,
-                activity_id: h.activity,
-                related_activity_id: h.related,
-                stack_id: h.stack_id,
-                stack,
-                payload: payload.to_vec(),
-                sorted,
-                pointer_size,
-            });
+            if self.metadata.len() >= MAX_METADATA && !self.metadata.contains_key(&meta.metadata_id)
+            {
+                return Err(Error::new(
+                    cursor.at + blob.start as u64,
+                    ErrorKind::Malformed("more kinds of events than the reader keeps (65,536)"),
+                ));
+            }
+            self.stats.metadata += 1;
+            self.metadata.insert(meta.metadata_id, Arc::new(meta));
         }
         Ok(())
     }
 
+    /// The next event of the event block being read, `None` at its end.
+    fn next_in_block(&mut self) -> Result<Option<Event>, Error> {
+        let Some(cursor) = self.cursor.as_mut() else {
+            return Ok(None);
+        };
+        let Some(blob) = cursor.next_blob()? else {
+            self.cursor = None;
+            return Ok(None);
+        };
+        let h = &cursor.h;
+        let blob_at = cursor.at + blob.start as u64;
+        let metadata = self
+            .metadata
+            .get(&h.metadata_id)
+            .cloned()
+            .ok_or_else(|| Error::new(blob_at, ErrorKind::UnknownMetadata(h.metadata_id)))?;
+        let stack = match self.stacks.get(&h.stack_id) {
+            Some(stack) => stack.clone(),
+            None => {
+                if h.stack_id != 0 {
+                    self.stats.unresolved_stacks += 1;
+                }
+                self.empty_stack.clone()
+            }
+        };
+        let event = Event {
+            metadata,
+            sequence_number: h.sequence,
+            thread_id: h.thread,
+            capture_thread_id: h.capture_thread,
+            processor: h.processor,
+            timestamp: h.timestamp,
+            activity_id: h.activity,
+            related_activity_id: h.related,
+            stack_id: h.stack_id,
+            stack,
+            payload: cursor.data[blob.payload].to_vec(),
+            sorted: blob.sorted,
+            pointer_size: cursor.pointer_size,
+        };
+        self.check_sequence(event.capture_thread_id, event.sequence_number, blob_at)?;
+        self.stats.events += 1;
+        Ok(Some(event))
+    }
+
     /// Counts the events missing between a thread's last sequence number
     /// and `sequence`.
-    fn check_sequence(&mut self, thread: u64, sequence: u32) {
+    fn check_sequence(&mut self, thread: u64, sequence: u32, at: u64) -> Result<(), Error> {
+        if self.threads.len() >= MAX_THREADS && !self.threads.contains_key(&thread) {
+            return Err(Error::new(
+                at,
+                ErrorKind::Malformed("more threads than the reader keeps (1,048,576)"),
+            ));
+        }
         if let Some(last) = self.threads.insert(thread, sequence) {
             let gap = sequence.wrapping_sub(last).wrapping_sub(1);
             // A gap "backwards" (the thread id reused, its count restarted
@@ -804,6 +785,7 @@ impl Parser {
                 self.stats.lost_events += u64::from(gap);
             }
         }
+        Ok(())
     }
 
     /// A stack block: `u32` first id, `u32` count, then per stack a `u32`
@@ -885,22 +867,143 @@ impl Parser {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Trace,
+enum Block {
     Event,
     Metadata,
     Stack,
     SequencePoint,
 }
 
-impl Kind {
+impl Block {
     fn name(self) -> &'static str {
         match self {
-            Kind::Trace => "Trace",
-            Kind::Event => "EventBlock",
-            Kind::Metadata => "MetadataBlock",
-            Kind::Stack => "StackBlock",
-            Kind::SequencePoint => "SPBlock",
+            Block::Event => "EventBlock",
+            Block::Metadata => "MetadataBlock",
+            Block::Stack => "StackBlock",
+            Block::SequencePoint => "SPBlock",
         }
+    }
+}
+
+/// Where one blob of a block is.
+struct Blob {
+    /// Its first byte, in the block.
+    start: usize,
+    /// Its payload, in the block.
+    payload: core::ops::Range<usize>,
+    /// Whether the writer marked it sorted.
+    sorted: bool,
+}
+
+/// An event or metadata block being read blob by blob (events are decoded
+/// as they are asked for, so a block of many tiny events never becomes
+/// many `Event`s at once).
+#[derive(Debug)]
+struct BlockCursor {
+    data: Vec<u8>,
+    /// The next blob.
+    pos: usize,
+    /// The block's offset in the stream.
+    at: u64,
+    compressed: bool,
+    is_metadata: bool,
+    pointer_size: u8,
+    /// The last blob's header.
+    h: Header,
+}
+
+impl BlockCursor {
+    /// Decodes the next blob's header into `h`: where its payload is, or
+    /// `None` at the end of the block.
+    fn next_blob(&mut self) -> Result<Option<Blob>, Error> {
+        let at = self.at;
+        let fail = |pos: usize, what: &'static str| {
+            Error::new(at + pos as u64, ErrorKind::Malformed(what))
+        };
+        let block = &self.data[..];
+        let mut r = ByteReader::at(block, self.pos);
+        if r.is_empty() {
+            return Ok(None);
+        }
+        let h = &mut self.h;
+        let start = r.pos();
+        let sorted;
+        let payload_at;
+        if self.compressed {
+            let v = |r: &mut ByteReader<'_>, bits| {
+                varuint(r, bits).map_err(|(pos, what)| fail(pos, what))
+            };
+            let flags = r.u8().map_err(|_| fail(start, "blob truncated"))?;
+            if flags & 1 != 0 {
+                h.metadata_id = v(&mut r, 32)? as u32;
+            }
+            if flags & 2 != 0 {
+                h.sequence = h.sequence.wrapping_add(v(&mut r, 32)? as u32);
+                h.capture_thread = v(&mut r, 64)?;
+                h.processor = v(&mut r, 32)? as u32;
+            }
+            // The writer stores the delta minus one for events, and never
+            // advances it for metadata blobs (id 0).
+            if h.metadata_id != 0 {
+                h.sequence = h.sequence.wrapping_add(1);
+            }
+            if flags & 4 != 0 {
+                h.thread = v(&mut r, 64)?;
+            }
+            if flags & 8 != 0 {
+                h.stack_id = v(&mut r, 32)? as u32;
+            }
+            h.timestamp = h.timestamp.wrapping_add(v(&mut r, 64)? as i64);
+            if flags & 16 != 0 {
+                h.activity = r.guid().map_err(|t| fail(t.offset, "blob truncated"))?;
+            }
+            if flags & 32 != 0 {
+                h.related = r.guid().map_err(|t| fail(t.offset, "blob truncated"))?;
+            }
+            sorted = flags & 64 != 0;
+            if flags & 128 != 0 {
+                h.payload_size = v(&mut r, 32)? as u32;
+            }
+            payload_at = r.pos();
+            r.take(h.payload_size as usize)
+                .map_err(|t| fail(t.offset, "payload runs past the block"))?;
+            self.pos = r.pos();
+        } else {
+            let short = |t: crate::bytes::Truncated| fail(t.offset, "blob truncated");
+            let size = r.u32().map_err(short)? as usize;
+            let end = (start + 4)
+                .checked_add(size)
+                .filter(|&e| e <= block.len())
+                .ok_or_else(|| fail(start, "blob runs past the block"))?;
+            let mut b = ByteReader::at(&block[..end], start + 4);
+            let short = |t: crate::bytes::Truncated| fail(t.offset, "blob header truncated");
+            let id = b.u32().map_err(short)?;
+            // The writer sets the high bit for events that are *not* sorted
+            // (ep-block.c), the reverse of the document.
+            sorted = id & 0x8000_0000 == 0;
+            h.metadata_id = id & 0x7FFF_FFFF;
+            h.sequence = b.u32().map_err(short)?;
+            h.thread = b.u64().map_err(short)?;
+            h.capture_thread = b.u64().map_err(short)?;
+            h.processor = b.u32().map_err(short)?;
+            h.stack_id = b.u32().map_err(short)?;
+            h.timestamp = b.u64().map_err(short)? as i64;
+            h.activity = b.guid().map_err(short)?;
+            h.related = b.guid().map_err(short)?;
+            h.payload_size = b.u32().map_err(short)?;
+            payload_at = b.pos();
+            b.take(h.payload_size as usize)
+                .map_err(|t| fail(t.offset, "payload runs past the blob"))?;
+            // What is left up to `end` is alignment padding.
+            self.pos = end;
+        }
+        if self.is_metadata && h.metadata_id != 0 {
+            return Err(fail(start, "a metadata blob with a metadata id"));
+        }
+        Ok(Some(Blob {
+            start,
+            payload: payload_at..payload_at + h.payload_size as usize,
+            sorted,
+        }))
     }
 }
