@@ -458,3 +458,60 @@ fn reads_what_dotnet_trace_writes() {
         "no samples in Hot:\n{text}"
     );
 }
+
+/// A heap dump as `dotnet-gcdump` asks for one: the runtime provider with
+/// the GC (0x1), type (0x80000), heap dump (0x100000), heap collect
+/// (0x800000, which makes the runtime run a GC at once) and type names
+/// (0x1000000) keywords; the bulk events decode by the manifest's
+/// layouts, each with as many values as its `Count`.
+#[test]
+fn a_heap_dump_decodes_by_the_manifest_layouts() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    thread::sleep(Duration::from_millis(500));
+    let mut config = SessionConfig::new(vec![Provider::new(RUNTIME_PROVIDER)
+        .keywords(0x1 | 0x8_0000 | 0x10_0000 | 0x80_0000 | 0x100_0000)
+        .level(5)]);
+    config.rundown = Rundown::None;
+    let got = collect(&client, &config, 3);
+    let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut type_names = Vec::new();
+    for e in got
+        .events
+        .iter()
+        .filter(|e| e.provider() == RUNTIME_PROVIDER)
+    {
+        if !matches!(e.event_id(), 15 | 16 | 18 | 19) {
+            continue;
+        }
+        *counts.entry(e.event_id()).or_insert(0) += 1;
+        let fields = e
+            .fields()
+            .unwrap_or_else(|err| panic!("event {} v{}: {err}", e.event_id(), e.version()));
+        let get = |n: &str| &fields.iter().find(|(f, _)| f == n).unwrap().1;
+        let values = get("Values").as_array().unwrap();
+        assert_eq!(
+            get("Count").as_u64(),
+            Some(values.len() as u64),
+            "event {}",
+            e.event_id()
+        );
+        if e.event_id() == 15 {
+            for v in values {
+                type_names.push(v.field("Name").unwrap().as_str().unwrap().to_string());
+            }
+        }
+    }
+    for id in [15, 16, 18, 19] {
+        assert!(
+            counts.get(&id).copied().unwrap_or(0) > 0,
+            "no event {id}: {counts:?}"
+        );
+    }
+    assert!(
+        type_names.iter().any(|n| n == "System.Byte[]"),
+        "no System.Byte[] among {} types",
+        type_names.len()
+    );
+    assert_eq!(got.stats.lost_events, 0, "{:?}", got.stats);
+}

@@ -3,7 +3,7 @@
 //! (dotnet/runtime `src/coreclr/vm/ClrEtwAll.man`, templates
 //! `MethodLoadUnloadVerbose_V1`/`_V2`, `ModuleLoadUnload_V1`/`_V2`,
 //! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
-//! `GCBulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
+//! `BulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
 //! `ThreadStartWork`, `Exception`, `Contention`, `ContentionStart_V2`,
 //! `ContentionStop_V1`) for the events this crate uses. Where a later
 //! version appends fields, the earlier layout still reads the leading ones
@@ -95,7 +95,7 @@ fn module(version: u32) -> Vec<Field> {
 /// | runtime | `GCRestartEEEnd`, `GCRestartEEBegin`, `GCSuspendEEEnd` | 3, 7, 8 | `ClrInstanceID` (v1) |
 /// | runtime | `GCSuspendEEBegin` | 9 | `Reason`, `Count`, `ClrInstanceID` (v1) |
 /// | runtime | `GCAllocationTick` | 10 | v2+: ... `TypeID`, `TypeName`, `HeapIndex`, (v3) `Address`, (v4) `ObjectSize` |
-/// | runtime | `GCBulkType` | 15 | `Count`, `ClrInstanceID`, `Values[Count]` of types |
+/// | runtime | `GCBulkType` | 15 | `Count`, `ClrInstanceID`, `Values[Count]` of types (`TypeID`, `ModuleID`, `TypeNameID`, `Flags`, `CorElementType`, `Name`, `TypeParameterCount`, `TypeParameters[TypeParameterCount]`) |
 /// | runtime | `GCBulkRootEdge` | 16 | `Index`, `Count`, `ClrInstanceID`, `Values[Count]` of root edges |
 /// | runtime | `GCBulkNode` | 18 | `Index`, `Count`, `ClrInstanceID`, `Values[Count]` of objects |
 /// | runtime | `GCBulkEdge` | 19 | `Index`, `Count`, `ClrInstanceID`, `Values[Count]` of references |
@@ -167,7 +167,7 @@ pub fn clr_fields(provider: &str, event_id: u32, version: u32) -> Option<Vec<Fie
                             f("TypeNameID", UInt32),
                             f("Flags", UInt32),
                             f("CorElementType", Byte),
-                            f("TypeName", String),
+                            f("Name", String),
                             f("TypeParameterCount", UInt32),
                             f("TypeParameters", counted("TypeParameterCount", UInt64)),
                         ]),
