@@ -790,6 +790,40 @@ fn collect_tracing_payloads_follow_the_runtime_parsers() {
         config.encode(Command::COLLECT_TRACING_4).unwrap(),
         head(&ct4)
     );
+    // CollectTracing5: the output format first, and each provider's event
+    // filter after its filter data.
+    let mut config5 = SessionConfig::new(vec![
+        Provider::new("P1")
+            .keywords(0x1F)
+            .level(4)
+            .only_events(&[9, 10]),
+        Provider::new("P2"),
+    ]);
+    config5.buffer_size_mb = 64;
+    assert_eq!(config5.command(), Command::COLLECT_TRACING_5);
+    let mut ct5 = 0u32.to_le_bytes().to_vec();
+    ct5.extend(64u32.to_le_bytes());
+    ct5.extend(1u32.to_le_bytes());
+    ct5.extend(DEFAULT_RUNDOWN_KEYWORDS.to_le_bytes());
+    ct5.push(1);
+    ct5.extend(2u32.to_le_bytes());
+    ct5.extend(0x1Fu64.to_le_bytes());
+    ct5.extend(4u32.to_le_bytes());
+    ct5.extend(3u32.to_le_bytes());
+    ct5.extend(utf16z("P1"));
+    ct5.extend(0u32.to_le_bytes());
+    ct5.push(1); // enable only
+    ct5.extend(2u32.to_le_bytes());
+    ct5.extend(9u32.to_le_bytes());
+    ct5.extend(10u32.to_le_bytes());
+    ct5.extend(u64::MAX.to_le_bytes());
+    ct5.extend(5u32.to_le_bytes());
+    ct5.extend(3u32.to_le_bytes());
+    ct5.extend(utf16z("P2"));
+    ct5.extend(0u32.to_le_bytes());
+    ct5.push(0); // disable none
+    ct5.extend(0u32.to_le_bytes());
+    assert_eq!(config5.encode(Command::COLLECT_TRACING_5).unwrap(), ct5);
     // The default keywords are what Microsoft's client sends.
     assert_eq!(DEFAULT_RUNDOWN_KEYWORDS, 0x8002_0139);
     config.rundown = Rundown::Keywords(DEFAULT_RUNDOWN_KEYWORDS);

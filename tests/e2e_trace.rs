@@ -8,7 +8,8 @@
 //! session without stacks needs `CollectTracing3`, one with the rundown's
 //! keywords chosen `CollectTracing4`: .NET 9 and later run them, .NET Core
 //! 3.1 and .NET 8 refuse them with the runtime's `DS_IPC_E_UNKNOWN_COMMAND`
-//! (measured).
+//! (measured); one with an event filter `CollectTracing5`, which .NET 10
+//! and later run and earlier runtimes refuse.
 //!
 //! The `corprof` command: `ps` lists the program, `trace collect` writes a
 //! `.nettrace` file and `trace convert` names its samples (`Hot` among
@@ -514,4 +515,51 @@ fn a_heap_dump_decodes_by_the_manifest_layouts() {
         type_names.len()
     );
     assert_eq!(got.stats.lost_events, 0, "{:?}", got.stats);
+}
+
+/// `CollectTracing5`'s event filter: the runtime provider with only
+/// `GCSuspendEEBegin` (9) among the events its keywords enable, beside the
+/// sample profiler unfiltered. .NET 10 and later; earlier runtimes refuse
+/// the command.
+#[test]
+fn a_session_with_an_event_filter() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    let mut filtered = SessionConfig::new(vec![
+        Provider::new(SAMPLE_PROFILER_PROVIDER),
+        Provider::new(RUNTIME_PROVIDER)
+            .keywords(RUNTIME_KEYWORDS)
+            .level(4)
+            .only_events(&[9]),
+    ]);
+    filtered.rundown = Rundown::None;
+    assert_eq!(filtered.command(), Command::COLLECT_TRACING_5);
+    if rt.major() < 10 {
+        let err = client
+            .start_session(&filtered)
+            .expect_err("CollectTracing5 needs .NET 10");
+        assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
+        return;
+    }
+    let got = collect(&client, &filtered, 2);
+    assert_eq!(got.command, Command::COLLECT_TRACING_5);
+    let runtime: BTreeMap<u32, usize> = got
+        .events
+        .iter()
+        .filter(|e| e.provider() == RUNTIME_PROVIDER)
+        .fold(BTreeMap::new(), |mut m, e| {
+            *m.entry(e.event_id()).or_insert(0) += 1;
+            m
+        });
+    assert!(runtime.get(&9).copied().unwrap_or(0) > 0, "{runtime:?}");
+    assert_eq!(
+        runtime.len(),
+        1,
+        "events the filter leaves out: {runtime:?}"
+    );
+    let counts = count_by_provider(&got.events);
+    assert!(
+        counts.get(SAMPLE_PROFILER_PROVIDER).copied().unwrap_or(0) > 0,
+        "{counts:?}"
+    );
 }

@@ -69,7 +69,7 @@ impl Command {
     /// (.NET 9 and later).
     pub const COLLECT_TRACING_4: Command = Command::new(0x02, 0x05);
     /// EventPipe 0x02/0x06 `CollectTracing5`: per-provider event filters
-    /// and user_events sessions (.NET 10 and later).
+    /// and user_events sessions (.NET 10 and later; 9.0.23 refuses it).
     pub const COLLECT_TRACING_5: Command = Command::new(0x02, 0x06);
     /// Profiler 0x03/0x01 `AttachProfiler` (.NET Core 3.0 and later).
     pub const ATTACH_PROFILER: Command = Command::new(0x03, 0x01);

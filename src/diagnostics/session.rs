@@ -1,5 +1,5 @@
 //! EventPipe sessions over the diagnostics IPC channel: `CollectTracing`
-//! (1 to 4) and `StopTracing`.
+//! (1 to 5) and `StopTracing`.
 //!
 //! | command | code | request payload (after `u32` buffer size in MB, `u32` format) | runtimes |
 //! | --- | --- | --- | --- |
@@ -7,6 +7,7 @@
 //! | `CollectTracing2` | `0x0203` | `bool` rundown, providers | .NET Core 3.1 and later (3.1.3 measured) |
 //! | `CollectTracing3` | `0x0204` | `bool` rundown, `bool` stacks, providers | .NET 9 and later (8.0.34 answers `DS_IPC_E_UNKNOWN_COMMAND`) |
 //! | `CollectTracing4` | `0x0205` | `u64` rundown keywords, `bool` stacks, providers | .NET 9 and later (likewise) |
+//! | `CollectTracing5` | `0x0206` | `u32` output format (0, a stream) first; then as `CollectTracing4`, each provider followed by its event filter (`bool` enable, `array<uint>` event ids) | .NET 10 and later (9.0.23 answers `DS_IPC_E_UNKNOWN_COMMAND`) |
 //! | `StopTracing` | `0x0201` | `u64` session id | .NET Core 3.0 and later |
 //!
 //! Providers: `u32` count, then per provider `u64` keywords, `u32` level,
@@ -56,6 +57,9 @@ pub struct Provider {
     pub level: u32,
     /// `key=value` arguments for the provider (EventSource filter data).
     pub arguments: Vec<(String, String)>,
+    /// Only these event ids (`Some((true, ids))`), or all but these
+    /// (`Some((false, ids))`): needs `CollectTracing5`, .NET 10 and later.
+    pub event_filter: Option<(bool, Vec<u32>)>,
 }
 
 impl Provider {
@@ -66,7 +70,21 @@ impl Provider {
             keywords: u64::MAX,
             level: 5,
             arguments: Vec::new(),
+            event_filter: None,
         }
+    }
+
+    /// The same provider enabling only the events `ids` (`CollectTracing5`).
+    pub fn only_events(mut self, ids: &[u32]) -> Provider {
+        self.event_filter = Some((true, ids.to_vec()));
+        self
+    }
+
+    /// The same provider enabling all its events but `ids`
+    /// (`CollectTracing5`).
+    pub fn except_events(mut self, ids: &[u32]) -> Provider {
+        self.event_filter = Some((false, ids.to_vec()));
+        self
     }
 
     /// The same provider with `keywords`.
@@ -189,8 +207,13 @@ impl SessionConfig {
         }
     }
 
-    /// The oldest command that can say what this asks for.
+    /// The oldest command that can say what this asks for: `CollectTracing5`
+    /// for event filters, `4` for chosen rundown keywords, `3` without
+    /// stacks, `2` otherwise.
     pub fn command(&self) -> Command {
+        if self.providers.iter().any(|p| p.event_filter.is_some()) {
+            return Command::COLLECT_TRACING_5;
+        }
         match self.rundown {
             Rundown::Keywords(k) if k != DEFAULT_RUNDOWN_KEYWORDS && k != 0 => {
                 Command::COLLECT_TRACING_4
@@ -201,7 +224,7 @@ impl SessionConfig {
     }
 
     /// The payload of `command` (one of `CollectTracing` to
-    /// `CollectTracing4`) for this configuration.
+    /// `CollectTracing5`) for this configuration.
     pub fn encode(&self, command: Command) -> Result<Vec<u8>, WireError> {
         let rundown_keywords = match self.rundown {
             Rundown::None => 0,
@@ -209,6 +232,10 @@ impl SessionConfig {
             Rundown::Keywords(k) => k,
         };
         let mut w = PayloadWriter::new();
+        if command == Command::COLLECT_TRACING_5 {
+            // Output format 0: an IPC stream (1 is user_events).
+            w.u32(0);
+        }
         w.u32(self.buffer_size_mb).u32(FORMAT_NETTRACE);
         match command {
             Command::COLLECT_TRACING => {}
@@ -227,6 +254,18 @@ impl SessionConfig {
             w.u64(p.keywords).u32(p.level);
             w.string(&p.name)?;
             w.optional_string(p.filter_data().as_deref())?;
+            if command == Command::COLLECT_TRACING_5 {
+                // The event filter: `bool` enable, `array<uint>` ids (no
+                // filter: disable none).
+                let (enable, ids) = match &p.event_filter {
+                    Some((enable, ids)) => (*enable, &ids[..]),
+                    None => (false, &[][..]),
+                };
+                w.bool(enable).u32(ids.len() as u32);
+                for &id in ids {
+                    w.u32(id);
+                }
+            }
         }
         Ok(w.into_bytes())
     }
@@ -307,7 +346,7 @@ impl SessionStopper {
 }
 
 impl DiagnosticsClient {
-    /// Starts an EventPipe session: `CollectTracing2`, `3` or `4`
+    /// Starts an EventPipe session: `CollectTracing2`, `3`, `4` or `5`
     /// ([`SessionConfig::command`]), or `CollectTracing` on a runtime that
     /// does not know `CollectTracing2` when the default rundown is asked
     /// for (.NET Core 3.0). A runtime that knows none of the commands the
