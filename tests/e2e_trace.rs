@@ -563,3 +563,37 @@ fn a_session_with_an_event_filter() {
         "{counts:?}"
     );
 }
+
+/// A provider's `key=value` arguments reach the runtime: `System.Runtime`
+/// with `EventCounterIntervalSec=1` sends its counters every second, as
+/// `EventCounters` events whose metadata describes them (one unnamed
+/// struct holding a `Payload` struct of named fields), decoded by that
+/// metadata.
+#[test]
+fn provider_arguments_reach_the_runtime() {
+    let rt = dotnet::runtime();
+    let (_target, client) = start_sampling(&rt, 20);
+    let mut config = SessionConfig::new(vec![Provider::new("System.Runtime")
+        .keywords(0xFFFF_FFFF)
+        .level(5)
+        .argument("EventCounterIntervalSec", "1")]);
+    config.rundown = Rundown::None;
+    let got = collect(&client, &config, 3);
+    let mut names = Vec::new();
+    for e in got
+        .events
+        .iter()
+        .filter(|e| e.provider() == "System.Runtime" && e.name() == "EventCounters")
+    {
+        let fields = e
+            .fields()
+            .unwrap_or_else(|err| panic!("EventCounters: {err}"));
+        let payload = &fields.iter().find(|(n, _)| n == "Payload").unwrap().1;
+        names.push(payload.field("Name").unwrap().as_str().unwrap().to_string());
+    }
+    assert!(
+        names.iter().any(|n| n == "cpu-usage"),
+        "no cpu-usage counter among {names:?} (runtime {})",
+        rt.major()
+    );
+}

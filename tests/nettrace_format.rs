@@ -462,3 +462,53 @@ fn a_metadata_blob_must_not_name_a_metadata_id() {
         ErrorKind::Malformed("a metadata blob with a metadata id")
     );
 }
+
+/// EventSource's self-describing events describe their payload as one
+/// unnamed `Object` (TypeCode 1) whose fields are the event's; a named
+/// one stays a struct.
+#[test]
+fn one_unnamed_struct_is_the_events_fields() {
+    fn object_field(name: &str) -> Vec<u8> {
+        let mut v = 1u32.to_le_bytes().to_vec(); // one field
+        v.extend(1u32.to_le_bytes()); // Object
+        v.extend(2u32.to_le_bytes()); // of two fields
+        v.extend(18u32.to_le_bytes());
+        v.extend(utf16z("Name"));
+        v.extend(14u32.to_le_bytes());
+        v.extend(utf16z("Mean"));
+        v.extend(utf16z(name));
+        v
+    }
+    let mut payload = utf16z("cpu-usage");
+    payload.extend(2.5f64.to_le_bytes());
+    for (name, flattened) in [("", true), ("Payload", false)] {
+        let mut blob = metadata(1, "System.Runtime", 4, "EventCounters", 0, &[], &[]);
+        blob.truncate(blob.len() - 4); // the empty field count
+        blob.extend(object_field(name));
+        let mut s = Stream::new();
+        s.trace(8);
+        s.block("MetadataBlock", &compressed_block(&[meta_blob(blob)]));
+        s.block(
+            "EventBlock",
+            &compressed_block(&[Blob {
+                metadata_id: 1,
+                sequence: 1,
+                payload: payload.clone(),
+                ..Blob::default()
+            }]),
+        );
+        s.end();
+        let (_, events, _) = Parser::parse_all(&s.bytes).unwrap();
+        let fields = events[0].fields().unwrap();
+        if flattened {
+            assert_eq!(field(&fields, "Name").as_str(), Some("cpu-usage"));
+            assert_eq!(field(&fields, "Mean"), &Value::Float(2.5));
+        } else {
+            let inner = field(&fields, "Payload");
+            assert_eq!(
+                inner.field("Name").and_then(Value::as_str),
+                Some("cpu-usage")
+            );
+        }
+    }
+}

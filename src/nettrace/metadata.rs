@@ -189,6 +189,18 @@ impl Metadata {
                 _ => {} // a later version's tag: skipped
             }
         }
+        // EventSource's self-describing events (`EventSource.Write`, the
+        // `EventCounters` of `System.Runtime`) describe their payload as one
+        // unnamed struct; its fields are the event's (the same bytes).
+        if let [Field {
+            name,
+            ty: FieldType::Struct(inner),
+        }] = &mut meta.fields[..]
+        {
+            if name.is_empty() {
+                meta.fields = core::mem::take(inner);
+            }
+        }
         Ok(meta)
     }
 }

@@ -57,7 +57,10 @@
 //! * a compressed header's sequence number is stored as the delta minus one
 //!   and incremented only for events (metadata id not 0), never for metadata
 //!   blobs;
-//! * the block size counts the block's header.
+//! * the block size counts the block's header;
+//! * EventSource's self-describing events (`EventSource.Write`,
+//!   `EventCounters`) describe their payload as one unnamed struct: the
+//!   reader gives its fields as the event's.
 //!
 //! Bad input (truncated, corrupt or hostile) gives an [`Error`] with the
 //! byte offset in the stream, never a panic: every length is checked

@@ -179,10 +179,14 @@ impl Event {
 
     /// Its payload, decoded by [`layout`](Self::layout).
     pub fn fields(&self) -> Result<Vec<(String, Value)>, PayloadError> {
-        let layout = self.layout().ok_or(PayloadError {
-            offset: 0,
-            what: "no field layout is known for this event",
-        })?;
+        if !self.metadata.fields.is_empty() {
+            return decode_fields(&self.metadata.fields, &self.payload, self.pointer_size);
+        }
+        let layout =
+            clr_fields(self.provider(), self.event_id(), self.version()).ok_or(PayloadError {
+                offset: 0,
+                what: "no field layout is known for this event",
+            })?;
         decode_fields(&layout, &self.payload, self.pointer_size)
     }
 }
