@@ -34,9 +34,23 @@ fn seeds() -> Vec<Vec<u8>> {
         tags.push(2);
         tags.extend(1u32.to_le_bytes());
         tags.extend(field);
+        // An unnamed V1 struct holding a named one (EventSource's shape),
+        // as event 4's metadata.
+        let mut nested = metadata(4, "P", 4, "N", 0, &[], &[]);
+        nested.truncate(nested.len() - 4);
+        for w in [1u32, 1, 1, 1, 1, 9] {
+            nested.extend(w.to_le_bytes()); // 1 field: Object of 1: Object of 1: Int32
+        }
+        nested.extend(utf16z("X"));
+        nested.extend(utf16z("Inner"));
+        nested.extend(utf16z(""));
         let metas = [
             Blob {
                 payload: metadata(1, "P", 1, "E", 0, &[(9, "I"), (18, "S"), (17, "G")], &[]),
+                ..Blob::default()
+            },
+            Blob {
+                payload: nested,
                 ..Blob::default()
             },
             Blob {
@@ -67,11 +81,12 @@ fn seeds() -> Vec<Vec<u8>> {
         p3.extend(utf16z("T"));
         p3.extend(1u32.to_le_bytes());
         p3.extend(9u64.to_le_bytes());
-        let events: Vec<Blob> = [p1, p2, p3]
+        let p4 = 7i32.to_le_bytes().to_vec();
+        let events: Vec<Blob> = [p1, p2, p3, p4]
             .into_iter()
             .enumerate()
             .map(|(i, payload)| Blob {
-                metadata_id: i as u32 + 1,
+                metadata_id: if i == 3 { 4 } else { i as u32 + 1 },
                 sequence: i as u32 + 1,
                 thread: 3,
                 capture_thread: 3,
@@ -170,7 +185,7 @@ fn run(iters: usize, seed: u64) {
 fn the_seeds_are_valid_streams() {
     for seed in seeds() {
         let (_, events, stats) = Parser::parse_all(&seed).unwrap();
-        assert_eq!(events.len(), 5);
+        assert_eq!(events.len(), 6);
         assert_eq!(stats.lost_events, 0);
         for e in &events {
             e.fields().unwrap();
