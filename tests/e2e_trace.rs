@@ -597,3 +597,33 @@ fn provider_arguments_reach_the_runtime() {
         rt.major()
     );
 }
+
+/// A process that exits during `corprof trace collect` ends the session:
+/// the runtime sends the rundown and the stream's end as it shuts down,
+/// and the command finishes then, not at the end of its duration.
+#[test]
+fn trace_collect_ends_when_the_process_exits() {
+    let rt = dotnet::runtime();
+    let (mut target, _client) = start_sampling(&rt, 4);
+    let dir = out_dir("exit");
+    let trace = dir.join("exit.nettrace");
+    let start = Instant::now();
+    let said = run(
+        std::process::Command::new(CORPROF)
+            .args(["trace", "collect", "-p", &target.0.id().to_string()])
+            .args(["--duration", "120", "-o"])
+            .arg(&trace)
+            .stdin(Stdio::null()),
+        "corprof trace collect",
+    );
+    let took = start.elapsed();
+    assert!(took < Duration::from_secs(60), "took {took:?}: {said}");
+    let status = target.0.wait().unwrap();
+    assert_eq!(status.code(), Some(37), "Sampling's exit code");
+    let (counts, stats) = read_file(&trace);
+    assert!(
+        counts.get(RUNDOWN_PROVIDER).copied().unwrap_or(0) > 0,
+        "{counts:?}"
+    );
+    assert_eq!(stats.lost_events, 0);
+}

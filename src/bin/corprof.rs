@@ -204,18 +204,23 @@ fn collect(args: &[&str]) -> Result<(), String> {
         "corprof: tracing {pid} ({}) for {seconds} s into {output}; press Enter to stop sooner",
         session.command()
     );
-    let (stop_tx, stop_rx) = mpsc::channel::<()>();
+    // `true`: stop now (a line was typed); `false`: the stream has ended
+    // (the process exited), nothing to stop.
+    let (stop_tx, stop_rx) = mpsc::channel::<bool>();
     let enter = stop_tx.clone();
     thread::spawn(move || {
         let mut line = String::new();
         if io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {
-            let _ = enter.send(());
+            let _ = enter.send(true);
         }
     });
-    let stopping = thread::spawn(move || {
-        let _ = stop_rx.recv_timeout(Duration::from_secs_f64(seconds));
-        stopper.stop()
-    });
+    let stopping =
+        thread::spawn(
+            move || match stop_rx.recv_timeout(Duration::from_secs_f64(seconds)) {
+                Ok(false) => Ok(()),
+                _ => stopper.stop(),
+            },
+        );
     let mut reader = NettraceReader::new(Tee {
         source: session,
         copy: BufWriter::new(file),
@@ -228,7 +233,7 @@ fn collect(args: &[&str]) -> Result<(), String> {
             Err(e) => break Err(e),
         }
     };
-    drop(stop_tx);
+    let _ = stop_tx.send(false);
     let stats = reader.stats();
     let mut tee = reader.into_inner();
     tee.copy.flush().map_err(|e| format!("{output}: {e}"))?;
