@@ -392,6 +392,24 @@ fn the_corprof_command_collects_and_converts() {
     assert!(hot > 0, "no samples in Hot:\n{text}");
     // Hot runs three times Warm's loop: more samples, whatever the noise.
     assert!(hot > warm, "Hot {hot} <= Warm {warm}:\n{text}");
+    // The pprof, read by Go's pprof: the same samples in Hot.
+    let pprof = dir.join("sampling.pb.gz");
+    run(
+        std::process::Command::new(CORPROF)
+            .args(["trace", "convert"])
+            .arg(&trace)
+            .args(["--format", "pprof", "-o"])
+            .arg(&pprof),
+        "corprof trace convert --format pprof",
+    );
+    let top = common::readers::go_pprof(&["-top", "-nodecount=1000", pprof.to_str().unwrap()]);
+    let flat_hot: u64 = top
+        .lines()
+        .find(|l| l.trim_end().ends_with(" E2E.Sampling.Program.Hot"))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no Hot in go tool pprof -top:\n{top}"));
+    assert_eq!(flat_hot, hot, "{top}");
 }
 
 /// `dotnet-trace` in `.cache/tools`, installed (pinned) when missing.
