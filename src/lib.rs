@@ -117,6 +117,7 @@ pub mod profiling;
 #[cfg(feature = "sampling")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sampling")))]
 pub mod sampling;
+mod sys;
 
 pub use com::abi::{
     AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPBYTE, LPCBYTE,

@@ -496,6 +496,46 @@ fn lcov_and_cobertura_of_hand_made_counts() {
     );
 }
 
+/// A multi-line sequence point (a `switch` expression, lines 10-16) counts
+/// for the lines it spans on which no point starts (its `{` and `};`);
+/// an arm's line counts its own points only: the arm that never ran (line
+/// 15) reads 0, though the whole expression ran 3 times. (Roslyn's points
+/// of `Geometry.Classify` in tests/e2e/xunit/Shapes; coverlet reads it the
+/// same.)
+#[test]
+fn a_multi_line_point_does_not_cover_the_lines_with_points_of_their_own() {
+    use corprof::coverage::report::{lcov, MethodCoverage, PointHits};
+    let point = |start: u32, end: u32, hits: u64| PointHits {
+        document: "/src/S.cs".into(),
+        start_line: start,
+        end_line: end,
+        hits,
+    };
+    let methods = vec![MethodCoverage {
+        assembly: "S".into(),
+        class: "S".into(),
+        name: "S::Classify".into(),
+        calls: 3,
+        points: vec![
+            point(10, 16, 3),
+            point(11, 11, 1),
+            point(11, 11, 0),
+            point(12, 12, 1),
+            point(13, 13, 2),
+            point(14, 14, 1),
+            point(15, 15, 0),
+        ],
+        branches: vec![],
+    }];
+    let text = lcov(&methods);
+    let da: Vec<&str> = text.lines().filter(|l| l.starts_with("DA:")).collect();
+    assert_eq!(
+        da,
+        ["DA:10,3", "DA:11,1", "DA:12,1", "DA:13,2", "DA:14,1", "DA:15,0", "DA:16,3"],
+        "{text}"
+    );
+}
+
 /// Points on a straight line of instructions that cannot throw share one
 /// probe, and the entry shares the first point's when nothing jumps to
 /// offset 0; a `div` (which may throw) in between keeps them apart.

@@ -966,6 +966,116 @@ fn callees_first_met_by_optimized_callers_are_counted() {
     );
 }
 
+/// `DA` of tests/e2e/roslyn/CoverageOsr/Program.cs (Release), by hand.
+const OSR_DA: &[(u32, u64)] = &[
+    // Main, once
+    (20, 1),
+    (21, 1),
+    (22, 1),
+    (23, 1),
+    (24, 1),
+    // Hot(200000)
+    (29, 1),
+    (30, 200_001), // i < n
+    (32, 200_000),
+    (33, 200_000),
+    (35, 5), // i = 150000, 160000, ..., 190000
+    (38, 1),
+    // Rare: 5 calls, 2 of them above 170000
+    (43, 5),
+    (45, 2),
+    (47, 3),
+    // FromFramework, once; Visit(1..5) from List<int>.ForEach
+    (52, 1),
+    (53, 1),
+    (54, 1),
+    (59, 5),
+    (61, 2),
+    (65, 3),
+    // `}`: the return of the `else` path only; Roslyn's Release code
+    // ends the `then` block with a `ret` of its own (IL_0012 on this
+    // build), which belongs to no point: 3, not 5.
+    (67, 3),
+];
+
+/// `BRDA` of CoverageOsr: `if (a && b)` is two branches on one line, each
+/// jumping over the block when its test fails.
+const OSR_BRDA: &[(u32, u32, u64)] = &[
+    (30, 0, 1),       // the loop ends once
+    (30, 1, 200_000), // and goes round
+    (33, 0, 50_000),  // i >= 150000
+    (33, 1, 150_000), // not
+    (33, 0, 5),       // and i % 10000 == 0
+    (33, 1, 49_995),  // not
+    (43, 0, 2),       // x > 170000
+    (43, 1, 3),
+    (59, 0, 2), // x even: 2, 4
+    (59, 1, 3),
+];
+
+/// `FNDA` of CoverageOsr.
+const OSR_FN: &[(&str, u32, u64)] = &[
+    ("E2E.CoverageOsr.Program::Main", 20, 1),
+    ("E2E.CoverageOsr.Program::Hot", 29, 1),
+    ("E2E.CoverageOsr.Program::Rare", 43, 5),
+    ("E2E.CoverageOsr.Program::FromFramework", 52, 1),
+    ("E2E.CoverageOsr.Program::Visit", 59, 5),
+];
+
+/// Methods first reached from code compiled after they were instrumented:
+/// `Rare` from a loop that went on-stack replacement (the optimized OSR
+/// code, compiled from the instrumented IL, may inline it), `Visit` from
+/// precompiled `List<int>.ForEach`. Every line and branch arm exact. The
+/// precondition, from the JIT's own summary (`DOTNET_JitStdOutFile`,
+/// `DOTNET_JitDisasmSummary`, .NET 8+): `Hot` was compiled at tier 0 and
+/// then as OSR code (`Tier1-OSR @0xd4` on 10.0.15). On 3.1 (no OSR, no summary) `Hot`
+/// has a loop and is optimized at once: the same counts.
+#[test]
+fn callees_first_met_from_osr_code_and_precompiled_framework_code_are_counted() {
+    let rt = runtime();
+    let sdk = sdk();
+    let dll = sdk.program_dll("CoverageOsr");
+    let config = sdk.runtimeconfig("CoverageOsr");
+    let dir = fresh_dir("osr");
+    let summary = dir.join("jit-summary.txt");
+    let profiler = coverage_profiler()
+        .with_env("CORPROF_COVERAGE_DIR", dir.to_str().unwrap())
+        .with_env("DOTNET_JitDisasmSummary", "1")
+        .with_env("DOTNET_JitStdOutFile", summary.to_str().unwrap());
+    let out = run(&rt, &dll, &config, Some(&profiler));
+    assert!(!out.timed_out, "{}", out.describe());
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    // 200000 * 3.5 (i & 7 averages 3.5) + 3 * 1 + 2 * 2; 2 * 10 + 3 * 1.
+    assert_eq!(
+        out.lines(),
+        ["hot=700007", "framework=23"],
+        "{}",
+        out.describe()
+    );
+    if rt.major() >= 8 {
+        let text = std::fs::read_to_string(&summary)
+            .unwrap_or_else(|e| panic!("no JIT summary at {} ({e})", summary.display()));
+        let hot: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("CoverageOsr.Program:Hot("))
+            .collect();
+        assert!(
+            hot.iter().any(|l| l.contains("Tier0")) && hot.iter().any(|l| l.contains("-OSR")),
+            "Hot went OSR:\n{text}"
+        );
+    }
+    let (text, _) = reports(&dir);
+    let lcov = parse_lcov(&text);
+    assert_eq!(lcov.files.len(), 1, "{text}");
+    assert_records(
+        &lcov,
+        OSR_DA,
+        OSR_BRDA,
+        OSR_FN,
+        &format!("OSR on {}\n{}", rt.version, out.stderr),
+    );
+}
+
 /// `DA` of tests/e2e/roslyn/CoverageHandlers/Program.cs (Release), by hand.
 /// Main calls each method with i = 0..5; Fail throws for odd i, so each
 /// `catch` of Main's methods runs 3 times. Fail is called 6 + 12 + 6 + 6

@@ -503,10 +503,15 @@ fn exceptions_are_counted_by_type_at_their_throw_stack() {
     let seen: u64 = summary["exceptions_thrown"].parse().unwrap();
     let recorded: u64 = summary["exceptions_recorded"].parse().unwrap();
     // Every exception reached the callback; beyond 500/s only a sample was
-    // recorded (the test needs the sampled regime to test the weights).
+    // recorded (the test needs the sampled regime to test the weights). At
+    // N exceptions a second, 500 * (1 + ln(N / 500)) are recorded
+    // (exceptions.rs): half of them at N = 4,000/s, which a loaded machine
+    // does not serve (2,392 requests/s gave 5,189 of 9,657); at least a
+    // fifth left out, and so carried by the others' weights, from N =
+    // 1,200/s.
     assert!(seen >= thrown, "{seen} seen, {thrown} thrown");
     assert!(
-        recorded < seen / 2,
+        recorded * 5 <= seen * 4,
         "{recorded} of {seen} recorded: not the sampled regime ({load:?})"
     );
     let profile = dir.join("profile.pb.gz");

@@ -5,8 +5,9 @@
 //! (`crate::GUID`, `crate::export`, `$crate::__private`) are the COM core's
 //! public face and allowed everywhere.
 //!
-//! Floors, bottom to top: `bytes` (the one byte reader, which uses nothing
-//! and which every module may use); `com` (with `ctypes`, `codes`); `profiling` and
+//! Floors, bottom to top: `bytes` (the one byte reader) and `sys` (the
+//! operating system's calls declared once), which use nothing and which
+//! every module may use; `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
 //! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile`,
 //! `nettrace` and `diagnostics` stand beside: `cil` uses only the COM core,
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 /// The crate's modules (directories or files under `src/`).
 const MODULES: &[&str] = &[
     "bytes",
+    "sys",
     "com",
     "ctypes",
     "codes",
@@ -41,7 +43,7 @@ const MODULES: &[&str] = &[
 ];
 
 /// What every module may use: the floor below the COM core.
-const EVERYWHERE: &[&str] = &["bytes"];
+const EVERYWHERE: &[&str] = &["bytes", "sys"];
 
 /// What each module may use besides itself, the crate root's items and
 /// [`EVERYWHERE`].
@@ -63,7 +65,7 @@ fn allowed(module: &str) -> &'static [&'static str] {
     /// The facade's: the same but `eventpipe` and `profile`.
     const FACADE: &[&str] = CAPABILITY.split_at(CAPABILITY.len() - 2).0;
     match module {
-        "bytes" | "com" => &[],
+        "bytes" | "sys" | "com" => &[],
         "ctypes" | "codes" => &["com", "profiling", "metadata"],
         "error" => &["com"],
         "profiling" | "metadata" => RAW,
@@ -152,7 +154,9 @@ fn violations() -> Vec<String> {
             for used in modules_used(code) {
                 if used != module
                     && !allowed(&module).contains(&used.as_str())
-                    && (module == "bytes" || !EVERYWHERE.contains(&used.as_str()))
+                    && (module == "bytes"
+                        || module == "sys"
+                        || !EVERYWHERE.contains(&used.as_str()))
                 {
                     found.push(format!(
                         "{}:{}: `{module}` uses `{used}`, a module above it or beside it: {}",
@@ -194,4 +198,5 @@ fn the_check_sees_a_violation() {
     assert!(!allowed("sampling").contains(&"hooks"));
     assert!(!allowed("com").contains(&"profiling"));
     assert!(allowed("bytes").is_empty());
+    assert!(allowed("sys").is_empty());
 }

@@ -616,7 +616,12 @@ impl Coverage {
         method: mdMethodDef,
     ) -> Option<(String, String)> {
         let props = import.method_props(method).ok()?;
-        if has_attribute(import, method.0, COMPILER_GENERATED)
+        // Compiler-generated methods are left out, but for property
+        // accessors (auto-properties: `public int X { get; set; }`), whose
+        // sequence points are the user's line, counted as coverlet counts
+        // them (its `SkipAutoProps` is off by default).
+        let accessor = props.name.starts_with("get_") || props.name.starts_with("set_");
+        if (!accessor && has_attribute(import, method.0, COMPILER_GENERATED))
             || has_attribute(import, method.0, EXCLUDE_FROM_COVERAGE)
         {
             return None;

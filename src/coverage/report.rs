@@ -82,15 +82,37 @@ struct FileData<'a> {
     classes: BTreeMap<(&'a str, &'a str), Vec<usize>>,
 }
 
-fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
-    let mut files: BTreeMap<&str, FileData<'_>> = BTreeMap::new();
-    for (index, method) in methods.iter().enumerate() {
-        for point in &method.points {
-            let file = files.entry(&point.document).or_default();
-            for line in point.start_line..=point.end_line {
-                let hits = file.lines.entry(line).or_insert(0);
+/// Hits per line of `points` (of one document): a line's count is the
+/// largest of the sequence points that start on it; a line that a
+/// multi-line point spans and on which none starts (the `{` and `};` of a
+/// `switch` expression) takes the largest of the points spanning it. So a
+/// `switch` expression's arm that never ran reads 0, though the whole
+/// expression's point, which spans it, ran (coverlet reads it the same).
+fn line_hits<'p>(points: impl Iterator<Item = &'p PointHits> + Clone) -> BTreeMap<u32, u64> {
+    let mut lines: BTreeMap<u32, u64> = BTreeMap::new();
+    for point in points.clone() {
+        let hits = lines.entry(point.start_line).or_insert(0);
+        *hits = (*hits).max(point.hits);
+    }
+    let own: std::collections::BTreeSet<u32> = lines.keys().copied().collect();
+    for point in points {
+        for line in point.start_line.saturating_add(1)..=point.end_line {
+            if !own.contains(&line) {
+                let hits = lines.entry(line).or_insert(0);
                 *hits = (*hits).max(point.hits);
             }
+        }
+    }
+    lines
+}
+
+fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
+    let mut files: BTreeMap<&str, FileData<'_>> = BTreeMap::new();
+    let mut points: BTreeMap<&str, Vec<&PointHits>> = BTreeMap::new();
+    for (index, method) in methods.iter().enumerate() {
+        for point in &method.points {
+            points.entry(&point.document).or_default().push(point);
+            let file = files.entry(&point.document).or_default();
             file.classes
                 .entry((&method.assembly, &method.class))
                 .or_default()
@@ -112,6 +134,11 @@ fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
                 .entry((arm.line, index, arm.il_offset))
                 .or_default()
                 .insert(arm.arm, arm.hits);
+        }
+    }
+    for (document, points) in points {
+        if let Some(file) = files.get_mut(document) {
+            file.lines = line_hits(points.into_iter());
         }
     }
     for file in files.values_mut() {
@@ -196,14 +223,14 @@ fn line_table(
     indices: &[usize],
     path: &str,
 ) -> BTreeMap<u32, (u64, usize, usize)> {
-    let mut lines: BTreeMap<u32, (u64, usize, usize)> = BTreeMap::new();
+    let points = indices
+        .iter()
+        .flat_map(|&i| methods[i].points.iter().filter(|p| p.document == path));
+    let mut lines: BTreeMap<u32, (u64, usize, usize)> = line_hits(points)
+        .into_iter()
+        .map(|(line, hits)| (line, (hits, 0, 0)))
+        .collect();
     for &i in indices {
-        for point in methods[i].points.iter().filter(|p| p.document == path) {
-            for line in point.start_line..=point.end_line {
-                let entry = lines.entry(line).or_default();
-                entry.0 = entry.0.max(point.hits);
-            }
-        }
         for arm in methods[i].branches.iter().filter(|b| b.document == path) {
             let entry = lines.entry(arm.line).or_default();
             entry.2 += 1;

@@ -13,12 +13,13 @@
 
 use alloc::string::String;
 use core::ffi::c_void;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::args::{Bools, EventPipeEvent};
 use super::info::{ProfilerInfo, Result};
 use super::profiler::Profiler;
 use super::strings::decode;
+use super::termination::{self, TerminationHandler};
 use crate::metadata::mdMethodDef;
 use crate::profiling::*;
 use crate::{
@@ -36,16 +37,18 @@ use crate::{
 /// [`export_profiler`](super::export_profiler) exports it; you rarely need
 /// the type itself.
 pub struct ProfilerCallback<P: Profiler> {
-    profiler: P,
+    profiler: Arc<P>,
     info: OnceLock<ProfilerInfo>,
+    termination: OnceLock<TerminationHandler>,
 }
 
 impl<P: Profiler> ProfilerCallback<P> {
     /// Wraps `profiler`; it receives calls once exported.
     pub fn new(profiler: P) -> ProfilerCallback<P> {
         ProfilerCallback {
-            profiler,
+            profiler: Arc::new(profiler),
             info: OnceLock::new(),
+            termination: OnceLock::new(),
         }
     }
 
@@ -58,6 +61,51 @@ impl<P: Profiler> ProfilerCallback<P> {
     /// has been called.
     pub fn info(&self) -> Option<&ProfilerInfo> {
         self.info.get()
+    }
+
+    /// What became of the `SIGTERM` handler (see
+    /// [`Profiler::flush_on_sigterm`]) once `Initialize` or
+    /// `InitializeForAttach` has succeeded.
+    pub fn termination_handler(&self) -> Option<TerminationHandler> {
+        self.termination.get().copied()
+    }
+
+    /// After a successful `Initialize`: the `SIGTERM` handler, when the
+    /// profiler wants one, the runtime is a real one (it answers
+    /// `GetRuntimeInformation`: a test's stand-in does not, and installs
+    /// nothing process-wide) and nothing else would run `shutdown`.
+    fn arm_termination(&self) {
+        let handler = match (self.profiler.flush_on_sigterm(), self.info.get()) {
+            (None, _) | (_, None) => TerminationHandler::NotWanted,
+            (Some(limit), Some(info)) => match info.runtime_information() {
+                Err(_) => TerminationHandler::NotNeeded,
+                Ok(runtime) => {
+                    let profiler = Arc::clone(&self.profiler);
+                    let info = info.clone();
+                    termination::install(
+                        alloc::boxed::Box::new(move || {
+                            if let Err(error) = profiler.shutdown(&info) {
+                                std::eprintln!("corprof: the profiler's shutdown failed: {error}");
+                            }
+                        }),
+                        limit,
+                        runtime.major,
+                    )
+                }
+            },
+        };
+        if handler == TerminationHandler::Installed
+            && std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1")
+        {
+            std::eprintln!("corprof: SIGTERM handler installed");
+        }
+        let _ = self.termination.set(handler);
+    }
+
+    /// Whether this adapter installed the `SIGTERM` handler (so a
+    /// termination may run, or have run, the profiler's `shutdown`).
+    fn armed(&self) -> bool {
+        self.termination.get() == Some(&TerminationHandler::Installed)
     }
 
     /// `Initialize` and `InitializeForAttach`: negotiates the info
@@ -217,13 +265,17 @@ fn b(value: BOOL) -> bool {
 impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     fn Initialize(&self, unknown: *mut c_void) -> HRESULT {
         let result = self.init(unknown, |p, info| p.initialize(info));
-        if let Err(error) = &result {
-            report_failed_initialize(error);
+        match &result {
+            Ok(()) => self.arm_termination(),
+            Err(error) => report_failed_initialize(error),
         }
         result.into()
     }
     fn Shutdown(&self) -> HRESULT {
-        let answer = self.dispatch(|p, info| p.shutdown(info));
+        // Unless a SIGTERM has run (or runs) the profiler's shutdown: then
+        // it is not run twice.
+        let answer =
+            termination::run_shutdown(|| self.dispatch(|p, info| p.shutdown(info))).unwrap_or(S_OK);
         // The runtime tears down once this returns: from now on every
         // ProfilerInfo (and clone) answers AFTER_SHUTDOWN instead of
         // calling it, and calls other threads have in flight finish first.
@@ -630,15 +682,23 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
             Ok(data) => data,
             Err(error) => return error.into(),
         };
-        self.init(unknown, |p, info| {
+        let result = self.init(unknown, |p, info| {
             p.initialize_for_attach(info, client_data)
-        })
-        .into()
+        });
+        if result.is_ok() {
+            // An attached profiler can be detached and unloaded; the
+            // process's SIGTERM is left as it is.
+            let _ = self.termination.set(TerminationHandler::NotWanted);
+        }
+        result.into()
     }
     fn ProfilerAttachComplete(&self) -> HRESULT {
         self.dispatch(|p, info| p.profiler_attach_complete(info))
     }
     fn ProfilerDetachSucceeded(&self) -> HRESULT {
+        if self.armed() {
+            termination::detached();
+        }
         self.dispatch(|p, info| p.profiler_detach_succeeded(info))
     }
 }

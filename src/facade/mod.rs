@@ -50,6 +50,7 @@ mod stack;
 pub(crate) mod strings;
 mod suspend;
 pub(crate) mod sync;
+mod termination;
 
 pub use crate::Error;
 pub use adapter::ProfilerCallback;
@@ -69,6 +70,7 @@ pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::{FrameInfo, StackFrame};
 pub use suspend::SuspendedRuntime;
+pub use termination::{TerminationHandler, DEFAULT_SIGTERM_FLUSH};
 
 use crate::profiling::ICorProfilerCallback11;
 use crate::IUnknown;

@@ -96,9 +96,33 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when the process shuts down: the last point at which `info`
-    /// may be used. Not called if the process is terminated abruptly.
+    /// may be used. Called at most once.
+    ///
+    /// Also called, on Linux, when the process receives a `SIGTERM` that
+    /// nothing in it handles (from .NET 10 the runtime itself handles none:
+    /// see [`flush_on_sigterm`](Profiler::flush_on_sigterm)): then from a
+    /// thread of corprof's, while the runtime and the application still
+    /// run, and the process dies of the signal once it returns. Not called
+    /// when the process is killed (`SIGKILL`) or crashes.
     fn shutdown(&self, info: &ProfilerInfo) -> Result<()> {
         Ok(())
+    }
+    /// How long [`shutdown`](Profiler::shutdown) may take when a `SIGTERM`
+    /// nobody handles runs it; `None`: leave the signal alone (the process
+    /// then ends at once, without `shutdown`, on .NET 10 and later).
+    ///
+    /// Asked once, after [`initialize`](Profiler::initialize) succeeds (not
+    /// for a profiler attached to a running process). When the signal's
+    /// disposition is the default (.NET 10 and later, unless native code of
+    /// the application took it), a handler is installed that runs
+    /// `shutdown` on a thread of corprof's, then ends the process by the
+    /// signal as the default disposition would (after at most this long).
+    /// An application or host that handles `SIGTERM` itself
+    /// (`PosixSignalRegistration`; ASP.NET Core's host) keeps it, and the
+    /// runtime's `Shutdown` runs `shutdown` as usual. The default: 5 s
+    /// ([`DEFAULT_SIGTERM_FLUSH`](super::DEFAULT_SIGTERM_FLUSH)).
+    fn flush_on_sigterm(&self) -> Option<core::time::Duration> {
+        Some(super::DEFAULT_SIGTERM_FLUSH)
     }
     /// Called when an application domain starts being created; its ID is
     /// not usable yet. Enabled by `COR_PRF_MONITOR_APPDOMAIN_LOADS`.

@@ -52,35 +52,10 @@ mod nr {
     pub(super) const RT_TGSIGQUEUEINFO: core::ffi::c_long = 240;
 }
 
-/// glibc's `sigset_t` (`bits/types/__sigset_t.h`): 1024 bits.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub(super) struct sigset_t {
-    pub(super) bits: [u64; 16],
-}
-
-/// glibc's `struct sigaction` (`bits/sigaction.h`, the same field order on
-/// x86-64 and AArch64): the handler (a union of `sa_handler` and
-/// `sa_sigaction`), `sa_mask`, `sa_flags`, `sa_restorer`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub(super) struct sigaction_t {
-    pub(super) sa_sigaction: usize,
-    pub(super) sa_mask: sigset_t,
-    pub(super) sa_flags: c_int,
-    pub(super) sa_restorer: usize,
-}
-
-impl sigaction_t {
-    pub(super) const fn zeroed() -> sigaction_t {
-        sigaction_t {
-            sa_sigaction: 0,
-            sa_mask: sigset_t { bits: [0; 16] },
-            sa_flags: 0,
-            sa_restorer: 0,
-        }
-    }
-}
+/// `sigset_t`, `struct sigaction` and `sigaction`: shared with the rest
+/// of the crate (`crate::sys`), so that one declaration of `sigaction`
+/// exists.
+pub(super) use crate::sys::linux::{sigaction, sigaction_t};
 
 /// The head of `siginfo_t` (`bits/types/siginfo_t.h`, 128 bytes on 64-bit
 /// targets): `si_signo`, `si_errno`, `si_code`, then the union at offset
@@ -189,11 +164,6 @@ pub(super) struct pthread_attr_t {
 }
 
 extern "C" {
-    pub(super) fn sigaction(
-        signum: c_int,
-        act: *const sigaction_t,
-        oldact: *mut sigaction_t,
-    ) -> c_int;
     #[cfg_attr(not(test), allow(dead_code))]
     pub(super) fn sigaltstack(ss: *const stack_t, old: *mut stack_t) -> c_int;
     pub(super) fn timer_create(clock: c_int, sevp: *mut sigevent, timer: *mut timer_t) -> c_int;
