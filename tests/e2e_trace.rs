@@ -94,28 +94,53 @@ struct Collected {
 /// Runs a session for `seconds`, reading its stream on another thread as
 /// it comes, then stops it and reads to the end marker.
 fn collect(client: &DiagnosticsClient, config: &SessionConfig, seconds: u64) -> Collected {
+    collect_until(client, config, Duration::from_secs(seconds), |_| false)
+}
+
+/// [`collect`], stopping as soon as `enough` says so of an event (or after
+/// `limit`).
+fn collect_until(
+    client: &DiagnosticsClient,
+    config: &SessionConfig,
+    limit: Duration,
+    mut enough: impl FnMut(&Event) -> bool + Send + 'static,
+) -> Collected {
     let session = client.start_session(config).expect("start the session");
     let command = session.command();
     let stopper = session.stopper();
-    let (tx, rx) = mpsc::channel();
+    // `false`: stop now; `true`: the stream has ended.
+    let (tx, rx) = mpsc::channel::<bool>();
     let reader = thread::spawn(move || {
         let mut reader = NettraceReader::new(session);
         let mut events = Vec::new();
+        let mut asked = false;
         let result = loop {
             match reader.next_event() {
-                Ok(Some(event)) => events.push(event),
+                Ok(Some(event)) => {
+                    if !asked && enough(&event) {
+                        asked = true;
+                        let _ = tx.send(false);
+                    }
+                    events.push(event);
+                }
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e),
             }
         };
-        let _ = tx.send(());
+        let _ = tx.send(true);
         (result, reader.trace().cloned(), events, reader.stats())
     });
-    thread::sleep(Duration::from_secs(seconds));
+    let ended = matches!(rx.recv_timeout(limit), Ok(true));
+    assert!(!ended, "the stream ended before StopTracing");
     stopper.stop().expect("StopTracing");
     // The rundown and the end marker follow the stop.
-    rx.recv_timeout(Duration::from_secs(60))
-        .expect("the stream ends within 60 s of StopTracing");
+    let wait = Instant::now();
+    while !matches!(rx.recv_timeout(Duration::from_secs(60)), Ok(true)) {
+        assert!(
+            wait.elapsed() < Duration::from_secs(60),
+            "the stream ends within 60 s of StopTracing"
+        );
+    }
     let (result, trace, events, stats) = reader.join().unwrap();
     result.expect("the stream parses to its end marker");
     Collected {
@@ -481,8 +506,9 @@ fn reads_what_dotnet_trace_writes() {
 /// A heap dump as `dotnet-gcdump` asks for one: the runtime provider with
 /// the GC (0x1), type (0x80000), heap dump (0x100000), heap collect
 /// (0x800000, which makes the runtime run a GC at once) and type names
-/// (0x1000000) keywords; the bulk events decode by the manifest's
-/// layouts, each with as many values as its `Count`.
+/// (0x1000000) keywords, read until the dump's GC ends; the bulk events
+/// decode by the manifest's layouts, each with as many values as its
+/// `Count`, and name `System.String` among the types.
 #[test]
 fn a_heap_dump_decodes_by_the_manifest_layouts() {
     let rt = dotnet::runtime();
@@ -492,7 +518,19 @@ fn a_heap_dump_decodes_by_the_manifest_layouts() {
         .keywords(0x1 | 0x8_0000 | 0x10_0000 | 0x80_0000 | 0x100_0000)
         .level(5)]);
     config.rundown = Rundown::None;
-    let got = collect(&client, &config, 3);
+    // The dump is done at the end of its GC: the first GCEnd (2) after a
+    // bulk node event (18). Up to 60 s on a loaded machine.
+    let mut dumping = false;
+    let got = collect_until(&client, &config, Duration::from_secs(60), move |e| {
+        if e.provider() == RUNTIME_PROVIDER {
+            match e.event_id() {
+                18 => dumping = true,
+                2 if dumping => return true,
+                _ => {}
+            }
+        }
+        false
+    });
     let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
     let mut type_names = Vec::new();
     for e in got
@@ -527,9 +565,10 @@ fn a_heap_dump_decodes_by_the_manifest_layouts() {
             "no event {id}: {counts:?}"
         );
     }
+    // Strings are on the heap from the runtime's start.
     assert!(
-        type_names.iter().any(|n| n == "System.Byte[]"),
-        "no System.Byte[] among {} types",
+        type_names.iter().any(|n| n == "System.String"),
+        "no System.String among {} types",
         type_names.len()
     );
     assert_eq!(got.stats.lost_events, 0, "{:?}", got.stats);
