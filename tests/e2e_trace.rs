@@ -30,7 +30,8 @@ use std::time::{Duration, Instant};
 
 use common::dotnet::{self, Runtime};
 use corprof::diagnostics::{
-    Command, DiagnosticsClient, Error, Provider, Rundown, SessionConfig, DS_IPC_E_UNKNOWN_COMMAND,
+    Command, DiagnosticsClient, Error, EventPipeSession, Provider, Rundown, SessionConfig,
+    DS_IPC_E_UNKNOWN_COMMAND,
 };
 use corprof::nettrace::{
     Event, NettraceReader, Stats, TraceInfo, RUNDOWN_PROVIDER, RUNTIME_PROVIDER,
@@ -93,6 +94,21 @@ struct Collected {
 
 /// Runs a session for `seconds`, reading its stream on another thread as
 /// it comes, then stops it and reads to the end marker.
+/// `start_session`, tried again while the endpoint refuses connections: a
+/// runtime creates its socket (which discovery finds) before it listens on
+/// it, and under load the window is wide enough to hit.
+fn start(client: &DiagnosticsClient, config: &SessionConfig) -> Result<EventPipeSession, Error> {
+    let begin = Instant::now();
+    loop {
+        match client.start_session(config) {
+            Err(Error::Connect { .. }) if begin.elapsed() < Duration::from_secs(10) => {
+                thread::sleep(Duration::from_millis(50));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn collect(client: &DiagnosticsClient, config: &SessionConfig, seconds: u64) -> Collected {
     collect_until(client, config, Duration::from_secs(seconds), |_| false)
 }
@@ -105,7 +121,7 @@ fn collect_until(
     limit: Duration,
     mut enough: impl FnMut(&Event) -> bool + Send + 'static,
 ) -> Collected {
-    let session = client.start_session(config).expect("start the session");
+    let session = start(client, config).expect("start the session");
     let command = session.command();
     let stopper = session.stopper();
     // `false`: stop now; `true`: the stream has ended.
@@ -275,9 +291,7 @@ fn a_session_without_stacks() {
     assert_eq!(no_stacks.command(), Command::COLLECT_TRACING_3);
     if rt.major() < 9 {
         // Measured: 3.1.3 and 8.0.34 answer DS_IPC_E_UNKNOWN_COMMAND.
-        let err = client
-            .start_session(&no_stacks)
-            .expect_err("CollectTracing3 needs .NET 9");
+        let err = start(&client, &no_stacks).expect_err("CollectTracing3 needs .NET 9");
         assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
         assert!(matches!(err, Error::Runtime(_)));
         assert!(
@@ -309,9 +323,7 @@ fn a_session_with_rundown_keywords() {
     let chosen = config(Rundown::Keywords(0x8 | 0x10 | 0x100));
     assert_eq!(chosen.command(), Command::COLLECT_TRACING_4);
     if rt.major() < 9 {
-        let err = client
-            .start_session(&chosen)
-            .expect_err("CollectTracing4 needs .NET 9");
+        let err = start(&client, &chosen).expect_err("CollectTracing4 needs .NET 9");
         assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
         return;
     }
@@ -592,9 +604,7 @@ fn a_session_with_an_event_filter() {
     filtered.rundown = Rundown::None;
     assert_eq!(filtered.command(), Command::COLLECT_TRACING_5);
     if rt.major() < 10 {
-        let err = client
-            .start_session(&filtered)
-            .expect_err("CollectTracing5 needs .NET 10");
+        let err = start(&client, &filtered).expect_err("CollectTracing5 needs .NET 10");
         assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND), "{err}");
         return;
     }

@@ -195,9 +195,19 @@ fn collect(args: &[&str]) -> Result<(), String> {
         config.rundown = Rundown::None;
     }
     let client = DiagnosticsClient::for_process(pid).map_err(|e| e.to_string())?;
-    let session = client
-        .start_session(&config)
-        .map_err(|e| format!("starting the session in {pid}: {e}"))?;
+    // A runtime that has just started creates its socket before it listens
+    // on it: a refused connection is tried again for a few seconds.
+    let begin = std::time::Instant::now();
+    let session = loop {
+        match client.start_session(&config) {
+            Err(corprof::diagnostics::Error::Connect { .. })
+                if begin.elapsed() < Duration::from_secs(5) =>
+            {
+                thread::sleep(Duration::from_millis(50));
+            }
+            other => break other.map_err(|e| format!("starting the session in {pid}: {e}"))?,
+        }
+    };
     let stopper = session.stopper();
     let file = File::create(&output).map_err(|e| format!("{output}: {e}"))?;
     eprintln!(
