@@ -21,7 +21,12 @@
 // Each user of the reader is a feature of its own; with only some of them
 // on, the reads only the others use are unused.
 #![cfg_attr(
-    not(all(feature = "cil", feature = "eventpipe", feature = "diagnostics")),
+    not(all(
+        feature = "cil",
+        feature = "eventpipe",
+        feature = "diagnostics",
+        feature = "nettrace"
+    )),
     allow(dead_code)
 )]
 

@@ -50,8 +50,9 @@
 //!    (CallTarget, ReJIT bodies), `hooks` (enter/leave/tailcall hooks) and
 //!    `eventpipe` (decoding in-process EventPipe events);
 //!
-//! and beside them `cil` (the CIL codec, `no_std`) and `diagnostics` (the
-//! diagnostics IPC client). The default features turn everything on;
+//! and beside them `cil` (the CIL codec, `no_std`), `diagnostics` (the
+//! diagnostics IPC client, EventPipe sessions) and `nettrace` (the trace
+//! format reader, `no_std`). The default features turn everything on;
 //! `default-features = false, features = ["std"]` builds floors 1-3 only.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -70,7 +71,12 @@ extern crate std;
 #[allow(rustdoc::redundant_explicit_links)]
 pub mod cil;
 // The byte reader the binary formats share (below the COM core; never public).
-#[cfg(any(feature = "cil", feature = "eventpipe", feature = "diagnostics"))]
+#[cfg(any(
+    feature = "cil",
+    feature = "eventpipe",
+    feature = "diagnostics",
+    feature = "nettrace"
+))]
 mod bytes;
 mod codes;
 mod com;
@@ -101,6 +107,9 @@ pub mod hooks;
 #[cfg_attr(docsrs, doc(cfg(feature = "instrument")))]
 pub mod instrument;
 pub mod metadata;
+#[cfg(feature = "nettrace")]
+#[cfg_attr(docsrs, doc(cfg(feature = "nettrace")))]
+pub mod nettrace;
 #[cfg(feature = "profile")]
 #[cfg_attr(docsrs, doc(cfg(feature = "profile")))]
 pub mod profile;
@@ -211,6 +220,8 @@ mod docs_doctests {
     struct Instrumentation;
     #[doc = include_str!("../docs/macro.md")]
     struct Macro;
+    #[doc = include_str!("../docs/out-of-process.md")]
+    struct OutOfProcess;
     #[doc = include_str!("../docs/performance.md")]
     struct Performance;
     #[doc = include_str!("../docs/safety.md")]

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use corprof::diagnostics::{
     decode_environment, discovery, encode_environment, AttachProfiler, Command, DiagnosticsClient,
-    Error, ProcessInfo, WireError, DS_IPC_E_BAD_ENCODING, DS_IPC_E_UNKNOWN_COMMAND,
-    MAX_ENVIRONMENT_BYTES,
+    Error, ProcessInfo, Provider, Rundown, SessionConfig, WireError, DEFAULT_RUNDOWN_KEYWORDS,
+    DS_IPC_E_BAD_ENCODING, DS_IPC_E_UNKNOWN_COMMAND, MAX_ENVIRONMENT_BYTES,
 };
 use corprof::diagnostics::{
     encode_message, Header, PayloadReader, PayloadWriter, HEADER_SIZE, MAGIC, MAX_PAYLOAD_SIZE,
@@ -718,4 +718,227 @@ fn set_environment_variable_and_apply_startup_hook_send_their_strings() {
         client(&path).set_environment_variable("A\0B", "v"),
         Err(Error::Wire(WireError::NulInString))
     ));
+}
+
+// ---------------------------------------------------------------------------
+// EventPipe sessions
+// ---------------------------------------------------------------------------
+
+/// The providers' part of every CollectTracing payload: count, then
+/// keywords, level, name, filter data (`ds-eventpipe-protocol.c`,
+/// `eventpipe_collect_tracing_command_try_parse_config`).
+fn providers_bytes() -> Vec<u8> {
+    let mut v = 2u32.to_le_bytes().to_vec();
+    v.extend(0x1Fu64.to_le_bytes());
+    v.extend(4u32.to_le_bytes());
+    v.extend(3u32.to_le_bytes()); // "P1" and its NUL
+    v.extend(utf16z("P1"));
+    v.extend(8u32.to_le_bytes()); // "a=1;b=2" and its NUL
+    v.extend(utf16z("a=1;b=2"));
+    v.extend(u64::MAX.to_le_bytes());
+    v.extend(5u32.to_le_bytes());
+    v.extend(3u32.to_le_bytes());
+    v.extend(utf16z("P2"));
+    v.extend(0u32.to_le_bytes()); // a null string: no arguments
+    v
+}
+
+fn two_providers() -> Vec<Provider> {
+    vec![
+        Provider::new("P1")
+            .keywords(0x1F)
+            .level(4)
+            .argument("a", "1")
+            .argument("b", "2"),
+        Provider::new("P2"),
+    ]
+}
+
+/// Each command's payload in the order the runtime's parsers read it:
+/// `u32` buffer MB, `u32` format (1 nettrace), then CollectTracing2's
+/// `bool` rundown, CollectTracing3's `bool` rundown and `bool` stacks,
+/// CollectTracing4's `u64` rundown keywords and `bool` stacks; providers.
+#[test]
+fn collect_tracing_payloads_follow_the_runtime_parsers() {
+    let mut config = SessionConfig::new(two_providers());
+    config.buffer_size_mb = 64;
+    let head = |extra: &[u8]| {
+        let mut v = 64u32.to_le_bytes().to_vec();
+        v.extend(1u32.to_le_bytes());
+        v.extend_from_slice(extra);
+        v.extend(providers_bytes());
+        v
+    };
+    assert_eq!(config.command(), Command::COLLECT_TRACING_2);
+    assert_eq!(config.encode(Command::COLLECT_TRACING).unwrap(), head(&[]));
+    assert_eq!(
+        config.encode(Command::COLLECT_TRACING_2).unwrap(),
+        head(&[1])
+    );
+    config.rundown = Rundown::None;
+    config.stacks = false;
+    assert_eq!(config.command(), Command::COLLECT_TRACING_3);
+    assert_eq!(
+        config.encode(Command::COLLECT_TRACING_3).unwrap(),
+        head(&[0, 0])
+    );
+    config.rundown = Rundown::Keywords(0x118);
+    assert_eq!(config.command(), Command::COLLECT_TRACING_4);
+    let mut ct4 = 0x118u64.to_le_bytes().to_vec();
+    ct4.push(0);
+    assert_eq!(
+        config.encode(Command::COLLECT_TRACING_4).unwrap(),
+        head(&ct4)
+    );
+    // CollectTracing5: the output format first, and each provider's event
+    // filter after its filter data.
+    let mut config5 = SessionConfig::new(vec![
+        Provider::new("P1")
+            .keywords(0x1F)
+            .level(4)
+            .only_events(&[9, 10]),
+        Provider::new("P2"),
+    ]);
+    config5.buffer_size_mb = 64;
+    assert_eq!(config5.command(), Command::COLLECT_TRACING_5);
+    let mut ct5 = 0u32.to_le_bytes().to_vec();
+    ct5.extend(64u32.to_le_bytes());
+    ct5.extend(1u32.to_le_bytes());
+    ct5.extend(DEFAULT_RUNDOWN_KEYWORDS.to_le_bytes());
+    ct5.push(1);
+    ct5.extend(2u32.to_le_bytes());
+    ct5.extend(0x1Fu64.to_le_bytes());
+    ct5.extend(4u32.to_le_bytes());
+    ct5.extend(3u32.to_le_bytes());
+    ct5.extend(utf16z("P1"));
+    ct5.extend(0u32.to_le_bytes());
+    ct5.push(1); // enable only
+    ct5.extend(2u32.to_le_bytes());
+    ct5.extend(9u32.to_le_bytes());
+    ct5.extend(10u32.to_le_bytes());
+    ct5.extend(u64::MAX.to_le_bytes());
+    ct5.extend(5u32.to_le_bytes());
+    ct5.extend(3u32.to_le_bytes());
+    ct5.extend(utf16z("P2"));
+    ct5.extend(0u32.to_le_bytes());
+    ct5.push(0); // disable none
+    ct5.extend(0u32.to_le_bytes());
+    assert_eq!(config5.encode(Command::COLLECT_TRACING_5).unwrap(), ct5);
+    // The default keywords are what Microsoft's client sends.
+    assert_eq!(DEFAULT_RUNDOWN_KEYWORDS, 0x8002_0139);
+    config.rundown = Rundown::Keywords(DEFAULT_RUNDOWN_KEYWORDS);
+    config.stacks = true;
+    assert_eq!(config.command(), Command::COLLECT_TRACING_2);
+}
+
+#[test]
+fn provider_specs_parse_as_dotnet_trace_writes_them() {
+    let p = Provider::parse("Microsoft-Windows-DotNETRuntime:0x8001:4").unwrap();
+    assert_eq!(
+        (p.name.as_str(), p.keywords, p.level),
+        ("Microsoft-Windows-DotNETRuntime", 0x8001, 4)
+    );
+    let p = Provider::parse("My-Source:FF:Verbose:EventCounterIntervalSec=1;x=y").unwrap();
+    assert_eq!((p.keywords, p.level), (0xFF, 5));
+    assert_eq!(
+        p.filter_data().as_deref(),
+        Some("EventCounterIntervalSec=1;x=y")
+    );
+    let p = Provider::parse("Only-Name").unwrap();
+    assert_eq!((p.keywords, p.level, p.filter_data()), (u64::MAX, 5, None));
+    let p = Provider::parse("N:*:warning").unwrap();
+    assert_eq!((p.keywords, p.level), (u64::MAX, 3));
+    for bad in ["", ":1", "N:xyz", "N:1:9", "N:1:4:novalue"] {
+        assert!(Provider::parse(bad).is_err(), "{bad:?}");
+    }
+}
+
+/// A fake runtime: answers CollectTracing2 with `DS_IPC_E_UNKNOWN_COMMAND`,
+/// CollectTracing with session 7 and a few stream bytes, then StopTracing.
+#[cfg(unix)]
+#[test]
+fn a_session_falls_back_to_collect_tracing_and_streams() {
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixListener;
+    let path = fake::temp_dir().join("s");
+    let listener = UnixListener::bind(&path).unwrap();
+    let server = std::thread::spawn(move || {
+        let mut commands = Vec::new();
+        let mut streams = Vec::new();
+        for _ in 0..3 {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut header = [0u8; 20];
+            stream.read_exact(&mut header).unwrap();
+            let size = u16::from_le_bytes([header[14], header[15]]) as usize;
+            let mut payload = vec![0u8; size - 20];
+            stream.read_exact(&mut payload).unwrap();
+            let command = Command {
+                set: header[16],
+                id: header[17],
+            };
+            commands.push((command, payload));
+            match command {
+                Command::COLLECT_TRACING_2 => {
+                    let error = DS_IPC_E_UNKNOWN_COMMAND.0.to_le_bytes();
+                    stream
+                        .write_all(&fake::message(Command::ERROR, &error))
+                        .unwrap();
+                }
+                Command::COLLECT_TRACING => {
+                    stream
+                        .write_all(&fake::message(Command::OK, &7u64.to_le_bytes()))
+                        .unwrap();
+                    stream.write_all(b"Nettrace").unwrap();
+                    streams.push(stream); // closed after the stop
+                }
+                _ => {
+                    stream
+                        .write_all(&fake::message(Command::OK, &7u64.to_le_bytes()))
+                        .unwrap();
+                    streams.clear();
+                }
+            }
+        }
+        commands
+    });
+    let mut session = client(&path)
+        .start_session(&SessionConfig::new(two_providers()))
+        .unwrap();
+    assert_eq!(session.command(), Command::COLLECT_TRACING);
+    assert_eq!(session.session_id(), 7);
+    let mut magic = [0u8; 8];
+    session.read_exact(&mut magic).unwrap();
+    assert_eq!(&magic, b"Nettrace");
+    session.stop().unwrap();
+    let mut rest = Vec::new();
+    session.read_to_end(&mut rest).unwrap();
+    assert!(rest.is_empty());
+    let commands = server.join().unwrap();
+    let ids: Vec<Command> = commands.iter().map(|(c, _)| *c).collect();
+    assert_eq!(
+        ids,
+        [
+            Command::COLLECT_TRACING_2,
+            Command::COLLECT_TRACING,
+            Command::STOP_TRACING
+        ]
+    );
+    assert_eq!(commands[2].1, 7u64.to_le_bytes());
+    // Without the default rundown there is no falling back.
+    let path = fake::temp_dir().join("s");
+    let listener = UnixListener::bind(&path).unwrap();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0u8; 256];
+        let _ = stream.read(&mut request).unwrap();
+        let error = DS_IPC_E_UNKNOWN_COMMAND.0.to_le_bytes();
+        stream
+            .write_all(&fake::message(Command::ERROR, &error))
+            .unwrap();
+    });
+    let mut config = SessionConfig::new(two_providers());
+    config.rundown = Rundown::None;
+    let err = client(&path).start_session(&config).unwrap_err();
+    assert_eq!(err.hresult(), Some(DS_IPC_E_UNKNOWN_COMMAND));
+    server.join().unwrap();
 }

@@ -9,9 +9,10 @@
 //! operating system's calls declared once), which use nothing and which
 //! every module may use; `com` (with `ctypes`, `codes`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
-//! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile` and
-//! `diagnostics` stand beside: `cil` uses only the COM core, `eventpipe`
-//! (EventPipe's formats) and `profile` nothing, `diagnostics` the raw
+//! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile`,
+//! `nettrace` and `diagnostics` stand beside: `cil` uses only the COM core,
+//! `eventpipe` (EventPipe's formats), `nettrace` (the trace format) and
+//! `profile` nothing, `diagnostics` the raw
 //! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
 
 use std::collections::BTreeSet;
@@ -37,6 +38,8 @@ const MODULES: &[&str] = &[
     "coverage",
     "eventpipe",
     "profile",
+    "nettrace",
+    "bin",
 ];
 
 /// What every module may use: the floor below the COM core.
@@ -69,7 +72,10 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "facade" => FACADE,
         "cil" => &["com"],
         "diagnostics" => RAW,
-        "profile" | "eventpipe" => &[],
+        "profile" | "eventpipe" | "nettrace" => &[],
+        // The `corprof` command uses the public API (`corprof::`), never
+        // `crate::`.
+        "bin" => &[],
         "instrument" | "hooks" | "sampling" | "coverage" => CAPABILITY,
         other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
     }

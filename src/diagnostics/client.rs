@@ -199,7 +199,9 @@ pub const MAX_ENVIRONMENT_BYTES: usize = 16 << 20;
 
 /// Reads one response (header and payload) from `connection`; an `Error`
 /// response becomes [`Error::Runtime`].
-fn read_response(connection: &mut super::transport::Connection) -> Result<Response, Error> {
+pub(super) fn read_response(
+    connection: &mut super::transport::Connection,
+) -> Result<Response, Error> {
     let mut header = [0u8; HEADER_SIZE];
     connection.read_exact(&mut header, "reading the response header")?;
     let header = Header::decode(&header)?;

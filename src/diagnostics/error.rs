@@ -182,7 +182,7 @@ pub fn describe_hresult(hr: HRESULT) -> Option<&'static str> {
     Some(match hr {
         DS_IPC_E_BAD_ENCODING => "the runtime could not decode the request",
         DS_IPC_E_UNKNOWN_COMMAND => {
-            "the runtime does not know this command (ProcessInfo and ResumeRuntime need .NET 5 or later)"
+            "the runtime does not know this command (an older runtime: ProcessInfo and ResumeRuntime need .NET 5, CollectTracing3 and CollectTracing4 .NET 9)"
         }
         DS_IPC_E_UNKNOWN_MAGIC => "the runtime does not speak DOTNET_IPC_V1",
         CORDIAGIPC_E_UNKNOWN_ERROR => "unknown error in the runtime's diagnostics server",

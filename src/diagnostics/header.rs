@@ -54,6 +54,23 @@ impl Command {
     /// Server 0xFF/0xFF `Error`: the error response, whose payload is one
     /// `int32` HRESULT.
     pub const ERROR: Command = Command::new(0xFF, 0xFF);
+    /// EventPipe 0x02/0x01 `StopTracing` (.NET Core 3.0 and later).
+    pub const STOP_TRACING: Command = Command::new(0x02, 0x01);
+    /// EventPipe 0x02/0x02 `CollectTracing` (.NET Core 3.0 and later):
+    /// always with rundown.
+    pub const COLLECT_TRACING: Command = Command::new(0x02, 0x02);
+    /// EventPipe 0x02/0x03 `CollectTracing2`: rundown on or off (.NET Core
+    /// 3.1 and later).
+    pub const COLLECT_TRACING_2: Command = Command::new(0x02, 0x03);
+    /// EventPipe 0x02/0x04 `CollectTracing3`: stacks on or off (.NET 9
+    /// and later).
+    pub const COLLECT_TRACING_3: Command = Command::new(0x02, 0x04);
+    /// EventPipe 0x02/0x05 `CollectTracing4`: the rundown's keywords
+    /// (.NET 9 and later).
+    pub const COLLECT_TRACING_4: Command = Command::new(0x02, 0x05);
+    /// EventPipe 0x02/0x06 `CollectTracing5`: per-provider event filters
+    /// and user_events sessions (.NET 10 and later; 9.0.23 refuses it).
+    pub const COLLECT_TRACING_5: Command = Command::new(0x02, 0x06);
     /// Profiler 0x03/0x01 `AttachProfiler` (.NET Core 3.0 and later).
     pub const ATTACH_PROFILER: Command = Command::new(0x03, 0x01);
     /// Process 0x04/0x00 `ProcessInfo` (.NET 5 and later).
@@ -74,6 +91,12 @@ impl Command {
         Some(match self {
             Command::OK => "Server OK",
             Command::ERROR => "Server Error",
+            Command::STOP_TRACING => "StopTracing",
+            Command::COLLECT_TRACING => "CollectTracing",
+            Command::COLLECT_TRACING_2 => "CollectTracing2",
+            Command::COLLECT_TRACING_3 => "CollectTracing3",
+            Command::COLLECT_TRACING_4 => "CollectTracing4",
+            Command::COLLECT_TRACING_5 => "CollectTracing5",
             Command::ATTACH_PROFILER => "AttachProfiler",
             Command::PROCESS_INFO => "ProcessInfo",
             Command::RESUME_RUNTIME => "ResumeRuntime",

@@ -13,6 +13,7 @@
 //! | [`AttachProfiler`](DiagnosticsClient::attach_profiler) | .NET Core 3.0 and later |
 //! | [`ProcessInfo`](DiagnosticsClient::process_info) | .NET 5 and later |
 //! | [`ResumeRuntime`](DiagnosticsClient::resume_runtime) | .NET 5 and later |
+//! | [`CollectTracing`/`CollectTracing2`-`5`](DiagnosticsClient::start_session), [`StopTracing`](DiagnosticsClient::stop_tracing): EventPipe sessions, their stream read with `corprof::nettrace` | .NET Core 3.0 and later (`CollectTracing3` and `4`: .NET 9; `5`: .NET 10) |
 //!
 //! Older runtimes answer the newer commands with
 //! [`DS_IPC_E_UNKNOWN_COMMAND`]. Every read and write has a deadline
@@ -51,6 +52,7 @@ pub mod discovery;
 mod error;
 mod header;
 mod payload;
+mod session;
 #[cfg(windows)]
 mod toolhelp;
 mod transport;
@@ -68,4 +70,7 @@ pub use header::{
     encode_message, Command, Header, HEADER_SIZE, MAGIC, MAX_MESSAGE_SIZE, MAX_PAYLOAD_SIZE,
 };
 pub use payload::{PayloadReader, PayloadWriter};
+pub use session::{
+    EventPipeSession, Provider, Rundown, SessionConfig, SessionStopper, DEFAULT_RUNDOWN_KEYWORDS,
+};
 pub use transport::Connection;

@@ -43,6 +43,20 @@ impl PayloadWriter {
         self
     }
 
+    /// Appends a `bool`: one byte, 0 or 1.
+    pub fn bool(&mut self, value: bool) -> &mut Self {
+        self.bytes.push(u8::from(value));
+        self
+    }
+
+    /// Appends a `string`, or a null string (a count of 0) for `None`.
+    pub fn optional_string(&mut self, text: Option<&str>) -> Result<&mut Self, WireError> {
+        match text {
+            Some(text) => self.string(text),
+            None => Ok(self.u32(0)),
+        }
+    }
+
     /// Appends a GUID (`CLSID`).
     pub fn guid(&mut self, guid: &GUID) -> &mut Self {
         self.u32(guid.data1);

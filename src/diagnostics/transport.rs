@@ -101,6 +101,22 @@ impl Connection {
         Ok(())
     }
 
+    /// Reads what has arrived (at least one byte, 0 when the peer has
+    /// closed), waiting at most `limit` whatever the connection's deadline:
+    /// for a stream that flows after the response (an EventPipe session).
+    pub fn read_some(&mut self, buf: &mut [u8], limit: Duration) -> io::Result<usize> {
+        loop {
+            match self.inner.read(buf, limit) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::ConnectionReset => return Ok(0),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    return Err(io::ErrorKind::TimedOut.into())
+                }
+                other => return other,
+            }
+        }
+    }
+
     /// Fills `buf`: [`Error::Closed`] when the peer closes first,
     /// [`Error::TimedOut`] at the deadline.
     pub fn read_exact(&mut self, buf: &mut [u8], during: &'static str) -> Result<(), Error> {

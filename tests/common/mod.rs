@@ -10,6 +10,7 @@ pub(crate) mod dotnet;
 pub(crate) mod expected;
 pub(crate) mod fuzz;
 pub(crate) mod ids;
+pub(crate) mod nettrace_writer;
 #[cfg(unix)]
 pub(crate) mod readers;
 pub(crate) mod self_exec;

@@ -12,7 +12,13 @@ use std::process::Command;
 /// A command that runs the current test binary, through
 /// `CORPROF_TEST_RUNNER` when it is set.
 pub(crate) fn this_test_binary() -> Command {
-    let exe = std::env::current_exe().expect("the test binary's path");
+    target_binary(std::env::current_exe().expect("the test binary's path"))
+}
+
+/// A command that runs `exe`, a binary built for the test's target (the
+/// `corprof` command), through `CORPROF_TEST_RUNNER` when it is set.
+pub(crate) fn target_binary(exe: impl AsRef<std::ffi::OsStr>) -> Command {
+    let exe = exe.as_ref();
     let runner = std::env::var("CORPROF_TEST_RUNNER").unwrap_or_default();
     let mut words = runner.split_whitespace();
     match words.next() {

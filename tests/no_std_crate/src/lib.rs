@@ -32,3 +32,11 @@ pub fn roundtrip(x: u32) -> u32 {
     let _ = unsafe { tiny.Double(x, &mut out) };
     out
 }
+
+/// Counts the events of a nettrace stream held in memory (`None` when it
+/// is malformed): the trace reader in `no_std`.
+pub fn nettrace_events(stream: &[u8]) -> Option<usize> {
+    corprof::nettrace::Parser::parse_all(stream)
+        .ok()
+        .map(|(_, events, _)| events.len())
+}

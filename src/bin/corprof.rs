@@ -1,0 +1,390 @@
+//! `corprof`: the command-line tool (no dependencies).
+//!
+//! ```text
+//! corprof ps
+//! corprof trace collect -p PID [--duration SECONDS] [--providers LIST] [--no-rundown] [-o FILE]
+//! corprof trace convert FILE [--format folded|pprof|speedscope] [-o FILE]
+//! ```
+//!
+//! `ps` lists the .NET processes of this machine (their diagnostics
+//! endpoints). `trace collect` starts an EventPipe session in a process
+//! over the diagnostics IPC channel, writes its stream to a `.nettrace`
+//! file (as `dotnet-trace` does) and stops it after the duration or when a
+//! line is typed; the default providers sample every thread's stack
+//! (`Microsoft-DotNETCore-SampleProfiler`) with the runtime's loader and
+//! JIT events. `trace convert` turns the samples of a `.nettrace` file
+//! into CPU stacks named through the methods of the rundown (and the JIT
+//! events): folded stacks, pprof or speedscope.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use corprof::diagnostics::{discovery, DiagnosticsClient, Provider, Rundown, SessionConfig};
+use corprof::nettrace::{
+    Event, NettraceReader, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER,
+};
+use corprof::profile::{
+    write_folded, write_speedscope, Frames, Pprof, SpeedscopeProfile, StackTree,
+};
+
+const USAGE: &str = "usage:
+  corprof ps
+  corprof trace collect -p PID [--duration SECONDS] [--providers LIST] [--no-rundown] [-o FILE]
+  corprof trace convert FILE [--format folded|pprof|speedscope] [-o FILE]
+
+providers: comma-separated Name[:Keywords[:Level[:key=value;...]]] (dotnet-trace's syntax);
+default: Microsoft-DotNETCore-SampleProfiler,Microsoft-Windows-DotNETRuntime:0x18:4";
+
+/// The runtime provider's loader (0x8) and JIT (0x10) keywords: module and
+/// method load events, for the methods JIT-compiled during the session.
+const DEFAULT_RUNTIME_KEYWORDS: u64 = 0x18;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        ["ps"] => ps(),
+        ["trace", "collect", rest @ ..] => collect(rest),
+        ["trace", "convert", rest @ ..] => convert(rest),
+        ["-h" | "--help" | "help"] => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("corprof: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--name value` options after the positional arguments.
+struct Options<'a> {
+    positional: Vec<&'a str>,
+    named: BTreeMap<&'a str, &'a str>,
+    flags: Vec<&'a str>,
+}
+
+fn options<'a>(
+    args: &[&'a str],
+    with_value: &[&str],
+    flags: &[&str],
+) -> Result<Options<'a>, String> {
+    let mut out = Options {
+        positional: Vec::new(),
+        named: BTreeMap::new(),
+        flags: Vec::new(),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i];
+        if with_value.contains(&arg) {
+            let value = args
+                .get(i + 1)
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
+            out.named.insert(arg, value);
+            i += 2;
+        } else if flags.contains(&arg) {
+            out.flags.push(arg);
+            i += 1;
+        } else if arg.starts_with('-') {
+            return Err(format!("unknown option {arg}\n{USAGE}"));
+        } else {
+            out.positional.push(arg);
+            i += 1;
+        }
+    }
+    Ok(out)
+}
+
+fn ps() -> Result<(), String> {
+    let processes = discovery::list().map_err(|e| format!("listing processes: {e}"))?;
+    let mut out = io::stdout().lock();
+    let mut lines = vec![format!("{:>8}  COMMAND", "PID")];
+    for process in processes {
+        let client = DiagnosticsClient::at(&process.endpoint).with_timeout(Duration::from_secs(2));
+        // ProcessInfo needs .NET 5; otherwise /proc on Linux.
+        let command = match client.process_info() {
+            Ok(info) => info.command_line,
+            Err(_) => std::fs::read(format!("/proc/{}/cmdline", process.pid))
+                .map(|b| {
+                    String::from_utf8_lossy(&b)
+                        .split('\0')
+                        .filter(|s| !s.is_empty())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .unwrap_or_default(),
+        };
+        lines.push(format!("{:>8}  {command}", process.pid));
+    }
+    for line in lines {
+        // A closed pipe (`corprof ps | head`) ends the listing quietly.
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Copies what is read to a file as it goes.
+struct Tee<R, W> {
+    source: R,
+    copy: W,
+}
+
+impl<R: Read, W: Write> Read for Tee<R, W> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.source.read(buf)?;
+        self.copy.write_all(&buf[..n])?;
+        Ok(n)
+    }
+}
+
+fn collect(args: &[&str]) -> Result<(), String> {
+    let o = options(
+        args,
+        &["-p", "--duration", "--providers", "-o"],
+        &["--no-rundown"],
+    )?;
+    if !o.positional.is_empty() {
+        return Err(format!("unexpected {:?}\n{USAGE}", o.positional));
+    }
+    let pid: u32 = o
+        .named
+        .get("-p")
+        .ok_or_else(|| format!("trace collect needs -p PID\n{USAGE}"))?
+        .parse()
+        .map_err(|_| "-p takes a process id".to_string())?;
+    let seconds: f64 = match o.named.get("--duration") {
+        Some(s) => s
+            .parse()
+            .ok()
+            .filter(|s: &f64| *s > 0.0 && s.is_finite())
+            .ok_or("--duration takes a number of seconds")?,
+        None => 10.0,
+    };
+    let providers = match o.named.get("--providers") {
+        Some(list) => list
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .map(Provider::parse)
+            .collect::<Result<Vec<_>, _>>()?,
+        None => vec![
+            Provider::new(SAMPLE_PROFILER_PROVIDER),
+            Provider::new(RUNTIME_PROVIDER)
+                .keywords(DEFAULT_RUNTIME_KEYWORDS)
+                .level(4),
+        ],
+    };
+    let output = o
+        .named
+        .get("-o")
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| format!("trace-{pid}.nettrace"));
+    let mut config = SessionConfig::new(providers);
+    if o.flags.contains(&"--no-rundown") {
+        config.rundown = Rundown::None;
+    }
+    let client = DiagnosticsClient::for_process(pid).map_err(|e| e.to_string())?;
+    // A runtime that has just started creates its socket before it listens
+    // on it: a refused connection is tried again for a few seconds.
+    let begin = std::time::Instant::now();
+    let session = loop {
+        match client.start_session(&config) {
+            Err(corprof::diagnostics::Error::Connect { .. })
+                if begin.elapsed() < Duration::from_secs(5) =>
+            {
+                thread::sleep(Duration::from_millis(50));
+            }
+            other => break other.map_err(|e| format!("starting the session in {pid}: {e}"))?,
+        }
+    };
+    let stopper = session.stopper();
+    let file = File::create(&output).map_err(|e| format!("{output}: {e}"))?;
+    eprintln!(
+        "corprof: tracing {pid} ({}) for {seconds} s into {output}; press Enter to stop sooner",
+        session.command()
+    );
+    // `true`: stop now (a line was typed); `false`: the stream has ended
+    // (the process exited), nothing to stop.
+    let (stop_tx, stop_rx) = mpsc::channel::<bool>();
+    let enter = stop_tx.clone();
+    thread::spawn(move || {
+        let mut line = String::new();
+        if io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {
+            let _ = enter.send(true);
+        }
+    });
+    let stopping =
+        thread::spawn(
+            move || match stop_rx.recv_timeout(Duration::from_secs_f64(seconds)) {
+                Ok(false) => Ok(()),
+                _ => stopper.stop(),
+            },
+        );
+    let mut reader = NettraceReader::new(Tee {
+        source: session,
+        copy: BufWriter::new(file),
+    });
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let result = loop {
+        match reader.next_event() {
+            Ok(Some(event)) => *counts.entry(event.provider().to_string()).or_insert(0) += 1,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    let _ = stop_tx.send(false);
+    let stats = reader.stats();
+    let mut tee = reader.into_inner();
+    tee.copy.flush().map_err(|e| format!("{output}: {e}"))?;
+    match stopping.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) if result.is_ok() => eprintln!("corprof: stopping: {e}"),
+        _ => {}
+    }
+    result.map_err(|e| format!("reading the trace: {e}"))?;
+    for (provider, n) in &counts {
+        eprintln!("corprof: {n:>8} {provider}");
+    }
+    eprintln!(
+        "corprof: {} events, {} bytes, {} lost; wrote {output}",
+        stats.events, stats.bytes, stats.lost_events
+    );
+    Ok(())
+}
+
+/// A method's code range and name, from a rundown or JIT event.
+struct Method {
+    start: u64,
+    end: u64,
+    name: String,
+}
+
+fn method_of(event: &Event) -> Option<Method> {
+    let verbose = match event.provider() {
+        RUNDOWN_PROVIDER => matches!(event.event_id(), 143 | 144),
+        RUNTIME_PROVIDER => event.event_id() == 143,
+        _ => false,
+    };
+    if !verbose {
+        return None;
+    }
+    let fields = event.fields().ok()?;
+    let get = |n: &str| fields.iter().find(|(f, _)| f == n).map(|(_, v)| v);
+    let start = get("MethodStartAddress")?.as_u64()?;
+    let size = get("MethodSize")?.as_u64()?;
+    let namespace = get("MethodNamespace")?.as_str()?;
+    let name = get("MethodName")?.as_str()?;
+    Some(Method {
+        start,
+        end: start.saturating_add(size),
+        name: if namespace.is_empty() {
+            name.to_string()
+        } else {
+            format!("{namespace}.{name}")
+        },
+    })
+}
+
+/// The method whose code holds `ip` (`methods` sorted by start).
+fn lookup(methods: &[Method], ip: u64) -> Option<&str> {
+    let i = methods.partition_point(|m| m.start <= ip);
+    let m = methods.get(i.checked_sub(1)?)?;
+    (ip < m.end).then_some(m.name.as_str())
+}
+
+fn convert(args: &[&str]) -> Result<(), String> {
+    let o = options(args, &["--format", "-o"], &[])?;
+    let [input] = o.positional.as_slice() else {
+        return Err(format!("trace convert takes one file\n{USAGE}"));
+    };
+    let format = o.named.get("--format").copied().unwrap_or("folded");
+    if !["folded", "pprof", "speedscope"].contains(&format) {
+        return Err(format!(
+            "unknown format {format} (folded, pprof, speedscope)"
+        ));
+    }
+    let file = File::open(input).map_err(|e| format!("{input}: {e}"))?;
+    let mut reader = NettraceReader::new(io::BufReader::new(file));
+    let mut methods = Vec::new();
+    let mut samples: Vec<std::sync::Arc<[u64]>> = Vec::new();
+    for event in &mut reader {
+        let event = event.map_err(|e| format!("{input}: {e}"))?;
+        if event.provider() == SAMPLE_PROFILER_PROVIDER && event.event_id() == 0 {
+            samples.push(event.stack.clone());
+        } else if let Some(m) = method_of(&event) {
+            methods.push(m);
+        }
+    }
+    methods.sort_by_key(|m| m.start);
+    let mut frames = Frames::new();
+    let mut tree = StackTree::new(1);
+    for stack in &samples {
+        // Innermost first on the wire; the tree takes outermost first.
+        // Consecutive frames the methods do not name are one `[native]`.
+        let mut path = Vec::new();
+        for &ip in stack.iter().rev() {
+            let name = lookup(&methods, ip).unwrap_or("[native]");
+            if name == "[native]" && path.last() == Some(&"[native]") {
+                continue;
+            }
+            path.push(name);
+        }
+        let ids: Vec<_> = path.iter().map(|n| frames.intern(n)).collect();
+        tree.add(ids, &[1]);
+    }
+    let default_out = format!(
+        "{}.{}",
+        input.strip_suffix(".nettrace").unwrap_or(input),
+        match format {
+            "folded" => "folded",
+            "pprof" => "pb.gz",
+            _ => "speedscope.json",
+        }
+    );
+    let output = o
+        .named
+        .get("-o")
+        .map(|s| s.to_string())
+        .unwrap_or(default_out);
+    let out = File::create(&output).map_err(|e| format!("{output}: {e}"))?;
+    let mut out = BufWriter::new(out);
+    let written = match format {
+        "folded" => write_folded(&tree, &frames, |v| v[0], &mut out).map(|_| ()),
+        "pprof" => {
+            let mut pprof = Pprof::new(&[("samples", "count")]);
+            pprof.add_tree(&tree, &frames, &[]);
+            out.write_all(&pprof.encode_gzip())
+        }
+        _ => write_speedscope(
+            input,
+            &frames,
+            &[SpeedscopeProfile {
+                name: "samples",
+                tree: &tree,
+                value: 0,
+                unit: "none",
+            }],
+            &mut out,
+        ),
+    };
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("{output}: {e}"))?;
+    eprintln!(
+        "corprof: {} samples, {} methods named; wrote {output}",
+        samples.len(),
+        methods.len()
+    );
+    Ok(())
+}
