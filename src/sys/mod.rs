@@ -4,5 +4,6 @@
 //! (`clashing_extern_declarations`). A floor below everything, like
 //! `bytes`: it uses nothing.
 
-#[cfg(target_os = "linux")]
+// Used by the facade and the sampler, both `std`.
+#[cfg(all(target_os = "linux", feature = "std"))]
 pub(crate) mod linux;
