@@ -152,6 +152,7 @@ const SIGNAL_SUPPORTED: bool = cfg!(all(
 /// What the signal sampler did ([`SamplingMode::Signal`]; all zero in the
 /// other modes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SignalStats {
     /// Wall-time signals the sampler thread sent.
     pub signals_sent: u64,
@@ -1025,7 +1026,7 @@ mod imp {
             entries: Vec::new(),
             free: Vec::new(),
             serial: 0,
-            period: 1_000_000_000 / u64::from(hz.max(1)),
+            period: crate::sampling::sampler::sample_interval(hz).as_nanos() as u64,
             created: 0,
             deleted: 0,
             failed: 0,

@@ -56,6 +56,7 @@ pub(super) const SUPPORTED: bool = cfg!(all(windows, target_arch = "x86_64"));
 
 /// What thread-suspend mode did (all zero in the other modes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ThreadSuspendStats {
     /// Threads suspended and resumed (one walk each).
     pub threads_suspended: u64,
@@ -142,7 +143,7 @@ mod imp {
     pub(in crate::sampling) fn run(inner: &Inner) {
         let info = &inner.info;
         let _ = info.initialize_current_thread();
-        let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+        let period = super::sampler::sample_interval(inner.options.hz);
         // Allocated here, written while a thread is stopped.
         let mut frames: Vec<FunctionID> = Vec::with_capacity(MAX_FRAMES);
         let mut context = Box::new(CONTEXT::zeroed());

@@ -523,7 +523,10 @@ mod tests {
         assert!(!err.contains("arity"), "{err}");
         // A name copied from a call tree gets a hint; a compiler-generated
         // name (starting with `<`) does not.
-        for generic in ["A!N.Outer<System.__Canon>::Run", "A!N.Outer+Inner<System.Int32>::Deep"] {
+        for generic in [
+            "A!N.Outer<System.__Canon>::Run",
+            "A!N.Outer+Inner<System.Int32>::Deep",
+        ] {
             let err = find(generic).unwrap_err().message().to_string();
             assert!(err.starts_with("no type N.Outer"), "{err}");
             assert!(

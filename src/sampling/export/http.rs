@@ -137,6 +137,7 @@ pub struct Response {
 
 /// Why bytes are not an HTTP/1.x response.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResponseError {
     /// The connection ended before the response did.
     Truncated,
@@ -386,6 +387,7 @@ fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
 
 /// How long the client waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
     /// For the TCP connection (per address tried).
     pub connect: Duration,
@@ -407,6 +409,7 @@ impl Default for Timeouts {
 
 /// Why a request failed, by cause.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum HttpError {
     /// No connection (refused, unreachable, name not resolved).
     Connect(std::io::Error),

@@ -37,9 +37,7 @@ pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILU
 pub(crate) use crate::facade::sync::lock;
 
 use self::queue::Queue;
-use super::env::{
-    number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PERIOD, SAMPLER_PUSH_URL,
-};
+use super::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
 use super::sampler::Profile;
 use crate::{Error, E_INVALIDARG};
 
@@ -69,6 +67,7 @@ impl PeriodProfile {
 
 /// What one exporter did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExporterStats {
     /// Its name (`dir`, `push`): the prefix of its lines in `summary.txt`.
     pub name: &'static str,
@@ -132,6 +131,7 @@ pub trait Exporter: Send {
 
 /// What the export pipeline did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExportStats {
     /// Periods the sampler completed.
     pub periods: u64,
@@ -303,14 +303,15 @@ fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
 }
 
 /// Where continuous profiles go, as an operator sets it in the
-/// environment ([`ExportOptions::from_env`]), or [`Default`] and then
-/// fields changed (`#[non_exhaustive]`: options may be added).
+/// environment ([`ExportOptions::from_env`]), or [`Default`] and then the
+/// `with_*` setters or fields changed (`#[non_exhaustive]`: options may be
+/// added). The period is not here: it is
+/// [`SamplerOptions::period`](super::SamplerOptions::period), the one place
+/// it is set (`CORPROF_SAMPLER_PERIOD` is read by
+/// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ExportOptions {
-    /// The period (`CORPROF_SAMPLER_PERIOD`, seconds, 1 to 86400; default
-    /// 60): set it in [`SamplerOptions::period`](super::SamplerOptions::period).
-    pub period: Duration,
     /// The directory of period files (`CORPROF_SAMPLER_DIR`).
     pub dir: Option<PathBuf>,
     /// How many period files to keep (`CORPROF_SAMPLER_KEEP`, 1 to
@@ -327,7 +328,6 @@ pub struct ExportOptions {
 impl Default for ExportOptions {
     fn default() -> ExportOptions {
         ExportOptions {
-            period: Duration::from_secs(60),
             dir: None,
             keep: 60,
             push: None,
@@ -337,12 +337,40 @@ impl Default for ExportOptions {
 }
 
 impl ExportOptions {
-    /// The options from the environment (`CORPROF_SAMPLER_PERIOD`,
-    /// `CORPROF_SAMPLER_DIR`, `CORPROF_SAMPLER_KEEP`,
-    /// `CORPROF_SAMPLER_PUSH_URL`, `CORPROF_SAMPLER_APP`); a bad value is
-    /// an `Err` naming the variable and what it should be.
+    /// With [`dir`](Self::dir) set (`None`: no period files).
+    #[must_use]
+    pub fn with_dir(mut self, dir: Option<PathBuf>) -> ExportOptions {
+        self.dir = dir;
+        self
+    }
+
+    /// With [`keep`](Self::keep) set.
+    #[must_use]
+    pub fn with_keep(mut self, keep: usize) -> ExportOptions {
+        self.keep = keep;
+        self
+    }
+
+    /// With [`push`](Self::push) set (`None`: no profile server).
+    #[must_use]
+    pub fn with_push(mut self, push: Option<PushTarget>) -> ExportOptions {
+        self.push = push;
+        self
+    }
+
+    /// With [`app`](Self::app) set.
+    #[must_use]
+    pub fn with_app(mut self, app: impl Into<String>) -> ExportOptions {
+        self.app = app.into();
+        self
+    }
+
+    /// The options from the environment (`CORPROF_SAMPLER_DIR`,
+    /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
+    /// `CORPROF_SAMPLER_APP`); a bad value is an `Err` naming the variable
+    /// and what it should be. (`CORPROF_SAMPLER_PERIOD` is
+    /// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)'s.)
     pub fn from_env() -> Result<ExportOptions, Error> {
-        let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
         let keep = number(SAMPLER_KEEP, 60, 1, 1_000_000)?;
         let push = match var(SAMPLER_PUSH_URL)? {
             None => None,
@@ -363,7 +391,6 @@ impl ExportOptions {
             }
         };
         Ok(ExportOptions {
-            period: Duration::from_secs(period),
             dir: var(SAMPLER_DIR)?.map(PathBuf::from),
             keep: keep as usize,
             push,

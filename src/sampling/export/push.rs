@@ -44,6 +44,7 @@ impl PushTarget {
 
 /// How the push exporter pushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PushOptions {
     /// Periods waiting to be pushed before the oldest is dropped.
     pub capacity: usize,
