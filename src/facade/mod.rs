@@ -33,6 +33,7 @@ mod attach;
 mod compose;
 mod emit;
 mod enumerators;
+pub(crate) mod env;
 mod event_mask;
 mod eventpipe;
 #[cfg(test)]
