@@ -68,6 +68,17 @@ mod unwind;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
+/// What the crate's own integration tests and fuzzers reach
+/// (tests/services_fuzz.rs): the push exporter's HTTP/1.1 client and
+/// request writer. Not public API: hidden, and may change at any time.
+#[doc(hidden)]
+pub mod __test {
+    pub use super::export::http::{
+        exchange, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
+    };
+    pub use super::export::push::ingest_request;
+}
+
 pub use self::alloc::{
     allocation_sampled_weight, allocation_weight, AllocationCountdown, AllocationWeight,
 };

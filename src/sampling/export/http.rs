@@ -16,6 +16,8 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Instant;
 
+use super::FailureCause;
+
 /// Most bytes of a response read (status line, headers and body).
 pub const MAX_RESPONSE: usize = 64 << 10;
 /// Most bytes of the status line and headers.
@@ -422,14 +424,13 @@ pub enum HttpError {
 }
 
 impl HttpError {
-    /// The cause's name in the stats: `connect`, `timeout`, `io`,
-    /// `bad_response`.
-    pub fn cause(&self) -> &'static str {
+    /// The cause the exporter stats count it under.
+    pub fn cause(&self) -> FailureCause {
         match self {
-            HttpError::Connect(_) => "connect",
-            HttpError::Timeout => "timeout",
-            HttpError::Io(_) => "io",
-            HttpError::BadResponse(_) => "bad_response",
+            HttpError::Connect(_) => FailureCause::Connect,
+            HttpError::Timeout => FailureCause::Timeout,
+            HttpError::Io(_) => FailureCause::Io,
+            HttpError::BadResponse(_) => FailureCause::BadResponse,
         }
     }
 }

@@ -10,15 +10,15 @@
 //!   beyond a count;
 //! - [`PushExporter`]: `POST /ingest` to a Grafana Pyroscope–compatible
 //!   server, from a thread and a bounded queue of its own, over plain
-//!   HTTP/1.1 ([`http`]).
+//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]).
 //!
 //! Nothing here ever makes the sampler or an application thread wait: the
 //! hand-off queue drops its oldest period when full (counted in
 //! [`ExportStats::dropped`]), and each exporter bounds its own work.
 
 mod dir;
-pub mod http;
-mod push;
+pub(in crate::sampling) mod http;
+pub(in crate::sampling) mod push;
 mod queue;
 
 use alloc::boxed::Box;
@@ -32,7 +32,8 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime};
 
 pub use dir::{is_period_file, period_file_name, DirectoryExporter};
-pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+pub use http::{HttpError, ResponseError, Timeouts, Url};
+pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 
 pub(crate) use crate::facade::sync::lock;
 
@@ -65,6 +66,50 @@ impl PeriodProfile {
     }
 }
 
+/// Why an export attempt failed, as [`ExporterStats`] counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureCause {
+    /// No connection (refused, unreachable, name not resolved).
+    Connect,
+    /// A timeout while connecting, writing or reading.
+    Timeout,
+    /// Another I/O error (a file not written, a connection broken).
+    Io,
+    /// The answer was not HTTP, or an unexpected status.
+    BadResponse,
+    /// The server refused the request (4xx: not retried).
+    Http4xx,
+    /// The server failed (5xx: retried).
+    Http5xx,
+    /// An exporter's own cause: its name in `summary.txt` (letters, digits
+    /// and `_`).
+    Other(&'static str),
+}
+
+impl FailureCause {
+    /// The cause's name in `summary.txt` (`export_<exporter>_failed_<name>`):
+    /// `connect`, `timeout`, `io`, `bad_response`, `http_4xx`, `http_5xx`,
+    /// or an [`Other`](Self::Other)'s own.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureCause::Connect => "connect",
+            FailureCause::Timeout => "timeout",
+            FailureCause::Io => "io",
+            FailureCause::BadResponse => "bad_response",
+            FailureCause::Http4xx => "http_4xx",
+            FailureCause::Http5xx => "http_5xx",
+            FailureCause::Other(name) => name,
+        }
+    }
+}
+
+impl core::fmt::Display for FailureCause {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What one exporter did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -75,9 +120,9 @@ pub struct ExporterStats {
     pub exported: u64,
     /// Periods given up: its queue was full, or every attempt failed.
     pub dropped: u64,
-    /// Failed attempts by cause (`connect`, `timeout`, `http_4xx`,
-    /// `http_5xx`, `bad_response`, `io`), causes in a fixed order.
-    pub failures: Vec<(&'static str, u64)>,
+    /// Failed attempts by cause, causes in a fixed order (those given to
+    /// [`new`](Self::new), then others as they first fail).
+    pub failures: Vec<(FailureCause, u64)>,
     /// The last failure, as text (`None` when there was none).
     pub last_error: Option<String>,
     /// Whether a thread of the exporter's own was still running when it
@@ -87,7 +132,7 @@ pub struct ExporterStats {
 
 impl ExporterStats {
     /// An exporter's stats with no failure yet, for `causes`.
-    pub fn new(name: &'static str, causes: &[&'static str]) -> ExporterStats {
+    pub fn new(name: &'static str, causes: &[FailureCause]) -> ExporterStats {
         ExporterStats {
             name,
             failures: causes.iter().map(|&c| (c, 0)).collect(),
@@ -97,7 +142,7 @@ impl ExporterStats {
 
     /// Counts one failure of `cause` (one of the causes given to
     /// [`new`](Self::new); another is added).
-    pub fn fail(&mut self, cause: &'static str, error: String) {
+    pub fn fail(&mut self, cause: FailureCause, error: String) {
         match self.failures.iter_mut().find(|f| f.0 == cause) {
             Some(entry) => entry.1 += 1,
             None => self.failures.push((cause, 1)),
@@ -106,7 +151,7 @@ impl ExporterStats {
     }
 
     /// The failures of `cause`.
-    pub fn failures_of(&self, cause: &str) -> u64 {
+    pub fn failures_of(&self, cause: FailureCause) -> u64 {
         self.failures
             .iter()
             .find(|f| f.0 == cause)
@@ -159,7 +204,7 @@ impl ExportStats {
                 e.name, e.exported, e.dropped
             ));
             for (cause, n) in &e.failures {
-                out.push_str(&format!("export_{}_failed_{cause}={n}\n", e.name));
+                out.push_str(&format!("export_{}_failed_{}={n}\n", e.name, cause.name()));
             }
         }
         out
@@ -553,10 +598,11 @@ mod tests {
 
     #[test]
     fn summary_lines_name_every_counter() {
-        let mut push = ExporterStats::new("push", &["connect", "http_5xx"]);
+        let mut push = ExporterStats::new("push", &[FailureCause::Connect, FailureCause::Http5xx]);
         push.exported = 3;
-        push.fail("http_5xx", String::from("500"));
-        push.fail("http_5xx", String::from("500"));
+        push.fail(FailureCause::Http5xx, String::from("500"));
+        push.fail(FailureCause::Http5xx, String::from("500"));
+        push.fail(FailureCause::Other("quota"), String::from("full"));
         let stats = ExportStats {
             periods: 5,
             exported: 4,
@@ -567,7 +613,8 @@ mod tests {
             stats.summary_lines(),
             "export_periods=5\nexport_exported=4\nexport_dropped=1\n\
              export_push_exported=3\nexport_push_dropped=0\n\
-             export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n"
+             export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n\
+             export_push_failed_quota=1\n"
         );
     }
 
