@@ -1,5 +1,8 @@
 //! Compile-fail tests: misuse of the macro and the exporter must not build,
-//! and the error must point at the mistake. Each case's expected compiler
+//! and the error must point at the mistake; and the options API as a user
+//! outside the crate sees it: a struct literal of a `#[non_exhaustive]`
+//! options type is refused (`ui-tests/sampler_options_*.rs`), the setters
+//! build and run (`ui-tests/pass/*.rs`). Each case's expected compiler
 //! output is committed beside it in `ui-tests/*.stderr`; regenerate after an
 //! intended change with `TRYBUILD=overwrite cargo +1.95.0 test --test ui`
 //! (the pinned version, below) and review the diff.
@@ -48,4 +51,5 @@ fn misuse_is_a_compile_error() {
     }
     let cases = trybuild::TestCases::new();
     cases.compile_fail("ui-tests/*.rs");
+    cases.pass("ui-tests/pass/*.rs");
 }
