@@ -82,6 +82,7 @@ const ALLOCATION_SAMPLING_KEYWORD: u64 = 0x800_0000_0000;
 
 /// Where the allocation sampler's allocations come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AllocationSource {
     /// [`AllocationSource::AllocationSampled`] on .NET 10 and later,
     /// [`AllocationSource::AllocationTick`] where the runtime has in-process

@@ -66,6 +66,7 @@ use core::sync::atomic::{
 
 /// How the sampler takes stack samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SamplingMode {
     /// Per-thread signals on Linux (x86-64 and AArch64): CPU timers on each
     /// thread's CPU clock and wall-time signals to a few threads per tick;
