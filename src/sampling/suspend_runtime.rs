@@ -26,7 +26,7 @@ struct Walked {
 pub(super) fn run_loop(inner: &Inner) {
     let info = &inner.info;
     let _ = info.initialize_current_thread();
-    let period = super::sampler::sample_interval(inner.options.hz);
+    let period = crate::sampling::sampler::sample_interval(inner.options.hz);
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();

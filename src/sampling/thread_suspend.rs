@@ -143,7 +143,7 @@ mod imp {
     pub(in crate::sampling) fn run(inner: &Inner) {
         let info = &inner.info;
         let _ = info.initialize_current_thread();
-        let period = super::sampler::sample_interval(inner.options.hz);
+        let period = crate::sampling::sampler::sample_interval(inner.options.hz);
         // Allocated here, written while a thread is stopped.
         let mut frames: Vec<FunctionID> = Vec::with_capacity(MAX_FRAMES);
         let mut context = Box::new(CONTEXT::zeroed());
