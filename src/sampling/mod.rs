@@ -92,9 +92,9 @@ pub use contention::{
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
-    AllocationSource, OptionError, Profile, Sampler, SamplerBuilder, SamplerOptions, SamplerStats,
-    ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS, LOCK_COUNT,
-    LOCK_TIME, MAX_HZ, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
+    SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
+    LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
 pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

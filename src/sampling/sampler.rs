@@ -483,6 +483,23 @@ pub struct ThreadProfile {
     pub tree: StackTree,
 }
 
+/// One suspension of the sampler ([`SamplerStats::pauses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Pause {
+    /// From suspend to resume, in nanoseconds.
+    pub nanos: u64,
+    /// Threads walked in it.
+    pub threads: u32,
+}
+
+impl Pause {
+    /// A pause of `nanos` in which `threads` were walked.
+    pub fn new(nanos: u64, threads: u32) -> Pause {
+        Pause { nanos, threads }
+    }
+}
+
 /// What the sampler did.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
@@ -530,9 +547,9 @@ pub struct SamplerStats {
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
-    /// Pause of each suspension (suspend to resume) in nanoseconds, with
-    /// the number of threads walked in it; at most about a million kept.
-    pub pauses: Vec<(u64, u32)>,
+    /// Each suspension's pause and the threads walked in it; at most
+    /// about a million kept.
+    pub pauses: Vec<Pause>,
     /// The mode it sampled in.
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
@@ -546,7 +563,7 @@ impl SamplerStats {
     /// The `q` quantile (0.0 to 1.0) of the pauses in nanoseconds (0 when
     /// there were none).
     pub fn pause_quantile(&self, q: f64) -> u64 {
-        let mut pauses: Vec<u64> = self.pauses.iter().map(|p| p.0).collect();
+        let mut pauses: Vec<u64> = self.pauses.iter().map(|p| p.nanos).collect();
         if pauses.is_empty() {
             return 0;
         }

@@ -8,7 +8,7 @@ use core::time::Duration;
 use std::time::Instant;
 
 use super::clock::thread_cpu_nanos;
-use super::sampler::{beats, lock, push_frame, Inner, MAX_PAUSES};
+use super::sampler::{beats, lock, push_frame, Inner, Pause, MAX_PAUSES};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
 use crate::E_NOTIMPL;
@@ -85,7 +85,7 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
         state
             .stats
             .pauses
-            .push((pause.as_nanos() as u64, walked.len() as u32));
+            .push(Pause::new(pause.as_nanos() as u64, walked.len() as u32));
     }
     let no_managed = state.no_managed;
     let periods = inner.export.is_some();

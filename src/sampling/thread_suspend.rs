@@ -304,7 +304,10 @@ mod imp {
         let stats = &mut state.stats;
         stats.thread_suspend.threads_suspended += 1;
         if stats.pauses.len() < MAX_PAUSES {
-            stats.pauses.push((pause.as_nanos() as u64, 1));
+            stats.pauses.push(crate::sampling::sampler::Pause::new(
+                pause.as_nanos() as u64,
+                1,
+            ));
         }
         // A refused walk is recorded as the other modes record one: its
         // wall and CPU time under `[no managed frames]`, so that no time is

@@ -110,6 +110,16 @@ impl core::fmt::Display for FailureCause {
     }
 }
 
+/// Failed attempts of one cause ([`ExporterStats::failures`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Failures {
+    /// Why they failed.
+    pub cause: FailureCause,
+    /// How many attempts failed so.
+    pub count: u64,
+}
+
 /// What one exporter did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -122,7 +132,7 @@ pub struct ExporterStats {
     pub dropped: u64,
     /// Failed attempts by cause, causes in a fixed order (those given to
     /// [`new`](Self::new), then others as they first fail).
-    pub failures: Vec<(FailureCause, u64)>,
+    pub failures: Vec<Failures>,
     /// The last failure, as text (`None` when there was none).
     pub last_error: Option<String>,
     /// Whether a thread of the exporter's own was still running when it
@@ -135,7 +145,10 @@ impl ExporterStats {
     pub fn new(name: &'static str, causes: &[FailureCause]) -> ExporterStats {
         ExporterStats {
             name,
-            failures: causes.iter().map(|&c| (c, 0)).collect(),
+            failures: causes
+                .iter()
+                .map(|&cause| Failures { cause, count: 0 })
+                .collect(),
             ..ExporterStats::default()
         }
     }
@@ -143,9 +156,9 @@ impl ExporterStats {
     /// Counts one failure of `cause` (one of the causes given to
     /// [`new`](Self::new); another is added).
     pub fn fail(&mut self, cause: FailureCause, error: String) {
-        match self.failures.iter_mut().find(|f| f.0 == cause) {
-            Some(entry) => entry.1 += 1,
-            None => self.failures.push((cause, 1)),
+        match self.failures.iter_mut().find(|f| f.cause == cause) {
+            Some(entry) => entry.count += 1,
+            None => self.failures.push(Failures { cause, count: 1 }),
         }
         self.last_error = Some(error);
     }
@@ -154,8 +167,8 @@ impl ExporterStats {
     pub fn failures_of(&self, cause: FailureCause) -> u64 {
         self.failures
             .iter()
-            .find(|f| f.0 == cause)
-            .map_or(0, |f| f.1)
+            .find(|f| f.cause == cause)
+            .map_or(0, |f| f.count)
     }
 }
 
@@ -203,8 +216,13 @@ impl ExportStats {
                 "export_{0}_exported={1}\nexport_{0}_dropped={2}\n",
                 e.name, e.exported, e.dropped
             ));
-            for (cause, n) in &e.failures {
-                out.push_str(&format!("export_{}_failed_{}={n}\n", e.name, cause.name()));
+            for f in &e.failures {
+                out.push_str(&format!(
+                    "export_{}_failed_{}={}\n",
+                    e.name,
+                    f.cause.name(),
+                    f.count
+                ));
             }
         }
         out
