@@ -1,11 +1,15 @@
-// Outside the crate, options are built with `Default` and the setters,
-// and a refused option names its field.
+//! Outside the crate (as a user sees it), options are built with `Default`
+//! and the setters, and a refused option names its field. (That a struct
+//! literal is refused is `ui-tests/sampler_options_literal.rs`.)
+#![cfg(all(feature = "sampling", feature = "coverage"))]
+
 use corprof::coverage::CoverageOptions;
 use corprof::sampling::export::ExportOptions;
 use corprof::sampling::{AllocationSource, OptionError, SamplerOptions, SamplingMode};
 use std::time::Duration;
 
-fn main() {
+#[test]
+fn options_are_built_with_the_setters() {
     let options = SamplerOptions::default()
         .with_hz(199)
         .with_allocation_mean_bytes(None)
@@ -30,10 +34,7 @@ fn main() {
     zero.hz = 0;
     let error: OptionError = zero.validate().unwrap_err();
     assert_eq!((error.field, error.value.as_str()), ("hz", "0"));
-    assert_eq!(
-        corprof::HRESULT::from(error.clone()),
-        corprof::E_INVALIDARG
-    );
+    assert_eq!(corprof::HRESULT::from(error.clone()), corprof::E_INVALIDARG);
     assert_eq!(corprof::Error::from(error).code(), corprof::E_INVALIDARG);
 
     let export = ExportOptions::default().with_keep(5).with_app("svc");
