@@ -1,11 +1,13 @@
-//! `SamplerOptions::from_env` and `CallTargetOptions::from_env`, each case
+//! `SamplerOptions::from_env`, `CallTargetOptions::from_env` and
+//! `CoverageOptions::from_env` (its boolean), each case
 //! in a child process of its own (this test binary run again with the
 //! variables set), so that no test changes the environment another reads.
-#![cfg(all(feature = "sampling", feature = "instrument"))]
+#![cfg(all(feature = "sampling", feature = "instrument", feature = "coverage"))]
 #![allow(missing_docs)]
 
 mod common;
 
+use corprof::coverage::CoverageOptions;
 use corprof::instrument::{CallTargetOptions, MethodTarget};
 use corprof::sampling::{AllocationSource, SamplerOptions};
 use std::path::PathBuf;
@@ -32,6 +34,10 @@ fn child_prints_what_the_environment_gives() {
         )))
     );
     println!(
+        "coverage: {}",
+        show(CoverageOptions::from_env().map(|o| format!("branches={}", o.branches)))
+    );
+    println!(
         "calltarget: {}",
         show(CallTargetOptions::from_env().map(|o| format!(
             "targets={} helper={} integration={} rejit={} sync={:?} verbose={} disable_inlining={}",
@@ -49,6 +55,13 @@ fn child_prints_what_the_environment_gives() {
 /// The two lines the child prints with exactly `vars` set (every
 /// variable of both tables cleared first).
 fn answers(vars: &[(&str, &str)]) -> (String, String) {
+    let lines = child_lines(vars);
+    (lines.0, lines.2)
+}
+
+/// The sampler's, coverage's and calltarget's lines of the child with
+/// exactly `vars` set.
+fn child_lines(vars: &[(&str, &str)]) -> (String, String, String) {
     let mut cmd = common::self_exec::this_test_binary();
     cmd.args([
         "--exact",
@@ -60,6 +73,10 @@ fn answers(vars: &[(&str, &str)]) -> (String, String) {
         "CORPROF_SAMPLER_HZ",
         "CORPROF_SAMPLER_ALLOC_BYTES",
         "CORPROF_SAMPLER_ALLOC_SOURCE",
+        "CORPROF_COVERAGE_DIR",
+        "CORPROF_COVERAGE_INCLUDE",
+        "CORPROF_COVERAGE_EXCLUDE",
+        "CORPROF_COVERAGE_BRANCHES",
         "CORPROF_CALLTARGET",
         "CORPROF_CALLTARGET_HELPER",
         "CORPROF_CALLTARGET_INTEGRATION",
@@ -85,7 +102,37 @@ fn answers(vars: &[(&str, &str)]) -> (String, String) {
             .unwrap_or_else(|| panic!("no {prefix:?} line in {stdout}"))
             .to_string()
     };
-    (line("sampler: "), line("calltarget: "))
+    (line("sampler: "), line("coverage: "), line("calltarget: "))
+}
+
+/// `CORPROF_COVERAGE_BRANCHES` is the shared boolean: every spelling in
+/// any case, unset or empty the default (on), anything else an error
+/// naming the variable (`false` once turned branches on).
+#[test]
+fn coverage_branches_is_a_boolean() {
+    let branches = |value: Option<&str>| {
+        let vars: Vec<(&str, &str)> = value
+            .map(|v| ("CORPROF_COVERAGE_BRANCHES", v))
+            .into_iter()
+            .collect();
+        child_lines(&vars).1
+    };
+    assert_eq!(branches(None), "branches=true");
+    assert_eq!(branches(Some("")), "branches=true");
+    for off in ["0", "false", "FALSE", "no", "Off"] {
+        assert_eq!(branches(Some(off)), "branches=false", "{off}");
+    }
+    for on in ["1", "true", "Yes", "ON"] {
+        assert_eq!(branches(Some(on)), "branches=true", "{on}");
+    }
+    for bad in ["2", "disabled"] {
+        assert_eq!(
+            branches(Some(bad)),
+            format!(
+                "err E_INVALIDARG CORPROF_COVERAGE_BRANCHES={bad:?} is not one of 0, 1, true, false, yes, no, on, off"
+            )
+        );
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Randomized robustness test of what the continuous profiler reads from
 //! outside: the push exporter's HTTP response reader
-//! (`corprof::sampling::export::http::parse_response`), fed random bytes,
+//! (`corprof::sampling::__test::parse_response`), fed random bytes,
 //! mutated responses and well-formed responses of a generator of its own;
 //! and the contention event decoders (`corprof::sampling::decode_contention`
 //! and `decode_contention_with`), fed random and mutated payloads of every
@@ -23,7 +23,7 @@ use common::fuzz::{env_or, mutate, Rng};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use corprof::eventpipe::{Field, FieldType};
-use corprof::sampling::export::http::{parse_response, Response, BODY_PREVIEW, MAX_RESPONSE};
+use corprof::sampling::__test::{parse_response, Response, BODY_PREVIEW, MAX_RESPONSE};
 use corprof::sampling::{decode_contention, decode_contention_with, Contention};
 
 const INTERESTING: &[u8] = b"\r\n:; \t0123456789abcdefHTP/.%\x00\xff";

@@ -1,5 +1,10 @@
 //! Compile-fail tests: misuse of the macro and the exporter must not build,
-//! and the error must point at the mistake. Each case's expected compiler
+//! and the error must point at the mistake; and the options API as a user
+//! outside the crate sees it: a struct literal of a `#[non_exhaustive]`
+//! options type, and a use of `SamplerOptions` after a move, are refused
+//! (`ui-tests/sampler_options_*.rs`; that the setters build and work is
+//! `tests/options_api.rs`: a passing case here would make trybuild build
+//! instead of check, which changes other cases' notes). Each case's expected compiler
 //! output is committed beside it in `ui-tests/*.stderr`; regenerate after an
 //! intended change with `TRYBUILD=overwrite cargo +1.95.0 test --test ui`
 //! (the pinned version, below) and review the diff.

@@ -56,7 +56,10 @@ use report::{BranchHits, MethodCoverage, PointHits};
 
 pub use component::CoverageProfiler;
 
-/// What to cover and where the reports go.
+/// What to cover and where the reports go: [`Default`] or
+/// [`from_env`](CoverageOptions::from_env), then the `with_*` setters
+/// (`#[non_exhaustive]`: a struct literal does not build outside the
+/// crate).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct CoverageOptions {
@@ -85,8 +88,9 @@ impl CoverageOptions {
     /// Reads `CORPROF_COVERAGE_DIR` (default: the current directory),
     /// `CORPROF_COVERAGE_INCLUDE` and `CORPROF_COVERAGE_EXCLUDE` (lists of
     /// `[assembly-glob]type-glob`, separated by `,` or `;`) and
-    /// `CORPROF_COVERAGE_BRANCHES` (`0` turns branch counting off).
-    /// A bad pattern is an error that names it.
+    /// `CORPROF_COVERAGE_BRANCHES` (a boolean, default on: `0`/`1`,
+    /// `true`/`false`, `yes`/`no`, `on`/`off`, any case). A bad pattern or
+    /// boolean is an `E_INVALIDARG` error that names the variable.
     pub fn from_env() -> core::result::Result<CoverageOptions, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut options = CoverageOptions::default();
@@ -101,10 +105,36 @@ impl CoverageOptions {
             options.exclude = Filter::parse_list(&list)
                 .map_err(|e| bad_setting(format!("CORPROF_COVERAGE_EXCLUDE: {e}")))?;
         }
-        if let Some(flag) = var("CORPROF_COVERAGE_BRANCHES") {
-            options.branches = flag.trim() != "0";
-        }
+        options.branches = crate::facade::env::flag("CORPROF_COVERAGE_BRANCHES", true)?;
         Ok(options)
+    }
+
+    /// With [`output_dir`](Self::output_dir) set.
+    #[must_use]
+    pub fn with_output_dir(mut self, dir: impl Into<PathBuf>) -> CoverageOptions {
+        self.output_dir = dir.into();
+        self
+    }
+
+    /// With [`include`](Self::include) set.
+    #[must_use]
+    pub fn with_include(mut self, include: Vec<Filter>) -> CoverageOptions {
+        self.include = include;
+        self
+    }
+
+    /// With [`exclude`](Self::exclude) set.
+    #[must_use]
+    pub fn with_exclude(mut self, exclude: Vec<Filter>) -> CoverageOptions {
+        self.exclude = exclude;
+        self
+    }
+
+    /// With [`branches`](Self::branches) set.
+    #[must_use]
+    pub fn with_branches(mut self, branches: bool) -> CoverageOptions {
+        self.branches = branches;
+        self
     }
 
     /// The event mask coverage needs: JIT compilation (and with it the

@@ -33,6 +33,11 @@ mod attach;
 mod compose;
 mod emit;
 mod enumerators;
+// The capabilities' boolean variables (coverage's today; the sampler has
+// none yet, so with sampling alone it is unused).
+#[cfg(any(feature = "sampling", feature = "coverage"))]
+#[cfg_attr(not(feature = "coverage"), allow(dead_code))]
+pub(crate) mod env;
 mod event_mask;
 mod eventpipe;
 #[cfg(test)]

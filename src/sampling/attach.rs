@@ -78,7 +78,6 @@ impl AttachRequest {
         }
         // One period: the whole run, cut when the sampler stops.
         options.period = Duration::from_secs(seconds + 3600);
-        export.period = options.period;
         options.mode = SamplingMode::SuspendRuntime;
         Ok(AttachRequest {
             seconds,

@@ -55,13 +55,7 @@ impl SamplingProfiler {
     /// [`write_to`](SamplingProfiler::write_to) names a directory.
     pub fn new(options: SamplerOptions) -> SamplingProfiler {
         SamplingProfiler {
-            config: Ok((
-                options,
-                ExportOptions {
-                    period: options.period,
-                    ..ExportOptions::default()
-                },
-            )),
+            config: Ok((options, ExportOptions::default())),
             dir: None,
             sampler: OnceLock::new(),
         }
@@ -93,11 +87,11 @@ impl SamplingProfiler {
         self
     }
 
-    /// Hands each period's profile to the exporters `export` asks for
-    /// (none by default: no continuous profile).
+    /// Hands each period's profile ([`SamplerOptions::period`]) to the
+    /// exporters `export` asks for (none by default: no continuous
+    /// profile).
     pub fn export(mut self, export: ExportOptions) -> SamplingProfiler {
-        if let Ok((options, old)) = &mut self.config {
-            options.period = export.period;
+        if let Ok((_, old)) = &mut self.config {
             *old = export;
         }
         self
@@ -169,14 +163,18 @@ impl Profiler for SamplingProfiler {
             }
         };
         info.add_event_mask(mask)?;
-        match Sampler::start_exporting(info, options, exporters) {
+        let mode = options.mode;
+        match Sampler::builder(options).exporters(exporters).start(info) {
             Ok(sampler) => {
                 let _ = self.sampler.set(Arc::new(sampler));
+            }
+            Err(error) if error.code() == crate::E_INVALIDARG => {
+                say(&format!("{error}; not sampling"))
             }
             Err(error) => say(&format!(
                 "cannot sample in mode {} here ({}): signal needs Linux on x86-64 or AArch64, \
                  thread-suspend Windows x64, suspend-runtime .NET Core 3.0 or later",
-                options.mode.name(),
+                mode.name(),
                 error.code()
             )),
         }
@@ -201,7 +199,7 @@ impl Profiler for SamplingProfiler {
             .filter(|_| info.version() >= 12);
         let exporters = request.export.exporters().map_err(refuse)?;
         info.add_event_mask(options.event_masks(info)?)?;
-        let sampler = Arc::new(Sampler::start_exporting(info, options, exporters)?);
+        let sampler = Arc::new(Sampler::builder(options).exporters(exporters).start(info)?);
         let _ = self.sampler.set(Arc::clone(&sampler));
         let (seconds, info) = (request.seconds, info.clone());
         let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));

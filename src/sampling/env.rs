@@ -25,7 +25,7 @@ pub(crate) const SAMPLER_DIR: &str = "CORPROF_SAMPLER_DIR";
 /// How stacks are sampled (`SamplerOptions::mode`): `signal` (the default
 /// on Linux x86-64 and AArch64), `suspend-runtime` or `thread-suspend`.
 pub(crate) const SAMPLER_MODE: &str = "CORPROF_SAMPLER_MODE";
-/// The period of continuous profiles in seconds (`ExportOptions::period`):
+/// The period of continuous profiles in seconds (`SamplerOptions::period`):
 /// 1 to 86400, default 60.
 pub(crate) const SAMPLER_PERIOD: &str = "CORPROF_SAMPLER_PERIOD";
 /// How many period files the directory keeps: 1 to 1,000,000, default 60.
@@ -83,7 +83,7 @@ impl SamplerOptions {
     /// an `E_INVALIDARG` [`Error`] whose message names the variable and
     /// says why: `CORPROF_SAMPLER_HZ="fast" is not a number from 1 to 10000`.
     pub fn from_env() -> Result<SamplerOptions, Error> {
-        let hz = number(SAMPLER_HZ, 99, 1, 10_000)?;
+        let hz = number(SAMPLER_HZ, 99, 1, u64::from(super::sampler::MAX_HZ))?;
         let alloc = number(SAMPLER_ALLOC_BYTES, 512 << 10, 0, 1 << 40)?;
         let source = match var(SAMPLER_ALLOC_SOURCE)? {
             None => AllocationSource::Auto,

@@ -68,6 +68,17 @@ mod unwind;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
+/// What the crate's own integration tests and fuzzers reach
+/// (tests/services_fuzz.rs): the push exporter's HTTP/1.1 client and
+/// request writer. Not public API: hidden, and may change at any time.
+#[doc(hidden)]
+pub mod __test {
+    pub use super::export::http::{
+        exchange, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
+    };
+    pub use super::export::push::ingest_request;
+}
+
 pub use self::alloc::{
     allocation_sampled_weight, allocation_weight, AllocationCountdown, AllocationWeight,
 };
@@ -81,9 +92,9 @@ pub use contention::{
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use output::{write_outputs, Written};
 pub use sampler::{
-    AllocationSource, Profile, Sampler, SamplerOptions, SamplerStats, ThreadProfile, ALLOC_BYTES,
-    ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS, LOCK_COUNT, LOCK_TIME, NATIVE_FRAME,
-    NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
+    SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
+    LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
 pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

@@ -16,6 +16,7 @@ use crate::profile::{
 
 /// What [`write_outputs`] wrote.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct Written {
     /// pprof samples (a stack of a thread with any non-zero value).
     pub pprof_samples: usize,

@@ -82,6 +82,7 @@ const ALLOCATION_SAMPLING_KEYWORD: u64 = 0x800_0000_0000;
 
 /// Where the allocation sampler's allocations come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AllocationSource {
     /// [`AllocationSource::AllocationSampled`] on .NET 10 and later,
     /// [`AllocationSource::AllocationTick`] where the runtime has in-process
@@ -176,10 +177,13 @@ fn has_allocation_sampled(info: &ProfilerInfo) -> bool {
     info.version() >= 12 && info.runtime_information().is_ok_and(|r| r.major >= 10)
 }
 
-/// How the sampler samples: [`Default`], or
-/// [`from_env`](SamplerOptions::from_env), then change fields
-/// (`options.hz = 250`; `#[non_exhaustive]`: options may be added).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the sampler samples: [`Default`] or
+/// [`from_env`](SamplerOptions::from_env), then the `with_*` setters
+/// (`SamplerOptions::default().with_hz(250)`) or a field assigned
+/// (`options.hz = 250`). `#[non_exhaustive]`, and not `Copy`: options may
+/// be added (of any type), so a struct literal does not build outside the
+/// crate. [`Sampler::start`] checks them ([`SamplerOptions::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SamplerOptions {
     /// Stack samples per second (default 99: not a multiple of common
@@ -228,6 +232,110 @@ impl Default for SamplerOptions {
 }
 
 impl SamplerOptions {
+    /// With [`hz`](Self::hz) set.
+    #[must_use]
+    pub fn with_hz(mut self, hz: u32) -> SamplerOptions {
+        self.hz = hz;
+        self
+    }
+
+    /// With [`allocation_mean_bytes`](Self::allocation_mean_bytes) set
+    /// (`None`: no allocation sampling).
+    #[must_use]
+    pub fn with_allocation_mean_bytes(mut self, bytes: Option<u64>) -> SamplerOptions {
+        self.allocation_mean_bytes = bytes;
+        self
+    }
+
+    /// With [`allocation_source`](Self::allocation_source) set.
+    #[must_use]
+    pub fn with_allocation_source(mut self, source: AllocationSource) -> SamplerOptions {
+        self.allocation_source = source;
+        self
+    }
+
+    /// With [`period`](Self::period) set.
+    #[must_use]
+    pub fn with_period(mut self, period: Duration) -> SamplerOptions {
+        self.period = period;
+        self
+    }
+
+    /// With [`exceptions_per_second`](Self::exceptions_per_second) set
+    /// (`None`: no exception profiling).
+    #[must_use]
+    pub fn with_exceptions_per_second(mut self, limit: Option<u32>) -> SamplerOptions {
+        self.exceptions_per_second = limit;
+        self
+    }
+
+    /// With [`contentions_per_second`](Self::contentions_per_second) set
+    /// (`None`: no contention profiling).
+    #[must_use]
+    pub fn with_contentions_per_second(mut self, limit: Option<u32>) -> SamplerOptions {
+        self.contentions_per_second = limit;
+        self
+    }
+
+    /// With [`mode`](Self::mode) set.
+    #[must_use]
+    pub fn with_mode(mut self, mode: SamplingMode) -> SamplerOptions {
+        self.mode = mode;
+        self
+    }
+
+    /// With [`wall_threads_per_tick`](Self::wall_threads_per_tick) set.
+    #[must_use]
+    pub fn with_wall_threads_per_tick(mut self, threads: u32) -> SamplerOptions {
+        self.wall_threads_per_tick = threads;
+        self
+    }
+
+    /// Whether the sampler can start with these options: the first field
+    /// whose value it refuses, named with the value and what it must be.
+    /// [`Sampler::start`] checks this first (its `Err` is `E_INVALIDARG`
+    /// with the [`OptionError`] as its source).
+    pub fn validate(&self) -> core::result::Result<(), OptionError> {
+        let refuse = |field, value: &dyn core::fmt::Debug, expected| {
+            Err(OptionError {
+                field,
+                value: alloc::format!("{value:?}"),
+                expected,
+            })
+        };
+        if !(1..=MAX_HZ).contains(&self.hz) {
+            return refuse("hz", &self.hz, "1 to 10000");
+        }
+        if self.allocation_mean_bytes == Some(0) {
+            return refuse(
+                "allocation_mean_bytes",
+                &self.allocation_mean_bytes,
+                "None (off) or at least 1",
+            );
+        }
+        if self.period.is_zero() {
+            return refuse("period", &self.period, "more than zero");
+        }
+        if self.exceptions_per_second == Some(0) {
+            return refuse(
+                "exceptions_per_second",
+                &self.exceptions_per_second,
+                "None (off) or at least 1",
+            );
+        }
+        if self.contentions_per_second == Some(0) {
+            return refuse(
+                "contentions_per_second",
+                &self.contentions_per_second,
+                "None (off) or at least 1",
+            );
+        }
+        if self.wall_threads_per_tick == 0 {
+            return refuse("wall_threads_per_tick", &0u32, "at least 1");
+        }
+        Ok(())
+    }
+
     /// The event masks the sampler needs on this runtime, to set in
     /// `initialize` (object allocation monitoring can only be enabled at
     /// startup): stack snapshots and threads, and `ObjectAllocated` or
@@ -264,6 +372,105 @@ impl SamplerOptions {
     }
 }
 
+/// The most samples per second [`SamplerOptions::hz`] may ask for.
+pub const MAX_HZ: u32 = 10_000;
+
+/// The interval between two samples at `hz` samples per second (`hz` of 0
+/// taken as 1): the one place the period of a rate is computed.
+pub(crate) fn sample_interval(hz: u32) -> Duration {
+    Duration::from_nanos(1_000_000_000 / u64::from(hz.max(1)))
+}
+
+/// A [`SamplerOptions`] field the sampler cannot start with
+/// ([`SamplerOptions::validate`]): which, the value refused, and what it
+/// must be. It converts into `E_INVALIDARG` (an `HRESULT`, or a
+/// [`corprof::Error`](crate::Error) whose source it is).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OptionError {
+    /// The field's name, as in [`SamplerOptions`] (`hz`, `period`, ...).
+    pub field: &'static str,
+    /// The value refused, as `Debug` prints it (`0`, `Some(0)`, `0ns`).
+    pub value: String,
+    /// What the field must be (`1 to 10000`).
+    pub expected: &'static str,
+}
+
+impl core::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "SamplerOptions::{} = {}: must be {}",
+            self.field, self.value, self.expected
+        )
+    }
+}
+
+impl core::error::Error for OptionError {}
+
+impl From<OptionError> for crate::HRESULT {
+    /// `E_INVALIDARG`, what the runtime gets back for a bad argument.
+    fn from(_: OptionError) -> crate::HRESULT {
+        crate::E_INVALIDARG
+    }
+}
+
+impl From<OptionError> for crate::Error {
+    /// `E_INVALIDARG`, with the option error as its source (and its text
+    /// in the message).
+    fn from(error: OptionError) -> crate::Error {
+        crate::Error::with_source(crate::E_INVALIDARG, "Sampler::start", error)
+    }
+}
+
+/// A [`Sampler`] being assembled: its options and exporters
+/// ([`Sampler::builder`]).
+#[must_use = "a builder does nothing until started"]
+pub struct SamplerBuilder {
+    options: SamplerOptions,
+    exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
+}
+
+impl core::fmt::Debug for SamplerBuilder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("SamplerBuilder")
+            .field("options", &self.options)
+            .field("exporters", &self.exporters.len())
+            .finish()
+    }
+}
+
+impl SamplerBuilder {
+    /// Adds an exporter: every [`SamplerOptions::period`] it gets a profile
+    /// of that period ([`Sampler::start_exporting`]).
+    pub fn exporter(mut self, exporter: impl Exporter + 'static) -> SamplerBuilder {
+        self.exporters.push(alloc::boxed::Box::new(exporter));
+        self
+    }
+
+    /// Adds exporters already boxed (as
+    /// [`ExportOptions::exporters`](super::export::ExportOptions::exporters)
+    /// makes them).
+    pub fn exporters(
+        mut self,
+        exporters: impl IntoIterator<Item = alloc::boxed::Box<dyn Exporter>>,
+    ) -> SamplerBuilder {
+        self.exporters.extend(exporters);
+        self
+    }
+
+    /// The options it will start with.
+    pub fn options(&self) -> &SamplerOptions {
+        &self.options
+    }
+
+    /// Starts the sampler: [`Sampler::start_exporting`] with the options
+    /// and the exporters added (the same errors).
+    pub fn start(self, info: &ProfilerInfo) -> Result<Sampler> {
+        Sampler::start_exporting(info, self.options, self.exporters)
+    }
+}
+
 /// One thread's samples.
 #[derive(Clone, Debug)]
 pub struct ThreadProfile {
@@ -276,8 +483,26 @@ pub struct ThreadProfile {
     pub tree: StackTree,
 }
 
+/// One suspension of the sampler ([`SamplerStats::pauses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Pause {
+    /// From suspend to resume, in nanoseconds.
+    pub nanos: u64,
+    /// Threads walked in it.
+    pub threads: u32,
+}
+
+impl Pause {
+    /// A pause of `nanos` in which `threads` were walked.
+    pub fn new(nanos: u64, threads: u32) -> Pause {
+        Pause { nanos, threads }
+    }
+}
+
 /// What the sampler did.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct SamplerStats {
     /// Successful suspensions (one stack sample of every thread each).
     pub suspensions: u64,
@@ -322,9 +547,9 @@ pub struct SamplerStats {
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
-    /// Pause of each suspension (suspend to resume) in nanoseconds, with
-    /// the number of threads walked in it; at most about a million kept.
-    pub pauses: Vec<(u64, u32)>,
+    /// Each suspension's pause and the threads walked in it; at most
+    /// about a million kept.
+    pub pauses: Vec<Pause>,
     /// The mode it sampled in.
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
@@ -338,7 +563,7 @@ impl SamplerStats {
     /// The `q` quantile (0.0 to 1.0) of the pauses in nanoseconds (0 when
     /// there were none).
     pub fn pause_quantile(&self, q: f64) -> u64 {
-        let mut pauses: Vec<u64> = self.pauses.iter().map(|p| p.0).collect();
+        let mut pauses: Vec<u64> = self.pauses.iter().map(|p| p.nanos).collect();
         if pauses.is_empty() {
             return 0;
         }
@@ -573,15 +798,26 @@ impl core::fmt::Debug for Sampler {
 }
 
 impl Sampler {
+    /// A builder: the sampler with `options`, the exporters added to it,
+    /// started by [`SamplerBuilder::start`]
+    /// (`Sampler::builder(options).exporter(e).start(info)`).
+    pub fn builder(options: SamplerOptions) -> SamplerBuilder {
+        SamplerBuilder {
+            options,
+            exporters: Vec::new(),
+        }
+    }
+
     /// Starts the sampler thread (named `corprof-sampler`) and, for
     /// [`AllocationSource::AllocationTick`], its EventPipe session (the
     /// event masks of [`SamplerOptions::event_masks`] must be set).
     ///
-    /// `E_NOTIMPL` when the runtime lacks `ICorProfilerInfo10` (before .NET
-    /// Core 3.0), or `ICorProfilerInfo12` for `AllocationTick` (before
-    /// .NET 5); `E_INVALIDARG` for a rate of 0 or above 10,000 Hz, or a
-    /// mean allocation interval of 0; the runtime's error when the session
-    /// cannot start; `E_FAIL` when the thread cannot be started.
+    /// `E_INVALIDARG` for options [`SamplerOptions::validate`] refuses,
+    /// with the [`OptionError`] (the field, the value) as the error's
+    /// source; `E_NOTIMPL` when the runtime lacks `ICorProfilerInfo10`
+    /// (before .NET Core 3.0), or `ICorProfilerInfo12` for `AllocationTick`
+    /// (before .NET 5); the runtime's error when the session cannot start;
+    /// `E_FAIL` when the thread cannot be started.
     pub fn start(info: &ProfilerInfo, options: SamplerOptions) -> Result<Sampler> {
         Sampler::start_exporting(info, options, Vec::new())
     }
@@ -590,23 +826,13 @@ impl Sampler {
     /// hands a profile of that period alone to `exporters`, from an export
     /// thread of its own (`corprof-export`, `corprof::sampling::export`):
     /// the sampler and the application never wait for an export. With no
-    /// exporter, there are no periods. `E_INVALIDARG` also for a period
-    /// of zero.
+    /// exporter, there are no periods. [`Sampler::builder`] does the same.
     pub fn start_exporting(
         info: &ProfilerInfo,
         options: SamplerOptions,
         exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
     ) -> Result<Sampler> {
-        if options.hz == 0
-            || options.hz > 10_000
-            || options.allocation_mean_bytes == Some(0)
-            || options.period.is_zero()
-            || options.exceptions_per_second == Some(0)
-            || options.contentions_per_second == Some(0)
-            || options.wall_threads_per_tick == 0
-        {
-            return Err(crate::E_INVALIDARG.into());
-        }
+        options.validate()?;
         if !options.mode.is_available(info) {
             return Err(E_NOTIMPL.into());
         }
@@ -656,12 +882,10 @@ impl Sampler {
             mode: options.mode,
             ..SamplerStats::default()
         };
-        let seed = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(7, |d| d.as_nanos() as u64);
+        let seed = random_seed();
         let inner = Arc::new(Inner {
             info: info.clone(),
-            options,
+            options: options.clone(),
             source,
             session: Mutex::new(session),
             providers: Mutex::new(Vec::new()),
@@ -707,8 +931,8 @@ impl Sampler {
     }
 
     /// The options it samples with.
-    pub fn options(&self) -> SamplerOptions {
-        self.inner.options
+    pub fn options(&self) -> &SamplerOptions {
+        &self.inner.options
     }
 
     /// Names a thread (forward `Profiler::thread_name_changed`).
@@ -1264,7 +1488,7 @@ impl Inner {
             threads,
             started,
             duration,
-            period_nanos: 1_000_000_000 / u64::from(self.options.hz),
+            period_nanos: sample_interval(self.options.hz).as_nanos() as u64,
             stats,
         });
     }
@@ -1289,7 +1513,7 @@ impl Inner {
                 .collect(),
             started: state.started,
             duration,
-            period_nanos: 1_000_000_000 / u64::from(self.options.hz),
+            period_nanos: sample_interval(self.options.hz).as_nanos() as u64,
             stats: state.stats.clone(),
         }
     }
@@ -1326,14 +1550,39 @@ pub(super) fn wait_until(inner: &Inner, deadline: Instant) -> bool {
     }
 }
 
+/// A seed that differs from run to run and from call to call: the wall
+/// clock's nanoseconds, the process id, a stack address and a counter,
+/// mixed (splitmix64's finalizer). Never 0.
+pub(crate) fn random_seed() -> u64 {
+    static CALLS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let local = 0u8;
+    let calls = CALLS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+    let mut z = now
+        ^ (u64::from(std::process::id()) << 32)
+        ^ (core::ptr::addr_of!(local) as usize as u64)
+        ^ calls.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    if z == 0 {
+        0x9E37_79B9_7F4A_7C15
+    } else {
+        z
+    }
+}
+
 /// The beat of the modes that sample every thread in turn from the sampler
 /// thread: calls `sample` with the beat's start `hz` times a second (each
 /// beat jittered by up to 10%), and between beats hands the periods to the
 /// exporters, until the stop or `sample` breaks.
 pub(super) fn beats(inner: &Inner, mut sample: impl FnMut(Instant) -> ControlFlow<()>) {
-    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let period = sample_interval(inner.options.hz);
     let mut next = Instant::now() + period;
-    let mut jitter = 0x9E37_79B9_7F4A_7C15u64 ^ (next.elapsed().as_nanos() as u64);
+    // Never 0: xorshift would stay at 0, and the beat would not jitter.
+    let mut jitter = random_seed() | 1;
     // The end of the current period, when exporting.
     let mut period_end = inner
         .export
@@ -1386,6 +1635,102 @@ pub(super) fn beats(inner: &Inner, mut sample: impl FnMut(Instant) -> ControlFlo
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
+
+    /// Each refused option names its field and value, in `Display` too,
+    /// and converts into `E_INVALIDARG` with the typed error as source.
+    #[test]
+    fn every_refused_option_names_its_field_and_value() {
+        let d = SamplerOptions::default;
+        assert_eq!(d().validate(), Ok(()));
+        assert_eq!(d().with_hz(MAX_HZ).validate(), Ok(()));
+        let cases = [
+            (d().with_hz(0), "hz", "0"),
+            (d().with_hz(MAX_HZ + 1), "hz", "10001"),
+            (
+                d().with_allocation_mean_bytes(Some(0)),
+                "allocation_mean_bytes",
+                "Some(0)",
+            ),
+            (d().with_period(Duration::ZERO), "period", "0ns"),
+            (
+                d().with_exceptions_per_second(Some(0)),
+                "exceptions_per_second",
+                "Some(0)",
+            ),
+            (
+                d().with_contentions_per_second(Some(0)),
+                "contentions_per_second",
+                "Some(0)",
+            ),
+            (
+                d().with_wall_threads_per_tick(0),
+                "wall_threads_per_tick",
+                "0",
+            ),
+        ];
+        for (options, field, value) in cases {
+            let error = options.validate().unwrap_err();
+            assert_eq!((error.field, error.value.as_str()), (field, value));
+            let text = error.to_string();
+            assert!(
+                text.starts_with(&alloc::format!(
+                    "SamplerOptions::{field} = {value}: must be "
+                )),
+                "{text}"
+            );
+            assert_eq!(crate::HRESULT::from(error.clone()), crate::E_INVALIDARG);
+            let wrapped = crate::Error::from(error.clone());
+            assert_eq!(wrapped.code(), crate::E_INVALIDARG);
+            let source = core::error::Error::source(&wrapped).expect("a source");
+            assert_eq!(source.downcast_ref::<OptionError>(), Some(&error));
+            assert!(wrapped.to_string().contains(&text), "{wrapped}");
+        }
+        // `None` turns a feature off: not an error.
+        let off = d()
+            .with_allocation_mean_bytes(None)
+            .with_exceptions_per_second(None)
+            .with_contentions_per_second(None);
+        assert_eq!(off.validate(), Ok(()));
+    }
+
+    #[test]
+    fn the_setters_set_their_field_only() {
+        let options = SamplerOptions::default()
+            .with_hz(250)
+            .with_allocation_source(AllocationSource::ObjectAllocated)
+            .with_period(Duration::from_secs(5))
+            .with_mode(SamplingMode::SuspendRuntime)
+            .with_wall_threads_per_tick(9);
+        let expected = SamplerOptions {
+            hz: 250,
+            allocation_source: AllocationSource::ObjectAllocated,
+            period: Duration::from_secs(5),
+            mode: SamplingMode::SuspendRuntime,
+            wall_threads_per_tick: 9,
+            ..SamplerOptions::default()
+        };
+        assert_eq!(options, expected);
+        assert_ne!(options, SamplerOptions::default());
+    }
+
+    #[test]
+    fn the_interval_of_a_rate() {
+        assert_eq!(sample_interval(99), Duration::from_nanos(10_101_010));
+        assert_eq!(sample_interval(1), Duration::from_secs(1));
+        assert_eq!(sample_interval(MAX_HZ), Duration::from_micros(100));
+        assert_eq!(sample_interval(0), Duration::from_secs(1));
+    }
+
+    /// Seeds differ call to call and are never 0 (the jitter of the beat
+    /// and the rate samplers' draws start from them).
+    #[test]
+    fn seeds_differ_and_are_never_zero() {
+        let seeds: alloc::vec::Vec<u64> = (0..64).map(|_| random_seed()).collect();
+        assert!(seeds.iter().all(|&s| s != 0));
+        let distinct: std::collections::HashSet<u64> = seeds.iter().copied().collect();
+        assert_eq!(distinct.len(), seeds.len());
+    }
 
     fn state() -> State {
         State::new(Frames::new(), SamplerStats::default())

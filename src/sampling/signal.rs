@@ -66,6 +66,7 @@ use core::sync::atomic::{
 
 /// How the sampler takes stack samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SamplingMode {
     /// Per-thread signals on Linux (x86-64 and AArch64): CPU timers on each
     /// thread's CPU clock and wall-time signals to a few threads per tick;
@@ -152,6 +153,7 @@ const SIGNAL_SUPPORTED: bool = cfg!(all(
 /// What the signal sampler did ([`SamplingMode::Signal`]; all zero in the
 /// other modes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SignalStats {
     /// Wall-time signals the sampler thread sent.
     pub signals_sent: u64,
@@ -1025,7 +1027,7 @@ mod imp {
             entries: Vec::new(),
             free: Vec::new(),
             serial: 0,
-            period: 1_000_000_000 / u64::from(hz.max(1)),
+            period: crate::sampling::sampler::sample_interval(hz).as_nanos() as u64,
             created: 0,
             deleted: 0,
             failed: 0,

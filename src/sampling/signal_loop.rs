@@ -15,7 +15,7 @@ use crate::profiling::{FunctionID, ThreadID};
 /// the timers and records what is left.
 pub(super) fn run_signal(inner: &Inner) {
     let _ = inner.info.initialize_current_thread();
-    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let period = crate::sampling::sampler::sample_interval(inner.options.hz);
     let mut next = Instant::now() + period;
     let mut resolver = signal::Resolver::default();
     let mut raw = Vec::new();

@@ -8,7 +8,7 @@ use core::time::Duration;
 use std::time::Instant;
 
 use super::clock::thread_cpu_nanos;
-use super::sampler::{beats, lock, push_frame, Inner, MAX_PAUSES};
+use super::sampler::{beats, lock, push_frame, Inner, Pause, MAX_PAUSES};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
 use crate::E_NOTIMPL;
@@ -26,7 +26,7 @@ struct Walked {
 pub(super) fn run_loop(inner: &Inner) {
     let info = &inner.info;
     let _ = info.initialize_current_thread();
-    let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+    let period = crate::sampling::sampler::sample_interval(inner.options.hz);
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();
@@ -85,7 +85,7 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
         state
             .stats
             .pauses
-            .push((pause.as_nanos() as u64, walked.len() as u32));
+            .push(Pause::new(pause.as_nanos() as u64, walked.len() as u32));
     }
     let no_managed = state.no_managed;
     let periods = inner.export.is_some();

@@ -56,6 +56,7 @@ pub(super) const SUPPORTED: bool = cfg!(all(windows, target_arch = "x86_64"));
 
 /// What thread-suspend mode did (all zero in the other modes).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ThreadSuspendStats {
     /// Threads suspended and resumed (one walk each).
     pub threads_suspended: u64,
@@ -142,7 +143,7 @@ mod imp {
     pub(in crate::sampling) fn run(inner: &Inner) {
         let info = &inner.info;
         let _ = info.initialize_current_thread();
-        let period = Duration::from_nanos(1_000_000_000 / u64::from(inner.options.hz));
+        let period = crate::sampling::sampler::sample_interval(inner.options.hz);
         // Allocated here, written while a thread is stopped.
         let mut frames: Vec<FunctionID> = Vec::with_capacity(MAX_FRAMES);
         let mut context = Box::new(CONTEXT::zeroed());
@@ -303,7 +304,10 @@ mod imp {
         let stats = &mut state.stats;
         stats.thread_suspend.threads_suspended += 1;
         if stats.pauses.len() < MAX_PAUSES {
-            stats.pauses.push((pause.as_nanos() as u64, 1));
+            stats.pauses.push(crate::sampling::sampler::Pause::new(
+                pause.as_nanos() as u64,
+                1,
+            ));
         }
         // A refused walk is recorded as the other modes record one: its
         // wall and CPU time under `[no managed frames]`, so that no time is

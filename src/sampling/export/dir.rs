@@ -7,7 +7,7 @@ use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use super::{Exporter, ExporterStats, PeriodProfile};
+use super::{Exporter, ExporterStats, FailureCause, PeriodProfile};
 
 /// Writes each period to `profile-<start>-<seq>.pb.gz` in a directory
 /// (`<start>` the period's start in UTC, `20261126T083000Z`; `<seq>` its
@@ -72,7 +72,7 @@ impl DirectoryExporter {
         Ok(DirectoryExporter {
             dir: dir.to_path_buf(),
             keep: keep.max(1),
-            stats: ExporterStats::new("dir", &["io"]),
+            stats: ExporterStats::new("dir", &[FailureCause::Io]),
         })
     }
 
@@ -121,7 +121,7 @@ impl Exporter for DirectoryExporter {
             Err(error) => {
                 self.stats.dropped += 1;
                 self.stats
-                    .fail("io", format!("{}: {error}", self.dir.display()));
+                    .fail(FailureCause::Io, format!("{}: {error}", self.dir.display()));
             }
         }
     }
@@ -203,7 +203,7 @@ mod tests {
         // A directory that went away: counted, never a panic.
         std::fs::remove_dir_all(&dir).unwrap();
         exporter.export(&period(5, 1_000_005));
-        assert_eq!(exporter.stats.failures_of("io"), 1);
+        assert_eq!(exporter.stats.failures_of(FailureCause::Io), 1);
         assert_eq!(exporter.stats.dropped, 1);
     }
 }

@@ -16,6 +16,8 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Instant;
 
+use super::FailureCause;
+
 /// Most bytes of a response read (status line, headers and body).
 pub const MAX_RESPONSE: usize = 64 << 10;
 /// Most bytes of the status line and headers.
@@ -137,6 +139,7 @@ pub struct Response {
 
 /// Why bytes are not an HTTP/1.x response.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResponseError {
     /// The connection ended before the response did.
     Truncated,
@@ -386,6 +389,7 @@ fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
 
 /// How long the client waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
     /// For the TCP connection (per address tried).
     pub connect: Duration,
@@ -407,6 +411,7 @@ impl Default for Timeouts {
 
 /// Why a request failed, by cause.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum HttpError {
     /// No connection (refused, unreachable, name not resolved).
     Connect(std::io::Error),
@@ -419,14 +424,13 @@ pub enum HttpError {
 }
 
 impl HttpError {
-    /// The cause's name in the stats: `connect`, `timeout`, `io`,
-    /// `bad_response`.
-    pub fn cause(&self) -> &'static str {
+    /// The cause the exporter stats count it under.
+    pub fn cause(&self) -> FailureCause {
         match self {
-            HttpError::Connect(_) => "connect",
-            HttpError::Timeout => "timeout",
-            HttpError::Io(_) => "io",
-            HttpError::BadResponse(_) => "bad_response",
+            HttpError::Connect(_) => FailureCause::Connect,
+            HttpError::Timeout => FailureCause::Timeout,
+            HttpError::Io(_) => FailureCause::Io,
+            HttpError::BadResponse(_) => FailureCause::BadResponse,
         }
     }
 }

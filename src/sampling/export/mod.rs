@@ -10,15 +10,15 @@
 //!   beyond a count;
 //! - [`PushExporter`]: `POST /ingest` to a Grafana Pyroscope–compatible
 //!   server, from a thread and a bounded queue of its own, over plain
-//!   HTTP/1.1 ([`http`]).
+//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]).
 //!
 //! Nothing here ever makes the sampler or an application thread wait: the
 //! hand-off queue drops its oldest period when full (counted in
 //! [`ExportStats::dropped`]), and each exporter bounds its own work.
 
 mod dir;
-pub mod http;
-mod push;
+pub(in crate::sampling) mod http;
+pub(in crate::sampling) mod push;
 mod queue;
 
 use alloc::boxed::Box;
@@ -32,14 +32,13 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime};
 
 pub use dir::{is_period_file, period_file_name, DirectoryExporter};
-pub use push::{ingest_request, PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+pub use http::{HttpError, ResponseError, Timeouts, Url};
+pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 
 pub(crate) use crate::facade::sync::lock;
 
 use self::queue::Queue;
-use super::env::{
-    number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PERIOD, SAMPLER_PUSH_URL,
-};
+use super::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
 use super::sampler::Profile;
 use crate::{Error, E_INVALIDARG};
 
@@ -67,8 +66,63 @@ impl PeriodProfile {
     }
 }
 
+/// Why an export attempt failed, as [`ExporterStats`] counts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailureCause {
+    /// No connection (refused, unreachable, name not resolved).
+    Connect,
+    /// A timeout while connecting, writing or reading.
+    Timeout,
+    /// Another I/O error (a file not written, a connection broken).
+    Io,
+    /// The answer was not HTTP, or an unexpected status.
+    BadResponse,
+    /// The server refused the request (4xx: not retried).
+    Http4xx,
+    /// The server failed (5xx: retried).
+    Http5xx,
+    /// An exporter's own cause: its name in `summary.txt` (letters, digits
+    /// and `_`).
+    Other(&'static str),
+}
+
+impl FailureCause {
+    /// The cause's name in `summary.txt` (`export_<exporter>_failed_<name>`):
+    /// `connect`, `timeout`, `io`, `bad_response`, `http_4xx`, `http_5xx`,
+    /// or an [`Other`](Self::Other)'s own.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureCause::Connect => "connect",
+            FailureCause::Timeout => "timeout",
+            FailureCause::Io => "io",
+            FailureCause::BadResponse => "bad_response",
+            FailureCause::Http4xx => "http_4xx",
+            FailureCause::Http5xx => "http_5xx",
+            FailureCause::Other(name) => name,
+        }
+    }
+}
+
+impl core::fmt::Display for FailureCause {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Failed attempts of one cause ([`ExporterStats::failures`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Failures {
+    /// Why they failed.
+    pub cause: FailureCause,
+    /// How many attempts failed so.
+    pub count: u64,
+}
+
 /// What one exporter did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExporterStats {
     /// Its name (`dir`, `push`): the prefix of its lines in `summary.txt`.
     pub name: &'static str,
@@ -76,9 +130,9 @@ pub struct ExporterStats {
     pub exported: u64,
     /// Periods given up: its queue was full, or every attempt failed.
     pub dropped: u64,
-    /// Failed attempts by cause (`connect`, `timeout`, `http_4xx`,
-    /// `http_5xx`, `bad_response`, `io`), causes in a fixed order.
-    pub failures: Vec<(&'static str, u64)>,
+    /// Failed attempts by cause, causes in a fixed order (those given to
+    /// [`new`](Self::new), then others as they first fail).
+    pub failures: Vec<Failures>,
     /// The last failure, as text (`None` when there was none).
     pub last_error: Option<String>,
     /// Whether a thread of the exporter's own was still running when it
@@ -88,30 +142,33 @@ pub struct ExporterStats {
 
 impl ExporterStats {
     /// An exporter's stats with no failure yet, for `causes`.
-    pub fn new(name: &'static str, causes: &[&'static str]) -> ExporterStats {
+    pub fn new(name: &'static str, causes: &[FailureCause]) -> ExporterStats {
         ExporterStats {
             name,
-            failures: causes.iter().map(|&c| (c, 0)).collect(),
+            failures: causes
+                .iter()
+                .map(|&cause| Failures { cause, count: 0 })
+                .collect(),
             ..ExporterStats::default()
         }
     }
 
     /// Counts one failure of `cause` (one of the causes given to
     /// [`new`](Self::new); another is added).
-    pub fn fail(&mut self, cause: &'static str, error: String) {
-        match self.failures.iter_mut().find(|f| f.0 == cause) {
-            Some(entry) => entry.1 += 1,
-            None => self.failures.push((cause, 1)),
+    pub fn fail(&mut self, cause: FailureCause, error: String) {
+        match self.failures.iter_mut().find(|f| f.cause == cause) {
+            Some(entry) => entry.count += 1,
+            None => self.failures.push(Failures { cause, count: 1 }),
         }
         self.last_error = Some(error);
     }
 
     /// The failures of `cause`.
-    pub fn failures_of(&self, cause: &str) -> u64 {
+    pub fn failures_of(&self, cause: FailureCause) -> u64 {
         self.failures
             .iter()
-            .find(|f| f.0 == cause)
-            .map_or(0, |f| f.1)
+            .find(|f| f.cause == cause)
+            .map_or(0, |f| f.count)
     }
 }
 
@@ -132,6 +189,7 @@ pub trait Exporter: Send {
 
 /// What the export pipeline did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExportStats {
     /// Periods the sampler completed.
     pub periods: u64,
@@ -158,8 +216,13 @@ impl ExportStats {
                 "export_{0}_exported={1}\nexport_{0}_dropped={2}\n",
                 e.name, e.exported, e.dropped
             ));
-            for (cause, n) in &e.failures {
-                out.push_str(&format!("export_{}_failed_{cause}={n}\n", e.name));
+            for f in &e.failures {
+                out.push_str(&format!(
+                    "export_{}_failed_{}={}\n",
+                    e.name,
+                    f.cause.name(),
+                    f.count
+                ));
             }
         }
         out
@@ -303,14 +366,15 @@ fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
 }
 
 /// Where continuous profiles go, as an operator sets it in the
-/// environment ([`ExportOptions::from_env`]), or [`Default`] and then
-/// fields changed (`#[non_exhaustive]`: options may be added).
+/// environment ([`ExportOptions::from_env`]), or [`Default`] and then the
+/// `with_*` setters or fields changed (`#[non_exhaustive]`: options may be
+/// added). The period is not here: it is
+/// [`SamplerOptions::period`](super::SamplerOptions::period), the one place
+/// it is set (`CORPROF_SAMPLER_PERIOD` is read by
+/// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ExportOptions {
-    /// The period (`CORPROF_SAMPLER_PERIOD`, seconds, 1 to 86400; default
-    /// 60): set it in [`SamplerOptions::period`](super::SamplerOptions::period).
-    pub period: Duration,
     /// The directory of period files (`CORPROF_SAMPLER_DIR`).
     pub dir: Option<PathBuf>,
     /// How many period files to keep (`CORPROF_SAMPLER_KEEP`, 1 to
@@ -327,7 +391,6 @@ pub struct ExportOptions {
 impl Default for ExportOptions {
     fn default() -> ExportOptions {
         ExportOptions {
-            period: Duration::from_secs(60),
             dir: None,
             keep: 60,
             push: None,
@@ -337,12 +400,40 @@ impl Default for ExportOptions {
 }
 
 impl ExportOptions {
-    /// The options from the environment (`CORPROF_SAMPLER_PERIOD`,
-    /// `CORPROF_SAMPLER_DIR`, `CORPROF_SAMPLER_KEEP`,
-    /// `CORPROF_SAMPLER_PUSH_URL`, `CORPROF_SAMPLER_APP`); a bad value is
-    /// an `Err` naming the variable and what it should be.
+    /// With [`dir`](Self::dir) set (`None`: no period files).
+    #[must_use]
+    pub fn with_dir(mut self, dir: Option<PathBuf>) -> ExportOptions {
+        self.dir = dir;
+        self
+    }
+
+    /// With [`keep`](Self::keep) set.
+    #[must_use]
+    pub fn with_keep(mut self, keep: usize) -> ExportOptions {
+        self.keep = keep;
+        self
+    }
+
+    /// With [`push`](Self::push) set (`None`: no profile server).
+    #[must_use]
+    pub fn with_push(mut self, push: Option<PushTarget>) -> ExportOptions {
+        self.push = push;
+        self
+    }
+
+    /// With [`app`](Self::app) set.
+    #[must_use]
+    pub fn with_app(mut self, app: impl Into<String>) -> ExportOptions {
+        self.app = app.into();
+        self
+    }
+
+    /// The options from the environment (`CORPROF_SAMPLER_DIR`,
+    /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
+    /// `CORPROF_SAMPLER_APP`); a bad value is an `Err` naming the variable
+    /// and what it should be. (`CORPROF_SAMPLER_PERIOD` is
+    /// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)'s.)
     pub fn from_env() -> Result<ExportOptions, Error> {
-        let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
         let keep = number(SAMPLER_KEEP, 60, 1, 1_000_000)?;
         let push = match var(SAMPLER_PUSH_URL)? {
             None => None,
@@ -363,7 +454,6 @@ impl ExportOptions {
             }
         };
         Ok(ExportOptions {
-            period: Duration::from_secs(period),
             dir: var(SAMPLER_DIR)?.map(PathBuf::from),
             keep: keep as usize,
             push,
@@ -526,10 +616,11 @@ mod tests {
 
     #[test]
     fn summary_lines_name_every_counter() {
-        let mut push = ExporterStats::new("push", &["connect", "http_5xx"]);
+        let mut push = ExporterStats::new("push", &[FailureCause::Connect, FailureCause::Http5xx]);
         push.exported = 3;
-        push.fail("http_5xx", String::from("500"));
-        push.fail("http_5xx", String::from("500"));
+        push.fail(FailureCause::Http5xx, String::from("500"));
+        push.fail(FailureCause::Http5xx, String::from("500"));
+        push.fail(FailureCause::Other("quota"), String::from("full"));
         let stats = ExportStats {
             periods: 5,
             exported: 4,
@@ -540,7 +631,8 @@ mod tests {
             stats.summary_lines(),
             "export_periods=5\nexport_exported=4\nexport_dropped=1\n\
              export_push_exported=3\nexport_push_dropped=0\n\
-             export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n"
+             export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n\
+             export_push_failed_quota=1\n"
         );
     }
 

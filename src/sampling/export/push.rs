@@ -23,7 +23,7 @@ use std::time::{Instant, UNIX_EPOCH};
 
 use super::http::{exchange, percent_encode, Timeouts, Url};
 use super::queue::{backoff, Queue};
-use super::{lock, Exporter, ExporterStats, PeriodProfile};
+use super::{lock, Exporter, ExporterStats, FailureCause, PeriodProfile};
 
 /// Where to push: the server's URL (`http://host:port[/prefix]`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +44,7 @@ impl PushTarget {
 
 /// How the push exporter pushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PushOptions {
     /// Periods waiting to be pushed before the oldest is dropped.
     pub capacity: usize,
@@ -71,13 +72,13 @@ impl Default for PushOptions {
 }
 
 /// The failure causes the push exporter counts.
-pub const PUSH_FAILURES: [&str; 6] = [
-    "connect",
-    "timeout",
-    "io",
-    "bad_response",
-    "http_4xx",
-    "http_5xx",
+pub const PUSH_FAILURES: [FailureCause; 6] = [
+    FailureCause::Connect,
+    FailureCause::Timeout,
+    FailureCause::Io,
+    FailureCause::BadResponse,
+    FailureCause::Http4xx,
+    FailureCause::Http5xx,
 ];
 
 /// Pushes each period to a Pyroscope-compatible server from a thread of its
@@ -139,7 +140,8 @@ impl PushExporter {
     }
 }
 
-/// The request line and headers of a push, and its body.
+/// The request line and headers of a push, and its body (reached by
+/// tests through `corprof::sampling::__test`).
 pub fn ingest_request(
     url: &Url,
     app: &str,
@@ -194,7 +196,7 @@ fn boundary_for(content: &[u8], mut seed: u64) -> String {
 /// What one attempt gave.
 enum Outcome {
     Accepted,
-    Retry(&'static str, String),
+    Retry(FailureCause, String),
     Refused(String),
 }
 
@@ -235,10 +237,14 @@ impl Shared {
                 Ok(r) if (400..500).contains(&r.status) => {
                     Outcome::Refused(format!("HTTP {}: {}", r.status, r.body.trim()))
                 }
-                Ok(r) if r.status >= 500 => {
-                    Outcome::Retry("http_5xx", format!("HTTP {}: {}", r.status, r.body.trim()))
-                }
-                Ok(r) => Outcome::Retry("bad_response", format!("unexpected HTTP {}", r.status)),
+                Ok(r) if r.status >= 500 => Outcome::Retry(
+                    FailureCause::Http5xx,
+                    format!("HTTP {}: {}", r.status, r.body.trim()),
+                ),
+                Ok(r) => Outcome::Retry(
+                    FailureCause::BadResponse,
+                    format!("unexpected HTTP {}", r.status),
+                ),
                 Err(e) => Outcome::Retry(e.cause(), format!("{e}")),
             };
             let mut stats = lock(&self.stats);
@@ -248,7 +254,7 @@ impl Shared {
                     return;
                 }
                 Outcome::Refused(error) => {
-                    stats.fail("http_4xx", error);
+                    stats.fail(FailureCause::Http4xx, error);
                     break;
                 }
                 Outcome::Retry(cause, error) => stats.fail(cause, error),
@@ -414,8 +420,8 @@ mod tests {
             (stats.exported, stats.dropped, stats.running),
             (1, 0, false)
         );
-        assert_eq!(stats.failures_of("http_5xx"), 1);
-        assert_eq!(stats.failures_of("bad_response"), 1);
+        assert_eq!(stats.failures_of(FailureCause::Http5xx), 1);
+        assert_eq!(stats.failures_of(FailureCause::BadResponse), 1);
     }
 
     #[test]
@@ -427,7 +433,7 @@ mod tests {
         let stats = push_to(target);
         assert_eq!(*lock(&requests), 1);
         assert_eq!((stats.exported, stats.dropped), (0, 1));
-        assert_eq!(stats.failures_of("http_4xx"), 1);
+        assert_eq!(stats.failures_of(FailureCause::Http4xx), 1);
         assert_eq!(stats.last_error.as_deref(), Some("HTTP 400: no name"));
     }
 
@@ -440,7 +446,7 @@ mod tests {
         let target = PushTarget::parse(&format!("http://127.0.0.1:{port}")).unwrap();
         let stats = push_to(target);
         assert_eq!((stats.exported, stats.dropped), (0, 1));
-        assert_eq!(stats.failures_of("connect"), 3, "{stats:?}");
+        assert_eq!(stats.failures_of(FailureCause::Connect), 3, "{stats:?}");
     }
 
     #[test]
