@@ -274,8 +274,11 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     fn Shutdown(&self) -> HRESULT {
         // Unless a SIGTERM has run (or runs) the profiler's shutdown: then
         // it is not run twice.
-        let answer =
-            termination::run_shutdown(|| self.dispatch(|p, info| p.shutdown(info))).unwrap_or(S_OK);
+        let answer = if self.armed() {
+            termination::run_shutdown(|| self.dispatch(|p, info| p.shutdown(info))).unwrap_or(S_OK)
+        } else {
+            self.dispatch(|p, info| p.shutdown(info))
+        };
         // The runtime tears down once this returns: from now on every
         // ProfilerInfo (and clone) answers AFTER_SHUTDOWN instead of
         // calling it, and calls other threads have in flight finish first.
