@@ -194,6 +194,12 @@ fn bad_input_and_usage_are_errors() {
         err.contains("--refresh-interval takes a positive number"),
         "{err}"
     );
+    let (code, _, err) = corprof(&["stack"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("stack needs -p PID"), "{err}");
+    let (code, _, err) = corprof(&["stack", "-p", "1", "--duration", "-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--duration takes a number"), "{err}");
     let (code, _, err) = corprof(&["frobnicate"]);
     assert_eq!(code, 2);
     assert!(err.contains("usage:"), "{err}");
@@ -201,4 +207,5 @@ fn bad_input_and_usage_are_errors() {
     assert_eq!(code, 0);
     assert!(out.contains("corprof trace collect"));
     assert!(out.contains("corprof counters collect"));
+    assert!(out.contains("corprof stack -p PID"));
 }

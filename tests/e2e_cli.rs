@@ -1,12 +1,15 @@
 //! The `corprof` commands that read a running process's state, against the
 //! `Diag` program (tests/e2e/roslyn/Diag: a Meter `Corprof.Diag` with a
 //! counter `diag.requests` growing by 7 every 100 ms and a gauge
-//! `diag.queue` always 42, from .NET 6; an 8 MB array kept alive).
+//! `diag.queue` always 42, from .NET 6; an 8 MB array kept alive; a thread
+//! blocked in `Blocker.WaitHere`).
 //!
 //! `counters collect` (csv and json) and `counters monitor` show the
 //! runtime's `cpu-usage` and `gc-heap-size` EventCounters and the program's
 //! instruments; on .NET Core 3.1, which has no `System.Diagnostics.Metrics`,
-//! the EventCounters and the command's message saying so.
+//! the EventCounters and the command's message saying so. `stack` shows
+//! the `blocker` thread waiting in `Blocker.WaitHere` and the main thread
+//! in `Program.Main`.
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -201,5 +204,68 @@ fn counters_write_json_and_monitor_a_table() {
             .unwrap_or_else(|| panic!("no diag.queue in {last}"));
         assert_eq!(line.split_whitespace().last(), Some("42"), "{line}");
     }
+    drop(target);
+}
+
+/// The threads of `corprof stack`'s output: their frames, innermost first.
+fn threads(out: &str) -> Vec<(String, Vec<String>)> {
+    out.split("\n\n")
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| {
+            let mut lines = t.lines();
+            let head = lines.next().unwrap_or("").to_string();
+            let frames = lines.map(|l| l.trim().to_string()).collect();
+            (head, frames)
+        })
+        .collect()
+}
+
+#[test]
+fn stack_shows_the_blocked_thread_in_its_method() {
+    let rt = dotnet::runtime();
+    let target = start_diag(&rt, 30, 10);
+    let pid = target.0.id().to_string();
+    // 10 ms (dotnet-stack's default) is short on a loaded machine: 200 ms.
+    let (out, stderr) = corprof(&["stack", "-p", &pid, "--duration", "0.2"]);
+    let threads = threads(&out);
+    assert!(
+        threads
+            .iter()
+            .all(|(head, frames)| head.starts_with("Thread (0x")
+                && head.ends_with("):")
+                && !frames.is_empty()),
+        "{out}\n{stderr}"
+    );
+    // The blocker: in `Blocker.WaitHere`, below the wait (what lies below
+    // it differs: the thread's start, native on some runtimes), once.
+    let blocked: Vec<_> = threads
+        .iter()
+        .filter(|(_, f)| f.iter().any(|f| f == "Blocker.WaitHere"))
+        .collect();
+    assert_eq!(blocked.len(), 1, "{out}\n{stderr}");
+    let frames = &blocked[0].1;
+    let at = frames.iter().position(|f| f == "Blocker.WaitHere").unwrap();
+    assert!(
+        frames[..at].iter().any(|f| f.contains("WaitOne")),
+        "a wait above Blocker.WaitHere: {frames:?}"
+    );
+    // The main thread, in `Program.Main` (sleeping: `Thread.Sleep` is
+    // native on 3.1, managed later); a different thread.
+    let main: Vec<_> = threads
+        .iter()
+        .filter(|(_, f)| f.iter().any(|f| f == "Program.Main"))
+        .collect();
+    assert_eq!(main.len(), 1, "{out}");
+    if rt.major() >= 5 {
+        assert!(
+            main[0]
+                .1
+                .iter()
+                .any(|f| f == "System.Threading.Thread.Sleep"),
+            "{:?}",
+            main[0].1
+        );
+    }
+    assert_ne!(main[0].0, blocked[0].0);
     drop(target);
 }

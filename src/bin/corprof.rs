@@ -6,6 +6,7 @@
 //! corprof trace convert FILE [--format folded|pprof|speedscope] [-o FILE]
 //! corprof counters monitor -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
 //! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
+//! corprof stack -p PID [--duration SECONDS]
 //! ```
 //!
 //! `ps` lists the .NET processes of this machine (their diagnostics
@@ -18,7 +19,8 @@
 //! into CPU stacks named through the methods of the rundown (and the JIT
 //! events): folded stacks, pprof or speedscope. `counters` shows (monitor)
 //! or writes (collect) EventCounters and `System.Diagnostics.Metrics`
-//! instruments, as `dotnet-counters` does.
+//! instruments, as `dotnet-counters` does. `stack` prints every managed
+//! thread's stack now, as `dotnet-stack` does.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -40,6 +42,8 @@ use corprof::profile::{
 
 #[path = "corprof/counters.rs"]
 mod counters;
+#[path = "corprof/stack.rs"]
+mod stack;
 
 const USAGE: &str = "usage:
   corprof ps
@@ -48,6 +52,7 @@ const USAGE: &str = "usage:
   corprof counters monitor -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
   corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
                            [--format csv|json] [-o FILE]
+  corprof stack -p PID [--duration SECONDS]
 
 counters: comma-separated EventSource or Meter names, each maybe with its counters in
 brackets (System.Runtime[cpu-usage,gc-heap-size]); default System.Runtime; interval 1 s.
@@ -67,6 +72,7 @@ fn main() -> ExitCode {
         ["trace", "convert", rest @ ..] => convert(rest),
         ["counters", "monitor", rest @ ..] => counters::counters(rest, false),
         ["counters", "collect", rest @ ..] => counters::counters(rest, true),
+        ["stack", rest @ ..] => stack::stack(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             Ok(())
