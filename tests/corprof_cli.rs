@@ -1,5 +1,6 @@
 //! The `corprof` command without a runtime: `trace convert` on streams
-//! written by hand (tests/common/nettrace_writer.rs) and its errors.
+//! written by hand (tests/common/nettrace_writer.rs) and its errors, and
+//! the errors of `counters`, `stack` and `gcdump`.
 
 mod common;
 
@@ -200,6 +201,12 @@ fn bad_input_and_usage_are_errors() {
     let (code, _, err) = corprof(&["stack", "-p", "1", "--duration", "-1"]);
     assert_eq!(code, 2);
     assert!(err.contains("--duration takes a number"), "{err}");
+    let (code, _, err) = corprof(&["gcdump"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gcdump needs -p PID"), "{err}");
+    let (code, _, err) = corprof(&["gcdump", "-p", "1", "--timeout", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timeout takes a number"), "{err}");
     let (code, _, err) = corprof(&["frobnicate"]);
     assert_eq!(code, 2);
     assert!(err.contains("usage:"), "{err}");
@@ -208,4 +215,5 @@ fn bad_input_and_usage_are_errors() {
     assert!(out.contains("corprof trace collect"));
     assert!(out.contains("corprof counters collect"));
     assert!(out.contains("corprof stack -p PID"));
+    assert!(out.contains("corprof gcdump -p PID"));
 }

@@ -2,14 +2,15 @@
 //! `Diag` program (tests/e2e/roslyn/Diag: a Meter `Corprof.Diag` with a
 //! counter `diag.requests` growing by 7 every 100 ms and a gauge
 //! `diag.queue` always 42, from .NET 6; an 8 MB array kept alive; a thread
-//! blocked in `Blocker.WaitHere`).
+//! blocked in `Blocker.WaitHere`; a static list of N `DiagKept`).
 //!
 //! `counters collect` (csv and json) and `counters monitor` show the
 //! runtime's `cpu-usage` and `gc-heap-size` EventCounters and the program's
 //! instruments; on .NET Core 3.1, which has no `System.Diagnostics.Metrics`,
 //! the EventCounters and the command's message saying so. `stack` shows
 //! the `blocker` thread waiting in `Blocker.WaitHere` and the main thread
-//! in `Program.Main`.
+//! in `Program.Main`. `gcdump` counts the 1234 `DiagKept` objects the
+//! program keeps, in its histogram and in its pprof (read by Go's pprof).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -21,6 +22,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 
 use common::dotnet::{self, Runtime};
+use common::readers;
 
 const CORPROF: &str = env!("CARGO_BIN_EXE_corprof");
 
@@ -267,5 +269,66 @@ fn stack_shows_the_blocked_thread_in_its_method() {
         );
     }
     assert_ne!(main[0].0, blocked[0].0);
+    drop(target);
+}
+
+/// `gcdump`'s rows: (count, bytes, type).
+fn histogram(out: &str) -> Vec<(u64, u64, String)> {
+    out.lines()
+        .skip(1)
+        .map(|l| {
+            let mut parts = l.split_whitespace();
+            let count = parts.next().unwrap().parse().unwrap();
+            let bytes = parts.next().unwrap().parse().unwrap();
+            (count, bytes, parts.collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
+#[test]
+fn gcdump_counts_the_objects_a_program_keeps() {
+    let rt = dotnet::runtime();
+    let target = start_diag(&rt, 60, 1234);
+    let pid = target.0.id().to_string();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_cli")
+        .join(format!("gcdump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pprof = dir.join("heap.pb.gz");
+    let (out, stderr) = corprof(&["gcdump", "-p", &pid, "-o", pprof.to_str().unwrap()]);
+    assert_eq!(
+        out.lines()
+            .next()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>()),
+        Some(vec!["Count", "Bytes", "Type"]),
+        "{out}"
+    );
+    let rows = histogram(&out);
+    // Largest first.
+    assert!(rows.windows(2).all(|w| w[0].1 >= w[1].1), "{out}");
+    // Exactly the 1234 objects the static list keeps (the program makes no
+    // others), each the same size: a header and two longs (32 bytes on
+    // 64-bit).
+    let kept: Vec<_> = rows.iter().filter(|r| r.2 == "DiagKept").collect();
+    assert_eq!(kept.len(), 1, "{out}\n{stderr}");
+    assert_eq!(kept[0].0, 1234, "{out}");
+    assert_eq!(kept[0].1 % 1234, 0, "{out}");
+    assert!((24..=40).contains(&(kept[0].1 / 1234)), "{out}");
+    // The 8 MB array: the largest type.
+    assert_eq!(rows[0].2, "System.Byte[]", "{out}");
+    assert!(rows[0].1 >= 8_000_000, "{out}");
+    assert!(rows.iter().any(|r| r.2 == "System.String"), "{out}");
+    // The same in pprof, read by Go's pprof: DiagKept's objects.
+    let top = readers::go_pprof(&[
+        "-top",
+        "-nodecount=1000",
+        "-sample_index=objects",
+        pprof.to_str().unwrap(),
+    ]);
+    let line = top
+        .lines()
+        .find(|l| l.split_whitespace().last() == Some("DiagKept"))
+        .unwrap_or_else(|| panic!("no DiagKept in:\n{top}"));
+    assert_eq!(line.split_whitespace().next(), Some("1234"), "{top}");
     drop(target);
 }

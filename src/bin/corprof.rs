@@ -7,6 +7,7 @@
 //! corprof counters monitor -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
 //! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
 //! corprof stack -p PID [--duration SECONDS]
+//! corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
 //! ```
 //!
 //! `ps` lists the .NET processes of this machine (their diagnostics
@@ -20,7 +21,9 @@
 //! events): folded stacks, pprof or speedscope. `counters` shows (monitor)
 //! or writes (collect) EventCounters and `System.Diagnostics.Metrics`
 //! instruments, as `dotnet-counters` does. `stack` prints every managed
-//! thread's stack now, as `dotnet-stack` does.
+//! thread's stack now, as `dotnet-stack` does. `gcdump` prints a type
+//! histogram of the live heap and writes it as pprof, from a heap dump
+//! asked for as `dotnet-gcdump` does.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -42,6 +45,8 @@ use corprof::profile::{
 
 #[path = "corprof/counters.rs"]
 mod counters;
+#[path = "corprof/gcdump.rs"]
+mod gcdump;
 #[path = "corprof/stack.rs"]
 mod stack;
 
@@ -53,6 +58,7 @@ const USAGE: &str = "usage:
   corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
                            [--format csv|json] [-o FILE]
   corprof stack -p PID [--duration SECONDS]
+  corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
 
 counters: comma-separated EventSource or Meter names, each maybe with its counters in
 brackets (System.Runtime[cpu-usage,gc-heap-size]); default System.Runtime; interval 1 s.
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
         ["counters", "monitor", rest @ ..] => counters::counters(rest, false),
         ["counters", "collect", rest @ ..] => counters::counters(rest, true),
         ["stack", rest @ ..] => stack::stack(rest),
+        ["gcdump", rest @ ..] => gcdump::gcdump(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             Ok(())
