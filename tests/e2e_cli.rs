@@ -91,7 +91,7 @@ fn counters_show_the_runtime_and_a_custom_meter() {
         "-p",
         &pid,
         "--counters",
-        "System.Runtime[cpu-usage,gc-heap-size],Corprof.Diag",
+        "System.Runtime[cpu-usage,gc-heap-size,alloc-rate],Corprof.Diag",
         "--duration",
         "5",
     ]);
@@ -110,10 +110,17 @@ fn counters_show_the_runtime_and_a_custom_meter() {
     // The program keeps an 8 MB array: at least that, not gigabytes (MB;
     // .NET Core 3.1 counts 10^6 bytes, later runtimes too).
     assert!(heap.iter().all(|v| *v >= 8.0 && *v < 1024.0), "{heap:?}");
-    // The filter keeps only the two runtime counters.
+    // A `Sum` counter: the bytes allocated per interval; the program
+    // allocates about 10 KB a second.
+    let alloc = values(&csv, "System.Runtime", "alloc-rate", "Sum");
+    assert!(alloc.len() >= 2, "alloc-rate: {alloc:?}\n{csv}");
+    assert!(alloc.iter().all(|v| *v >= 0.0), "{alloc:?}");
+    assert!(alloc.iter().any(|v| *v >= 1000.0), "{alloc:?}");
+    // The filter keeps only the three runtime counters.
     assert!(
         csv.lines().skip(1).all(|l| l.contains(",cpu-usage,")
             || l.contains(",gc-heap-size,")
+            || l.contains(",alloc-rate,")
             || l.contains(",Corprof.Diag,")),
         "{csv}"
     );
