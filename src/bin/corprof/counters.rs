@@ -486,6 +486,93 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use corprof::nettrace::{Field, FieldType, Metadata};
+    use corprof::GUID;
+    use std::sync::Arc;
+
+    /// An event of the metrics provider with string fields.
+    fn metrics_event(name: &str, fields: &[(&str, &str)]) -> Event {
+        let mut payload = Vec::new();
+        for (_, value) in fields {
+            for unit in value.encode_utf16().chain([0]) {
+                payload.extend(unit.to_le_bytes());
+            }
+        }
+        Event {
+            metadata: Arc::new(Metadata {
+                metadata_id: 1,
+                provider: METRICS_PROVIDER.to_string(),
+                event_id: 5,
+                name: name.to_string(),
+                keywords: TIME_SERIES_VALUES,
+                version: 0,
+                level: INFORMATIONAL,
+                opcode: None,
+                fields: fields
+                    .iter()
+                    .map(|(n, _)| Field {
+                        name: n.to_string(),
+                        ty: FieldType::String,
+                    })
+                    .collect(),
+            }),
+            sequence_number: 1,
+            thread_id: 1,
+            capture_thread_id: 1,
+            processor: 0,
+            timestamp: 0,
+            activity_id: GUID::default(),
+            related_activity_id: GUID::default(),
+            stack_id: 0,
+            stack: Arc::from(Vec::new()),
+            payload,
+            sorted: true,
+            pointer_size: 8,
+        }
+    }
+
+    fn gauge(session: &str, value: &str, tags: &str) -> Event {
+        metrics_event(
+            "GaugeValuePublished",
+            &[
+                ("sessionId", session),
+                ("meterName", "M"),
+                ("meterVersion", ""),
+                ("instrumentName", "queue"),
+                ("unit", "{item}"),
+                ("tags", tags),
+                ("lastValue", value),
+            ],
+        )
+    }
+
+    #[test]
+    fn metrics_events_of_this_session_only() {
+        assert_eq!(
+            read_event(&gauge("S", "42", ""), "S", 1.5),
+            Seen::Reading(Reading {
+                time: 1.5,
+                provider: "M".to_string(),
+                name: "queue".to_string(),
+                unit: "{item}".to_string(),
+                kind: "Gauge",
+                value: 42.0,
+            })
+        );
+        match read_event(&gauge("S", "1.5", "k=v,x=y"), "S", 0.0) {
+            Seen::Reading(r) => assert_eq!((r.name.as_str(), r.value), ("queue[k=v,x=y]", 1.5)),
+            other => panic!("{other:?}"),
+        }
+        // Another session's, and an interval without a value.
+        assert_eq!(read_event(&gauge("T", "42", ""), "S", 0.0), Seen::Nothing);
+        assert_eq!(read_event(&gauge("S", "", ""), "S", 0.0), Seen::Nothing);
+        assert_eq!(read_event(&gauge("S", "x", ""), "S", 0.0), Seen::Nothing);
+        let error = metrics_event("Error", &[("sessionId", "S"), ("errorMessage", "boom")]);
+        assert_eq!(
+            read_event(&error, "S", 0.0),
+            Seen::Problem(format!("{METRICS_PROVIDER}: boom"))
+        );
+    }
 
     #[test]
     fn lists_split_outside_brackets() {
