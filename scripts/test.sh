@@ -100,9 +100,10 @@ for r in 10.0 11.0; do
 done
 
 E2E_OLDER=(--test e2e_runtime --test e2e_sampler --test e2e_services --test e2e_calltarget
-    --test e2e_hooks --test e2e_web --test e2e_coverage --test e2e_termination --test e2e_trace)
+    --test e2e_hooks --test e2e_web --test e2e_coverage --test e2e_termination --test e2e_trace
+    --test e2e_cli)
 for r in 8.0 9.0; do
-    step "end-to-end on CoreCLR $r: the harness, sampler, services, CallTarget, hooks, web, coverage, termination and trace suites"
+    step "end-to-end on CoreCLR $r: the harness, sampler, services, CallTarget, hooks, web, coverage, termination, trace and cli suites"
     CORPROF_RUNTIME=$r tests cargo test "${E2E_OLDER[@]}"
 done
 

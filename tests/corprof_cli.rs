@@ -1,5 +1,6 @@
 //! The `corprof` command without a runtime: `trace convert` on streams
-//! written by hand (tests/common/nettrace_writer.rs) and its errors.
+//! written by hand (tests/common/nettrace_writer.rs) and its errors, and
+//! the errors of `counters`, `stack` and `gcdump`.
 
 mod common;
 
@@ -167,10 +168,52 @@ fn bad_input_and_usage_are_errors() {
     let (code, _, err) = corprof(&["trace", "collect"]);
     assert_eq!(code, 2);
     assert!(err.contains("needs -p PID"), "{err}");
+    let (code, _, err) = corprof(&["counters", "collect"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("counters needs -p PID"), "{err}");
+    for (list, says) in [
+        ("System.Runtime[cpu-usage", "unbalanced brackets"),
+        ("A]", "unbalanced brackets"),
+        ("A[b]c", "has text after"),
+        (",", "names no provider"),
+        ("A;b=c", "is not a provider name"),
+    ] {
+        // The list is refused before the process is looked for.
+        let (code, _, err) = corprof(&["counters", "monitor", "-p", "1", "--counters", list]);
+        assert_eq!(code, 2, "{list}");
+        assert!(err.contains(says), "{list}: {err}");
+    }
+    let (code, _, err) = corprof(&["counters", "collect", "-p", "1", "--format", "xml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown format xml (csv, json)"), "{err}");
+    let (code, _, err) = corprof(&["counters", "monitor", "-p", "1", "--format", "csv"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("are collect's"), "{err}");
+    let (code, _, err) = corprof(&["counters", "collect", "-p", "1", "--refresh-interval", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--refresh-interval takes a positive number"),
+        "{err}"
+    );
+    let (code, _, err) = corprof(&["stack"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("stack needs -p PID"), "{err}");
+    let (code, _, err) = corprof(&["stack", "-p", "1", "--duration", "-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--duration takes a number"), "{err}");
+    let (code, _, err) = corprof(&["gcdump"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("gcdump needs -p PID"), "{err}");
+    let (code, _, err) = corprof(&["gcdump", "-p", "1", "--timeout", "x"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timeout takes a number"), "{err}");
     let (code, _, err) = corprof(&["frobnicate"]);
     assert_eq!(code, 2);
     assert!(err.contains("usage:"), "{err}");
     let (code, out, _) = corprof(&["--help"]);
     assert_eq!(code, 0);
     assert!(out.contains("corprof trace collect"));
+    assert!(out.contains("corprof counters collect"));
+    assert!(out.contains("corprof stack -p PID"));
+    assert!(out.contains("corprof gcdump -p PID"));
 }

@@ -4,6 +4,10 @@
 //! corprof ps
 //! corprof trace collect -p PID [--duration SECONDS] [--providers LIST] [--no-rundown] [-o FILE]
 //! corprof trace convert FILE [--format folded|pprof|speedscope] [-o FILE]
+//! corprof counters monitor -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
+//! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
+//! corprof stack -p PID [--duration SECONDS]
+//! corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
 //! ```
 //!
 //! `ps` lists the .NET processes of this machine (their diagnostics
@@ -14,7 +18,12 @@
 //! (`Microsoft-DotNETCore-SampleProfiler`) with the runtime's loader and
 //! JIT events. `trace convert` turns the samples of a `.nettrace` file
 //! into CPU stacks named through the methods of the rundown (and the JIT
-//! events): folded stacks, pprof or speedscope.
+//! events): folded stacks, pprof or speedscope. `counters` shows (monitor)
+//! or writes (collect) EventCounters and `System.Diagnostics.Metrics`
+//! instruments, as `dotnet-counters` does. `stack` prints every managed
+//! thread's stack now, as `dotnet-stack` does. `gcdump` prints a type
+//! histogram of the live heap and writes it as pprof, from a heap dump
+//! asked for as `dotnet-gcdump` does.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -24,7 +33,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use corprof::diagnostics::{discovery, DiagnosticsClient, Provider, Rundown, SessionConfig};
+use corprof::diagnostics::{
+    discovery, DiagnosticsClient, EventPipeSession, Provider, Rundown, SessionConfig,
+};
 use corprof::nettrace::{
     Event, NettraceReader, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER,
 };
@@ -32,11 +43,25 @@ use corprof::profile::{
     write_folded, write_speedscope, Frames, Pprof, SpeedscopeProfile, StackTree,
 };
 
+#[path = "corprof/counters.rs"]
+mod counters;
+#[path = "corprof/gcdump.rs"]
+mod gcdump;
+#[path = "corprof/stack.rs"]
+mod stack;
+
 const USAGE: &str = "usage:
   corprof ps
   corprof trace collect -p PID [--duration SECONDS] [--providers LIST] [--no-rundown] [-o FILE]
   corprof trace convert FILE [--format folded|pprof|speedscope] [-o FILE]
+  corprof counters monitor -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
+  corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS]
+                           [--format csv|json] [-o FILE]
+  corprof stack -p PID [--duration SECONDS]
+  corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
 
+counters: comma-separated EventSource or Meter names, each maybe with its counters in
+brackets (System.Runtime[cpu-usage,gc-heap-size]); default System.Runtime; interval 1 s.
 providers: comma-separated Name[:Keywords[:Level[:key=value;...]]] (dotnet-trace's syntax);
 default: Microsoft-DotNETCore-SampleProfiler,Microsoft-Windows-DotNETRuntime:0x18:4";
 
@@ -51,6 +76,10 @@ fn main() -> ExitCode {
         ["ps"] => ps(),
         ["trace", "collect", rest @ ..] => collect(rest),
         ["trace", "convert", rest @ ..] => convert(rest),
+        ["counters", "monitor", rest @ ..] => counters::counters(rest, false),
+        ["counters", "collect", rest @ ..] => counters::counters(rest, true),
+        ["stack", rest @ ..] => stack::stack(rest),
+        ["gcdump", rest @ ..] => gcdump::gcdump(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             Ok(())
@@ -135,6 +164,27 @@ fn ps() -> Result<(), String> {
     Ok(())
 }
 
+/// Starts a session in `pid`. A runtime that has just started creates its
+/// socket before it listens on it: a refused connection is tried again for
+/// a few seconds.
+fn start_session(
+    client: &DiagnosticsClient,
+    config: &SessionConfig,
+    pid: u32,
+) -> Result<EventPipeSession, String> {
+    let begin = std::time::Instant::now();
+    loop {
+        match client.start_session(config) {
+            Err(corprof::diagnostics::Error::Connect { .. })
+                if begin.elapsed() < Duration::from_secs(5) =>
+            {
+                thread::sleep(Duration::from_millis(50));
+            }
+            other => return other.map_err(|e| format!("starting the session in {pid}: {e}")),
+        }
+    }
+}
+
 /// Copies what is read to a file as it goes.
 struct Tee<R, W> {
     source: R,
@@ -195,19 +245,7 @@ fn collect(args: &[&str]) -> Result<(), String> {
         config.rundown = Rundown::None;
     }
     let client = DiagnosticsClient::for_process(pid).map_err(|e| e.to_string())?;
-    // A runtime that has just started creates its socket before it listens
-    // on it: a refused connection is tried again for a few seconds.
-    let begin = std::time::Instant::now();
-    let session = loop {
-        match client.start_session(&config) {
-            Err(corprof::diagnostics::Error::Connect { .. })
-                if begin.elapsed() < Duration::from_secs(5) =>
-            {
-                thread::sleep(Duration::from_millis(50));
-            }
-            other => break other.map_err(|e| format!("starting the session in {pid}: {e}"))?,
-        }
-    };
+    let session = start_session(&client, &config, pid)?;
     let stopper = session.stopper();
     let file = File::create(&output).map_err(|e| format!("{output}: {e}"))?;
     eprintln!(
