@@ -109,11 +109,12 @@ fn samples_wraps_and_logs_jit_compilations_in_one_profiler() {
     // Walks in every mode (suspensions only in suspend-runtime mode).
     let walks: u64 = summary["walks"].parse().unwrap();
     assert!(walks > 0, "{summary:?}\n{}", run.describe());
-    // 3.1 has no allocation events: no allocation samples by default.
-    let source = if runtime.major() >= 5 {
-        "allocation-tick"
-    } else {
-        "off"
+    // 3.1 has no allocation events: no allocation samples by default; 5
+    // to 9 sample from GCAllocationTick, 10 and later from AllocationSampled.
+    let source = match runtime.major() {
+        10.. => "allocation-sampled",
+        5.. => "allocation-tick",
+        _ => "off",
     };
     assert_eq!(summary["allocation_source"], source, "{summary:?}");
     assert!(dir.join("profile.pb.gz").is_file());
