@@ -191,9 +191,11 @@ fn hot_holds_three_quarters_of_the_cpu_time() {
         (0.70..=0.80).contains(&share),
         "Hot's share of Hot+Warm CPU time is {share:.3}, not 0.75 +- 0.05:\n{text}"
     );
-    // The spinners ran for 3 s each: their CPU time is there (most of it;
-    // the machine may have fewer cores than busy threads).
-    assert!(hot + warm > 0.4 * 2.0 * SPIN_SECONDS, "{text}");
+    // The spinners ran for 3 s each: their CPU time is there. How much CPU
+    // they get depends on the machine's load, not on the sampler: 2 x 3 s
+    // on 2 idle cores, 2.02 s at load 19-20 and 1.75 s in a CI run beside
+    // two other e2e runs (both on 2 cores): at least a fifth of 2 x 3 s.
+    assert!(hot + warm > 0.2 * 2.0 * SPIN_SECONDS, "{text}");
 }
 
 #[test]
