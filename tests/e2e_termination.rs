@@ -171,6 +171,24 @@ fn hits(text: &str, needle: &str) -> u64 {
         .unwrap_or_else(|| panic!("no DA for line {line} ({needle:?}):\n{text}"))
 }
 
+/// A profiled run that SIGTERM ended ended as the unprofiled `plain` run
+/// did (the same exit code or signal), and corprof's handler ran (said so
+/// on stderr) exactly where the runtime itself does not shut down on the
+/// signal.
+fn assert_ends_as_without_the_profiler(rt: &Runtime, ended: &Ended, plain: &Ended) {
+    assert_eq!(
+        (ended.status.code(), ended.signal()),
+        (plain.status.code(), plain.signal()),
+        "as without the profiler: {plain:?}\n{ended:?}"
+    );
+    assert_eq!(
+        ended.stderr.contains(FLUSHING),
+        !runtime_handles_sigterm(rt),
+        "{}",
+        ended.stderr
+    );
+}
+
 /// Before .NET 6 there is no `PosixSignalRegistration`: the program says
 /// so and exits 3.
 fn assert_needs_net6(rt: &Runtime, mode: &str) {
@@ -208,18 +226,7 @@ fn coverage_is_reported_when_sigterm_ends_a_program_without_a_handler() {
     let plain = run_and_terminate("none", None, Duration::from_millis(300));
     let dir = fresh_dir("coverage");
     let ended = run_and_terminate("none", Some(&coverage(&dir)), Duration::from_secs(1));
-    assert_eq!(
-        (ended.status.code(), ended.signal()),
-        (plain.status.code(), plain.signal()),
-        "as without the profiler: {plain:?}\n{ended:?}"
-    );
-    // corprof's handler runs only where the runtime has none.
-    assert_eq!(
-        ended.stderr.contains(FLUSHING),
-        !runtime_handles_sigterm(&rt),
-        "{}",
-        ended.stderr
-    );
+    assert_ends_as_without_the_profiler(&rt, &ended, &plain);
     let text = lcov(&dir);
     assert_eq!(hits(&text, "Console.WriteLine(\"ready\")"), 1, "{text}");
     assert!(hits(&text, "total += Work.Step(i)") > 1000, "{text}");
@@ -236,11 +243,7 @@ fn the_samplers_last_period_is_written_when_sigterm_ends_the_program() {
     let dir = fresh_dir("sampler");
     let plain = run_and_terminate("none", None, Duration::from_millis(300));
     let ended = run_and_terminate("none", Some(&sampler(&dir)), Duration::from_millis(2500));
-    assert_eq!(
-        (ended.status.code(), ended.signal()),
-        (plain.status.code(), plain.signal()),
-        "as without the profiler: {plain:?}\n{ended:?}"
-    );
+    assert_ends_as_without_the_profiler(&dotnet::runtime(), &ended, &plain);
     let mut periods: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -318,17 +321,7 @@ fn an_application_that_only_observes_the_signal_still_gets_the_report() {
     let ended = run_and_terminate("observe", Some(&coverage(&dir)), Duration::from_millis(500));
     assert!(ended.stdout.contains("observed\n"), "{ended:?}");
     let plain = run_and_terminate("observe", None, Duration::from_millis(300));
-    assert_eq!(
-        (ended.status.code(), ended.signal()),
-        (plain.status.code(), plain.signal()),
-        "as without the profiler: {plain:?}\n{ended:?}"
-    );
-    assert_eq!(
-        ended.stderr.contains(FLUSHING),
-        !runtime_handles_sigterm(&rt),
-        "{}",
-        ended.stderr
-    );
+    assert_ends_as_without_the_profiler(&rt, &ended, &plain);
     let text = lcov(&dir);
     assert_eq!(hits(&text, "Console.WriteLine(\"observed\")"), 1, "{text}");
     assert!(hits(&text, "total += Work.Step(i)") > 1000, "{text}");
