@@ -37,6 +37,9 @@
 #   calltarget   examples/call_target.rs (release), NoopIntegration, wrapping a
 #                framework method (EndpointMiddleware.Invoke, ReadyToRun) and
 #                one of the app's own (WebApp.Handlers.Json)
+#   coverage     examples/coverage.rs (release): line and branch coverage of the
+#                app's own assembly (CORPROF_COVERAGE_INCLUDE='[WebApp]*'), the
+#                report written at shutdown
 # CORPROF_RUNTIME picks the runtime and its ASP.NET Core (10.0 when unset;
 # 3.1, 8.0, 9.0, 11.0).
 set -euo pipefail
@@ -101,6 +104,13 @@ config_env() {
             echo "DOTNET_STARTUP_HOOKS=$calltarget_helper"
             echo "CORPROF_CALLTARGET_INTEGRATION=CorProf.CallTarget.NoopIntegration"
             ;;
+        coverage)
+            echo "CORECLR_ENABLE_PROFILING=1"
+            echo "CORECLR_PROFILER={2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60}"
+            echo "CORECLR_PROFILER_PATH=$PWD/target/release/examples/libcoverage.so"
+            echo "CORPROF_COVERAGE_DIR=$scratch/profile"
+            echo "CORPROF_COVERAGE_INCLUDE=[WebApp]*"
+            ;;
         *) die "unknown configuration '$1' (see the top of scripts/bench-web.sh)" ;;
     esac
 }
@@ -109,6 +119,7 @@ example_of() {
     case "$1" in
         sampler*) echo sampler ;;
         calltarget) echo call_target ;;
+        coverage) echo coverage ;;
     esac
 }
 
@@ -213,6 +224,11 @@ run() {
             grep -q '^calltarget: wrapped WebApp.Handlers::Json$' "$scratch/server.err" &&
             ! grep -q -e 'left unchanged' -e 'not instrumenting' "$scratch/server.err" ||
             die "$config: the targets were not both wrapped: $(grep '^calltarget: ' "$scratch/server.err" | head -n 5)"
+    fi
+    if [ "$config" = coverage ]; then
+        # The report of the app's own code, written at shutdown.
+        grep -q '^SF:.*Program\.cs$' "$scratch"/profile/coverage-*.info 2>/dev/null ||
+            die "$config: no coverage report of WebApp's Program.cs: $(grep '^coverage: ' "$scratch/server.err" | tail -n 3)"
     fi
     python3 - "$report" <<'EOF'
 import re, sys
