@@ -59,17 +59,19 @@ run() { # with|without -> prints "wall_ms work_ms cpu_ms"; stderr kept in $out/e
 }
 
 run without >/dev/null # warm the file cache
-with=() without=() with_work=() without_work=() with_cpu=() without_cpu=() rewrite=()
+with=() without=() with_work=() without_work=() with_cpu=() without_cpu=() rewrite=() inlines=()
 for ((i = 0; i < pairs; i++)); do
     for which in $( ((i % 2 == 0)) && echo "without with" || echo "with without"); do
         read -r wall work cpu < <(run "$which")
         if [ "$which" = with ]; then
             with+=("$wall"); with_work+=("$work"); with_cpu+=("$cpu")
+            # What this instrumented run's summary said ($out/err: the last run's stderr).
+            rewrite+=("$(sed -n 's/.*failed; \([0-9.]*\) us of rewriting per method.*/\1/p' "$out/err" | tail -n 1)")
+            inlines+=("$(sed -n 's/.* \([0-9]*\) inlinings of instrumented methods, \([0-9]*\) refused.*/\1 inlined, \2 refused/p' "$out/err" | tail -n 1)")
         else
             without+=("$wall"); without_work+=("$work"); without_cpu+=("$cpu")
         fi
     done
-    rewrite+=("$(sed -n 's/.*failed; \([0-9.]*\) us of rewriting per method.*/\1/p' "$out/err" | tail -n 1)")
 done
 a=$(printf '%s\n' "${without[@]}" | median)
 b=$(printf '%s\n' "${with[@]}" | median)
@@ -85,4 +87,4 @@ echo "|---|---|---|---|---|"
 echo "| without a profiler | $ac | $a | $aw | ${without_cpu[*]} |"
 echo "| coverage example (lines and branches) | $bc | $b | $bw | ${with_cpu[*]} |"
 echo
-echo "Ratio instrumented/uninstrumented: process CPU time $(python3 -c "print(f'{$bc / $ac:.2f}x')"), process wall time $(python3 -c "print(f'{$b / $a:.2f}x')"), the work alone $(python3 -c "print(f'{$bw / $aw:.2f}x')"). Rewriting per instrumented method (median of the runs): $r us."
+echo "Ratio instrumented/uninstrumented: process CPU time $(python3 -c "print(f'{$bc / $ac:.2f}x')"), process wall time $(python3 -c "print(f'{$b / $a:.2f}x')"), the work alone $(python3 -c "print(f'{$bw / $aw:.2f}x')"). Rewriting per instrumented method (median of the runs): $r us. Inlinings of instrumented methods, per run: $(printf '%s\n' "${inlines[@]}" | sort | uniq -c | sed 's/^ *\([0-9]*\) /\1 runs: /' | paste -sd';' | sed 's/;/; /g')."

@@ -229,6 +229,7 @@ run() {
         # The report of the app's own code, written at shutdown.
         grep -q '^SF:.*Program\.cs$' "$scratch"/profile/coverage-*.info 2>/dev/null ||
             die "$config: no coverage report of WebApp's Program.cs: $(grep '^coverage: ' "$scratch/server.err" | tail -n 3)"
+        log "$config: $(sed -n 's/^coverage: \([0-9]* methods instrumented\).*rewriting per method; \(.*refused\)).*/\1, \2/p' "$scratch/server.err" | tail -n 1)"
     fi
     python3 - "$report" <<'EOF'
 import re, sys
