@@ -147,11 +147,12 @@ impl CallTreeProfiler {
         });
         std::fs::write(dir.join("profile.pb.gz"), pprof.encode_gzip())?;
         Ok(format!(
-            "wrote {}: {} paths, {} threads, unbalanced={} open_frames={}",
+            "wrote {}: {} paths, {} threads, unbalanced={} closed_without_leave={} open_frames={}",
             dir.display(),
             tree.len() - 1,
             report.threads,
             report.unbalanced,
+            report.closed_without_leave,
             report.open_frames
         ))
     }

@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 use common::browser;
 use common::dotnet::{self, Profiler};
 use common::readers::{self, go_pprof};
+use common::runtime_async::run_runtime_async;
 
 const CALL_TREE: &str = "3C1F5E2A-7B9D-4E61-A8C4-5D2E9F0B1A73";
 const NS: &str = "E2E.CallTree.";
@@ -169,6 +170,8 @@ fn assert_sound(run: &Run) {
     );
     assert_eq!(s["unbalanced"], "0", "{s:?}");
     assert_eq!(s["open_frames"], "0", "{s:?}");
+    // Synchronous code: every frame closes by its leave (or its unwind).
+    assert_eq!(s["closed_without_leave"], "0", "{s:?}");
 }
 
 /// The exact calls of `CallTree`, as its source makes them.
@@ -630,4 +633,71 @@ fn installing_hooks_after_initialize_returns_the_runtimes_error() {
         "no COR_PRF_MONITOR_ENTERLEAVE left in {mask:#x}"
     );
     assert!(run.calls.is_empty(), "nothing was hooked: {:?}", run.calls);
+}
+
+/// Runtime async on 11: a method that suspends at an `await` gets no leave
+/// hook, and its resumption enters it again on a thread-pool thread. With
+/// every function hooked (so a thread's next work item enters at or above
+/// a suspended frame's depth), the call tree closes the suspended frames
+/// without a leave and stays balanced, and no method nests under one it
+/// never called. Older runtimes refuse the program (asserted).
+#[test]
+fn runtime_async_frames_close_when_they_suspend() {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_hooks")
+        .join(format!("runtime-async-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("call_tree_modes")
+        .unwrap_or_else(|error| panic!("building fixture call_tree_modes: {error}"));
+    let profiler = Profiler::new(library, CALL_TREE)
+        .with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_CALLTREE_FILTER", "");
+    let Some(out) = run_runtime_async(&runtime, &profiler, 2) else {
+        return; // refused, as asserted
+    };
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
+    assert_eq!(summary["unbalanced"], "0", "{summary:?}");
+    // The suspensions happened (each method awaits something that
+    // suspends), and their frames were closed without a leave.
+    let closed: u64 = summary["closed_without_leave"].parse().unwrap();
+    assert!(closed >= 12, "{summary:?}");
+    // The program's own frames, per path (framework frames left out).
+    let calls = parse_folded(&fs::read_to_string(dir.join("calls.folded")).unwrap());
+    let program = "E2E.RuntimeAsync.Program.";
+    let mut paths: BTreeMap<Vec<&str>, u64> = BTreeMap::new();
+    for (path, n) in &calls {
+        let own: Vec<&str> = path
+            .split(';')
+            .filter_map(|frame| frame.strip_prefix(program))
+            .collect();
+        if !own.is_empty() {
+            *paths.entry(own).or_default() += n;
+        }
+    }
+    // Main calls Run, whose Task-returning thunk calls its async variant
+    // (two FunctionIDs, one name); Run awaits the six methods.
+    let callees = [
+        "Twice",
+        "Shout",
+        "Pause",
+        "Fail",
+        "Echo<System.__Canon>",
+        "Tick",
+    ];
+    for path in paths.keys() {
+        for pair in path.windows(2) {
+            let allowed = matches!(pair, ["Main", "Run"] | ["Run", "Run"])
+                || (pair[0] == "Run" && callees.contains(&pair[1]));
+            assert!(allowed, "{} under {} in {path:?}", pair[1], pair[0]);
+        }
+    }
+    for callee in callees {
+        assert!(
+            paths.keys().any(|p| p.ends_with(&["Run", callee])),
+            "no Run;{callee} in {paths:?}"
+        );
+    }
+    assert!(paths.contains_key(&vec!["Main", "Run", "Run"]), "{paths:?}");
 }

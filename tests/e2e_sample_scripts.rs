@@ -233,7 +233,10 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
     // The profiler's last line: every shadow stack balanced.
     let last = stderr.lines().find(|l| l.starts_with("call_tree: wrote "));
     let last = last.unwrap_or_else(|| panic!("no `call_tree: wrote` in {stderr}"));
-    assert!(last.ends_with(" unbalanced=0 open_frames=0"), "{last}");
+    assert!(
+        last.ends_with(" unbalanced=0 closed_without_leave=0 open_frames=0"),
+        "{last}"
+    );
     let svg = fs::read_to_string(out.join("flame.svg")).unwrap();
     assert!(svg.starts_with("<?xml") || svg.starts_with("<svg"), "{svg}");
     // Main, the widest frame: `Checkout` takes microseconds of a run whose

@@ -29,15 +29,32 @@ struct Node<C: 'static> {
 /// One thread's tree and shadow stack.
 struct Shadow<C: 'static> {
     nodes: Vec<Node<C>>,
-    /// Open frames: (node, entered at, function).
-    stack: Vec<(usize, Instant, FunctionID)>,
-    /// Leaves with no open frame, or whose function was not the top one.
+    /// Open frames, innermost last.
+    stack: Vec<Open>,
+    /// Leaves of a function with no open frame on this thread.
     unbalanced: u64,
+    /// Frames found ended without their leave (see [`CallTree::enter`]).
+    closed_without_leave: u64,
+    /// When this thread last entered or left a hooked function: the latest
+    /// time a frame found ended at its next enter can have ended.
+    last_event: Option<Instant>,
     /// The functions whose unwind began (unwind-enter) and has not ended
     /// (unwind-leave), oldest first: one, or more when a `finally` block
     /// run by the unwind threw again (see [`CallTree::catcher_enter`]).
     /// Bounded: a thread has only so many nested exceptions.
     unwinding: Vec<FunctionID>,
+}
+
+/// An open frame of a thread's shadow stack.
+#[derive(Clone, Copy)]
+struct Open {
+    node: usize,
+    entered: Instant,
+    function: FunctionID,
+    /// Where the thread's stack was when the enter hook recorded the frame
+    /// (the address of a local of [`CallTree::enter`]): a callee's is lower
+    /// than its caller's (stacks grow down on every target CoreCLR runs on).
+    depth: usize,
 }
 
 impl<C: 'static> Shadow<C> {
@@ -52,13 +69,34 @@ impl<C: 'static> Shadow<C> {
             nodes: vec![root],
             stack: Vec::new(),
             unbalanced: 0,
+            closed_without_leave: 0,
+            last_event: None,
             unwinding: Vec::new(),
         }
     }
 
-    fn enter(&mut self, function: &'static Hooked<C>, at: Instant) {
+    /// `depth`: the stack position of this enter, or `None` for "nested in
+    /// the innermost open frame" (the unit tests' calls, made from one
+    /// stack depth, simulate nesting with it).
+    fn enter(&mut self, function: &'static Hooked<C>, at: Instant, depth: Option<usize>) {
+        let depth = match depth {
+            Some(depth) => {
+                // A frame recorded at or below this call's depth is not one
+                // of its callers: it ended without a leave hook.
+                let ended_by = self.last_event.unwrap_or(at);
+                while self.stack.last().is_some_and(|top| top.depth <= depth) {
+                    self.close_without_leave(ended_by);
+                }
+                depth
+            }
+            None => self
+                .stack
+                .last()
+                .map_or(usize::MAX, |top| top.depth.saturating_sub(1)),
+        };
+        self.last_event = Some(at);
         let key = function as *const Hooked<C> as usize;
-        let parent = self.stack.last().map_or(0, |frame| frame.0);
+        let parent = self.stack.last().map_or(0, |frame| frame.node);
         let known = self.nodes[parent].children.iter().find(|c| c.0 == key);
         let node = match known {
             Some(&(_, node)) => node,
@@ -74,23 +112,55 @@ impl<C: 'static> Shadow<C> {
                 node
             }
         };
-        self.stack.push((node, at, function.function()));
+        self.stack.push(Open {
+            node,
+            entered: at,
+            function: function.function(),
+            depth,
+        });
     }
 
+    /// `function` left. When its frame is not the innermost, the frames
+    /// above it ended without a leave (a runtime-async method that
+    /// suspended, on 11; a frame an exception unwound unseen): they close
+    /// first, at this time. A leave of a function with no open frame closes
+    /// nothing and is counted as unbalanced.
     fn leave(&mut self, function: FunctionID, at: Instant) {
-        match self.stack.pop() {
-            Some((node, entered, open)) => {
-                if open != function {
-                    self.unbalanced += 1;
-                }
-                let node = &mut self.nodes[node];
-                node.calls += 1;
-                let nanos = at.saturating_duration_since(entered).as_nanos();
-                node.nanos += u64::try_from(nanos).unwrap_or(u64::MAX);
-            }
-            None => self.unbalanced += 1,
+        self.last_event = Some(at);
+        let Some(position) = self.stack.iter().rposition(|f| f.function == function) else {
+            self.unbalanced += 1;
+            return;
+        };
+        while self.stack.len() > position + 1 {
+            self.close_without_leave(at);
+        }
+        self.close(at);
+    }
+
+    /// Closes the innermost frame, ended at `at`.
+    fn close(&mut self, at: Instant) {
+        if let Some(open) = self.stack.pop() {
+            let node = &mut self.nodes[open.node];
+            node.calls += 1;
+            let nanos = at.saturating_duration_since(open.entered).as_nanos();
+            node.nanos = node
+                .nanos
+                .saturating_add(u64::try_from(nanos).unwrap_or(u64::MAX));
         }
     }
+
+    fn close_without_leave(&mut self, at: Instant) {
+        self.closed_without_leave += 1;
+        self.close(at);
+    }
+}
+
+/// Where this thread's stack is now: the address of a local. Only ever
+/// compared with another call's from the same place (the enter hook).
+#[inline(always)]
+fn stack_depth() -> usize {
+    let marker = 0u8;
+    core::hint::black_box(&marker) as *const u8 as usize
 }
 
 std::thread_local! {
@@ -135,8 +205,13 @@ pub struct CallTreeReport {
     pub frames: Frames,
     /// The threads that entered a hooked function.
     pub threads: usize,
-    /// Leaves that found no open frame, or another function's.
+    /// Leaves of a function with no open frame on their thread.
     pub unbalanced: u64,
+    /// Frames found ended without a leave hook, and closed then: a
+    /// runtime-async method that suspended at an `await` (.NET 11 calls no
+    /// leave hook there), or a frame an exception unwound with no unwind
+    /// callbacks (see [`CallTree::enter`]).
+    pub closed_without_leave: u64,
     /// Frames still open (entered, not left) when the report was made.
     pub open_frames: usize,
 }
@@ -179,15 +254,45 @@ impl<C: Send + Sync + 'static> CallTree<C> {
         })
     }
 
-    /// `function` was entered on this thread.
+    /// `function` was entered on this thread. Call it from the enter hook
+    /// only (one place: the frames' stack positions are compared).
+    ///
+    /// A frame still open on this thread's shadow stack whose enter was
+    /// recorded at this call's stack depth or deeper is not a caller of
+    /// `function`: it ended without a leave hook, and closes now (at the
+    /// thread's previous hook event, the latest it can have ended). On .NET
+    /// 11 a runtime-async method that suspends at an `await` gets no leave
+    /// hook, and its resumption enters it again on a thread-pool thread
+    /// (dotnet/runtime#122488); [`leave`](Self::leave) closes such frames
+    /// when an outer function returns, and this when the thread goes on to
+    /// other work. Both are counted in
+    /// [`CallTreeReport::closed_without_leave`].
     pub fn enter(&self, function: &Hooked<C>) {
         let at = Instant::now();
+        let depth = stack_depth();
         let function = function.as_static();
-        self.with_shadow(|shadow| shadow.enter(function, at));
+        self.with_shadow(|shadow| shadow.enter(function, at, Some(depth)));
+    }
+
+    /// [`enter`](Self::enter) nested in the innermost open frame, whatever
+    /// the stack depth: the unit tests call from one depth.
+    #[cfg(test)]
+    fn enter_nested(&self, function: &Hooked<C>) {
+        let at = Instant::now();
+        let function = function.as_static();
+        self.with_shadow(|shadow| shadow.enter(function, at, None));
+    }
+
+    #[cfg(test)]
+    fn enter_at(&self, function: &Hooked<C>, depth: usize) {
+        let at = Instant::now();
+        let function = function.as_static();
+        self.with_shadow(|shadow| shadow.enter(function, at, Some(depth)));
     }
 
     /// `function` returned, or tail-called out, on this thread: its frame
-    /// closes.
+    /// closes, and any frame still open above it (ended without a leave
+    /// hook, see [`enter`](Self::enter)).
     pub fn leave(&self, function: &Hooked<C>) {
         let at = Instant::now();
         self.with_shadow(|shadow| shadow.leave(function.function(), at));
@@ -215,7 +320,11 @@ impl<C: Send + Sync + 'static> CallTree<C> {
             // An unwind begun before this one (by the exception a `finally`
             // block threw this one from) ends with it.
             shadow.unwinding.clear();
-            if shadow.stack.last().is_some_and(|top| top.2 == function) {
+            if shadow
+                .stack
+                .last()
+                .is_some_and(|top| top.function == function)
+            {
                 shadow.leave(function, at);
             }
         });
@@ -243,8 +352,8 @@ impl<C: Send + Sync + 'static> CallTree<C> {
                 return;
             }
             let n = shadow.stack.len();
-            let top_abandoned = n >= 1 && shadow.stack[n - 1].2 == abandoned;
-            let caller_catches = n >= 2 && shadow.stack[n - 2].2 == function;
+            let top_abandoned = n >= 1 && shadow.stack[n - 1].function == abandoned;
+            let caller_catches = n >= 2 && shadow.stack[n - 2].function == function;
             if top_abandoned && caller_catches {
                 shadow.leave(abandoned, at);
             }
@@ -260,11 +369,13 @@ impl<C: Send + Sync + 'static> CallTree<C> {
             frames: Frames::new(),
             threads: threads.len(),
             unbalanced: 0,
+            closed_without_leave: 0,
             open_frames: 0,
         };
         for shadow in &threads {
             let shadow = lock(shadow);
             report.unbalanced += shadow.unbalanced;
+            report.closed_without_leave += shadow.closed_without_leave;
             report.open_frames += shadow.stack.len();
             // (thread node, merged node), depth first without recursion.
             let mut pending = vec![(0usize, NodeId::ROOT)];
@@ -328,19 +439,19 @@ mod tests {
     fn calls_nest_per_thread_and_merge_by_name() {
         let (main, fib, work) = (hooked(1, "Main"), hooked(2, "Fib"), hooked(3, "Work"));
         let tree = Arc::new(CallTree::new());
-        tree.enter(main);
-        tree.enter(fib);
-        tree.enter(fib);
+        tree.enter_nested(main);
+        tree.enter_nested(fib);
+        tree.enter_nested(fib);
         std::thread::sleep(Duration::from_millis(2));
         tree.leave(fib);
         tree.leave(fib);
-        tree.enter(fib);
+        tree.enter_nested(fib);
         tree.leave(fib);
         tree.leave(main);
         let other = Arc::clone(&tree);
         std::thread::spawn(move || {
-            other.enter(work);
-            other.enter(fib);
+            other.enter_nested(work);
+            other.enter_nested(fib);
             other.leave(fib);
             other.leave(work);
         })
@@ -370,8 +481,8 @@ mod tests {
     fn unwinding_closes_only_the_innermost_hooked_frame() {
         let (a, b) = (hooked(10, "A"), hooked(11, "B"));
         let tree = CallTree::new();
-        tree.enter(a);
-        tree.enter(b);
+        tree.enter_nested(a);
+        tree.enter_nested(b);
         // An unhooked frame unwinds first: nothing closes.
         // SAFETY: a test ID.
         tree.unwind_enter(unsafe { FunctionID::from_raw(99) });
@@ -386,7 +497,7 @@ mod tests {
         assert_eq!(path(&report, &["A", "B"]).unwrap()[0], 1);
         // A leave with nothing open, and one for another function.
         tree.leave(a);
-        tree.enter(a);
+        tree.enter_nested(a);
         tree.leave(b);
         assert_eq!(tree.report(|name| name).unbalanced, 2);
     }
@@ -397,9 +508,9 @@ mod tests {
         // 10 and 11: F(0)'s unwind begins, its finally throws, the new
         // exception's unwind begins in F(1), which catches: no unwind-leave.
         let tree = CallTree::new();
-        tree.enter(main);
-        tree.enter(f);
-        tree.enter(f);
+        tree.enter_nested(main);
+        tree.enter_nested(f);
+        tree.enter_nested(f);
         tree.unwind_enter(f.function());
         tree.unwind_enter(f.function());
         tree.catcher_enter(f.function());
@@ -411,9 +522,9 @@ mod tests {
         // 3.1, 8 and 9: the same, with an unwind-leave for F(0) and a third
         // unwind-enter, for F(1); the catch then closes nothing more.
         let tree = CallTree::new();
-        tree.enter(main);
-        tree.enter(f);
-        tree.enter(f);
+        tree.enter_nested(main);
+        tree.enter_nested(f);
+        tree.enter_nested(f);
         tree.unwind_enter(f.function());
         tree.unwind_enter(f.function());
         tree.unwind_leave();
@@ -426,8 +537,8 @@ mod tests {
         assert_eq!(path(&report, &["Main", "F", "F"]).unwrap()[0], 1);
         // A plain catch, one unwind begun: nothing closes.
         let tree = CallTree::new();
-        tree.enter(main);
-        tree.enter(f);
+        tree.enter_nested(main);
+        tree.enter_nested(f);
         tree.unwind_enter(main.function());
         tree.catcher_enter(main.function());
         tree.leave(f);
@@ -436,12 +547,125 @@ mod tests {
     }
 
     #[test]
+    fn frames_that_suspended_close_when_an_outer_function_leaves() {
+        // .NET 11, runtime async: the thunk of Main calls Main's async
+        // variant, which awaits Mid, which awaits Leaf; Leaf suspends (no
+        // leave), so do Mid and Main's variant; the thunk returns its Task.
+        let (thunk, main, mid, leaf) = (
+            hooked(40, "Main"),
+            hooked(41, "Main"),
+            hooked(42, "Mid"),
+            hooked(43, "Leaf"),
+        );
+        let tree = CallTree::new();
+        tree.enter_at(thunk, 1000);
+        tree.enter_at(main, 900);
+        tree.enter_at(mid, 800);
+        tree.enter_at(leaf, 700);
+        tree.leave(thunk);
+        let report = tree.report(|name| name);
+        assert_eq!(
+            (
+                report.unbalanced,
+                report.closed_without_leave,
+                report.open_frames
+            ),
+            (0, 3, 0)
+        );
+        assert_eq!(
+            path(&report, &["Main", "Main", "Mid", "Leaf"]).unwrap()[0],
+            1
+        );
+    }
+
+    #[test]
+    fn frames_that_suspended_close_when_the_thread_enters_at_their_depth() {
+        // A thread-pool thread resumes Leaf (completes), then Mid, which
+        // calls Other and suspends in it (no leaves), then Main: Main's
+        // enter is at Mid's depth, so Other and Mid had ended.
+        let (main, mid, leaf, other) = (
+            hooked(50, "Main"),
+            hooked(51, "Mid"),
+            hooked(52, "Leaf"),
+            hooked(53, "Other"),
+        );
+        let tree = CallTree::new();
+        tree.enter_at(leaf, 500);
+        tree.leave(leaf);
+        tree.enter_at(mid, 500);
+        tree.enter_at(other, 400);
+        // Suspended: the thread waits for work before it resumes Main.
+        std::thread::sleep(Duration::from_millis(30));
+        tree.enter_at(main, 500);
+        tree.leave(main);
+        let report = tree.report(|name| name);
+        assert_eq!(
+            (
+                report.unbalanced,
+                report.closed_without_leave,
+                report.open_frames
+            ),
+            (0, 2, 0)
+        );
+        for root in [&["Leaf"][..], &["Mid"], &["Main"]] {
+            assert_eq!(path(&report, root).unwrap()[0], 1, "{root:?}");
+        }
+        assert_eq!(path(&report, &["Mid", "Other"]).unwrap()[0], 1);
+        assert_eq!(
+            path(&report, &["Mid", "Main"]),
+            None,
+            "Main is not Mid's callee"
+        );
+        // The suspended frames end at the thread's last event before the
+        // wait (Other's enter), not when the wait ended.
+        let mid_nanos = path(&report, &["Mid"]).unwrap()[1];
+        assert!(mid_nanos < 30_000_000, "{mid_nanos} ns");
+        // A deeper enter nests: nothing closes.
+        let tree = CallTree::new();
+        tree.enter_at(main, 500);
+        tree.enter_at(mid, 499);
+        tree.leave(mid);
+        tree.leave(main);
+        let report = tree.report(|name| name);
+        assert_eq!((report.closed_without_leave, report.open_frames), (0, 0));
+        assert_eq!(path(&report, &["Main", "Mid"]).unwrap()[0], 1);
+    }
+
+    #[test]
+    fn the_real_stack_depth_nests_calls() {
+        // enter() itself, called from nested Rust frames: each deeper.
+        fn nest(tree: &CallTree<&'static str>, functions: &[&'static Hooked<&'static str>]) {
+            if let [first, rest @ ..] = functions {
+                tree.enter(first);
+                nest(tree, core::hint::black_box(rest));
+                tree.leave(first);
+            }
+        }
+        let tree = CallTree::new();
+        let (a, b, c) = (hooked(60, "A"), hooked(61, "B"), hooked(62, "C"));
+        nest(&tree, &[a, b, c]);
+        // Called again from the same depth: the first A has left.
+        nest(&tree, &[a]);
+        let report = tree.report(|name| name);
+        assert_eq!(
+            (
+                report.unbalanced,
+                report.closed_without_leave,
+                report.open_frames
+            ),
+            (0, 0, 0)
+        );
+        assert_eq!(path(&report, &["A", "B", "C"]).unwrap()[0], 1);
+        assert_eq!(path(&report, &["A"]).unwrap()[0], 2);
+    }
+
+    #[test]
     fn two_recorders_on_one_thread_keep_their_own_trees() {
         let f = hooked(20, "F");
         let (one, two) = (CallTree::new(), CallTree::new());
-        one.enter(f);
+        one.enter_nested(f);
         one.leave(f);
-        two.enter(f);
+        two.enter_nested(f);
         assert_eq!(path(&one.report(|n| n), &["F"]).unwrap()[0], 1);
         let report = two.report(|n| n);
         assert_eq!(

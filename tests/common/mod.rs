@@ -13,6 +13,8 @@ pub(crate) mod ids;
 pub(crate) mod nettrace_writer;
 #[cfg(unix)]
 pub(crate) mod readers;
+#[cfg(unix)]
+pub(crate) mod runtime_async;
 pub(crate) mod self_exec;
 pub(crate) mod vtable;
 #[cfg(unix)]
