@@ -183,6 +183,10 @@ fn assert_exact_counts(run: &Run) {
     assert_eq!(run.path(&["Program.Main"]), Some(1), "{:#?}", run.calls);
     // Fib(15): 2 * Fib(16) - 1 calls in all, one at each depth's first level.
     assert_eq!(run.total("Program.Fib"), 1973);
+    // P/Invokes (compiled from transient IL on 11, called through IL stubs
+    // before) are never offered to the hooks: no hook pairs around native
+    // calls on any runtime (the program calls them: Console.Write).
+    assert_eq!(run.summary["pinvokes_offered"], "0", "{:?}", run.summary);
     assert_eq!(run.path(&["Program.Main", "Program.Fib"]), Some(1));
     // Fib at depth d (d = 1..=15 below Main) is called 2^(d-1) times while
     // every call one level up recursed (n >= 2 there): true down to d = 8.
