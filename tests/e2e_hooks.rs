@@ -94,17 +94,23 @@ fn baseline() -> &'static str {
     })
 }
 
-fn run(label: &str, env: &[(&str, &str)]) -> Run {
-    let runtime = dotnet::runtime();
+/// The fixture, writing to a fresh directory of its own (returned).
+fn fixture(label: &str) -> (PathBuf, Profiler) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_hooks")
         .join(format!("{label}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     let library = dotnet::build_example("call_tree_modes")
         .unwrap_or_else(|error| panic!("building fixture call_tree_modes: {error}"));
-    let mut profiler = Profiler::new(library, CALL_TREE)
-        .with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap())
-        .with_env("COMPlus_TieredCompilation", "0");
+    let profiler =
+        Profiler::new(library, CALL_TREE).with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap());
+    (dir, profiler)
+}
+
+fn run(label: &str, env: &[(&str, &str)]) -> Run {
+    let runtime = dotnet::runtime();
+    let (dir, profiler) = fixture(label);
+    let mut profiler = profiler.with_env("COMPlus_TieredCompilation", "0");
     for (key, value) in env {
         profiler = profiler.with_env(*key, *value);
     }
@@ -648,15 +654,8 @@ fn installing_hooks_after_initialize_returns_the_runtimes_error() {
 #[test]
 fn runtime_async_frames_close_when_they_suspend() {
     let runtime = dotnet::runtime();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_hooks")
-        .join(format!("runtime-async-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    let library = dotnet::build_example("call_tree_modes")
-        .unwrap_or_else(|error| panic!("building fixture call_tree_modes: {error}"));
-    let profiler = Profiler::new(library, CALL_TREE)
-        .with_env("CORPROF_CALLTREE_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_CALLTREE_FILTER", "");
+    let (dir, profiler) = fixture("runtime-async");
+    let profiler = profiler.with_env("CORPROF_CALLTREE_FILTER", "");
     let Some(out) = run_runtime_async(&runtime, &profiler, 2) else {
         return; // refused, as asserted
     };
