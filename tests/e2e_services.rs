@@ -159,19 +159,6 @@ fn assert_periods(files: &[PathBuf]) -> Vec<String> {
     raws
 }
 
-fn period_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap();
-            name.starts_with("profile-") && name.ends_with(".pb.gz")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn period_files_appear_while_the_server_runs_and_survive_kill_9() {
     let dir = out_dir("dir");
@@ -179,7 +166,7 @@ fn period_files_appear_while_the_server_runs_and_survive_kill_9() {
     let mut server = WebServer::start(&dotnet::runtime(), Some(&profiler));
     let load = wrk(&server.url("/cpu"), 2, 8, LOAD_SECONDS);
     assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
-    let files = period_files(&dir);
+    let files = readers::period_files(&dir);
     assert!(
         files.len() >= 5,
         "{} period files after {LOAD_SECONDS} s: {files:?}",
@@ -200,7 +187,7 @@ fn period_files_appear_while_the_server_runs_and_survive_kill_9() {
     assert_eq!(stopped.status.code(), None, "killed: {stopped:?}");
     // Whatever was written before the kill still reads, and no file under
     // a profile's name is partial.
-    let after = period_files(&dir);
+    let after = readers::period_files(&dir);
     assert!(after.len() >= files.len());
     for file in &after {
         let (ok, _, err) = pprof(&["-raw", file.to_str().unwrap()]);
@@ -671,7 +658,7 @@ fn wait_for_files(dir: &Path, n: usize) -> Vec<PathBuf> {
     let start = Instant::now();
     loop {
         let files = if dir.exists() {
-            period_files(dir)
+            readers::period_files(dir)
         } else {
             Vec::new()
         };

@@ -244,15 +244,7 @@ fn the_samplers_last_period_is_written_when_sigterm_ends_the_program() {
     let plain = run_and_terminate("none", None, Duration::from_millis(300));
     let ended = run_and_terminate("none", Some(&sampler(&dir)), Duration::from_millis(2500));
     assert_ends_as_without_the_profiler(&dotnet::runtime(), &ended, &plain);
-    let mut periods: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap();
-            name.starts_with("profile-") && name.ends_with(".pb.gz")
-        })
-        .collect();
-    periods.sort();
+    let periods = readers::period_files(&dir);
     // 2.5 s of work: two whole periods and the last, partial one.
     assert!(periods.len() >= 3, "{periods:?}\n{}", ended.stderr);
     let mut args = vec!["-top", "-sample_index=cpu"];

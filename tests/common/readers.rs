@@ -19,6 +19,21 @@ pub(crate) fn summary(path: &Path) -> std::io::Result<BTreeMap<String, String>> 
         .collect())
 }
 
+/// The sampler's period files in `dir` (`profile-*.pb.gz`), in name order
+/// (their names start with the period's start time).
+pub(crate) fn period_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            name.starts_with("profile-") && name.ends_with(".pb.gz")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// `go tool pprof ARGS`'s standard output (the readers installed first).
 pub(crate) fn go_pprof(args: &[&str]) -> String {
     readers();
