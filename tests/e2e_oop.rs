@@ -8,6 +8,17 @@
 //!   `corprof trace collect` records them over the diagnostics channel
 //!   (read with `corprof::nettrace`): the counts per provider and event id
 //!   agree, and match what the program writes.
+//! - Side by side with `dotnet-trace` (pinned, `common::tools`): the
+//!   `Sampling` program traced by both at once for 3 s; `dotnet-trace
+//!   convert` reads corprof's file and `corprof trace convert` reads
+//!   `dotnet-trace`'s; the program's hot method, `Hot`, is on top of both
+//!   CPU profiles, each read by both tools (`dotnet-trace report topN`,
+//!   `corprof trace convert --format folded`).
+//! - Side by side with `dotnet-counters`: the `Diag` program's counters
+//!   read by `corprof counters collect` and then by `dotnet-counters
+//!   collect` (one after the other: the runtime's `System.Diagnostics.Metrics`
+//!   serves one metrics session at a time) agree within what one interval
+//!   can change.
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -125,7 +136,10 @@ fn wait_exit(child: &mut Child, what: &str) -> std::process::ExitStatus {
         if let Some(status) = child.try_wait().unwrap() {
             return status;
         }
-        assert!(Instant::now() < deadline, "{what} still running after {STEP:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{what} still running after {STEP:?}"
+        );
         thread::sleep(Duration::from_millis(20));
     }
 }
@@ -153,7 +167,10 @@ fn counts_in_process(stderr: &str) -> BTreeMap<(String, u32), u64> {
         .map(|l| {
             let f: Vec<&str> = l.split(' ').collect();
             assert_eq!(f.len(), 3, "{l}");
-            ((f[0].to_string(), f[1].parse().unwrap()), f[2].parse().unwrap())
+            (
+                (f[0].to_string(), f[1].parse().unwrap()),
+                f[2].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -265,5 +282,301 @@ fn in_process_and_out_of_process_agree_event_for_event() {
     assert_eq!(
         inside, outside,
         "in process (left) and out of process (right) differ"
+    );
+}
+
+/// Runs `cmd` to its end; panics with its stderr unless it succeeds.
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{stdout}{stderr}",
+        out.status
+    );
+    stdout.into_owned() + &stderr
+}
+
+/// Starts `Sampling` spinning for `seconds` (threads in `Hot` and `Warm`)
+/// and waits until it answers on its diagnostics channel.
+fn start_sampling(rt: &dotnet::Runtime, seconds: u32) -> Guard {
+    let mut cmd = rt.command("Sampling", &[&seconds.to_string(), "500"], None);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let child = Guard(cmd.spawn().expect("start Sampling"));
+    let start = Instant::now();
+    while corprof::diagnostics::DiagnosticsClient::for_process(child.0.id()).is_err() {
+        assert!(
+            start.elapsed() < STEP,
+            "no diagnostics endpoint for Sampling"
+        );
+        thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+/// The methods of `dotnet-trace report FILE topN -n 10` (exclusive time),
+/// first first: the names of its lines `N. Class.Method(args)   incl%
+/// excl%` (namespaces left out).
+fn dotnet_trace_top(tool: &Path, file: &Path) -> (Vec<String>, String) {
+    let report = run(
+        Command::new(tool)
+            .arg("report")
+            .arg(file)
+            .args(["topN", "-n", "10"])
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1"),
+        "dotnet-trace report topN",
+    );
+    let names = report
+        .lines()
+        .filter_map(|l| {
+            let (rank, rest) = l.trim_start().split_once(". ")?;
+            rank.parse::<u32>().ok()?;
+            Some(rest.split('(').next()?.trim().to_string())
+        })
+        .collect();
+    (names, report)
+}
+
+/// The leaves of `corprof trace convert --format folded` of `file`, most
+/// samples first, and that conversion.
+fn corprof_top(file: &Path, folded: &Path) -> (Vec<String>, String) {
+    run(
+        Command::new(CORPROF)
+            .args(["trace", "convert"])
+            .arg(file)
+            .args(["--format", "folded", "-o"])
+            .arg(folded),
+        "corprof trace convert",
+    );
+    let text = std::fs::read_to_string(folded).unwrap();
+    let mut leaves: BTreeMap<&str, u64> = BTreeMap::new();
+    for (stack, n) in text.lines().filter_map(|l| l.rsplit_once(' ')) {
+        *leaves.entry(stack.rsplit(';').next().unwrap()).or_insert(0) += n.parse::<u64>().unwrap();
+    }
+    let mut order: Vec<(&str, u64)> = leaves.into_iter().collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1));
+    (
+        order.into_iter().map(|(l, _)| l.to_string()).collect(),
+        text,
+    )
+}
+
+/// The first of `names` that belongs to the `Sampling` program.
+fn first_of_program<'a>(names: &'a [String], prefix: &str) -> Option<&'a str> {
+    names
+        .iter()
+        .find(|n| n.starts_with(prefix))
+        .map(String::as_str)
+}
+
+/// `Sampling` traced by corprof and `dotnet-trace` at once, for the same
+/// 3 s: each tool reads the other's file, and for each file both tools
+/// put the same method first, and `Hot` (which spins three times as long
+/// as `Warm`, on a thread of their own) first of the program's methods.
+/// Both tools count waiting threads too (`Main` sleeps, another thread is
+/// in `WaitOne`): on 11.0 both wait in the same method, which is then
+/// first, above `Hot`.
+#[test]
+fn corprof_and_dotnet_trace_read_each_other_and_agree_on_the_top_method() {
+    let rt = dotnet::runtime();
+    let tool = common::tools::dotnet_tool("dotnet-trace");
+    let target = start_sampling(&rt, 30);
+    let pid = target.0.id().to_string();
+    thread::sleep(Duration::from_millis(500));
+    let dir = out_dir("side-by-side");
+    let ours = dir.join("ours.nettrace");
+    let theirs = dir.join("theirs.nettrace");
+    let corprof = thread::spawn({
+        let (pid, ours) = (pid.clone(), ours.clone());
+        move || {
+            run(
+                Command::new(CORPROF)
+                    .args(["trace", "collect", "-p", &pid, "--duration", "3", "-o"])
+                    .arg(&ours)
+                    .stdin(Stdio::null()),
+                "corprof trace collect",
+            )
+        }
+    });
+    run(
+        Command::new(&tool)
+            .args(["collect", "-p", &pid, "--duration", "00:00:00:03", "-o"])
+            .arg(&theirs)
+            .stdin(Stdio::null())
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1"),
+        "dotnet-trace collect",
+    );
+    let said = corprof.join().unwrap();
+    assert!(said.contains(", 0 lost;"), "{said}");
+    drop(target);
+
+    // dotnet-trace reads corprof's file: a speedscope conversion naming
+    // the program's methods (from the rundown corprof asked for).
+    run(
+        Command::new(&tool)
+            .arg("convert")
+            .arg(&ours)
+            .args(["--format", "Speedscope", "-o"])
+            .arg(dir.join("ours"))
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1"),
+        "dotnet-trace convert (corprof's file)",
+    );
+    let speedscope = std::fs::read_to_string(dir.join("ours.speedscope.json"))
+        .expect("dotnet-trace convert wrote ours.speedscope.json");
+    assert!(
+        speedscope.contains("!E2E.Sampling.Program.Hot("),
+        "no Hot among the frames of dotnet-trace's conversion of corprof's file"
+    );
+
+    // The top methods, by each tool, of each file: the same method first
+    // (dotnet-trace leaves the namespace out), and `Hot` the first of the
+    // program's.
+    for file in [&ours, &theirs] {
+        let (theirs_top, report) = dotnet_trace_top(&tool, file);
+        let (ours_top, folded) = corprof_top(file, &file.with_extension("folded"));
+        let why = format!(
+            "{}:\ndotnet-trace report topN:\n{report}\ncorprof trace convert:\n{folded}",
+            file.display()
+        );
+        assert_eq!(
+            first_of_program(&theirs_top, "Program."),
+            Some("Program.Hot"),
+            "{why}"
+        );
+        assert_eq!(
+            first_of_program(&ours_top, "E2E.Sampling.Program."),
+            Some("E2E.Sampling.Program.Hot"),
+            "{why}"
+        );
+        let (theirs_first, ours_first) = (&theirs_top[0], &ours_top[0]);
+        assert!(
+            ours_first.ends_with(&format!(".{theirs_first}")),
+            "the first method: {theirs_first} (dotnet-trace), {ours_first} (corprof)\n{why}"
+        );
+    }
+}
+
+/// One counter's values in a CSV of `corprof counters collect` or
+/// `dotnet-counters collect`: the rows whose provider is `provider` and
+/// whose counter name starts with `name` (dotnet-counters appends the unit
+/// to the name), value last.
+fn csv_values(csv: &str, provider: &str, name: &str) -> Vec<f64> {
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|f| f.len() >= 5 && f[1] == provider && f[2].starts_with(name))
+        .map(|f| f[f.len() - 1].parse().unwrap())
+        .collect()
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `Diag`'s counters read by corprof and then by `dotnet-counters`, 4 s
+/// each at a 1-s interval, from the same process: its Meter's counter
+/// grows by 7 after each 100-ms sleep, so each tool's rate is a multiple
+/// of 7, at most 70 per interval and an increment or two of jitter (fewer
+/// when the machine is loaded and the sleeps last longer), and the two
+/// tools' medians differ by one increment at most; its gauge is 42 in both; the
+/// runtime's `gc-heap-size` (the 8 MB the program keeps, plus 10 KB a
+/// second it allocates) agrees within 1 MB between the tools' medians.
+/// The two sessions cannot overlap: `System.Diagnostics.Metrics` refuses a
+/// second metrics session (`MultipleSessionsNotSupportedError`, measured
+/// with both tools). Before .NET 6 (no Meters) only the heap is compared.
+#[test]
+fn corprof_and_dotnet_counters_agree_within_an_interval() {
+    let rt = dotnet::runtime();
+    // Meters came with .NET 6: before, the runtime's EventCounters only.
+    let meters = rt.major() >= 6;
+    let tool = common::tools::dotnet_tool("dotnet-counters");
+    let mut cmd = rt.command("Diag", &["60"], None);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let mut target = Guard(cmd.spawn().expect("start Diag"));
+    let mut out = Lines::new(target.0.stdout.take().unwrap());
+    out.wait_for("ready", "Diag");
+    let pid = target.0.id().to_string();
+    let dir = out_dir("counters");
+    let (ours, theirs) = (dir.join("ours.csv"), dir.join("theirs.csv"));
+    let list = "Corprof.Diag,System.Runtime[gc-heap-size]";
+    run(
+        Command::new(CORPROF)
+            .args(["counters", "collect", "-p", &pid, "--duration", "4"])
+            .args(["--counters", list, "-o"])
+            .arg(&ours)
+            .stdin(Stdio::null()),
+        "corprof counters collect",
+    );
+    run(
+        Command::new(&tool)
+            .args(["collect", "-p", &pid, "--duration", "00:00:00:04"])
+            .args(["--counters", list, "-o"])
+            .arg(&theirs)
+            .stdin(Stdio::null())
+            .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1"),
+        "dotnet-counters collect",
+    );
+    drop(target);
+    let ours = std::fs::read_to_string(&ours).unwrap();
+    let theirs = std::fs::read_to_string(&theirs).unwrap();
+    let both = format!("corprof:\n{ours}\ndotnet-counters:\n{theirs}");
+    for (tool, csv, heap) in [
+        ("corprof", &ours, "gc-heap-size"),
+        ("dotnet-counters", &theirs, "GC Heap Size"),
+    ] {
+        let rates = csv_values(csv, "Corprof.Diag", "diag.requests");
+        let gauges = csv_values(csv, "Corprof.Diag", "diag.queue");
+        let heaps = csv_values(csv, "System.Runtime", heap);
+        let expected = if meters {
+            vec![&rates, &gauges, &heaps]
+        } else {
+            assert!(rates.is_empty() && gauges.is_empty(), "{tool}: {both}");
+            vec![&heaps]
+        };
+        for values in expected {
+            assert!(
+                values.len() >= 2,
+                "{tool}: fewer than 2 values in 4 s\n{both}"
+            );
+        }
+        // At most 70 a second and a few increments of the interval's
+        // jitter; under load the program's 100-ms sleeps only get longer.
+        assert!(
+            rates
+                .iter()
+                .all(|r| (7.0..=84.0).contains(r) && r % 7.0 == 0.0),
+            "{tool}: rates {rates:?}\n{both}"
+        );
+        assert!(
+            gauges.iter().all(|g| *g == 42.0),
+            "{tool}: {gauges:?}\n{both}"
+        );
+        assert!(
+            heaps.iter().all(|h| (8.0..1000.0).contains(h)),
+            "{tool}: heap {heaps:?}\n{both}"
+        );
+    }
+    if meters {
+        let rate_ours = median(&csv_values(&ours, "Corprof.Diag", "diag.requests"));
+        let rate_theirs = median(&csv_values(&theirs, "Corprof.Diag", "diag.requests"));
+        assert!(
+            (rate_ours - rate_theirs).abs() <= 7.0,
+            "diag.requests: corprof {rate_ours}, dotnet-counters {rate_theirs} a second\n{both}"
+        );
+    }
+    let heap_ours = median(&csv_values(&ours, "System.Runtime", "gc-heap-size"));
+    let heap_theirs = median(&csv_values(&theirs, "System.Runtime", "GC Heap Size"));
+    assert!(
+        (heap_ours - heap_theirs).abs() < 1.0,
+        "gc-heap-size: corprof {heap_ours} MB, dotnet-counters {heap_theirs} MB\n{both}"
     );
 }

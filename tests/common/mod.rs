@@ -14,6 +14,8 @@ pub(crate) mod nettrace_writer;
 #[cfg(unix)]
 pub(crate) mod readers;
 pub(crate) mod self_exec;
+#[cfg(unix)]
+pub(crate) mod tools;
 pub(crate) mod vtable;
 #[cfg(unix)]
 pub(crate) mod web;
