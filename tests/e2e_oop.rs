@@ -358,7 +358,7 @@ fn corprof_top(file: &Path, folded: &Path) -> (Vec<String>, String) {
         *leaves.entry(stack.rsplit(';').next().unwrap()).or_insert(0) += n.parse::<u64>().unwrap();
     }
     let mut order: Vec<(&str, u64)> = leaves.into_iter().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1));
+    order.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     (
         order.into_iter().map(|(l, _)| l.to_string()).collect(),
         text,

@@ -7,16 +7,16 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::metadata::{Field, FieldType};
+use crate::event_format::{Field, FieldType};
 
 /// The runtime's own provider.
 pub const RUNTIME_PROVIDER: &str = "Microsoft-Windows-DotNETRuntime";
 
 fn fields(list: &[(&str, FieldType)]) -> Vec<Field> {
     list.iter()
-        .map(|&(name, ty)| Field {
-            name: String::from(name),
-            ty,
+        .map(|(name, ty)| Field {
+            name: String::from(*name),
+            ty: ty.clone(),
         })
         .collect()
 }

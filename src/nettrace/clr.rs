@@ -14,7 +14,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::metadata::{Field, FieldType, Length};
+use crate::event_format::{Field, FieldType, Length};
 
 /// The runtime's provider.
 pub const RUNTIME_PROVIDER: &str = "Microsoft-Windows-DotNETRuntime";

@@ -7,9 +7,8 @@ use alloc::vec::Vec;
 
 use super::clr::clr_fields;
 use super::error::{Error, ErrorKind};
-use super::metadata::{Field, Metadata};
-use super::payload::{decode_fields, PayloadError, Value};
 use crate::bytes::ByteReader;
+use crate::event_format::{decode_fields, Field, Metadata, PayloadError, Value};
 use crate::GUID;
 
 /// The largest block the parser buffers (16 MiB; the runtime writes blocks
