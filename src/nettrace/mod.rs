@@ -68,15 +68,16 @@
 //! refused before it is buffered, and stacks and metadata are shared, not
 //! copied per event.
 
-mod clr;
 mod error;
 #[cfg(feature = "std")]
 mod io;
 mod parser;
 
+pub use crate::event_format::{
+    clr_fields, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER,
+};
 pub use crate::event_format::{decode_fields, PayloadError, Value};
 pub use crate::event_format::{Field, FieldType, Length, Metadata};
-pub use clr::{clr_fields, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use io::NettraceReader;
