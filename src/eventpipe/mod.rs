@@ -5,8 +5,7 @@
 //! describes, every length checked (a bad blob is an `Error`, never a
 //! crash). The format is the one a trace file's metadata and payloads use:
 //! the parser and decoder are shared with `corprof::nettrace`, and so are
-//! [`Field`], [`FieldType`], [`Value`] and [`Error`] (`nettrace`'s
-//! `PayloadError`).
+//! `Field`, `FieldType`, `Value` and `Error` (`nettrace`'s `PayloadError`).
 //!
 //! The runtime's own provider (`Microsoft-Windows-DotNETRuntime`) delivers
 //! its events with metadata that names no fields (measured on CoreCLR 8.0.4:
