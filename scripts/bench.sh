@@ -18,6 +18,7 @@
 #   bash scripts/bench.sh wrapjit    # JIT-time cost of wrapping 1,000 methods with CallTarget (scripts/bench-wrap-jit.sh)
 #   bash scripts/bench.sh soak       # RSS of a server under continuous profiling, 10 min (scripts/bench-soak.sh)
 #   bash scripts/bench.sh coverage   # coverage's cost to a CPU-bound program (scripts/bench-coverage.sh)
+#   bash scripts/bench.sh oop        # corprof against dotnet-trace and dotnet-counters: start-up, memory, size (scripts/bench-oop.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -194,5 +195,6 @@ case "$what" in
     web) machine; echo; CONFIGS="${CONFIGS:-sampler sampler-suspend-runtime calltarget}" bash scripts/bench-web.sh ;;
     soak) machine; echo; bash scripts/bench-soak.sh ;;
     coverage) machine; echo; bash scripts/bench-coverage.sh ;;
-    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak|coverage]" ;;
+    oop) machine; echo; bash scripts/bench-oop.sh ;;
+    *) die "usage: scripts/bench.sh [all|calls|compile|runtime|hooks|build|calltarget|calltarget-startup|sampler|web|wrapjit|soak|coverage|oop]" ;;
 esac

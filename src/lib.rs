@@ -91,6 +91,10 @@ mod ctypes;
 #[cfg_attr(docsrs, doc(cfg(feature = "diagnostics")))]
 pub mod diagnostics;
 mod error;
+// EventPipe's event format (metadata and payloads), shared by `eventpipe`
+// and `nettrace` (never public itself).
+#[cfg(any(feature = "eventpipe", feature = "nettrace"))]
+mod event_format;
 /// Decoding in-process EventPipe events: metadata blobs, payloads, the runtime provider's layouts.
 #[cfg(feature = "eventpipe")]
 #[cfg_attr(docsrs, doc(cfg(feature = "eventpipe")))]

@@ -192,7 +192,7 @@ fn bad_input_and_usage_are_errors() {
     let (code, _, err) = corprof(&["counters", "collect", "-p", "1", "--refresh-interval", "0"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--refresh-interval takes a positive number"),
+        err.contains("--refresh-interval takes a number of seconds"),
         "{err}"
     );
     let (code, _, err) = corprof(&["stack"]);

@@ -341,8 +341,6 @@ fn a_session_with_rundown_keywords() {
 }
 
 const CORPROF: &str = env!("CARGO_BIN_EXE_corprof");
-/// The `dotnet-trace` the cross-reading test installs.
-const DOTNET_TRACE_VERSION: &str = "10.0.750501";
 
 fn out_dir(name: &str) -> std::path::PathBuf {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -449,35 +447,10 @@ fn the_corprof_command_collects_and_converts() {
     assert_eq!(flat_hot, hot, "{top}");
 }
 
-/// `dotnet-trace` in `.cache/tools`, installed (pinned) when missing.
-fn dotnet_trace() -> std::path::PathBuf {
-    let tools = dotnet::repo_root().join(".cache/tools");
-    let tool = tools.join("dotnet-trace");
-    let stamp = tools.join(format!(".dotnet-trace-{DOTNET_TRACE_VERSION}"));
-    if !stamp.exists() {
-        let _ = std::process::Command::new("dotnet")
-            .args(["tool", "uninstall", "--tool-path"])
-            .arg(&tools)
-            .arg("dotnet-trace")
-            .output();
-        run(
-            std::process::Command::new("dotnet")
-                .args(["tool", "install", "--tool-path"])
-                .arg(&tools)
-                .args(["dotnet-trace", "--version", DOTNET_TRACE_VERSION])
-                .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
-                .env("DOTNET_NOLOGO", "1"),
-            "dotnet tool install dotnet-trace",
-        );
-        std::fs::write(&stamp, b"").unwrap();
-    }
-    tool
-}
-
 #[test]
 fn reads_what_dotnet_trace_writes() {
     let rt = dotnet::runtime();
-    let tool = dotnet_trace();
+    let tool = common::tools::dotnet_tool("dotnet-trace");
     let (target, _client) = start_sampling(&rt, 20);
     thread::sleep(Duration::from_millis(500));
     let dir = out_dir("dotnet-trace");

@@ -4,7 +4,8 @@
 //! error, never a panic).
 
 use corprof::eventpipe::{
-    decode_payload, gc_reason_name, runtime_fields, Error, EventMetadata, FieldType, Value,
+    decode_payload, gc_reason_name, runtime_fields, Error, EventMetadata, Field, FieldType, Length,
+    Value,
 };
 
 fn utf16z(text: &str) -> Vec<u8> {
@@ -83,7 +84,13 @@ fn gc_start_and_allocation_tick_layouts_and_reasons() {
     );
     assert_eq!(gc_reason_name(0), "AllocSmall");
     assert_eq!(gc_reason_name(99), "Reason99");
-    assert!(runtime_fields(1, 1).is_none(), "GCStart_V1 is not listed");
+    // GCStart_V1: V2's fields but the last (ClientSequenceNumber).
+    let names = |fields: &[Field]| fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&runtime_fields(1, 1).unwrap()),
+        names(&gc[..gc.len() - 1])
+    );
+    assert_eq!(gc.last().unwrap().name, "ClientSequenceNumber");
     let tick = runtime_fields(10, 4).unwrap();
     assert_eq!(tick.iter().position(|f| f.name == "TypeName"), Some(5));
     assert_eq!(tick[5].ty, FieldType::String);
@@ -183,33 +190,71 @@ fn bad_metadata_is_an_error() {
     head.extend(0u64.to_le_bytes());
     head.extend(0u32.to_le_bytes());
     head.extend(0u32.to_le_bytes());
-    // An impossible field count: refused before anything is allocated.
+    // An impossible field count: refused before anything is allocated,
+    // at the byte after the count.
     let mut huge = head.clone();
     huge.extend(u32::MAX.to_le_bytes());
     assert_eq!(
         EventMetadata::parse(&huge),
-        Err(Error::TooManyFields(u32::MAX))
+        Err(Error {
+            offset: head.len() + 4,
+            what: "too many fields"
+        })
     );
-    // An array field: named and refused.
+    // An array field (type code 19, then the element's): decoded, its
+    // elements after a u16 count.
     let mut array = head.clone();
     array.extend(1u32.to_le_bytes());
     array.extend(19u32.to_le_bytes());
     array.extend(9u32.to_le_bytes());
     array.extend(utf16z("Values"));
-    assert!(matches!(
-        EventMetadata::parse(&array),
-        Err(Error::Unsupported(_))
-    ));
+    let meta = EventMetadata::parse(&array).unwrap();
+    assert_eq!(
+        meta.fields,
+        [Field {
+            name: "Values".into(),
+            ty: FieldType::Array {
+                element: Box::new(FieldType::Int32),
+                length: Length::Prefixed
+            }
+        }]
+    );
+    let mut payload = 2u16.to_le_bytes().to_vec();
+    payload.extend(10i32.to_le_bytes());
+    payload.extend((-20i32).to_le_bytes());
+    assert_eq!(
+        decode_payload(&meta.fields, &payload),
+        Ok(vec![Value::Array(vec![Value::Int(10), Value::Int(-20)])])
+    );
+    // A count larger than the elements that follow: an error, not a read
+    // past the payload.
+    assert!(decode_payload(&meta.fields, &payload[..9]).is_err());
+    // An array of an unknown element type: refused where the code is.
+    let mut unknown = head.clone();
+    unknown.extend(1u32.to_le_bytes());
+    unknown.extend(19u32.to_le_bytes());
+    unknown.extend(99u32.to_le_bytes());
+    unknown.extend(utf16z("Values"));
+    assert_eq!(
+        EventMetadata::parse(&unknown),
+        Err(Error {
+            offset: head.len() + 8,
+            what: "unknown array element type code"
+        })
+    );
     // A name that is not UTF-16.
     let mut bad = 1u32.to_le_bytes().to_vec();
     bad.extend(0xD800u16.to_le_bytes());
     bad.extend(0u16.to_le_bytes());
-    assert!(matches!(
+    assert_eq!(
         EventMetadata::parse(&bad),
-        Err(Error::InvalidUtf16 { .. })
-    ));
+        Err(Error {
+            offset: 4,
+            what: "string is not valid UTF-16"
+        })
+    );
     let text = EventMetadata::parse(&huge).unwrap_err().to_string();
-    assert!(text.contains("4294967295 fields"), "{text}");
+    assert!(text.contains("too many fields"), "{text}");
 }
 
 #[test]

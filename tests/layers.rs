@@ -11,8 +11,9 @@
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
 //! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile`,
 //! `nettrace` and `diagnostics` stand beside: `cil` uses only the COM core,
-//! `eventpipe` (EventPipe's formats), `nettrace` (the trace format) and
-//! `profile` nothing, `diagnostics` the raw
+//! `eventpipe` (in-process EventPipe events) and `nettrace` (the trace
+//! format) only `event_format` (EventPipe's event format, which they share
+//! and which uses nothing), `profile` nothing, `diagnostics` the raw
 //! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
 
 use std::collections::BTreeSet;
@@ -37,6 +38,7 @@ const MODULES: &[&str] = &[
     "sampling",
     "coverage",
     "eventpipe",
+    "event_format",
     "profile",
     "nettrace",
     "bin",
@@ -72,7 +74,8 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "facade" => FACADE,
         "cil" => &["com"],
         "diagnostics" => RAW,
-        "profile" | "eventpipe" | "nettrace" => &[],
+        "profile" | "event_format" => &[],
+        "eventpipe" | "nettrace" => &["event_format"],
         // The `corprof` command uses the public API (`corprof::`), never
         // `crate::`.
         "bin" => &[],

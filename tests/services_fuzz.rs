@@ -147,7 +147,7 @@ fn check_contention(rng: &mut Rng) {
     let fields: Vec<Field> = (0..rng.below(5))
         .map(|_| Field {
             name: names[rng.below(names.len())].to_string(),
-            ty: TYPES[rng.below(TYPES.len())],
+            ty: TYPES[rng.below(TYPES.len())].clone(),
         })
         .collect();
     if catch_unwind(AssertUnwindSafe(|| {

@@ -102,6 +102,39 @@ struct Options<'a> {
     flags: Vec<&'a str>,
 }
 
+impl<'a> Options<'a> {
+    /// The options of `command` (`trace collect`, `stack`, ...), which
+    /// takes no positional arguments and needs `-p PID`: the process id.
+    fn pid(&self, command: &str) -> Result<u32, String> {
+        if !self.positional.is_empty() {
+            return Err(format!("unexpected {:?}\n{USAGE}", self.positional));
+        }
+        self.named
+            .get("-p")
+            .ok_or_else(|| format!("{command} needs -p PID\n{USAGE}"))?
+            .parse()
+            .map_err(|_| "-p takes a process id".to_string())
+    }
+
+    /// A number of seconds given to `key` (more than 0, at most `max`), or
+    /// `None` when the option is absent.
+    fn seconds(&self, key: &str, max: f64) -> Result<Option<f64>, String> {
+        let Some(text) = self.named.get(key) else {
+            return Ok(None);
+        };
+        text.parse()
+            .ok()
+            .filter(|s: &f64| *s > 0.0 && *s <= max)
+            .map(Some)
+            .ok_or_else(|| {
+                format!("{key} takes a number of seconds, more than 0 and at most {max}")
+            })
+    }
+}
+
+/// Splits `args` into positional arguments, options that take a value
+/// (`with_value`) and flags; any other `-x` is an error. Every subcommand's
+/// one parser.
 fn options<'a>(
     args: &[&'a str],
     with_value: &[&str],
@@ -205,23 +238,9 @@ fn collect(args: &[&str]) -> Result<(), String> {
         &["-p", "--duration", "--providers", "-o"],
         &["--no-rundown"],
     )?;
-    if !o.positional.is_empty() {
-        return Err(format!("unexpected {:?}\n{USAGE}", o.positional));
-    }
-    let pid: u32 = o
-        .named
-        .get("-p")
-        .ok_or_else(|| format!("trace collect needs -p PID\n{USAGE}"))?
-        .parse()
-        .map_err(|_| "-p takes a process id".to_string())?;
-    let seconds: f64 = match o.named.get("--duration") {
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|s: &f64| *s > 0.0 && s.is_finite())
-            .ok_or("--duration takes a number of seconds")?,
-        None => 10.0,
-    };
+    let pid = o.pid("trace collect")?;
+    // At most a year.
+    let seconds = o.seconds("--duration", 86_400.0 * 365.0)?.unwrap_or(10.0);
     let providers = match o.named.get("--providers") {
         Some(list) => list
             .split(',')
@@ -269,9 +288,12 @@ fn collect(args: &[&str]) -> Result<(), String> {
                 _ => stopper.stop(),
             },
         );
+    // The file unbuffered: each piece of the stream is written as it
+    // arrives (one write per read of the session, up to the reader's 64 KB),
+    // so the file is current while the session runs.
     let mut reader = NettraceReader::new(Tee {
         source: session,
-        copy: BufWriter::new(file),
+        copy: file,
     });
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let result = loop {

@@ -3,7 +3,9 @@
 //! `Profiler::event_pipe_event_delivered`): the metadata blob
 //! the runtime passes with each event, and the payload read by the fields it
 //! describes, every length checked (a bad blob is an `Error`, never a
-//! crash).
+//! crash). The format is the one a trace file's metadata and payloads use:
+//! the parser and decoder are shared with `corprof::nettrace`, and so are
+//! `Field`, `FieldType`, `Value` and `Error` (`nettrace`'s `PayloadError`).
 //!
 //! The runtime's own provider (`Microsoft-Windows-DotNETRuntime`) delivers
 //! its events with metadata that names no fields (measured on CoreCLR 8.0.4:
@@ -18,6 +20,7 @@ mod metadata;
 mod payload;
 mod runtime;
 
-pub use metadata::{EventMetadata, Field, FieldType};
-pub use payload::{decode_payload, Error, Value};
+pub use crate::event_format::{Field, FieldType, Length, PayloadError as Error, Value};
+pub use metadata::EventMetadata;
+pub use payload::decode_payload;
 pub use runtime::{gc_reason_name, runtime_fields, RUNTIME_PROVIDER};

@@ -68,18 +68,17 @@
 //! refused before it is buffered, and stacks and metadata are shared, not
 //! copied per event.
 
-mod clr;
 mod error;
 #[cfg(feature = "std")]
 mod io;
-mod metadata;
 mod parser;
-mod payload;
 
-pub use clr::{clr_fields, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER};
+pub use crate::event_format::{
+    clr_fields, RUNDOWN_PROVIDER, RUNTIME_PROVIDER, SAMPLE_PROFILER_PROVIDER,
+};
+pub use crate::event_format::{decode_fields, PayloadError, Value};
+pub use crate::event_format::{Field, FieldType, Length, Metadata};
 pub use error::{Error, ErrorKind};
 #[cfg(feature = "std")]
 pub use io::NettraceReader;
-pub use metadata::{Field, FieldType, Length, Metadata};
 pub use parser::{Event, Parser, Stats, SystemTime, TraceInfo, MAX_BLOCK_SIZE};
-pub use payload::{decode_fields, PayloadError, Value};

@@ -5,11 +5,9 @@ use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use super::clr::clr_fields;
 use super::error::{Error, ErrorKind};
-use super::metadata::{Field, Metadata};
-use super::payload::{decode_fields, PayloadError, Value};
 use crate::bytes::ByteReader;
+use crate::event_format::{clr_fields, decode_fields, Field, Metadata, PayloadError, Value};
 use crate::GUID;
 
 /// The largest block the parser buffers (16 MiB; the runtime writes blocks

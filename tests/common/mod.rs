@@ -16,6 +16,8 @@ pub(crate) mod readers;
 #[cfg(unix)]
 pub(crate) mod runtime_async;
 pub(crate) mod self_exec;
+#[cfg(unix)]
+pub(crate) mod tools;
 pub(crate) mod vtable;
 #[cfg(unix)]
 pub(crate) mod web;

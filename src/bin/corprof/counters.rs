@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use corprof::diagnostics::{DiagnosticsClient, Provider, Rundown, SessionConfig};
 use corprof::nettrace::{Event, NettraceReader, Value};
 
-use super::{options, start_session, USAGE};
+use super::{options, start_session};
 
 /// The `System.Diagnostics.Metrics` EventSource.
 const METRICS_PROVIDER: &str = "System.Diagnostics.Metrics";
@@ -284,30 +284,10 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
         ],
         &[],
     )?;
-    if !o.positional.is_empty() {
-        return Err(format!("unexpected {:?}\n{USAGE}", o.positional));
-    }
-    let pid: u32 = o
-        .named
-        .get("-p")
-        .ok_or_else(|| format!("counters needs -p PID\n{USAGE}"))?
-        .parse()
-        .map_err(|_| "-p takes a process id".to_string())?;
-    let seconds = |key: &str, default: f64| -> Result<f64, String> {
-        match o.named.get(key) {
-            Some(s) => s
-                .parse()
-                .ok()
-                .filter(|s: &f64| *s > 0.0 && *s <= 86_400.0 * 365.0)
-                .ok_or(format!("{key} takes a positive number of seconds")),
-            None => Ok(default),
-        }
-    };
-    let interval = seconds("--refresh-interval", 1.0)?;
-    let duration = match o.named.get("--duration") {
-        Some(_) => Some(seconds("--duration", 0.0)?),
-        None => None,
-    };
+    let pid = o.pid("counters")?;
+    let year = 86_400.0 * 365.0;
+    let interval = o.seconds("--refresh-interval", year)?.unwrap_or(1.0);
+    let duration = o.seconds("--duration", year)?;
     let format = o.named.get("--format").copied().unwrap_or("csv");
     if !["csv", "json"].contains(&format) {
         return Err(format!("unknown format {format} (csv, json)"));

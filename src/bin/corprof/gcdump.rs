@@ -28,7 +28,7 @@ use corprof::diagnostics::{DiagnosticsClient, Provider, Rundown, SessionConfig};
 use corprof::nettrace::{NettraceReader, Value, RUNTIME_PROVIDER};
 use corprof::profile::Pprof;
 
-use super::{options, start_session, USAGE};
+use super::{options, start_session};
 
 /// `GCHeapSnapshot`: GC, type, heap dump, heap collect, type names.
 const GC_HEAP_SNAPSHOT: u64 = 0x1 | 0x8_0000 | 0x10_0000 | 0x80_0000 | 0x100_0000;
@@ -50,23 +50,8 @@ fn values(fields: &[(String, Value)]) -> &[Value] {
 /// `corprof gcdump`.
 pub(crate) fn gcdump(args: &[&str]) -> Result<(), String> {
     let o = options(args, &["-p", "-o", "--timeout"], &[])?;
-    if !o.positional.is_empty() {
-        return Err(format!("unexpected {:?}\n{USAGE}", o.positional));
-    }
-    let pid: u32 = o
-        .named
-        .get("-p")
-        .ok_or_else(|| format!("gcdump needs -p PID\n{USAGE}"))?
-        .parse()
-        .map_err(|_| "-p takes a process id".to_string())?;
-    let timeout: f64 = match o.named.get("--timeout") {
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|s: &f64| *s > 0.0 && *s <= 86_400.0)
-            .ok_or("--timeout takes a number of seconds")?,
-        None => 60.0,
-    };
+    let pid = o.pid("gcdump")?;
+    let timeout = o.seconds("--timeout", 86_400.0)?.unwrap_or(60.0);
     let output = o
         .named
         .get("-o")

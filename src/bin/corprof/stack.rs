@@ -17,28 +17,13 @@ use std::time::Duration;
 use corprof::diagnostics::{DiagnosticsClient, Provider, SessionConfig};
 use corprof::nettrace::{NettraceReader, SAMPLE_PROFILER_PROVIDER};
 
-use super::{lookup, method_of, options, start_session, USAGE};
+use super::{lookup, method_of, options, start_session};
 
 /// `corprof stack`.
 pub(crate) fn stack(args: &[&str]) -> Result<(), String> {
     let o = options(args, &["-p", "--duration"], &[])?;
-    if !o.positional.is_empty() {
-        return Err(format!("unexpected {:?}\n{USAGE}", o.positional));
-    }
-    let pid: u32 = o
-        .named
-        .get("-p")
-        .ok_or_else(|| format!("stack needs -p PID\n{USAGE}"))?
-        .parse()
-        .map_err(|_| "-p takes a process id".to_string())?;
-    let seconds: f64 = match o.named.get("--duration") {
-        Some(s) => s
-            .parse()
-            .ok()
-            .filter(|s: &f64| *s > 0.0 && *s <= 3600.0)
-            .ok_or("--duration takes a number of seconds (at most 3600)")?,
-        None => 0.01,
-    };
+    let pid = o.pid("stack")?;
+    let seconds = o.seconds("--duration", 3600.0)?.unwrap_or(0.01);
     let config = SessionConfig::new(vec![Provider::new(SAMPLE_PROFILER_PROVIDER).level(4)]);
     let client = DiagnosticsClient::for_process(pid).map_err(|e| e.to_string())?;
     let session = start_session(&client, &config, pid)?;

@@ -1,16 +1,20 @@
-//! Metadata blobs: what each kind of event in a stream is, and the layout of
-//! its payload.
+//! Metadata blobs: what each kind of event is, and the layout of its
+//! payload, in the one format both of the runtime's EventPipe outputs use
+//! (the runtime's `ep_metadata_generator_generate_event_metadata`).
 //!
-//! A metadata blob's payload (`NetTraceFormat_v5.md`, "Metadata event
-//! encoding"; the runtime's `ep_metadata_generator_generate_event_metadata`):
-//! `u32` metadata id, provider name (NUL-terminated UTF-16), `u32` event id,
-//! event name (UTF-16), `u64` keywords, `u32` version, `u32` level; then,
-//! optionally, `u32` field count and the fields (`u32` `TypeCode`, for
-//! `Object` (1) a nested field count and fields, then the field's UTF-16
-//! name); then, from format version 5, tags (`u32` tag size, `u8` kind;
-//! kind 1 `OpCode`: one byte; kind 2 `V2Params`: `u32` count, then per
-//! field `u32` size (itself included), name, `u32` type code, for `Array`
-//! (19) an element type code, for `Object` a nested description).
+//! The event part, [`parse_event`]: `u32` event id, event name
+//! (NUL-terminated UTF-16), `u64` keywords, `u32` version, `u32` level;
+//! then, optionally, `u32` field count and the fields (`u32` `TypeCode`; for
+//! `Object` (1) a nested field count and fields, for `Array` (19) the
+//! element's type code; then the field's UTF-16 name); then, from nettrace
+//! format version 5, tags (`u32` tag size, `u8` kind; kind 1 `OpCode`: one
+//! byte; kind 2 `V2Params`: `u32` count, then per field `u32` size (itself
+//! included), name, `u32` type code, for `Array` an element type code, for
+//! `Object` a nested description). An in-process session
+//! (`EventPipeEventDelivered`) passes the event part alone; a nettrace
+//! stream's metadata blob (`NetTraceFormat_v5.md`, "Metadata event
+//! encoding") puts a `u32` metadata id and the provider's name (UTF-16)
+//! before it, [`Metadata`].
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -134,74 +138,97 @@ pub(crate) fn utf16z(r: &mut ByteReader<'_>) -> Result<String, MetaError> {
     String::from_utf16(&units).map_err(|_| (at, "string is not valid UTF-16"))
 }
 
+/// The event part of a metadata blob (see the module's documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EventPart {
+    pub(crate) event_id: u32,
+    pub(crate) name: String,
+    pub(crate) keywords: u64,
+    pub(crate) version: u32,
+    pub(crate) level: u32,
+    pub(crate) opcode: Option<u8>,
+    pub(crate) fields: Vec<Field>,
+}
+
+/// Reads the event part of a metadata blob, to the end of `r`: the fields
+/// and tags are optional (an event without fields may end after its
+/// level).
+pub(crate) fn parse_event(r: &mut ByteReader<'_>) -> Result<EventPart, MetaError> {
+    let mut part = EventPart {
+        event_id: r.u32().map_err(|_| short(r))?,
+        name: utf16z(r)?,
+        keywords: r.u64().map_err(|_| short(r))?,
+        version: r.u32().map_err(|_| short(r))?,
+        level: r.u32().map_err(|_| short(r))?,
+        ..EventPart::default()
+    };
+    if r.is_empty() {
+        return Ok(part);
+    }
+    part.fields = v1_fields(r, 0)?;
+    // Format version 5's tags.
+    while !r.is_empty() {
+        let at = r.pos();
+        let size = r.u32().map_err(|_| short(r))? as usize;
+        let kind = r.u8().map_err(|_| short(r))?;
+        let body = r
+            .take(size)
+            .map_err(|_| (at, "metadata tag runs past the blob"))?;
+        let mut t = ByteReader::new(body);
+        match kind {
+            1 => part.opcode = Some(t.u8().map_err(|_| (at, "empty OpCode tag"))?),
+            2 => {
+                let count = t.u32().map_err(|_| (at, "V2Params tag truncated"))?;
+                if count > MAX_FIELDS {
+                    return Err((at, "too many fields"));
+                }
+                let mut fields = Vec::new();
+                for _ in 0..count {
+                    fields.push(v2_field(&mut t, 0).map_err(|(o, w)| (at + 5 + o, w))?);
+                }
+                part.fields = fields;
+            }
+            _ => {} // a later version's tag: skipped
+        }
+    }
+    // EventSource's self-describing events (`EventSource.Write`, the
+    // `EventCounters` of `System.Runtime`) describe their payload as one
+    // unnamed struct; its fields are the event's (the same bytes).
+    if let [Field {
+        name,
+        ty: FieldType::Struct(inner),
+    }] = &mut part.fields[..]
+    {
+        if name.is_empty() {
+            part.fields = core::mem::take(inner);
+        }
+    }
+    Ok(part)
+}
+
 impl Metadata {
-    /// Parses a metadata blob's payload.
+    /// Parses a nettrace metadata blob's payload: the metadata id, the
+    /// provider, then the event part (absent in an empty description).
     pub(crate) fn parse(blob: &[u8]) -> Result<Metadata, MetaError> {
         let mut r = ByteReader::new(blob);
         let metadata_id = r.u32().map_err(|_| short(&r))?;
         let provider = utf16z(&mut r)?;
-        // The event part may be absent (an empty description).
-        let mut meta = Metadata {
+        let part = if r.is_empty() {
+            EventPart::default()
+        } else {
+            parse_event(&mut r)?
+        };
+        Ok(Metadata {
             metadata_id,
             provider,
-            event_id: 0,
-            name: String::new(),
-            keywords: 0,
-            version: 0,
-            level: 0,
-            opcode: None,
-            fields: Vec::new(),
-        };
-        if r.is_empty() {
-            return Ok(meta);
-        }
-        meta.event_id = r.u32().map_err(|_| short(&r))?;
-        meta.name = utf16z(&mut r)?;
-        meta.keywords = r.u64().map_err(|_| short(&r))?;
-        meta.version = r.u32().map_err(|_| short(&r))?;
-        meta.level = r.u32().map_err(|_| short(&r))?;
-        if r.is_empty() {
-            return Ok(meta);
-        }
-        meta.fields = v1_fields(&mut r, 0)?;
-        // Format version 5's tags.
-        while !r.is_empty() {
-            let at = r.pos();
-            let size = r.u32().map_err(|_| short(&r))? as usize;
-            let kind = r.u8().map_err(|_| short(&r))?;
-            let body = r
-                .take(size)
-                .map_err(|_| (at, "metadata tag runs past the blob"))?;
-            let mut t = ByteReader::new(body);
-            match kind {
-                1 => meta.opcode = Some(t.u8().map_err(|_| (at, "empty OpCode tag"))?),
-                2 => {
-                    let count = t.u32().map_err(|_| (at, "V2Params tag truncated"))?;
-                    if count > MAX_FIELDS {
-                        return Err((at, "too many fields"));
-                    }
-                    let mut fields = Vec::new();
-                    for _ in 0..count {
-                        fields.push(v2_field(&mut t, 0).map_err(|(o, w)| (at + 5 + o, w))?);
-                    }
-                    meta.fields = fields;
-                }
-                _ => {} // a later version's tag: skipped
-            }
-        }
-        // EventSource's self-describing events (`EventSource.Write`, the
-        // `EventCounters` of `System.Runtime`) describe their payload as one
-        // unnamed struct; its fields are the event's (the same bytes).
-        if let [Field {
-            name,
-            ty: FieldType::Struct(inner),
-        }] = &mut meta.fields[..]
-        {
-            if name.is_empty() {
-                meta.fields = core::mem::take(inner);
-            }
-        }
-        Ok(meta)
+            event_id: part.event_id,
+            name: part.name,
+            keywords: part.keywords,
+            version: part.version,
+            level: part.level,
+            opcode: part.opcode,
+            fields: part.fields,
+        })
     }
 }
 
@@ -218,10 +245,22 @@ fn v1_fields(r: &mut ByteReader<'_>, depth: u32) -> Result<Vec<Field>, MetaError
     for _ in 0..count {
         let at = r.pos();
         let code = r.u32().map_err(|_| short(r))?;
-        let ty = if code == 1 {
-            FieldType::Struct(v1_fields(r, depth + 1)?)
-        } else {
-            simple_type(code).ok_or((at, "unknown field type code"))?
+        let ty = match code {
+            1 => FieldType::Struct(v1_fields(r, depth + 1)?),
+            // An array: the element's type code follows; the elements come
+            // after a `u16` count, as EventSource writes them.
+            19 => {
+                let at = r.pos();
+                let element = r.u32().map_err(|_| short(r))?;
+                FieldType::Array {
+                    element: Box::new(
+                        FieldType::from_code(element)
+                            .ok_or((at, "unknown array element type code"))?,
+                    ),
+                    length: Length::Prefixed,
+                }
+            }
+            _ => FieldType::from_code(code).ok_or((at, "unknown field type code"))?,
         };
         let name = utf16z(r)?;
         fields.push(Field { name, ty });
@@ -263,7 +302,7 @@ fn v2_type(b: &mut ByteReader<'_>, depth: u32) -> Result<FieldType, MetaError> {
                 length: Length::Prefixed,
             })
         }
-        _ => simple_type(code).ok_or((at, "unknown field type code")),
+        _ => FieldType::from_code(code).ok_or((at, "unknown field type code")),
     }
 }
 
@@ -282,25 +321,29 @@ fn v2_struct(b: &mut ByteReader<'_>, depth: u32) -> Result<FieldType, MetaError>
     Ok(FieldType::Struct(fields))
 }
 
-/// The field type of a `System.TypeCode` other than `Object` and arrays.
-fn simple_type(code: u32) -> Option<FieldType> {
-    Some(match code {
-        3 => FieldType::Boolean,
-        4 => FieldType::Char,
-        5 => FieldType::SByte,
-        6 => FieldType::Byte,
-        7 => FieldType::Int16,
-        8 => FieldType::UInt16,
-        9 => FieldType::Int32,
-        10 => FieldType::UInt32,
-        11 => FieldType::Int64,
-        12 => FieldType::UInt64,
-        13 => FieldType::Single,
-        14 => FieldType::Double,
-        15 => FieldType::Decimal,
-        16 => FieldType::DateTime,
-        17 => FieldType::Guid,
-        18 => FieldType::String,
-        _ => return None,
-    })
+impl FieldType {
+    /// The type of a `System.TypeCode` other than `Object` (1) and `Array`
+    /// (19), the codes of `COR_PRF_EVENTPIPE_PARAM_TYPE`; `None` for those
+    /// and unknown codes.
+    pub fn from_code(code: u32) -> Option<FieldType> {
+        Some(match code {
+            3 => FieldType::Boolean,
+            4 => FieldType::Char,
+            5 => FieldType::SByte,
+            6 => FieldType::Byte,
+            7 => FieldType::Int16,
+            8 => FieldType::UInt16,
+            9 => FieldType::Int32,
+            10 => FieldType::UInt32,
+            11 => FieldType::Int64,
+            12 => FieldType::UInt64,
+            13 => FieldType::Single,
+            14 => FieldType::Double,
+            15 => FieldType::Decimal,
+            16 => FieldType::DateTime,
+            17 => FieldType::Guid,
+            18 => FieldType::String,
+            _ => return None,
+        })
+    }
 }

@@ -105,11 +105,21 @@ pub fn decode_fields(
     data: &[u8],
     pointer_size: u8,
 ) -> Result<Vec<(String, Value)>, PayloadError> {
+    let values = decode_values(fields, data, pointer_size)?;
+    Ok(fields.iter().map(|f| f.name.clone()).zip(values).collect())
+}
+
+/// [`decode_fields`] without the names: the values in field order.
+pub(crate) fn decode_values(
+    fields: &[Field],
+    data: &[u8],
+    pointer_size: u8,
+) -> Result<Vec<Value>, PayloadError> {
     let mut d = Decoder {
         r: ByteReader::new(data),
         pointer_size,
     };
-    d.fields(fields)
+    d.values(fields)
 }
 
 struct Decoder<'a> {
@@ -125,11 +135,13 @@ impl Decoder<'_> {
         }
     }
 
-    fn fields(&mut self, fields: &[Field]) -> Result<Vec<(String, Value)>, PayloadError> {
-        let mut out: Vec<(String, Value)> = Vec::with_capacity(fields.len());
+    /// The values of `fields`, in order; an array's count field is found
+    /// among the earlier ones by name.
+    fn values(&mut self, fields: &[Field]) -> Result<Vec<Value>, PayloadError> {
+        let mut out: Vec<Value> = Vec::with_capacity(fields.len());
         for field in fields {
-            let value = self.value(&field.ty, &out)?;
-            out.push((field.name.clone(), value));
+            let value = self.value(&field.ty, &fields[..out.len()], &out)?;
+            out.push(value);
         }
         Ok(out)
     }
@@ -142,7 +154,8 @@ impl Decoder<'_> {
     fn value(
         &mut self,
         ty: &FieldType,
-        earlier: &[(String, Value)],
+        earlier_fields: &[Field],
+        earlier: &[Value],
     ) -> Result<Value, PayloadError> {
         Ok(match ty {
             FieldType::Boolean => Value::Bool(u32::from_le_bytes(self.array()?) != 0),
@@ -175,21 +188,25 @@ impl Decoder<'_> {
                 4 => Value::UInt(u32::from_le_bytes(self.array()?).into()),
                 _ => Value::UInt(u64::from_le_bytes(self.array()?)),
             },
-            FieldType::Struct(fields) => Value::Struct(self.fields(fields)?),
+            FieldType::Struct(fields) => {
+                let values = self.values(fields)?;
+                Value::Struct(fields.iter().map(|f| f.name.clone()).zip(values).collect())
+            }
             FieldType::Array { element, length } => {
                 let count = match length {
                     Length::Prefixed => u64::from(u16::from_le_bytes(self.array()?)),
-                    Length::Field(name) => earlier
+                    Length::Field(name) => earlier_fields
                         .iter()
+                        .zip(earlier)
                         .rev()
-                        .find(|(n, _)| n == name)
+                        .find(|(f, _)| f.name == *name)
                         .and_then(|(_, v)| v.as_u64())
                         .ok_or_else(|| self.err("array count field missing"))?,
                 };
                 let mut items = Vec::new();
                 for _ in 0..count {
                     let before = self.r.pos();
-                    items.push(self.value(element, &[])?);
+                    items.push(self.value(element, &[], &[])?);
                     // Every element takes bytes: a count no payload can
                     // hold fails at the end of the payload, after at most
                     // one element per byte.

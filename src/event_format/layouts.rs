@@ -5,7 +5,9 @@
 //! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
 //! `BulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
 //! `ThreadStartWork`, `Exception`, `Contention`, `ContentionStart_V2`,
-//! `ContentionStop_V1`) for the events this crate uses. Where a later
+//! `ContentionStop_V1`, `AllocationSampled`) for the events this crate
+//! uses, in process (`eventpipe::runtime_fields`) and in traces
+//! (`nettrace::clr_fields`). Where a later
 //! version appends fields, the earlier layout still reads the leading ones
 //! (the decoder ignores trailing bytes).
 
@@ -14,7 +16,7 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::metadata::{Field, FieldType, Length};
+use crate::event_format::{Field, FieldType, Length};
 
 /// The runtime's provider.
 pub const RUNTIME_PROVIDER: &str = "Microsoft-Windows-DotNETRuntime";
@@ -103,6 +105,7 @@ fn module(version: u32) -> Vec<Field> {
 /// | runtime | `ExceptionThrown` | 80 | `ExceptionType`, `ExceptionMessage`, `ExceptionEIP`, `ExceptionHRESULT`, `ExceptionFlags`, `ClrInstanceID` |
 /// | runtime | `ContentionStart` | 81 | `ContentionFlags`, `ClrInstanceID`, (v2) `LockID`, `AssociatedObjectID`, `LockOwnerThreadID` |
 /// | runtime | `ContentionStop` | 91 | `ContentionFlags`, `ClrInstanceID`, (v1) `DurationNs` |
+/// | runtime | `AllocationSampled` | 303 | `AllocationKind`, `ClrInstanceID`, `TypeID`, `TypeName`, `Address`, `ObjectSize`, `SampledByteOffset` |
 /// | runtime | `MethodLoadVerbose`, `MethodUnloadVerbose` | 143, 144 | `MethodID` .. `MethodNamespace`, `MethodName`, `MethodSignature`, `ClrInstanceID`, (v2) `ReJITID` |
 /// | runtime | `ModuleLoad`, `ModuleUnload` | 152, 153 | `ModuleID`, `AssemblyID`, `ModuleFlags`, `Reserved1`, `ModuleILPath`, `ModuleNativePath`, `ClrInstanceID`, (v2) PDB fields |
 /// | rundown | `MethodDCStartVerbose`, `MethodDCEndVerbose` | 143, 144 | as `MethodLoadVerbose` |
@@ -191,6 +194,25 @@ pub fn clr_fields(provider: &str, event_id: u32, version: u32) -> Option<Vec<Fie
                 f("ReferencingFieldID", UInt32),
             ])),
             (70 | 71, _) => vec![f("ID", Pointer), f("ClrInstanceID", UInt16)],
+            // AllocationSampled (.NET 10; keyword 0x80000000000, level
+            // Informational): AllocationKind (GCAllocationKindMap: 0 small,
+            // 1 large, 2 pinned object heap), ClrInstanceID, TypeID,
+            // TypeName, Address, ObjectSize and SampledByteOffset, the
+            // 0-based offset in the object of the byte whose trial succeeded
+            // (dotnet/runtime docs/design/features/RandomizedAllocationSampling.md;
+            // the template as dotnet/diagnostics' and dd-trace-dotnet's
+            // readers transcribe it). Checked against 10.0.15's and 11.0.0's
+            // payloads: `System.Int32[]` of 10,424 bytes, no HeapIndex (which
+            // NativeAOT's FireEtwAllocationSampled call passes).
+            (303, 0) => vec![
+                f("AllocationKind", UInt32),
+                f("ClrInstanceID", UInt16),
+                f("TypeID", Pointer),
+                f("TypeName", String),
+                f("Address", Pointer),
+                f("ObjectSize", UInt64),
+                f("SampledByteOffset", UInt64),
+            ],
             (80, v) if v >= 1 => vec![
                 f("ExceptionType", String),
                 f("ExceptionMessage", String),
