@@ -304,7 +304,8 @@ impl Profiler for SamplingProfiler {
             stats.failed_walks
         ));
         if let Some(dir) = &self.dir {
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), dir) {
+            let gc_asked = sampler.options().gc_pauses;
+            if let Err(error) = write_dir(&profile, &sampler.export_stats(), gc_asked, dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -347,7 +348,12 @@ fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
 /// (the [`SamplerStats`](super::SamplerStats), the signals and timers of
 /// signal mode, the period, duration, threads, what was written and the
 /// exporters' counters).
-fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<Written> {
+fn write_dir(
+    profile: &Profile,
+    export: &ExportStats,
+    gc_asked: bool,
+    dir: &Path,
+) -> io::Result<Written> {
     std::fs::create_dir_all(dir)?;
     let stats = &profile.stats;
     let mut summary = String::new();
@@ -395,6 +401,30 @@ fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<
         "undecoded_contentions",
         stats.undecoded_contentions.to_string(),
     );
+    let gc = &stats.gc_pauses;
+    line(
+        "gc_pauses",
+        String::from(match (gc_asked, stats.gc_pauses_available) {
+            (false, _) => "off",
+            (true, true) => "on",
+            (true, false) => "not available (needs .NET 5)",
+        }),
+    );
+    line("gc_pause_count", gc.pauses.to_string());
+    line("gc_pause_total_ns", gc.total_nanos.to_string());
+    line("gc_pause_max_ns", gc.max_nanos.to_string());
+    // gen/reason:count/nanoseconds, by generation then reason.
+    line(
+        "gc_pause_kinds",
+        gc.by_kind
+            .iter()
+            .map(|(generation, reason, count, nanos)| {
+                format!("{generation}/{reason}:{count}/{nanos}")
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    line("undecoded_gc_events", gc.undecoded_events.to_string());
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

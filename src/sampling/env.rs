@@ -19,6 +19,9 @@ pub(crate) const SAMPLER_ALLOC_BYTES: &str = "CORPROF_SAMPLER_ALLOC_BYTES";
 /// `auto` (the default), `allocation-sampled`, `allocation-tick` or
 /// `object-allocated`.
 pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
+/// Whether GC pauses are measured (`SamplerOptions::gc_pauses`): a
+/// boolean (`0`, `1`, `true`, `false`, `yes`, `no`, `on`, `off`), default on.
+pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
 /// The directory [`SamplingProfiler`](super::SamplingProfiler) writes its
 /// outputs to at shutdown (created if missing); unset: nothing is written.
 pub(crate) const SAMPLER_DIR: &str = "CORPROF_SAMPLER_DIR";
@@ -73,6 +76,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-sampled` on .NET 10 and later, `allocation-tick` on .NET 5 to 9, none before (`object-allocated` slows every allocation: only when asked) | `auto`, `allocation-sampled`, `allocation-tick`, `object-allocated` (`auto`) |
     /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `thread-suspend` on Windows x64, `suspend-runtime` elsewhere) |
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
+    /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
     /// `CORPROF_SAMPLER_DIR`, where it writes its outputs and the period
@@ -108,12 +112,14 @@ impl SamplerOptions {
             })?,
         };
         let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
+        let gc_pauses = crate::facade::env::flag(SAMPLER_GC_PAUSES, true)?;
         Ok(SamplerOptions {
             hz: hz as u32,
             allocation_mean_bytes: (alloc != 0).then_some(alloc),
             allocation_source: source,
             mode,
             period: core::time::Duration::from_secs(period),
+            gc_pauses,
             ..SamplerOptions::default()
         })
     }

@@ -19,6 +19,9 @@ use super::contention::{
 };
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
+use super::gc_pauses::{
+    decode_gc_event, is_gc_event, pause_frame, GcKind, GcPauseStats, GcPauses, PauseTotal,
+};
 use super::signal::{self, SamplingMode, SignalStats};
 use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
@@ -46,9 +49,12 @@ pub const EXCEPTIONS: usize = 4;
 pub const LOCK_COUNT: usize = 5;
 /// Index of the time waited for locks, in nanoseconds.
 pub const LOCK_TIME: usize = 6;
+/// Index of the time the runtime was suspended for GCs, in nanoseconds
+/// (under a synthetic frame `[GC gen N reason]`, thread `GC`).
+pub const GC_PAUSE: usize = 7;
 /// The sample types, in value order, as pprof names them (type, unit):
 /// the names Datadog's and Pyroscope's .NET profilers use.
-pub const SAMPLE_TYPES: [(&str, &str); 7] = [
+pub const SAMPLE_TYPES: [(&str, &str); 8] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
@@ -56,6 +62,7 @@ pub const SAMPLE_TYPES: [(&str, &str); 7] = [
     ("exception", "count"),
     ("lock-count", "count"),
     ("lock-time", "nanoseconds"),
+    ("gc-pause", "nanoseconds"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -214,6 +221,10 @@ pub struct SamplerOptions {
     /// [`SamplingMode::Signal`]: the most threads signalled for a wall-time
     /// sample per tick, round-robin (default 5).
     pub wall_threads_per_tick: u32,
+    /// Whether GC pauses are measured (default `true`): from the runtime's
+    /// GC events in the sampler's in-process EventPipe session, .NET 5 and
+    /// later ([`SamplerStats::gc_pauses_available`]; `gc_pauses.rs`).
+    pub gc_pauses: bool,
 }
 
 impl Default for SamplerOptions {
@@ -227,6 +238,7 @@ impl Default for SamplerOptions {
             contentions_per_second: Some(CONTENTIONS_PER_SECOND),
             mode: SamplingMode::default(),
             wall_threads_per_tick: 5,
+            gc_pauses: true,
         }
     }
 }
@@ -281,6 +293,13 @@ impl SamplerOptions {
     #[must_use]
     pub fn with_mode(mut self, mode: SamplingMode) -> SamplerOptions {
         self.mode = mode;
+        self
+    }
+
+    /// With [`gc_pauses`](Self::gc_pauses) set.
+    #[must_use]
+    pub fn with_gc_pauses(mut self, on: bool) -> SamplerOptions {
+        self.gc_pauses = on;
         self
     }
 
@@ -353,7 +372,7 @@ impl SamplerOptions {
         if self.exceptions_per_second.is_some() {
             mask |= COR_PRF_MONITOR_EXCEPTIONS;
         }
-        if self.contentions_per_second.is_some() && info.version() >= 12 {
+        if (self.contentions_per_second.is_some() || self.gc_pauses) && info.version() >= 12 {
             high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         }
         if self.allocation_mean_bytes.is_some() {
@@ -544,6 +563,12 @@ pub struct SamplerStats {
     pub contentions_recorded: u64,
     /// Contention events that could not be decoded (counted, skipped).
     pub undecoded_contentions: u64,
+    /// Whether GC pauses are measured: asked for
+    /// ([`SamplerOptions::gc_pauses`]), and the runtime has in-process
+    /// EventPipe (.NET 5 and later).
+    pub gc_pauses_available: bool,
+    /// The GC pauses measured (count, total, longest, by kind).
+    pub gc_pauses: GcPauseStats,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -767,6 +792,8 @@ pub(super) struct Inner {
     /// threads destroyed since the current beat's enumeration (`None` once
     /// the sampler thread has ended: nothing is walked any more).
     pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
+    /// The GC pauses (`None`: off or not available).
+    pub(super) gc: Option<GcPauses>,
 }
 
 pub(super) use crate::facade::sync::lock;
@@ -845,6 +872,7 @@ impl Sampler {
         };
         let mut session = None;
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
+        let gc_pauses = options.gc_pauses && info.version() >= 12;
         let (mut keywords, mut level) = (0, INFORMATIONAL);
         if let Some(source) = source {
             if !source.is_available(info) {
@@ -860,6 +888,12 @@ impl Sampler {
         }
         if contention {
             keywords |= CONTENTION_KEYWORD;
+        }
+        if gc_pauses {
+            // GCStart, GCEnd, GCSuspendEEBegin, GCRestartEEEnd: GC keyword,
+            // Informational (a lower level than the ticks' Verbose).
+            keywords |= GC_KEYWORD;
+            level = level.max(INFORMATIONAL);
         }
         if keywords != 0 {
             session = Some(info.event_pipe_start_session(
@@ -879,6 +913,7 @@ impl Sampler {
         let stats = SamplerStats {
             allocation_source: source,
             contention_available: contention,
+            gc_pauses_available: gc_pauses,
             mode: options.mode,
             ..SamplerStats::default()
         };
@@ -903,6 +938,7 @@ impl Sampler {
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
             threads_ended: Mutex::new(true),
             walking: Mutex::new(Some(Vec::new())),
+            gc: gc_pauses.then(GcPauses::default),
         });
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
@@ -1031,6 +1067,16 @@ impl Sampler {
     /// An event that cannot be decoded is counted in
     /// [`SamplerStats::undecoded_ticks`], never an error.
     pub fn event_pipe_event_delivered(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        if let Some(gc) = &self.inner.gc {
+            if is_gc_event(event.event_id)
+                && self.inner.is_runtime_provider(event.provider)
+                && !EventMetadata::parse(event.metadata).is_ok_and(|m| !m.fields.is_empty())
+            {
+                let decoded = decode_gc_event(event.event_id, event.event_version, event.data);
+                gc.event(decoded, Instant::now());
+                return Ok(());
+            }
+        }
         let contention = event.event_id == CONTENTION_START || event.event_id == CONTENTION_STOP;
         if contention
             && self.inner.contentions.is_some()
@@ -1476,6 +1522,9 @@ impl Inner {
                 tree,
             });
         }
+        if let Some(gc) = &self.gc {
+            threads.extend(gc_thread(&mut frames, &gc.take_period()));
+        }
         let started = state.started + (state.period_start - state.start);
         let duration = now.saturating_duration_since(state.period_start);
         state.period_start = now;
@@ -1495,8 +1544,15 @@ impl Inner {
 
     fn profile(&self, state: &State, duration: Duration) -> Profile {
         let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
-        Profile {
-            frames: state.frames.clone(),
+        let mut frames = state.frames.clone();
+        let mut stats = state.stats.clone();
+        let mut gc_threads = Vec::new();
+        if let Some(gc) = &self.gc {
+            gc_threads.extend(gc_thread(&mut frames, &gc.run()));
+            stats.gc_pauses = gc.stats();
+        }
+        let mut profile = Profile {
+            frames,
             threads: state
                 .threads
                 .iter()
@@ -1514,10 +1570,39 @@ impl Inner {
             started: state.started,
             duration,
             period_nanos: sample_interval(self.options.hz).as_nanos() as u64,
-            stats: state.stats.clone(),
-        }
+            stats,
+        };
+        profile.threads.extend(gc_threads);
+        profile
     }
 }
+
+/// The GC pauses of a period or run as a thread `GC` of their own: one
+/// synthetic frame `[GC gen N reason]` per kind, its time in [`GC_PAUSE`]
+/// (`None` when there was no pause).
+fn gc_thread(
+    frames: &mut Frames,
+    pauses: &alloc::collections::BTreeMap<GcKind, PauseTotal>,
+) -> Option<ThreadProfile> {
+    if pauses.is_empty() {
+        return None;
+    }
+    let mut tree = StackTree::new(SAMPLE_TYPES.len());
+    for (&kind, total) in pauses {
+        let frame = frames.intern(&pause_frame(kind));
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[GC_PAUSE] = total.nanos;
+        tree.add([frame], &values);
+    }
+    Some(ThreadProfile {
+        name: String::from(GC_THREAD),
+        os_thread: 0,
+        tree,
+    })
+}
+
+/// The name of the synthetic thread that holds the GC pauses.
+pub const GC_THREAD: &str = "GC";
 
 /// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
@@ -1701,13 +1786,15 @@ mod tests {
             .with_allocation_source(AllocationSource::ObjectAllocated)
             .with_period(Duration::from_secs(5))
             .with_mode(SamplingMode::SuspendRuntime)
-            .with_wall_threads_per_tick(9);
+            .with_wall_threads_per_tick(9)
+            .with_gc_pauses(false);
         let expected = SamplerOptions {
             hz: 250,
             allocation_source: AllocationSource::ObjectAllocated,
             period: Duration::from_secs(5),
             mode: SamplingMode::SuspendRuntime,
             wall_threads_per_tick: 9,
+            gc_pauses: false,
             ..SamplerOptions::default()
         };
         assert_eq!(options, expected);
