@@ -27,11 +27,12 @@ fn child_prints_what_the_environment_gives() {
     println!(
         "\nsampler: {}",
         show(SamplerOptions::from_env().map(|o| format!(
-            "hz={} alloc={:?} source={} gc_pauses={}",
+            "hz={} alloc={:?} source={} gc_pauses={} heap={:?}",
             o.hz,
             o.allocation_mean_bytes,
             o.allocation_source.name(),
-            o.gc_pauses
+            o.gc_pauses,
+            o.heap_objects
         )))
     );
     println!(
@@ -75,6 +76,7 @@ fn child_lines(vars: &[(&str, &str)]) -> (String, String, String) {
         "CORPROF_SAMPLER_ALLOC_BYTES",
         "CORPROF_SAMPLER_ALLOC_SOURCE",
         "CORPROF_SAMPLER_GC_PAUSES",
+        "CORPROF_SAMPLER_HEAP_OBJECTS",
         "CORPROF_COVERAGE_DIR",
         "CORPROF_COVERAGE_INCLUDE",
         "CORPROF_COVERAGE_EXCLUDE",
@@ -151,7 +153,7 @@ fn unset_variables_give_the_defaults_and_calltarget_asks_for_targets() {
     let (sampler, calltarget) = answers(&[]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(524288) source=auto gc_pauses=true"
+        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096)"
     );
     assert_eq!(
         calltarget,
@@ -166,18 +168,20 @@ fn every_sampler_variable_is_read() {
         ("CORPROF_SAMPLER_ALLOC_BYTES", "0"),
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "object-allocated"),
         ("CORPROF_SAMPLER_GC_PAUSES", "off"),
+        ("CORPROF_SAMPLER_HEAP_OBJECTS", "0"),
     ]);
     assert_eq!(
         sampler,
-        "hz=250 alloc=None source=object-allocated gc_pauses=false"
+        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None"
     );
     let (sampler, _) = answers(&[
         ("CORPROF_SAMPLER_ALLOC_BYTES", "4096"),
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick"),
+        ("CORPROF_SAMPLER_HEAP_OBJECTS", " 100 "),
     ]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true"
+        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100)"
     );
 }
 
@@ -204,6 +208,11 @@ fn a_bad_sampler_value_names_its_variable_and_says_why() {
             "CORPROF_SAMPLER_ALLOC_SOURCE",
             "sometimes",
             "is not one of auto, allocation-sampled, allocation-tick, object-allocated",
+        ),
+        (
+            "CORPROF_SAMPLER_HEAP_OBJECTS",
+            "1000001",
+            "is not a number from 0 to 1000000",
         ),
         (
             "CORPROF_SAMPLER_GC_PAUSES",

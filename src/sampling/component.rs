@@ -282,7 +282,8 @@ impl Profiler for SamplingProfiler {
         event: &EventPipeEvent<'_>,
     ) -> Result<()> {
         match self.sampler.get() {
-            Some(sampler) => sampler.event_pipe_event_delivered(event),
+            // SAFETY: this callback's own event, forwarded on its thread.
+            Some(sampler) => unsafe { sampler.event_pipe_event_delivered_from_runtime(event) },
             None => Ok(()),
         }
     }
@@ -304,8 +305,9 @@ impl Profiler for SamplingProfiler {
             stats.failed_walks
         ));
         if let Some(dir) = &self.dir {
-            let gc_asked = sampler.options().gc_pauses;
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), gc_asked, dir) {
+            let options = sampler.options();
+            let asked = (options.gc_pauses, options.heap_objects.is_some());
+            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -351,7 +353,7 @@ fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
 fn write_dir(
     profile: &Profile,
     export: &ExportStats,
-    gc_asked: bool,
+    (gc_asked, heap_asked): (bool, bool),
     dir: &Path,
 ) -> io::Result<Written> {
     std::fs::create_dir_all(dir)?;
@@ -425,6 +427,23 @@ fn write_dir(
             .join(","),
     );
     line("undecoded_gc_events", gc.undecoded_events.to_string());
+    let heap = &stats.live_heap;
+    line(
+        "live_heap",
+        match (heap_asked, stats.live_heap_unavailable) {
+            (false, _) => String::from("off"),
+            (true, Some(why)) => format!("not available ({why})"),
+            (true, None) => String::from("on"),
+        },
+    );
+    line("live_heap_limit", heap.limit.to_string());
+    line("live_heap_tracked", heap.tracked.to_string());
+    line("live_heap_skipped", heap.skipped.to_string());
+    line("live_heap_collected", heap.collected.to_string());
+    line("live_heap_at_stop", heap.live.to_string());
+    line("live_heap_handle_errors", heap.handle_errors.to_string());
+    line("live_heap_gcs", heap.gcs.to_string());
+    line("live_heap_sweeps", heap.sweeps.to_string());
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

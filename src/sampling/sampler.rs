@@ -20,8 +20,9 @@ use super::contention::{
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use super::gc_pauses::{
-    decode_gc_event, is_gc_event, pause_frame, GcKind, GcPauseStats, GcPauses, PauseTotal,
+    decode_gc_event, is_gc_event, pause_frame, GcEvent, GcKind, GcPauseStats, GcPauses, PauseTotal,
 };
+use super::live_heap::{by_age, LiveHeap, LiveHeapStats, LiveObject, NewObject, HEAP_OBJECTS};
 use super::signal::{self, SamplingMode, SignalStats};
 use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
@@ -52,9 +53,14 @@ pub const LOCK_TIME: usize = 6;
 /// Index of the time the runtime was suspended for GCs, in nanoseconds
 /// (under a synthetic frame `[GC gen N reason]`, thread `GC`).
 pub const GC_PAUSE: usize = 7;
+/// Index of the estimated objects alive at the profile's end, at their
+/// allocation stacks (the live heap, on threads [`LIVE_HEAP_THREAD`]).
+pub const INUSE_OBJECTS: usize = 8;
+/// Index of the estimated bytes alive at the profile's end.
+pub const INUSE_SPACE: usize = 9;
 /// The sample types, in value order, as pprof names them (type, unit):
 /// the names Datadog's and Pyroscope's .NET profilers use.
-pub const SAMPLE_TYPES: [(&str, &str); 8] = [
+pub const SAMPLE_TYPES: [(&str, &str); 10] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
@@ -63,6 +69,8 @@ pub const SAMPLE_TYPES: [(&str, &str); 8] = [
     ("lock-count", "count"),
     ("lock-time", "nanoseconds"),
     ("gc-pause", "nanoseconds"),
+    ("inuse_objects", "count"),
+    ("inuse_space", "bytes"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -225,6 +233,10 @@ pub struct SamplerOptions {
     /// GC events in the sampler's in-process EventPipe session, .NET 5 and
     /// later ([`SamplerStats::gc_pauses_available`]; `gc_pauses.rs`).
     pub gc_pauses: bool,
+    /// The most sampled objects the live heap tracks (default 4,096;
+    /// `None`: no live heap). .NET 7 and later, with allocation sampling on
+    /// ([`SamplerStats::live_heap_available`]; `live_heap.rs`).
+    pub heap_objects: Option<u32>,
 }
 
 impl Default for SamplerOptions {
@@ -239,6 +251,7 @@ impl Default for SamplerOptions {
             mode: SamplingMode::default(),
             wall_threads_per_tick: 5,
             gc_pauses: true,
+            heap_objects: Some(HEAP_OBJECTS),
         }
     }
 }
@@ -293,6 +306,14 @@ impl SamplerOptions {
     #[must_use]
     pub fn with_mode(mut self, mode: SamplingMode) -> SamplerOptions {
         self.mode = mode;
+        self
+    }
+
+    /// With [`heap_objects`](Self::heap_objects) set (`None`: no live
+    /// heap).
+    #[must_use]
+    pub fn with_heap_objects(mut self, limit: Option<u32>) -> SamplerOptions {
+        self.heap_objects = limit;
         self
     }
 
@@ -352,6 +373,13 @@ impl SamplerOptions {
         if self.wall_threads_per_tick == 0 {
             return refuse("wall_threads_per_tick", &0u32, "at least 1");
         }
+        if self.heap_objects == Some(0) {
+            return refuse(
+                "heap_objects",
+                &self.heap_objects,
+                "None (off) or at least 1",
+            );
+        }
         Ok(())
     }
 
@@ -372,7 +400,10 @@ impl SamplerOptions {
         if self.exceptions_per_second.is_some() {
             mask |= COR_PRF_MONITOR_EXCEPTIONS;
         }
-        if (self.contentions_per_second.is_some() || self.gc_pauses) && info.version() >= 12 {
+        let live_heap = self.heap_objects.is_some() && self.allocation_mean_bytes.is_some();
+        if (self.contentions_per_second.is_some() || self.gc_pauses || live_heap)
+            && info.version() >= 12
+        {
             high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         }
         if self.allocation_mean_bytes.is_some() {
@@ -569,6 +600,16 @@ pub struct SamplerStats {
     pub gc_pauses_available: bool,
     /// The GC pauses measured (count, total, longest, by kind).
     pub gc_pauses: GcPauseStats,
+    /// Whether the live heap is tracked: asked for
+    /// ([`SamplerOptions::heap_objects`]) with allocation sampling, and the
+    /// runtime has `ICorProfilerInfo13` (.NET 7 and later).
+    pub live_heap_available: bool,
+    /// What the live heap did (objects tracked, skipped, collected).
+    pub live_heap: LiveHeapStats,
+    /// Why the live heap, asked for, is not tracked: `needs .NET 7` (no
+    /// `ICorProfilerInfo13`) or `no allocation samples`; `None` when it is
+    /// tracked or was not asked for.
+    pub live_heap_unavailable: Option<&'static str>,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -794,6 +835,8 @@ pub(super) struct Inner {
     pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
     /// The GC pauses (`None`: off or not available).
     pub(super) gc: Option<GcPauses>,
+    /// The live heap (`None`: off or not available).
+    pub(super) live: Option<Arc<LiveHeap>>,
 }
 
 pub(super) use crate::facade::sync::lock;
@@ -873,6 +916,9 @@ impl Sampler {
         let mut session = None;
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let gc_pauses = options.gc_pauses && info.version() >= 12;
+        let live_heap = options
+            .heap_objects
+            .filter(|_| source.is_some() && info.version() >= 13);
         let (mut keywords, mut level) = (0, INFORMATIONAL);
         if let Some(source) = source {
             if !source.is_available(info) {
@@ -889,7 +935,7 @@ impl Sampler {
         if contention {
             keywords |= CONTENTION_KEYWORD;
         }
-        if gc_pauses {
+        if gc_pauses || live_heap.is_some() {
             // GCStart, GCEnd, GCSuspendEEBegin, GCRestartEEEnd: GC keyword,
             // Informational (a lower level than the ticks' Verbose).
             keywords |= GC_KEYWORD;
@@ -914,6 +960,13 @@ impl Sampler {
             allocation_source: source,
             contention_available: contention,
             gc_pauses_available: gc_pauses,
+            live_heap_available: live_heap.is_some(),
+            live_heap_unavailable: match options.heap_objects {
+                None => None,
+                Some(_) if info.version() < 13 => Some("needs .NET 7"),
+                Some(_) if source.is_none() => Some("no allocation samples"),
+                Some(_) => None,
+            },
             mode: options.mode,
             ..SamplerStats::default()
         };
@@ -939,7 +992,12 @@ impl Sampler {
             threads_ended: Mutex::new(true),
             walking: Mutex::new(Some(Vec::new())),
             gc: gc_pauses.then(GcPauses::default),
+            live: live_heap.map(|limit| Arc::new(LiveHeap::new(limit))),
         });
+        if let Some(live) = &inner.live {
+            // Without its thread the table fills up and stays: still bounded.
+            let _ = live.start(info);
+        }
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
             .name(String::from("corprof-sampler"))
@@ -1048,8 +1106,13 @@ impl Sampler {
         }
         let weight = allocation_weight(size, mean);
         let type_name = info.class_name(class).unwrap_or_else(|_| String::from("?"));
-        self.inner
-            .record_allocation(&type_name, weight.objects, weight.bytes)
+        let object = NewObject::Initialised(object);
+        // SAFETY: `object` is the callback's live object, on its thread
+        // (this function's contract).
+        unsafe {
+            self.inner
+                .record_allocation(&type_name, weight.objects, weight.bytes, Some(object))
+        }
     }
 
     /// Counts the allocations a `GCAllocationTick` event stands for
@@ -1066,16 +1129,51 @@ impl Sampler {
     /// `ObjectSize` objects under the stack and a last frame `new <Type>`.
     /// An event that cannot be decoded is counted in
     /// [`SamplerStats::undecoded_ticks`], never an error.
+    ///
+    /// The live heap is not fed from here (its objects' handles need the
+    /// event to be the runtime's own): forward the runtime's events with
+    /// [`event_pipe_event_delivered_from_runtime`](Self::event_pipe_event_delivered_from_runtime)
+    /// to have it.
     pub fn event_pipe_event_delivered(&self, event: &EventPipeEvent<'_>) -> Result<()> {
-        if let Some(gc) = &self.inner.gc {
-            if is_gc_event(event.event_id)
-                && self.inner.is_runtime_provider(event.provider)
-                && !EventMetadata::parse(event.metadata).is_ok_and(|m| !m.fields.is_empty())
-            {
-                let decoded = decode_gc_event(event.event_id, event.event_version, event.data);
-                gc.event(decoded, Instant::now());
-                return Ok(());
+        self.delivered(event, false)
+    }
+
+    /// [`event_pipe_event_delivered`](Self::event_pipe_event_delivered),
+    /// and each allocation recorded is also tracked by the live heap
+    /// ([`SamplerOptions::heap_objects`]): a weak handle to its object,
+    /// made on this thread after the object's MethodTable is written into
+    /// its first word (`live_heap.rs`; the object is not initialised yet
+    /// when the runtime writes the event).
+    ///
+    /// # Safety
+    ///
+    /// `event` must be the runtime's own, forwarded from inside
+    /// `Profiler::event_pipe_event_delivered` on the thread the runtime
+    /// called it on: the `Address` and `TypeID` of an `AllocationSampled`
+    /// or `GCAllocationTick` event are then the object this thread is
+    /// allocating and its MethodTable.
+    pub unsafe fn event_pipe_event_delivered_from_runtime(
+        &self,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        self.delivered(event, true)
+    }
+
+    /// The events; `trusted`: `event` is the runtime's own, on its thread.
+    fn delivered(&self, event: &EventPipeEvent<'_>, trusted: bool) -> Result<()> {
+        if (self.inner.gc.is_some() || self.inner.live.is_some())
+            && is_gc_event(event.event_id)
+            && self.inner.is_runtime_provider(event.provider)
+            && !EventMetadata::parse(event.metadata).is_ok_and(|m| !m.fields.is_empty())
+        {
+            let decoded = decode_gc_event(event.event_id, event.event_version, event.data);
+            if let (Some(live), Some(GcEvent::End)) = (&self.inner.live, decoded) {
+                live.gc_ended();
             }
+            if let Some(gc) = &self.inner.gc {
+                gc.event(decoded, Instant::now());
+            }
+            return Ok(());
         }
         let contention = event.event_id == CONTENTION_START || event.event_id == CONTENTION_STOP;
         if contention
@@ -1085,7 +1183,7 @@ impl Sampler {
             return self.inner.record_contention(event);
         }
         if self.inner.source == Some(AllocationSource::AllocationSampled) {
-            return self.allocation_sampled(event);
+            return self.allocation_sampled(event, trusted);
         }
         let (Some(mean), Some(AllocationSource::AllocationTick)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
@@ -1106,7 +1204,7 @@ impl Sampler {
             state.stats.allocation_ticks += 1;
             state.stats.undecoded_ticks += u64::from(tick.is_none());
         }
-        let Some((amount, type_name, object_size)) = tick else {
+        let Some((amount, type_name, object_size, object)) = tick else {
             return Ok(());
         };
         if amount == 0 || !countdown(amount, mean) {
@@ -1117,8 +1215,13 @@ impl Sampler {
             Some(size) if size > 0 => weight.bytes / size as f64,
             _ => weight.objects,
         };
-        self.inner
-            .record_allocation(&type_name, objects, weight.bytes)
+        let object = object.filter(|_| trusted);
+        // SAFETY: with `trusted`, the runtime's own event on its thread:
+        // `object` is the object this thread is allocating.
+        unsafe {
+            self.inner
+                .record_allocation(&type_name, objects, weight.bytes, object)
+        }
     }
 
     /// An `AllocationSampled` event ([`AllocationSource::AllocationSampled`];
@@ -1134,7 +1237,7 @@ impl Sampler {
     /// <Type>` (the event's `TypeName`, or the runtime's name of its
     /// `TypeID` when that is empty). An event that cannot be decoded is
     /// counted in [`SamplerStats::undecoded_sampled_events`].
-    fn allocation_sampled(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+    fn allocation_sampled(&self, event: &EventPipeEvent<'_>, trusted: bool) -> Result<()> {
         let Some(mean) = self.inner.options.allocation_mean_bytes else {
             return Ok(());
         };
@@ -1151,7 +1254,7 @@ impl Sampler {
             state.stats.allocation_sampled_events += 1;
             state.stats.undecoded_sampled_events += u64::from(sampled.is_none());
         }
-        let Some((size, type_id, type_name)) = sampled else {
+        let Some((size, type_id, type_name, address)) = sampled else {
             return Ok(());
         };
         let weight = allocation_sampled_weight(size);
@@ -1170,8 +1273,21 @@ impl Sampler {
                 .class_name(unsafe { ClassID::from_raw(type_id) })
                 .unwrap_or_else(|_| String::from("?")),
         };
-        self.inner
-            .record_allocation(&type_name, weight.objects * kept.objects, kept.bytes)
+        let object = trusted.then_some(NewObject::Uninitialised {
+            address,
+            method_table: type_id,
+        });
+        // SAFETY: with `trusted`, the runtime's own event on its thread:
+        // `address` is the object this thread is allocating, `type_id` its
+        // MethodTable.
+        unsafe {
+            self.inner.record_allocation(
+                &type_name,
+                weight.objects * kept.objects,
+                kept.bytes,
+                object,
+            )
+        }
     }
 
     /// Counts a thrown exception (forward `Profiler::exception_thrown`;
@@ -1227,10 +1343,17 @@ impl Sampler {
                 *lock(&self.inner.threads_ended) = ended;
             }
         }
-        let mut state = lock(&self.inner.state);
-        let stopped = *state.stopped.get_or_insert_with(Instant::now);
-        let duration = stopped - state.start;
-        self.inner.profile(&state, duration)
+        let profile = {
+            let mut state = lock(&self.inner.state);
+            let stopped = *state.stopped.get_or_insert_with(Instant::now);
+            let duration = stopped - state.start;
+            self.inner.profile(&state, duration)
+        };
+        if let Some(live) = &self.inner.live {
+            // Its handles go back before the runtime goes away.
+            live.stop(&self.inner.info);
+        }
+        profile
     }
 
     /// Whether every thread the sampler started (sampling, export, and the
@@ -1288,7 +1411,10 @@ fn countdown(size: u64, mean: u64) -> bool {
 /// A `GCAllocationTick` event of the runtime, laid out by the manifest:
 /// its `AllocationAmount64`, `TypeName` and `ObjectSize` (version 4 and
 /// later). `None` when it does not decode.
-fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u64>)> {
+#[allow(clippy::type_complexity)]
+fn allocation_tick(
+    event: &EventPipeEvent<'_>,
+) -> Option<(u64, String, Option<u64>, Option<NewObject>)> {
     let fields = runtime_fields(event.event_id, event.event_version)?;
     let values = decode_payload(&fields, event.data).ok()?;
     let field = |name: &str| -> Option<&Value> {
@@ -1298,13 +1424,23 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
     let amount = field("AllocationAmount64")?.as_u64()?;
     let type_name = String::from(field("TypeName")?.as_str()?);
     let object_size = field("ObjectSize").and_then(Value::as_u64);
-    Some((amount, type_name, object_size))
+    // Version 3 and later: the object's address, and its MethodTable.
+    let address = field("Address").and_then(Value::as_u64);
+    let method_table = field("TypeID").and_then(Value::as_u64);
+    let object = match (address, method_table) {
+        (Some(address), Some(method_table)) => Some(NewObject::Uninitialised {
+            address: usize::try_from(address).ok()?,
+            method_table: usize::try_from(method_table).ok()?,
+        }),
+        _ => None,
+    };
+    Some((amount, type_name, object_size, object))
 }
 
 /// An `AllocationSampled` event of the runtime, laid out by the manifest:
 /// its `ObjectSize`, `TypeID` and `TypeName` (`None` when empty). `None`
 /// when it does not decode or names no size.
-fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<String>)> {
+fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<String>, usize)> {
     let fields = runtime_fields(event.event_id, event.event_version)?;
     let values = decode_payload(&fields, event.data).ok()?;
     let field = |name: &str| -> Option<&Value> {
@@ -1315,7 +1451,8 @@ fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<
     let type_id = usize::try_from(field("TypeID")?.as_u64()?).ok()?;
     let name = field("TypeName")?.as_str()?;
     let name = (!name.is_empty()).then(|| String::from(name));
-    Some((size, type_id, name))
+    let address = usize::try_from(field("Address")?.as_u64()?).ok()?;
+    Some((size, type_id, name, address))
 }
 
 /// Appends a walked frame, innermost first: a native run once.
@@ -1355,10 +1492,31 @@ impl Inner {
     /// Records a sampled allocation on the calling (allocating) thread:
     /// its stack, a last frame `new <type_name>`, and the estimated objects
     /// and bytes it stands for.
-    fn record_allocation(&self, type_name: &str, objects: f64, bytes: f64) -> Result<()> {
+    ///
+    /// With the live heap on and `object` given, the object is tracked at
+    /// the same stack and weights.
+    ///
+    /// # Safety
+    ///
+    /// `object`, if given, is the object the calling thread is allocating,
+    /// inside the runtime's callback that reported it
+    /// ([`LiveHeap::track`]'s contract).
+    unsafe fn record_allocation(
+        &self,
+        type_name: &str,
+        objects: f64,
+        bytes: f64,
+        object: Option<NewObject>,
+    ) -> Result<()> {
         let values = [0, 0, objects.round() as u64, bytes.round() as u64];
         let leaf = String::from("new ") + type_name;
-        self.record_here(Some(&leaf), &values, |stats| stats.allocation_samples += 1)
+        let stack =
+            self.record_here_stack(Some(&leaf), &values, |stats| stats.allocation_samples += 1)?;
+        if let (Some(live), Some(object)) = (&self.live, object) {
+            // SAFETY: this function's contract.
+            unsafe { live.track(&self.info, object, stack, objects, bytes) };
+        }
+        Ok(())
     }
 
     /// A `ContentionStart` or `ContentionStop` event, on the waiting
@@ -1414,6 +1572,16 @@ impl Inner {
         values: &[u64],
         count: impl FnOnce(&mut SamplerStats),
     ) -> Result<()> {
+        self.record_here_stack(leaf, values, count).map(|_| ())
+    }
+
+    /// [`record_here`](Self::record_here), giving the stack recorded.
+    fn record_here_stack(
+        &self,
+        leaf: Option<&str>,
+        values: &[u64],
+        count: impl FnOnce(&mut SamplerStats),
+    ) -> Result<Vec<FrameId>> {
         let thread = self.info.current_thread()?;
         let mut frames = Vec::with_capacity(64);
         let walked = self
@@ -1435,7 +1603,7 @@ impl Inner {
         }
         let periods = self.export.is_some();
         state.thread(thread).add(&stack, values, periods);
-        Ok(())
+        Ok(stack)
     }
 
     /// Frame IDs of walked frames (innermost first) as a stack, outermost
@@ -1525,6 +1693,9 @@ impl Inner {
         if let Some(gc) = &self.gc {
             threads.extend(gc_thread(&mut frames, &gc.take_period()));
         }
+        if let Some(live) = &self.live {
+            threads.extend(live_threads(&mut frames, &state.frames, &live.snapshot()));
+        }
         let started = state.started + (state.period_start - state.start);
         let duration = now.saturating_duration_since(state.period_start);
         state.period_start = now;
@@ -1550,6 +1721,10 @@ impl Inner {
         if let Some(gc) = &self.gc {
             gc_threads.extend(gc_thread(&mut frames, &gc.run()));
             stats.gc_pauses = gc.stats();
+        }
+        if let Some(live) = &self.live {
+            gc_threads.extend(live_threads(&mut frames, &state.frames, &live.snapshot()));
+            stats.live_heap = live.stats();
         }
         let mut profile = Profile {
             frames,
@@ -1600,6 +1775,43 @@ fn gc_thread(
         tree,
     })
 }
+
+/// The live objects as threads of their own, one per age in GCs, named
+/// `live heap, age N` ([`LIVE_HEAP_THREAD`]): each object's allocation
+/// stack (frames of `source`, interned into `frames`) with its estimated
+/// objects and bytes in [`INUSE_OBJECTS`] and [`INUSE_SPACE`].
+fn live_threads(
+    frames: &mut Frames,
+    source: &Frames,
+    objects: &[LiveObject],
+) -> Vec<ThreadProfile> {
+    by_age(objects)
+        .into_iter()
+        .map(|(age, stacks)| {
+            let mut tree = StackTree::new(SAMPLE_TYPES.len());
+            for (stack, (objects, bytes)) in stacks {
+                let stack: Vec<FrameId> = stack
+                    .iter()
+                    .map(|&f| frames.intern(source.name(f)))
+                    .collect();
+                let mut values = [0; SAMPLE_TYPES.len()];
+                values[INUSE_OBJECTS] = objects.round() as u64;
+                values[INUSE_SPACE] = bytes.round() as u64;
+                tree.add(stack, &values);
+            }
+            ThreadProfile {
+                name: alloc::format!("{LIVE_HEAP_THREAD}, age {age}"),
+                os_thread: 0,
+                tree,
+            }
+        })
+        .collect()
+}
+
+/// The name (before `, age N`) of the synthetic threads that hold the live
+/// heap; in pprof, their samples carry labels `thread` (this),
+/// `object_type` (the allocated type) and `gc_age` (GCs survived).
+pub const LIVE_HEAP_THREAD: &str = "live heap";
 
 /// The name of the synthetic thread that holds the GC pauses.
 pub const GC_THREAD: &str = "GC";
@@ -1753,6 +1965,7 @@ mod tests {
                 "wall_threads_per_tick",
                 "0",
             ),
+            (d().with_heap_objects(Some(0)), "heap_objects", "Some(0)"),
         ];
         for (options, field, value) in cases {
             let error = options.validate().unwrap_err();
@@ -1775,7 +1988,8 @@ mod tests {
         let off = d()
             .with_allocation_mean_bytes(None)
             .with_exceptions_per_second(None)
-            .with_contentions_per_second(None);
+            .with_contentions_per_second(None)
+            .with_heap_objects(None);
         assert_eq!(off.validate(), Ok(()));
     }
 
@@ -1787,7 +2001,8 @@ mod tests {
             .with_period(Duration::from_secs(5))
             .with_mode(SamplingMode::SuspendRuntime)
             .with_wall_threads_per_tick(9)
-            .with_gc_pauses(false);
+            .with_gc_pauses(false)
+            .with_heap_objects(Some(64));
         let expected = SamplerOptions {
             hz: 250,
             allocation_source: AllocationSource::ObjectAllocated,
@@ -1795,6 +2010,7 @@ mod tests {
             mode: SamplingMode::SuspendRuntime,
             wall_threads_per_tick: 9,
             gc_pauses: false,
+            heap_objects: Some(64),
             ..SamplerOptions::default()
         };
         assert_eq!(options, expected);

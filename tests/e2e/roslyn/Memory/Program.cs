@@ -2,17 +2,19 @@
 //   Memory gc N      GC.Collect(2) N times, 250 ms apart; prints
 //                    "collected N gen2 M" (M: GC.CollectionCount(2) grew by
 //                    M meanwhile, N when no other gen-2 GC ran).
-//   Memory heap S    S seconds: each second keeps 20,000 more Kept objects
-//                    in a list and allocates and drops 200,000 Dropped
-//                    objects, then collects (GC.Collect()), and prints
-//                    "second I kept K bytes B": K objects kept so far, B
-//                    their bytes (K times the size of one Kept, measured by
-//                    GC.GetAllocatedBytesForCurrentThread around one
-//                    allocation).
+//   Memory heap L DIR  L levels: each keeps 300,000 more Kept objects in a
+//                    list and allocates and drops 300,000 Dropped objects,
+//                    collects (GC.Collect()), waits for the sampler's first
+//                    period file in DIR that started a whole second later,
+//                    and prints "level I kept K bytes B file NAME": K
+//                    objects kept so far, B their bytes (K times the size
+//                    of one Kept, measured by GC.GetAllocatedBytesForCurrentThread
+//                    around one allocation), NAME that file ("none" after
+//                    30 s without it).
 // Then "done", exit 0.
 using System;
 using System.Collections.Generic;
-using System.Diagnostics;
+using System.IO;
 using System.Runtime.CompilerServices;
 using System.Threading;
 
@@ -41,7 +43,7 @@ namespace E2E.Memory
             }
             else if (mode == "heap")
             {
-                Heap(n);
+                Heap(n, args[2]);
             }
             else
             {
@@ -96,21 +98,50 @@ namespace E2E.Memory
             return size;
         }
 
-        static void Heap(int seconds)
+        // The newest period file of dir whose period started at or after
+        // `after` (names: profile-yyyyMMddTHHmmssZ-seq.pb.gz, the start
+        // truncated to the second), waiting up to 30 s; "none" if none came.
+        static string PeriodAfter(string dir, DateTime after)
+        {
+            DateTime limit = DateTime.UtcNow.AddSeconds(30);
+            string second = after.AddSeconds(1).ToString("yyyyMMdd'T'HHmmss'Z'");
+            while (DateTime.UtcNow < limit)
+            {
+                string found = null;
+                foreach (string path in Directory.GetFiles(dir, "profile-*.pb.gz"))
+                {
+                    string name = Path.GetFileName(path);
+                    string start = name.Substring(8, 16);
+                    if (string.CompareOrdinal(start, second) >= 0 &&
+                        (found == null || string.CompareOrdinal(name, found) < 0))
+                    {
+                        found = name;
+                    }
+                }
+                if (found != null)
+                {
+                    return found;
+                }
+                Thread.Sleep(50);
+            }
+            return "none";
+        }
+
+        // Each level keeps 300,000 more Kept objects and drops 300,000
+        // Dropped ones, collects, then waits for the first period that
+        // started after that (a whole second later: its end sees this
+        // level, and the next level starts after its file is written).
+        static void Heap(int levels, string dir)
         {
             long size = SizeOfKept();
-            var clock = Stopwatch.StartNew();
-            for (int second = 1; second <= seconds; second++)
+            for (int level = 1; level <= levels; level++)
             {
-                KeepMore(20000);
-                DropMany(200000);
+                KeepMore(300000);
+                DropMany(300000);
                 GC.Collect();
-                Console.WriteLine("second " + second + " kept " + kept.Count + " bytes " + kept.Count * size);
-                long wait = second * 1000 - clock.ElapsedMilliseconds;
-                if (wait > 0)
-                {
-                    Thread.Sleep((int)wait);
-                }
+                DateTime done = DateTime.UtcNow;
+                string file = PeriodAfter(dir, done);
+                Console.WriteLine("level " + level + " kept " + kept.Count + " bytes " + kept.Count * size + " file " + file);
             }
             GC.KeepAlive(kept);
         }
