@@ -364,11 +364,24 @@ impl LiveHeap<ObjectHandle> {
         self.insert(handle, stack, objects, bytes);
     }
 
+    /// Asks the sweeper to end (without waiting, and without destroying
+    /// the handles: for a sampler dropped without `stop`).
+    pub(crate) fn request_stop(&self) {
+        lock(&self.signal).stop = true;
+        self.wake.notify_all();
+    }
+
+    /// Whether the sweeper thread has ended (or never started).
+    pub(crate) fn thread_ended(&self) -> bool {
+        lock(&self.thread)
+            .as_ref()
+            .map_or(true, |t| t.is_finished())
+    }
+
     /// Stops the sweeper and waits for it, then destroys every handle
     /// (idempotent; call it before the runtime goes away).
     pub(crate) fn stop(&self, info: &ProfilerInfo) {
-        lock(&self.signal).stop = true;
-        self.wake.notify_all();
+        self.request_stop();
         if let Some(thread) = lock(&self.thread).take() {
             let _ = thread.join();
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::sampler::{
-    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, LIVE_HEAP_THREAD,
+    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, GC_THREAD, INUSE_OBJECTS, INUSE_SPACE, LIVE_HEAP_THREAD,
     SAMPLE_TYPES, WALL,
 };
 use crate::profile::{
@@ -119,13 +119,20 @@ impl Profile {
     }
 }
 
+/// Whether a thread of a profile is one of the sampler's synthetic ones:
+/// [`GC_THREAD`], or a [`LIVE_HEAP_THREAD`] of an age.
+fn is_synthetic(name: &str) -> bool {
+    name == GC_THREAD || name.starts_with(LIVE_HEAP_THREAD)
+}
+
 fn create(dir: &Path, name: &str) -> io::Result<BufWriter<File>> {
     Ok(BufWriter::new(File::create(dir.join(name))?))
 }
 
 /// Writes `profile` into `dir` (which must exist): `profile.pb.gz`
 /// (pprof), `speedscope.json` (a CPU, a wall and an allocation profile
-/// per thread, those with samples), `cpu.folded` and `wall.folded`
+/// per thread, those with samples; not the synthetic GC and live-heap
+/// threads, whose values are pprof's alone), `cpu.folded` and `wall.folded`
 /// (nanoseconds), `alloc.folded` (estimated bytes), every thread merged,
 /// and `flame.svg` (CPU time, frames narrower than 0.1 px left out).
 pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
@@ -157,10 +164,12 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
     .into_iter()
     .enumerate()
     {
+        // The synthetic threads (GC pauses, live heap) hold none of these.
         let mut threads: Vec<(u64, usize)> = profile
             .threads
             .iter()
             .enumerate()
+            .filter(|(_, t)| !is_synthetic(&t.name))
             .map(|(i, t)| (t.tree.inclusive(value)[0], i))
             .collect();
         threads.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -1344,10 +1344,11 @@ impl Sampler {
             }
         }
         let profile = {
+            let live = self.inner.live_snapshot();
             let mut state = lock(&self.inner.state);
             let stopped = *state.stopped.get_or_insert_with(Instant::now);
             let duration = stopped - state.start;
-            self.inner.profile(&state, duration)
+            self.inner.profile(&state, duration, live)
         };
         if let Some(live) = &self.inner.live {
             // Its handles go back before the runtime goes away.
@@ -1361,7 +1362,13 @@ impl Sampler {
     /// an exporter was left stuck (what a profiler that detaches must
     /// know: see `ProfilerInfo::request_profiler_detach`).
     pub fn threads_ended(&self) -> bool {
-        lock(&self.thread).is_none() && *lock(&self.inner.threads_ended)
+        lock(&self.thread).is_none()
+            && *lock(&self.inner.threads_ended)
+            && self
+                .inner
+                .live
+                .as_ref()
+                .map_or(true, |live| live.thread_ended())
     }
 
     /// What the exporters did so far (all zero without exporters); after
@@ -1375,14 +1382,18 @@ impl Sampler {
 
     /// What was sampled so far (the sampler keeps running).
     pub fn profile(&self) -> Profile {
+        let live = self.inner.live_snapshot();
         let state = lock(&self.inner.state);
         let duration = state.start.elapsed();
-        self.inner.profile(&state, duration)
+        self.inner.profile(&state, duration, live)
     }
 }
 
 impl Drop for Sampler {
     fn drop(&mut self) {
+        if let Some(live) = &self.inner.live {
+            live.request_stop();
+        }
         *lock(&self.inner.stop) = true;
         self.inner.wake.notify_all();
         if let Some(export) = &self.inner.export {
@@ -1670,6 +1681,9 @@ impl Inner {
         let Some(export) = &self.export else {
             return;
         };
+        // Before `state`: the snapshot may wait for a sweep, which calls the
+        // runtime; nothing that waits for the runtime holds `state`.
+        let live = self.live_snapshot();
         let mut state = lock(&self.state);
         let state = &mut *state;
         let mut frames = Frames::new();
@@ -1693,8 +1707,8 @@ impl Inner {
         if let Some(gc) = &self.gc {
             threads.extend(gc_thread(&mut frames, &gc.take_period()));
         }
-        if let Some(live) = &self.live {
-            threads.extend(live_threads(&mut frames, &state.frames, &live.snapshot()));
+        if let Some(live) = &live {
+            threads.extend(live_threads(&mut frames, &state.frames, live));
         }
         let started = state.started + (state.period_start - state.start);
         let duration = now.saturating_duration_since(state.period_start);
@@ -1713,7 +1727,13 @@ impl Inner {
         });
     }
 
-    fn profile(&self, state: &State, duration: Duration) -> Profile {
+    /// The live heap's objects now (`None` without a live heap); taken
+    /// with no lock of the sampler's held.
+    fn live_snapshot(&self) -> Option<Vec<LiveObject>> {
+        self.live.as_ref().map(|live| live.snapshot())
+    }
+
+    fn profile(&self, state: &State, duration: Duration, live: Option<Vec<LiveObject>>) -> Profile {
         let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
         let mut frames = state.frames.clone();
         let mut stats = state.stats.clone();
@@ -1722,9 +1742,9 @@ impl Inner {
             gc_threads.extend(gc_thread(&mut frames, &gc.run()));
             stats.gc_pauses = gc.stats();
         }
-        if let Some(live) = &self.live {
-            gc_threads.extend(live_threads(&mut frames, &state.frames, &live.snapshot()));
-            stats.live_heap = live.stats();
+        if let (Some(heap), Some(live)) = (&self.live, &live) {
+            gc_threads.extend(live_threads(&mut frames, &state.frames, live));
+            stats.live_heap = heap.stats();
         }
         let mut profile = Profile {
             frames,
