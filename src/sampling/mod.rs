@@ -58,6 +58,7 @@ mod exceptions;
 pub mod export;
 mod gc_pauses;
 mod live_heap;
+mod memory;
 mod output;
 mod sampler;
 mod signal;
@@ -97,12 +98,13 @@ pub use contention::{
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use gc_pauses::GcPauseStats;
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
+pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
     SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
-    GC_PAUSE, GC_THREAD, INUSE_OBJECTS, INUSE_SPACE, LIVE_HEAP_THREAD, LOCK_COUNT, LOCK_TIME,
-    MAX_HZ, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
+    NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
 pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

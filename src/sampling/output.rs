@@ -8,9 +8,9 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
+use super::memory::{GC_THREAD, LIVE_HEAP_THREAD};
 use super::sampler::{
-    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, GC_THREAD, INUSE_OBJECTS, INUSE_SPACE, LIVE_HEAP_THREAD,
-    SAMPLE_TYPES, WALL,
+    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WALL,
 };
 use crate::profile::{
     self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, Pprof,

@@ -19,10 +19,9 @@ use super::contention::{
 };
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
-use super::gc_pauses::{
-    decode_gc_event, is_gc_event, pause_frame, GcEvent, GcKind, GcPauseStats, GcPauses, PauseTotal,
-};
-use super::live_heap::{by_age, LiveHeap, LiveHeapStats, LiveObject, NewObject, HEAP_OBJECTS};
+use super::gc_pauses::{decode_gc_event, is_gc_event, GcEvent, GcPauseStats, GcPauses};
+use super::live_heap::{LiveHeap, LiveHeapStats, LiveObject, NewObject, HEAP_OBJECTS};
+use super::memory::{gc_thread, live_threads};
 use super::signal::{self, SamplingMode, SignalStats};
 use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
@@ -51,10 +50,12 @@ pub const LOCK_COUNT: usize = 5;
 /// Index of the time waited for locks, in nanoseconds.
 pub const LOCK_TIME: usize = 6;
 /// Index of the time the runtime was suspended for GCs, in nanoseconds
-/// (under a synthetic frame `[GC gen N reason]`, thread `GC`).
+/// (under a synthetic frame `[GC gen N reason]`, thread `GC`:
+/// [`GC_THREAD`](super::GC_THREAD)).
 pub const GC_PAUSE: usize = 7;
 /// Index of the estimated objects alive at the profile's end, at their
-/// allocation stacks (the live heap, on threads [`LIVE_HEAP_THREAD`]).
+/// allocation stacks (the live heap, on threads
+/// [`LIVE_HEAP_THREAD`](super::LIVE_HEAP_THREAD)).
 pub const INUSE_OBJECTS: usize = 8;
 /// Index of the estimated bytes alive at the profile's end.
 pub const INUSE_SPACE: usize = 9;
@@ -1771,70 +1772,6 @@ impl Inner {
         profile
     }
 }
-
-/// The GC pauses of a period or run as a thread `GC` of their own: one
-/// synthetic frame `[GC gen N reason]` per kind, its time in [`GC_PAUSE`]
-/// (`None` when there was no pause).
-fn gc_thread(
-    frames: &mut Frames,
-    pauses: &alloc::collections::BTreeMap<GcKind, PauseTotal>,
-) -> Option<ThreadProfile> {
-    if pauses.is_empty() {
-        return None;
-    }
-    let mut tree = StackTree::new(SAMPLE_TYPES.len());
-    for (&kind, total) in pauses {
-        let frame = frames.intern(&pause_frame(kind));
-        let mut values = [0; SAMPLE_TYPES.len()];
-        values[GC_PAUSE] = total.nanos;
-        tree.add([frame], &values);
-    }
-    Some(ThreadProfile {
-        name: String::from(GC_THREAD),
-        os_thread: 0,
-        tree,
-    })
-}
-
-/// The live objects as threads of their own, one per age in GCs, named
-/// `live heap, age N` ([`LIVE_HEAP_THREAD`]): each object's allocation
-/// stack (frames of `source`, interned into `frames`) with its estimated
-/// objects and bytes in [`INUSE_OBJECTS`] and [`INUSE_SPACE`].
-fn live_threads(
-    frames: &mut Frames,
-    source: &Frames,
-    objects: &[LiveObject],
-) -> Vec<ThreadProfile> {
-    by_age(objects)
-        .into_iter()
-        .map(|(age, stacks)| {
-            let mut tree = StackTree::new(SAMPLE_TYPES.len());
-            for (stack, (objects, bytes)) in stacks {
-                let stack: Vec<FrameId> = stack
-                    .iter()
-                    .map(|&f| frames.intern(source.name(f)))
-                    .collect();
-                let mut values = [0; SAMPLE_TYPES.len()];
-                values[INUSE_OBJECTS] = objects.round() as u64;
-                values[INUSE_SPACE] = bytes.round() as u64;
-                tree.add(stack, &values);
-            }
-            ThreadProfile {
-                name: alloc::format!("{LIVE_HEAP_THREAD}, age {age}"),
-                os_thread: 0,
-                tree,
-            }
-        })
-        .collect()
-}
-
-/// The name (before `, age N`) of the synthetic threads that hold the live
-/// heap; in pprof, their samples carry labels `thread` (this),
-/// `object_type` (the allocated type) and `gc_age` (GCs survived).
-pub const LIVE_HEAP_THREAD: &str = "live heap";
-
-/// The name of the synthetic thread that holds the GC pauses.
-pub const GC_THREAD: &str = "GC";
 
 /// The sampler thread; records its own CPU time when it ends.
 fn run(inner: &Inner) {
