@@ -26,6 +26,11 @@
 #                the same with allocations from the ObjectAllocated callback
 #                (CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated: what .NET Core
 #                3.1 needs for allocation samples)
+#   sampler-no-live-heap
+#                the sampler without its live heap (CORPROF_SAMPLER_HEAP_OBJECTS=0;
+#                the live heap is on by default from .NET 7): the baseline that
+#                prices the live heap,
+#                BASELINE=sampler-no-live-heap CONFIGS=sampler
 #   sampler-periods
 #                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
 #   sampler-push-hostile
@@ -89,6 +94,7 @@ config_env() {
                 sampler-signal) echo "CORPROF_SAMPLER_MODE=signal" ;;
                 sampler-object-allocated) echo "CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated" ;;
                 sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
+                sampler-no-live-heap) echo "CORPROF_SAMPLER_HEAP_OBJECTS=0" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"

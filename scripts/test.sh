@@ -99,11 +99,11 @@ for r in 10.0 11.0; do
     CORPROF_RUNTIME=$r tests cargo test --test 'e2e_*'
 done
 
-E2E_OLDER=(--test e2e_runtime --test e2e_sampler --test e2e_services --test e2e_calltarget
+E2E_OLDER=(--test e2e_runtime --test e2e_sampler --test e2e_services --test e2e_memory --test e2e_calltarget
     --test e2e_hooks --test e2e_web --test e2e_coverage --test e2e_termination --test e2e_trace
     --test e2e_cli --test e2e_oop)
 for r in 8.0 9.0; do
-    step "end-to-end on CoreCLR $r: the harness, sampler, services, CallTarget, hooks, web, coverage, termination, trace, cli and oop suites"
+    step "end-to-end on CoreCLR $r: the harness, sampler, services, memory, CallTarget, hooks, web, coverage, termination, trace, cli and oop suites"
     CORPROF_RUNTIME=$r tests cargo test "${E2E_OLDER[@]}"
 done
 

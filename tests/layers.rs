@@ -15,6 +15,8 @@
 //! format) only `event_format` (EventPipe's event format, which they share
 //! and which uses nothing), `profile` nothing, `diagnostics` the raw
 //! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
+//! Inside `sampling`, the memory parts (`gc_pauses.rs`, `live_heap.rs`)
+//! use none of the sampler's other files.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -181,6 +183,44 @@ fn no_module_uses_a_module_above_or_beside_it() {
         found.is_empty(),
         "layering violations:\n{}",
         found.join("\n")
+    );
+}
+
+/// The sampler's memory parts, files of their own inside `sampling`
+/// (docs/sampling.md, "Memory"): each stands on the floors below (the
+/// facade, `profiling`, `eventpipe`, `profile`) and names no other file of
+/// the sampler (`super::` in code); the sampler uses them, never the
+/// reverse, and `sampling/memory.rs` alone puts them into a profile.
+const SAMPLING_PARTS: &[&str] = &["sampling/gc_pauses.rs", "sampling/live_heap.rs"];
+
+/// A part's lines of code that name another file of its module
+/// (`super::`), comments and doc comments aside.
+fn part_violations(text: &str) -> Vec<String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.split("//").next().unwrap().contains("super::"))
+        .map(|(n, line)| format!("{}: {}", n + 1, line.trim()))
+        .collect()
+}
+
+#[test]
+fn the_samplers_memory_parts_use_no_other_file_of_the_sampler() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    for part in SAMPLING_PARTS {
+        let text = fs::read_to_string(src.join(part)).unwrap();
+        // The test module's `use super::*` is the part itself.
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let found = part_violations(code);
+        assert!(
+            found.is_empty(),
+            "{part} uses the sampler:\n{}",
+            found.join("\n")
+        );
+    }
+    // The scanner sees a use, not a comment.
+    assert_eq!(
+        part_violations("use super::sampler::Inner;\n// super::x").len(),
+        1
     );
 }
 

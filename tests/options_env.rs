@@ -27,10 +27,12 @@ fn child_prints_what_the_environment_gives() {
     println!(
         "\nsampler: {}",
         show(SamplerOptions::from_env().map(|o| format!(
-            "hz={} alloc={:?} source={}",
+            "hz={} alloc={:?} source={} gc_pauses={} heap={:?}",
             o.hz,
             o.allocation_mean_bytes,
-            o.allocation_source.name()
+            o.allocation_source.name(),
+            o.gc_pauses,
+            o.heap_objects
         )))
     );
     println!(
@@ -73,6 +75,8 @@ fn child_lines(vars: &[(&str, &str)]) -> (String, String, String) {
         "CORPROF_SAMPLER_HZ",
         "CORPROF_SAMPLER_ALLOC_BYTES",
         "CORPROF_SAMPLER_ALLOC_SOURCE",
+        "CORPROF_SAMPLER_GC_PAUSES",
+        "CORPROF_SAMPLER_HEAP_OBJECTS",
         "CORPROF_COVERAGE_DIR",
         "CORPROF_COVERAGE_INCLUDE",
         "CORPROF_COVERAGE_EXCLUDE",
@@ -147,7 +151,10 @@ fn unset_variables_give_the_defaults_and_calltarget_asks_for_targets() {
         (99, Some(524_288), AllocationSource::Auto)
     );
     let (sampler, calltarget) = answers(&[]);
-    assert_eq!(sampler, "hz=99 alloc=Some(524288) source=auto");
+    assert_eq!(
+        sampler,
+        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096)"
+    );
     assert_eq!(
         calltarget,
         "err E_INVALIDARG CORPROF_CALLTARGET: no targets"
@@ -160,13 +167,22 @@ fn every_sampler_variable_is_read() {
         ("CORPROF_SAMPLER_HZ", " 250 "),
         ("CORPROF_SAMPLER_ALLOC_BYTES", "0"),
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "object-allocated"),
+        ("CORPROF_SAMPLER_GC_PAUSES", "off"),
+        ("CORPROF_SAMPLER_HEAP_OBJECTS", "0"),
     ]);
-    assert_eq!(sampler, "hz=250 alloc=None source=object-allocated");
+    assert_eq!(
+        sampler,
+        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None"
+    );
     let (sampler, _) = answers(&[
         ("CORPROF_SAMPLER_ALLOC_BYTES", "4096"),
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick"),
+        ("CORPROF_SAMPLER_HEAP_OBJECTS", " 100 "),
     ]);
-    assert_eq!(sampler, "hz=99 alloc=Some(4096) source=allocation-tick");
+    assert_eq!(
+        sampler,
+        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100)"
+    );
 }
 
 #[test]
@@ -192,6 +208,16 @@ fn a_bad_sampler_value_names_its_variable_and_says_why() {
             "CORPROF_SAMPLER_ALLOC_SOURCE",
             "sometimes",
             "is not one of auto, allocation-sampled, allocation-tick, object-allocated",
+        ),
+        (
+            "CORPROF_SAMPLER_HEAP_OBJECTS",
+            "1000001",
+            "is not a number from 0 to 1000000",
+        ),
+        (
+            "CORPROF_SAMPLER_GC_PAUSES",
+            "2",
+            "is not one of 0, 1, true, false, yes, no, on, off",
         ),
     ] {
         let (sampler, _) = answers(&[(var, value)]);

@@ -282,7 +282,8 @@ impl Profiler for SamplingProfiler {
         event: &EventPipeEvent<'_>,
     ) -> Result<()> {
         match self.sampler.get() {
-            Some(sampler) => sampler.event_pipe_event_delivered(event),
+            // SAFETY: this callback's own event, forwarded on its thread.
+            Some(sampler) => unsafe { sampler.event_pipe_event_delivered_from_runtime(event) },
             None => Ok(()),
         }
     }
@@ -304,7 +305,9 @@ impl Profiler for SamplingProfiler {
             stats.failed_walks
         ));
         if let Some(dir) = &self.dir {
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), dir) {
+            let options = sampler.options();
+            let asked = (options.gc_pauses, options.heap_objects.is_some());
+            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -347,7 +350,12 @@ fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
 /// (the [`SamplerStats`](super::SamplerStats), the signals and timers of
 /// signal mode, the period, duration, threads, what was written and the
 /// exporters' counters).
-fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<Written> {
+fn write_dir(
+    profile: &Profile,
+    export: &ExportStats,
+    (gc_asked, heap_asked): (bool, bool),
+    dir: &Path,
+) -> io::Result<Written> {
     std::fs::create_dir_all(dir)?;
     let stats = &profile.stats;
     let mut summary = String::new();
@@ -395,6 +403,47 @@ fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<
         "undecoded_contentions",
         stats.undecoded_contentions.to_string(),
     );
+    let gc = &stats.gc_pauses;
+    line(
+        "gc_pauses",
+        String::from(match (gc_asked, stats.gc_pauses_available) {
+            (false, _) => "off",
+            (true, true) => "on",
+            (true, false) => "not available (needs .NET 5)",
+        }),
+    );
+    line("gc_pause_count", gc.pauses.to_string());
+    line("gc_pause_total_ns", gc.total_nanos.to_string());
+    line("gc_pause_max_ns", gc.max_nanos.to_string());
+    // gen/reason:count/nanoseconds, by generation then reason.
+    line(
+        "gc_pause_kinds",
+        gc.by_kind
+            .iter()
+            .map(|(generation, reason, count, nanos)| {
+                format!("{generation}/{reason}:{count}/{nanos}")
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    line("undecoded_gc_events", gc.undecoded_events.to_string());
+    let heap = &stats.live_heap;
+    line(
+        "live_heap",
+        match (heap_asked, stats.live_heap_unavailable) {
+            (false, _) => String::from("off"),
+            (true, Some(why)) => format!("not available ({why})"),
+            (true, None) => String::from("on"),
+        },
+    );
+    line("live_heap_limit", heap.limit.to_string());
+    line("live_heap_tracked", heap.tracked.to_string());
+    line("live_heap_skipped", heap.skipped.to_string());
+    line("live_heap_collected", heap.collected.to_string());
+    line("live_heap_at_stop", heap.live.to_string());
+    line("live_heap_handle_errors", heap.handle_errors.to_string());
+    line("live_heap_gcs", heap.gcs.to_string());
+    line("live_heap_sweeps", heap.sweeps.to_string());
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

@@ -19,6 +19,13 @@ pub(crate) const SAMPLER_ALLOC_BYTES: &str = "CORPROF_SAMPLER_ALLOC_BYTES";
 /// `auto` (the default), `allocation-sampled`, `allocation-tick` or
 /// `object-allocated`.
 pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
+/// Whether GC pauses are measured (`SamplerOptions::gc_pauses`): a
+/// boolean (`0`, `1`, `true`, `false`, `yes`, `no`, `on`, `off`), default on.
+pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
+/// The most sampled objects the live heap tracks
+/// (`SamplerOptions::heap_objects`): 0 (no live heap) to 1,000,000, default
+/// 4,096.
+pub(crate) const SAMPLER_HEAP_OBJECTS: &str = "CORPROF_SAMPLER_HEAP_OBJECTS";
 /// The directory [`SamplingProfiler`](super::SamplingProfiler) writes its
 /// outputs to at shutdown (created if missing); unset: nothing is written.
 pub(crate) const SAMPLER_DIR: &str = "CORPROF_SAMPLER_DIR";
@@ -73,6 +80,8 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_ALLOC_SOURCE` | where allocations come from ([`allocation_source`](SamplerOptions::allocation_source)): `auto` is `allocation-sampled` on .NET 10 and later, `allocation-tick` on .NET 5 to 9, none before (`object-allocated` slows every allocation: only when asked) | `auto`, `allocation-sampled`, `allocation-tick`, `object-allocated` (`auto`) |
     /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `thread-suspend` on Windows x64, `suspend-runtime` elsewhere) |
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
+    /// | `CORPROF_SAMPLER_HEAP_OBJECTS` | the most sampled objects the live heap tracks ([`heap_objects`](SamplerOptions::heap_objects); .NET 7 and later); `0` turns the live heap off | 0 to 1000000 (4096) |
+    /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
     /// `CORPROF_SAMPLER_DIR`, where it writes its outputs and the period
@@ -108,12 +117,21 @@ impl SamplerOptions {
             })?,
         };
         let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
+        let gc_pauses = crate::facade::env::flag(SAMPLER_GC_PAUSES, true)?;
+        let heap_objects = number(
+            SAMPLER_HEAP_OBJECTS,
+            u64::from(super::live_heap::HEAP_OBJECTS),
+            0,
+            1_000_000,
+        )?;
         Ok(SamplerOptions {
             hz: hz as u32,
             allocation_mean_bytes: (alloc != 0).then_some(alloc),
             allocation_source: source,
             mode,
             period: core::time::Duration::from_secs(period),
+            gc_pauses,
+            heap_objects: (heap_objects != 0).then_some(heap_objects as u32),
             ..SamplerOptions::default()
         })
     }

@@ -40,7 +40,10 @@
 //! Exceptions are counted by type at their throw stack
 //! ([`Sampler::exception_thrown`], rate-limited: `exceptions.rs`), and on
 //! .NET 5 and later waits for locks from the runtime's contention events
-//! (`contention.rs`). For a service, [`Sampler::start_exporting`] hands a
+//! (`contention.rs`) and the time the runtime is suspended for GCs, by
+//! generation and reason (`gc_pauses.rs`, a part of its own); on .NET 7
+//! and later the sampled objects still alive, at their allocation stacks
+//! (`live_heap.rs`, the live heap, a part of its own). For a service, [`Sampler::start_exporting`] hands a
 //! profile of each [`SamplerOptions::period`] to exporters ([`export`]: a
 //! directory of period files, a Pyroscope-compatible server) from a thread
 //! of its own.
@@ -53,6 +56,9 @@ mod contention;
 mod env;
 mod exceptions;
 pub mod export;
+mod gc_pauses;
+mod live_heap;
+mod memory;
 mod output;
 mod sampler;
 mod signal;
@@ -90,11 +96,15 @@ pub use contention::{
     CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
 };
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
+pub use gc_pauses::GcPauseStats;
+pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
+pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
     SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
-    LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
+    NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
 pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
 pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

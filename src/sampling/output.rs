@@ -8,7 +8,10 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
-use super::sampler::{Profile, ALLOC_BYTES, CPU, EXCEPTIONS, SAMPLE_TYPES, WALL};
+use super::memory::{GC_THREAD, LIVE_HEAP_THREAD};
+use super::sampler::{
+    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WALL,
+};
 use crate::profile::{
     self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, Pprof,
     SpeedscopeProfile,
@@ -42,6 +45,14 @@ impl Profile {
         pprof.set_time(started, self.duration.as_nanos() as i64);
         pprof.set_default_sample_type("cpu");
         for thread in &self.threads {
+            if let Some(age) = thread
+                .name
+                .strip_prefix(LIVE_HEAP_THREAD)
+                .and_then(|rest| rest.strip_prefix(", age "))
+            {
+                self.live_heap_samples(&mut pprof, thread, age);
+                continue;
+            }
             let labels = [("thread", thread.name.as_str())];
             // Exceptions apart: each stack with its type as a label.
             pprof.add_tree_by(&thread.tree, &self.frames, &labels, |node, values| {
@@ -74,13 +85,54 @@ impl Profile {
     }
 }
 
+impl Profile {
+    /// The samples of a live-heap thread (objects of age `age` in GCs): one
+    /// per allocation stack, labelled `thread` ([`LIVE_HEAP_THREAD`]),
+    /// `object_type` (the leaf frame `new <Type>` without `new `) and
+    /// `gc_age`.
+    fn live_heap_samples(&self, pprof: &mut Pprof, thread: &super::ThreadProfile, age: &str) {
+        let tree = &thread.tree;
+        for index in 1..tree.len() {
+            let node = tree.find_index(index);
+            let values = tree.values(node);
+            if values[INUSE_OBJECTS] == 0 && values[INUSE_SPACE] == 0 {
+                continue;
+            }
+            let mut stack: Vec<&str> = tree
+                .stack(node)
+                .into_iter()
+                .map(|f| self.frames.name(f))
+                .collect();
+            stack.reverse();
+            let mut sample = alloc::vec![0i64; SAMPLE_TYPES.len()];
+            for i in [INUSE_OBJECTS, INUSE_SPACE] {
+                sample[i] = values[i].min(i64::MAX as u64) as i64;
+            }
+            let object_type = stack[0].strip_prefix("new ").unwrap_or(stack[0]);
+            let labels = [
+                ("thread", LIVE_HEAP_THREAD),
+                ("object_type", object_type),
+                ("gc_age", age),
+            ];
+            pprof.add_sample(&stack, &sample, &labels);
+        }
+    }
+}
+
+/// Whether a thread of a profile is one of the sampler's synthetic ones:
+/// [`GC_THREAD`], or a [`LIVE_HEAP_THREAD`] of an age.
+fn is_synthetic(name: &str) -> bool {
+    name == GC_THREAD || name.starts_with(LIVE_HEAP_THREAD)
+}
+
 fn create(dir: &Path, name: &str) -> io::Result<BufWriter<File>> {
     Ok(BufWriter::new(File::create(dir.join(name))?))
 }
 
 /// Writes `profile` into `dir` (which must exist): `profile.pb.gz`
 /// (pprof), `speedscope.json` (a CPU, a wall and an allocation profile
-/// per thread, those with samples), `cpu.folded` and `wall.folded`
+/// per thread, those with samples; not the synthetic GC and live-heap
+/// threads, whose values are pprof's alone), `cpu.folded` and `wall.folded`
 /// (nanoseconds), `alloc.folded` (estimated bytes), every thread merged,
 /// and `flame.svg` (CPU time, frames narrower than 0.1 px left out).
 pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
@@ -112,10 +164,12 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
     .into_iter()
     .enumerate()
     {
+        // The synthetic threads (GC pauses, live heap) hold none of these.
         let mut threads: Vec<(u64, usize)> = profile
             .threads
             .iter()
             .enumerate()
+            .filter(|(_, t)| !is_synthetic(&t.name))
             .map(|(i, t)| (t.tree.inclusive(value)[0], i))
             .collect();
         threads.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

@@ -19,6 +19,9 @@ use super::contention::{
 };
 use super::exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
+use super::gc_pauses::{decode_gc_event, is_gc_event, GcEvent, GcPauseStats, GcPauses};
+use super::live_heap::{LiveHeap, LiveHeapStats, LiveObject, NewObject, HEAP_OBJECTS};
+use super::memory::{gc_thread, live_threads};
 use super::signal::{self, SamplingMode, SignalStats};
 use super::thread_suspend::ThreadSuspendStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
@@ -46,9 +49,19 @@ pub const EXCEPTIONS: usize = 4;
 pub const LOCK_COUNT: usize = 5;
 /// Index of the time waited for locks, in nanoseconds.
 pub const LOCK_TIME: usize = 6;
+/// Index of the time the runtime was suspended for GCs, in nanoseconds
+/// (under a synthetic frame `[GC gen N reason]`, thread `GC`:
+/// [`GC_THREAD`](super::GC_THREAD)).
+pub const GC_PAUSE: usize = 7;
+/// Index of the estimated objects alive at the profile's end, at their
+/// allocation stacks (the live heap, on threads
+/// [`LIVE_HEAP_THREAD`](super::LIVE_HEAP_THREAD)).
+pub const INUSE_OBJECTS: usize = 8;
+/// Index of the estimated bytes alive at the profile's end.
+pub const INUSE_SPACE: usize = 9;
 /// The sample types, in value order, as pprof names them (type, unit):
 /// the names Datadog's and Pyroscope's .NET profilers use.
-pub const SAMPLE_TYPES: [(&str, &str); 7] = [
+pub const SAMPLE_TYPES: [(&str, &str); 10] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
@@ -56,6 +69,9 @@ pub const SAMPLE_TYPES: [(&str, &str); 7] = [
     ("exception", "count"),
     ("lock-count", "count"),
     ("lock-time", "nanoseconds"),
+    ("gc-pause", "nanoseconds"),
+    ("inuse_objects", "count"),
+    ("inuse_space", "bytes"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -214,6 +230,14 @@ pub struct SamplerOptions {
     /// [`SamplingMode::Signal`]: the most threads signalled for a wall-time
     /// sample per tick, round-robin (default 5).
     pub wall_threads_per_tick: u32,
+    /// Whether GC pauses are measured (default `true`): from the runtime's
+    /// GC events in the sampler's in-process EventPipe session, .NET 5 and
+    /// later ([`SamplerStats::gc_pauses_available`]; `gc_pauses.rs`).
+    pub gc_pauses: bool,
+    /// The most sampled objects the live heap tracks (default 4,096;
+    /// `None`: no live heap). .NET 7 and later, with allocation sampling on
+    /// ([`SamplerStats::live_heap_available`]; `live_heap.rs`).
+    pub heap_objects: Option<u32>,
 }
 
 impl Default for SamplerOptions {
@@ -227,6 +251,8 @@ impl Default for SamplerOptions {
             contentions_per_second: Some(CONTENTIONS_PER_SECOND),
             mode: SamplingMode::default(),
             wall_threads_per_tick: 5,
+            gc_pauses: true,
+            heap_objects: Some(HEAP_OBJECTS),
         }
     }
 }
@@ -284,6 +310,21 @@ impl SamplerOptions {
         self
     }
 
+    /// With [`heap_objects`](Self::heap_objects) set (`None`: no live
+    /// heap).
+    #[must_use]
+    pub fn with_heap_objects(mut self, limit: Option<u32>) -> SamplerOptions {
+        self.heap_objects = limit;
+        self
+    }
+
+    /// With [`gc_pauses`](Self::gc_pauses) set.
+    #[must_use]
+    pub fn with_gc_pauses(mut self, on: bool) -> SamplerOptions {
+        self.gc_pauses = on;
+        self
+    }
+
     /// With [`wall_threads_per_tick`](Self::wall_threads_per_tick) set.
     #[must_use]
     pub fn with_wall_threads_per_tick(mut self, threads: u32) -> SamplerOptions {
@@ -333,6 +374,13 @@ impl SamplerOptions {
         if self.wall_threads_per_tick == 0 {
             return refuse("wall_threads_per_tick", &0u32, "at least 1");
         }
+        if self.heap_objects == Some(0) {
+            return refuse(
+                "heap_objects",
+                &self.heap_objects,
+                "None (off) or at least 1",
+            );
+        }
         Ok(())
     }
 
@@ -353,7 +401,10 @@ impl SamplerOptions {
         if self.exceptions_per_second.is_some() {
             mask |= COR_PRF_MONITOR_EXCEPTIONS;
         }
-        if self.contentions_per_second.is_some() && info.version() >= 12 {
+        let live_heap = self.heap_objects.is_some() && self.allocation_mean_bytes.is_some();
+        if (self.contentions_per_second.is_some() || self.gc_pauses || live_heap)
+            && info.version() >= 12
+        {
             high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
         }
         if self.allocation_mean_bytes.is_some() {
@@ -544,6 +595,22 @@ pub struct SamplerStats {
     pub contentions_recorded: u64,
     /// Contention events that could not be decoded (counted, skipped).
     pub undecoded_contentions: u64,
+    /// Whether GC pauses are measured: asked for
+    /// ([`SamplerOptions::gc_pauses`]), and the runtime has in-process
+    /// EventPipe (.NET 5 and later).
+    pub gc_pauses_available: bool,
+    /// The GC pauses measured (count, total, longest, by kind).
+    pub gc_pauses: GcPauseStats,
+    /// Whether the live heap is tracked: asked for
+    /// ([`SamplerOptions::heap_objects`]) with allocation sampling, and the
+    /// runtime has `ICorProfilerInfo13` (.NET 7 and later).
+    pub live_heap_available: bool,
+    /// What the live heap did (objects tracked, skipped, collected).
+    pub live_heap: LiveHeapStats,
+    /// Why the live heap, asked for, is not tracked: `needs .NET 7` (no
+    /// `ICorProfilerInfo13`) or `no allocation samples`; `None` when it is
+    /// tracked or was not asked for.
+    pub live_heap_unavailable: Option<&'static str>,
     /// CPU time the sampler thread itself used, in nanoseconds (0 where the
     /// platform has no per-thread clock): walks, naming, recording.
     pub sampler_cpu_nanos: u64,
@@ -767,6 +834,10 @@ pub(super) struct Inner {
     /// threads destroyed since the current beat's enumeration (`None` once
     /// the sampler thread has ended: nothing is walked any more).
     pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
+    /// The GC pauses (`None`: off or not available).
+    pub(super) gc: Option<GcPauses>,
+    /// The live heap (`None`: off or not available).
+    pub(super) live: Option<Arc<LiveHeap>>,
 }
 
 pub(super) use crate::facade::sync::lock;
@@ -845,6 +916,10 @@ impl Sampler {
         };
         let mut session = None;
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
+        let gc_pauses = options.gc_pauses && info.version() >= 12;
+        let live_heap = options
+            .heap_objects
+            .filter(|_| source.is_some() && info.version() >= 13);
         let (mut keywords, mut level) = (0, INFORMATIONAL);
         if let Some(source) = source {
             if !source.is_available(info) {
@@ -860,6 +935,12 @@ impl Sampler {
         }
         if contention {
             keywords |= CONTENTION_KEYWORD;
+        }
+        if gc_pauses || live_heap.is_some() {
+            // GCStart, GCEnd, GCSuspendEEBegin, GCRestartEEEnd: GC keyword,
+            // Informational (a lower level than the ticks' Verbose).
+            keywords |= GC_KEYWORD;
+            level = level.max(INFORMATIONAL);
         }
         if keywords != 0 {
             session = Some(info.event_pipe_start_session(
@@ -879,6 +960,14 @@ impl Sampler {
         let stats = SamplerStats {
             allocation_source: source,
             contention_available: contention,
+            gc_pauses_available: gc_pauses,
+            live_heap_available: live_heap.is_some(),
+            live_heap_unavailable: match options.heap_objects {
+                None => None,
+                Some(_) if info.version() < 13 => Some("needs .NET 7"),
+                Some(_) if source.is_none() => Some("no allocation samples"),
+                Some(_) => None,
+            },
             mode: options.mode,
             ..SamplerStats::default()
         };
@@ -903,7 +992,13 @@ impl Sampler {
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
             threads_ended: Mutex::new(true),
             walking: Mutex::new(Some(Vec::new())),
+            gc: gc_pauses.then(GcPauses::default),
+            live: live_heap.map(|limit| Arc::new(LiveHeap::new(limit))),
         });
+        if let Some(live) = &inner.live {
+            // Without its thread the table fills up and stays: still bounded.
+            let _ = live.start(info);
+        }
         let worker = Arc::clone(&inner);
         let thread = std::thread::Builder::new()
             .name(String::from("corprof-sampler"))
@@ -1012,8 +1107,13 @@ impl Sampler {
         }
         let weight = allocation_weight(size, mean);
         let type_name = info.class_name(class).unwrap_or_else(|_| String::from("?"));
-        self.inner
-            .record_allocation(&type_name, weight.objects, weight.bytes)
+        let object = NewObject::Initialised(object);
+        // SAFETY: `object` is the callback's live object, on its thread
+        // (this function's contract).
+        unsafe {
+            self.inner
+                .record_allocation(&type_name, weight.objects, weight.bytes, Some(object))
+        }
     }
 
     /// Counts the allocations a `GCAllocationTick` event stands for
@@ -1030,7 +1130,52 @@ impl Sampler {
     /// `ObjectSize` objects under the stack and a last frame `new <Type>`.
     /// An event that cannot be decoded is counted in
     /// [`SamplerStats::undecoded_ticks`], never an error.
+    ///
+    /// The live heap is not fed from here (its objects' handles need the
+    /// event to be the runtime's own): forward the runtime's events with
+    /// [`event_pipe_event_delivered_from_runtime`](Self::event_pipe_event_delivered_from_runtime)
+    /// to have it.
     pub fn event_pipe_event_delivered(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        self.delivered(event, false)
+    }
+
+    /// [`event_pipe_event_delivered`](Self::event_pipe_event_delivered),
+    /// and each allocation recorded is also tracked by the live heap
+    /// ([`SamplerOptions::heap_objects`]): a weak handle to its object,
+    /// made on this thread after the object's MethodTable is written into
+    /// its first word (`live_heap.rs`; the object is not initialised yet
+    /// when the runtime writes the event).
+    ///
+    /// # Safety
+    ///
+    /// `event` must be the runtime's own, forwarded from inside
+    /// `Profiler::event_pipe_event_delivered` on the thread the runtime
+    /// called it on: the `Address` and `TypeID` of an `AllocationSampled`
+    /// or `GCAllocationTick` event are then the object this thread is
+    /// allocating and its MethodTable.
+    pub unsafe fn event_pipe_event_delivered_from_runtime(
+        &self,
+        event: &EventPipeEvent<'_>,
+    ) -> Result<()> {
+        self.delivered(event, true)
+    }
+
+    /// The events; `trusted`: `event` is the runtime's own, on its thread.
+    fn delivered(&self, event: &EventPipeEvent<'_>, trusted: bool) -> Result<()> {
+        if (self.inner.gc.is_some() || self.inner.live.is_some())
+            && is_gc_event(event.event_id)
+            && self.inner.is_runtime_provider(event.provider)
+            && !EventMetadata::parse(event.metadata).is_ok_and(|m| !m.fields.is_empty())
+        {
+            let decoded = decode_gc_event(event.event_id, event.event_version, event.data);
+            if let (Some(live), Some(GcEvent::End)) = (&self.inner.live, decoded) {
+                live.gc_ended();
+            }
+            if let Some(gc) = &self.inner.gc {
+                gc.event(decoded, Instant::now());
+            }
+            return Ok(());
+        }
         let contention = event.event_id == CONTENTION_START || event.event_id == CONTENTION_STOP;
         if contention
             && self.inner.contentions.is_some()
@@ -1039,7 +1184,7 @@ impl Sampler {
             return self.inner.record_contention(event);
         }
         if self.inner.source == Some(AllocationSource::AllocationSampled) {
-            return self.allocation_sampled(event);
+            return self.allocation_sampled(event, trusted);
         }
         let (Some(mean), Some(AllocationSource::AllocationTick)) =
             (self.inner.options.allocation_mean_bytes, self.inner.source)
@@ -1060,7 +1205,7 @@ impl Sampler {
             state.stats.allocation_ticks += 1;
             state.stats.undecoded_ticks += u64::from(tick.is_none());
         }
-        let Some((amount, type_name, object_size)) = tick else {
+        let Some((amount, type_name, object_size, object)) = tick else {
             return Ok(());
         };
         if amount == 0 || !countdown(amount, mean) {
@@ -1071,8 +1216,13 @@ impl Sampler {
             Some(size) if size > 0 => weight.bytes / size as f64,
             _ => weight.objects,
         };
-        self.inner
-            .record_allocation(&type_name, objects, weight.bytes)
+        let object = object.filter(|_| trusted);
+        // SAFETY: with `trusted`, the runtime's own event on its thread:
+        // `object` is the object this thread is allocating.
+        unsafe {
+            self.inner
+                .record_allocation(&type_name, objects, weight.bytes, object)
+        }
     }
 
     /// An `AllocationSampled` event ([`AllocationSource::AllocationSampled`];
@@ -1088,7 +1238,7 @@ impl Sampler {
     /// <Type>` (the event's `TypeName`, or the runtime's name of its
     /// `TypeID` when that is empty). An event that cannot be decoded is
     /// counted in [`SamplerStats::undecoded_sampled_events`].
-    fn allocation_sampled(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+    fn allocation_sampled(&self, event: &EventPipeEvent<'_>, trusted: bool) -> Result<()> {
         let Some(mean) = self.inner.options.allocation_mean_bytes else {
             return Ok(());
         };
@@ -1105,7 +1255,7 @@ impl Sampler {
             state.stats.allocation_sampled_events += 1;
             state.stats.undecoded_sampled_events += u64::from(sampled.is_none());
         }
-        let Some((size, type_id, type_name)) = sampled else {
+        let Some((size, type_id, type_name, address)) = sampled else {
             return Ok(());
         };
         let weight = allocation_sampled_weight(size);
@@ -1124,8 +1274,21 @@ impl Sampler {
                 .class_name(unsafe { ClassID::from_raw(type_id) })
                 .unwrap_or_else(|_| String::from("?")),
         };
-        self.inner
-            .record_allocation(&type_name, weight.objects * kept.objects, kept.bytes)
+        let object = trusted.then_some(NewObject::Uninitialised {
+            address,
+            method_table: type_id,
+        });
+        // SAFETY: with `trusted`, the runtime's own event on its thread:
+        // `address` is the object this thread is allocating, `type_id` its
+        // MethodTable.
+        unsafe {
+            self.inner.record_allocation(
+                &type_name,
+                weight.objects * kept.objects,
+                kept.bytes,
+                object,
+            )
+        }
     }
 
     /// Counts a thrown exception (forward `Profiler::exception_thrown`;
@@ -1181,10 +1344,18 @@ impl Sampler {
                 *lock(&self.inner.threads_ended) = ended;
             }
         }
-        let mut state = lock(&self.inner.state);
-        let stopped = *state.stopped.get_or_insert_with(Instant::now);
-        let duration = stopped - state.start;
-        self.inner.profile(&state, duration)
+        let profile = {
+            let live = self.inner.live_snapshot();
+            let mut state = lock(&self.inner.state);
+            let stopped = *state.stopped.get_or_insert_with(Instant::now);
+            let duration = stopped - state.start;
+            self.inner.profile(&state, duration, live)
+        };
+        if let Some(live) = &self.inner.live {
+            // Its handles go back before the runtime goes away.
+            live.stop(&self.inner.info);
+        }
+        profile
     }
 
     /// Whether every thread the sampler started (sampling, export, and the
@@ -1192,7 +1363,13 @@ impl Sampler {
     /// an exporter was left stuck (what a profiler that detaches must
     /// know: see `ProfilerInfo::request_profiler_detach`).
     pub fn threads_ended(&self) -> bool {
-        lock(&self.thread).is_none() && *lock(&self.inner.threads_ended)
+        lock(&self.thread).is_none()
+            && *lock(&self.inner.threads_ended)
+            && self
+                .inner
+                .live
+                .as_ref()
+                .map_or(true, |live| live.thread_ended())
     }
 
     /// What the exporters did so far (all zero without exporters); after
@@ -1206,14 +1383,18 @@ impl Sampler {
 
     /// What was sampled so far (the sampler keeps running).
     pub fn profile(&self) -> Profile {
+        let live = self.inner.live_snapshot();
         let state = lock(&self.inner.state);
         let duration = state.start.elapsed();
-        self.inner.profile(&state, duration)
+        self.inner.profile(&state, duration, live)
     }
 }
 
 impl Drop for Sampler {
     fn drop(&mut self) {
+        if let Some(live) = &self.inner.live {
+            live.request_stop();
+        }
         *lock(&self.inner.stop) = true;
         self.inner.wake.notify_all();
         if let Some(export) = &self.inner.export {
@@ -1242,7 +1423,10 @@ fn countdown(size: u64, mean: u64) -> bool {
 /// A `GCAllocationTick` event of the runtime, laid out by the manifest:
 /// its `AllocationAmount64`, `TypeName` and `ObjectSize` (version 4 and
 /// later). `None` when it does not decode.
-fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u64>)> {
+#[allow(clippy::type_complexity)]
+fn allocation_tick(
+    event: &EventPipeEvent<'_>,
+) -> Option<(u64, String, Option<u64>, Option<NewObject>)> {
     let fields = runtime_fields(event.event_id, event.event_version)?;
     let values = decode_payload(&fields, event.data).ok()?;
     let field = |name: &str| -> Option<&Value> {
@@ -1252,13 +1436,23 @@ fn allocation_tick(event: &EventPipeEvent<'_>) -> Option<(u64, String, Option<u6
     let amount = field("AllocationAmount64")?.as_u64()?;
     let type_name = String::from(field("TypeName")?.as_str()?);
     let object_size = field("ObjectSize").and_then(Value::as_u64);
-    Some((amount, type_name, object_size))
+    // Version 3 and later: the object's address, and its MethodTable.
+    let address = field("Address").and_then(Value::as_u64);
+    let method_table = field("TypeID").and_then(Value::as_u64);
+    let object = match (address, method_table) {
+        (Some(address), Some(method_table)) => Some(NewObject::Uninitialised {
+            address: usize::try_from(address).ok()?,
+            method_table: usize::try_from(method_table).ok()?,
+        }),
+        _ => None,
+    };
+    Some((amount, type_name, object_size, object))
 }
 
 /// An `AllocationSampled` event of the runtime, laid out by the manifest:
 /// its `ObjectSize`, `TypeID` and `TypeName` (`None` when empty). `None`
 /// when it does not decode or names no size.
-fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<String>)> {
+fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<String>, usize)> {
     let fields = runtime_fields(event.event_id, event.event_version)?;
     let values = decode_payload(&fields, event.data).ok()?;
     let field = |name: &str| -> Option<&Value> {
@@ -1269,7 +1463,8 @@ fn allocation_sampled(event: &EventPipeEvent<'_>) -> Option<(u64, usize, Option<
     let type_id = usize::try_from(field("TypeID")?.as_u64()?).ok()?;
     let name = field("TypeName")?.as_str()?;
     let name = (!name.is_empty()).then(|| String::from(name));
-    Some((size, type_id, name))
+    let address = usize::try_from(field("Address")?.as_u64()?).ok()?;
+    Some((size, type_id, name, address))
 }
 
 /// Appends a walked frame, innermost first: a native run once.
@@ -1309,10 +1504,31 @@ impl Inner {
     /// Records a sampled allocation on the calling (allocating) thread:
     /// its stack, a last frame `new <type_name>`, and the estimated objects
     /// and bytes it stands for.
-    fn record_allocation(&self, type_name: &str, objects: f64, bytes: f64) -> Result<()> {
+    ///
+    /// With the live heap on and `object` given, the object is tracked at
+    /// the same stack and weights.
+    ///
+    /// # Safety
+    ///
+    /// `object`, if given, is the object the calling thread is allocating,
+    /// inside the runtime's callback that reported it
+    /// ([`LiveHeap::track`]'s contract).
+    unsafe fn record_allocation(
+        &self,
+        type_name: &str,
+        objects: f64,
+        bytes: f64,
+        object: Option<NewObject>,
+    ) -> Result<()> {
         let values = [0, 0, objects.round() as u64, bytes.round() as u64];
         let leaf = String::from("new ") + type_name;
-        self.record_here(Some(&leaf), &values, |stats| stats.allocation_samples += 1)
+        let stack =
+            self.record_here_stack(Some(&leaf), &values, |stats| stats.allocation_samples += 1)?;
+        if let (Some(live), Some(object)) = (&self.live, object) {
+            // SAFETY: this function's contract.
+            unsafe { live.track(&self.info, object, stack, objects, bytes) };
+        }
+        Ok(())
     }
 
     /// A `ContentionStart` or `ContentionStop` event, on the waiting
@@ -1368,6 +1584,16 @@ impl Inner {
         values: &[u64],
         count: impl FnOnce(&mut SamplerStats),
     ) -> Result<()> {
+        self.record_here_stack(leaf, values, count).map(|_| ())
+    }
+
+    /// [`record_here`](Self::record_here), giving the stack recorded.
+    fn record_here_stack(
+        &self,
+        leaf: Option<&str>,
+        values: &[u64],
+        count: impl FnOnce(&mut SamplerStats),
+    ) -> Result<Vec<FrameId>> {
         let thread = self.info.current_thread()?;
         let mut frames = Vec::with_capacity(64);
         let walked = self
@@ -1389,7 +1615,7 @@ impl Inner {
         }
         let periods = self.export.is_some();
         state.thread(thread).add(&stack, values, periods);
-        Ok(())
+        Ok(stack)
     }
 
     /// Frame IDs of walked frames (innermost first) as a stack, outermost
@@ -1456,6 +1682,9 @@ impl Inner {
         let Some(export) = &self.export else {
             return;
         };
+        // Before `state`: the snapshot may wait for a sweep, which calls the
+        // runtime; nothing that waits for the runtime holds `state`.
+        let live = self.live_snapshot();
         let mut state = lock(&self.state);
         let state = &mut *state;
         let mut frames = Frames::new();
@@ -1476,6 +1705,12 @@ impl Inner {
                 tree,
             });
         }
+        if let Some(gc) = &self.gc {
+            threads.extend(gc_thread(&mut frames, &gc.take_period()));
+        }
+        if let Some(live) = &live {
+            threads.extend(live_threads(&mut frames, &state.frames, live));
+        }
         let started = state.started + (state.period_start - state.start);
         let duration = now.saturating_duration_since(state.period_start);
         state.period_start = now;
@@ -1493,10 +1728,27 @@ impl Inner {
         });
     }
 
-    fn profile(&self, state: &State, duration: Duration) -> Profile {
+    /// The live heap's objects now (`None` without a live heap); taken
+    /// with no lock of the sampler's held.
+    fn live_snapshot(&self) -> Option<Vec<LiveObject>> {
+        self.live.as_ref().map(|live| live.snapshot())
+    }
+
+    fn profile(&self, state: &State, duration: Duration, live: Option<Vec<LiveObject>>) -> Profile {
         let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
-        Profile {
-            frames: state.frames.clone(),
+        let mut frames = state.frames.clone();
+        let mut stats = state.stats.clone();
+        let mut gc_threads = Vec::new();
+        if let Some(gc) = &self.gc {
+            gc_threads.extend(gc_thread(&mut frames, &gc.run()));
+            stats.gc_pauses = gc.stats();
+        }
+        if let (Some(heap), Some(live)) = (&self.live, &live) {
+            gc_threads.extend(live_threads(&mut frames, &state.frames, live));
+            stats.live_heap = heap.stats();
+        }
+        let mut profile = Profile {
+            frames,
             threads: state
                 .threads
                 .iter()
@@ -1514,8 +1766,10 @@ impl Inner {
             started: state.started,
             duration,
             period_nanos: sample_interval(self.options.hz).as_nanos() as u64,
-            stats: state.stats.clone(),
-        }
+            stats,
+        };
+        profile.threads.extend(gc_threads);
+        profile
     }
 }
 
@@ -1668,6 +1922,7 @@ mod tests {
                 "wall_threads_per_tick",
                 "0",
             ),
+            (d().with_heap_objects(Some(0)), "heap_objects", "Some(0)"),
         ];
         for (options, field, value) in cases {
             let error = options.validate().unwrap_err();
@@ -1690,7 +1945,8 @@ mod tests {
         let off = d()
             .with_allocation_mean_bytes(None)
             .with_exceptions_per_second(None)
-            .with_contentions_per_second(None);
+            .with_contentions_per_second(None)
+            .with_heap_objects(None);
         assert_eq!(off.validate(), Ok(()));
     }
 
@@ -1701,13 +1957,17 @@ mod tests {
             .with_allocation_source(AllocationSource::ObjectAllocated)
             .with_period(Duration::from_secs(5))
             .with_mode(SamplingMode::SuspendRuntime)
-            .with_wall_threads_per_tick(9);
+            .with_wall_threads_per_tick(9)
+            .with_gc_pauses(false)
+            .with_heap_objects(Some(64));
         let expected = SamplerOptions {
             hz: 250,
             allocation_source: AllocationSource::ObjectAllocated,
             period: Duration::from_secs(5),
             mode: SamplingMode::SuspendRuntime,
             wall_threads_per_tick: 9,
+            gc_pauses: false,
+            heap_objects: Some(64),
             ..SamplerOptions::default()
         };
         assert_eq!(options, expected);
