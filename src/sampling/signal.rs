@@ -34,7 +34,11 @@
 //! preallocated buffer of [`SLOTS`] slots, each with an atomic state
 //! (free, being written, ready); a full buffer drops the sample (counted).
 //! The sampler thread drains it and turns the addresses into `FunctionID`s
-//! (`GetFunctionFromIP`, cached) off the signal path.
+//! (`GetFunctionFromIP`, cached) off the signal path. Every function the
+//! handler runs (here, in `unwind.rs` and `unix.rs`) is compiled under
+//! `deny(clippy::arithmetic_side_effects, clippy::indexing_slicing,
+//! clippy::panic)`: a debug build has no overflow or bounds check that
+//! could panic inside the handler.
 //!
 //! A thread is registered on itself (its stack bounds come from
 //! `pthread_getattr_np`, which only the thread can ask safely), from the
@@ -231,6 +235,11 @@ pub(super) enum WalkEnd {
 /// # Safety
 /// Every aligned address in `[max(sp, low), high)` is readable for the
 /// duration of the call (the calling thread's own stack).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 pub(super) unsafe fn walk(
     ip: usize,
     sp: usize,
@@ -239,10 +248,10 @@ pub(super) unsafe fn walk(
     (low, high): (usize, usize),
     out: &mut [usize],
 ) -> (usize, WalkEnd) {
-    if out.is_empty() {
+    let Some(first) = out.first_mut() else {
         return (0, WalkEnd::Depth);
-    }
-    out[0] = ip;
+    };
+    *first = ip;
     // An interrupted SP outside the thread's stack (an alternate signal
     // stack: CoreCLR's SIGSEGV handler, a fiber): nothing above it is known
     // to be mapped. Only the leaf.
@@ -292,7 +301,10 @@ pub(super) unsafe fn walk(
                     // SAFETY: [frame.sp, high) is inside the readable range
                     // (the walk's contract; frames only go up).
                     if let Some(caller) = unsafe { tier0_caller(frame, high) } {
-                        out[depth - 1] = caller.ip;
+                        // depth >= 1: the slot of the current frame.
+                        if let Some(slot) = out.get_mut(depth.wrapping_sub(1)) {
+                            *slot = caller.ip;
+                        }
                         frame = caller;
                         continue;
                     }
@@ -304,7 +316,7 @@ pub(super) unsafe fn walk(
                     Some((size, start, prologue))
                         if size != unwind::OSR_ORIGIN
                             && size != unwind::OSR_ENTRY
-                            && (!leaf || frame.ip >= start + prologue) =>
+                            && (!leaf || frame.ip >= start.saturating_add(prologue)) =>
                     {
                         let at = frame.sp.wrapping_add(size);
                         let top_ok = matches!(at.checked_add(8), Some(end) if end <= high);
@@ -318,7 +330,8 @@ pub(super) unsafe fn walk(
                         }
                         unwind::Frame {
                             ip: ret,
-                            sp: at + 8,
+                            // at + 8 <= high: checked above.
+                            sp: at.wrapping_add(8),
                             fp: frame.fp,
                         }
                     }
@@ -343,11 +356,12 @@ pub(super) unsafe fn walk(
                 Err(end) => return (depth, end),
             },
         };
-        if depth == out.len() {
+        let Some(slot) = out.get_mut(depth) else {
             return (depth, WalkEnd::Depth);
-        }
-        out[depth] = next.ip;
-        depth += 1;
+        };
+        *slot = next.ip;
+        // depth < out.len(): no overflow.
+        depth = depth.wrapping_add(1);
         frame = next;
     }
 }
@@ -359,6 +373,11 @@ pub(super) unsafe fn walk(
 /// # Safety
 /// Every aligned address in `[max(frame.sp, low), high)` is readable (the
 /// walk's contract).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 unsafe fn frame_record_step(
     frame: unwind::Frame,
     low: usize,
@@ -378,7 +397,7 @@ unsafe fn frame_record_step(
     let (next_fp, ret) = unsafe {
         (
             core::ptr::read_volatile(fp as *const usize),
-            core::ptr::read_volatile((fp + 8) as *const usize),
+            core::ptr::read_volatile(fp.wrapping_add(8) as *const usize),
         )
     };
     if ret == 0 {
@@ -387,7 +406,8 @@ unsafe fn frame_record_step(
     Ok((
         unwind::Frame {
             ip: ret,
-            sp: fp + 16,
+            // fp + 16 <= high: checked above.
+            sp: fp.wrapping_add(16),
             fp: next_fp,
         },
         cfg!(target_arch = "x86_64"),
@@ -422,6 +442,11 @@ const MAX_TIER0_FRAME: usize = 4096;
 ///
 /// # Safety
 /// Every aligned word of `[frame.sp, high)` is readable.
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Frame> {
     let end = frame
         .fp
@@ -433,14 +458,15 @@ unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Fram
         let word = unsafe { core::ptr::read_volatile(at as *const usize) };
         if word == frame.fp {
             // SAFETY: as above (at + 16 <= high).
-            let ret = unsafe { core::ptr::read_volatile((at + 8) as *const usize) };
+            let ret = unsafe { core::ptr::read_volatile(at.wrapping_add(8) as *const usize) };
             return (ret != 0).then_some(unwind::Frame {
                 ip: ret,
-                sp: at + 16,
+                // at + 16 <= end: no overflow.
+                sp: at.wrapping_add(16),
                 fp: frame.fp,
             });
         }
-        at += 8;
+        at = at.wrapping_add(8);
     }
     None
 }
@@ -462,6 +488,11 @@ const TAG: usize = 0x5157_0000;
 
 /// The `si_value` of a sample of `kind` for registration `index` (signal
 /// mode runs on 64-bit targets only; on others the value is never used).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 fn value_of(kind: u8, index: usize) -> usize {
     ((((TAG | kind as usize) as u64) << 32) | index as u64) as usize
 }
@@ -700,10 +731,18 @@ impl Resolver {
         if cfg!(target_arch = "x86_64") && self.frameless.len() < unwind::MAX_FRAMELESS {
             let first = ranges[0];
             let len = first.size.min(16);
-            // SAFETY: the start of the function's code, which the runtime
-            // just reported (executable and readable while loaded).
-            let code = unsafe { core::slice::from_raw_parts(first.startAddress as *const u8, len) };
-            if let Some((size, prologue)) = unwind::frameless_prologue(code) {
+            // Copied byte by byte, not borrowed as a slice: the runtime may
+            // patch its code (tiering, rejit) while it is read.
+            let mut code = [0u8; 16];
+            for (i, byte) in code.iter_mut().take(len).enumerate() {
+                // SAFETY: the first `len` bytes of the function's code,
+                // which the runtime just reported (executable and readable
+                // while loaded); a volatile read of a byte that may change.
+                *byte = unsafe {
+                    core::ptr::read_volatile((first.startAddress as *const u8).wrapping_add(i))
+                };
+            }
+            if let Some((size, prologue)) = unwind::frameless_prologue(&code[..len]) {
                 self.frameless.insert(
                     first.startAddress,
                     (first.startAddress + first.size, size, prologue),
@@ -862,6 +901,11 @@ mod imp {
         fn __errno_location() -> *mut c_int;
     }
 
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     extern "C" fn handler(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
         // SAFETY: errno of the calling thread; restored before returning so
         // the interrupted code never sees it change.
@@ -874,6 +918,11 @@ mod imp {
 
     /// # Safety
     /// The arguments of an `SA_SIGINFO` handler.
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     unsafe fn handle(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
         // SAFETY: the kernel's siginfo_t.
         let (code, value) = unsafe { ((*info).si_code, (*info).si_value) };
@@ -918,11 +967,13 @@ mod imp {
             now.saturating_sub(entry.last_wall.swap(now, Ordering::Relaxed))
         };
         let start = CURSOR.fetch_add(1, Ordering::Relaxed);
-        let slot = (0..8).map(|i| &BUFFER[(start + i) % SLOTS]).find(|slot| {
-            slot.state
-                .compare_exchange(FREE, WRITING, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        });
+        let slot = (0..8)
+            .filter_map(|i| BUFFER.get(start.wrapping_add(i) % SLOTS))
+            .find(|slot| {
+                slot.state
+                    .compare_exchange(FREE, WRITING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            });
         let Some(slot) = slot else {
             COUNTERS.dropped.fetch_add(1, Ordering::Relaxed);
             return;
@@ -957,6 +1008,11 @@ mod imp {
     ///
     /// # Safety
     /// The arguments of an `SA_SIGINFO` handler.
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     unsafe fn chain(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
         // SAFETY: PREVIOUS is read-only once the handler is installed.
         let previous = unsafe { *PREVIOUS.0.get() };
@@ -1500,6 +1556,9 @@ mod tests {
     ))]
     #[test]
     fn a_thread_blocked_in_glibc_is_walked_to_its_caller() {
+        let _table = unwind::TABLE_IN_TEST
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         use crate::sampling::unix;
         use core::ffi::{c_int, c_void};
         use std::sync::atomic::AtomicUsize;
@@ -1539,7 +1598,11 @@ mod tests {
         let mut action = unix::sigaction_t::zeroed();
         action.sa_sigaction =
             handler as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
-        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART | unix::SA_ONSTACK;
+        // As the sampler's handler (`install`): on the thread's own stack,
+        // not SA_ONSTACK (the test harness's alternate stack is a few KB,
+        // which a debug build's walk through the CFI interpreter, about
+        // 4 KB of frames, and the kernel's signal frame overflow).
+        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART;
         let mut old = unix::sigaction_t::zeroed();
         // SAFETY: valid pointers; SIGNAL is this test's alone.
         assert_eq!(unsafe { unix::sigaction(SIGNAL, &action, &mut old) }, 0);
