@@ -324,18 +324,20 @@ fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
         .map(|e| format!("{} {}", e.name, e.exported))
         .collect();
     say(&format!(
-        "{} samples in {:.1} s, profiles delivered: {}",
-        profile.stats.suspensions,
+        "{} walks in {:.1} s, profiles delivered: {}",
+        profile.stats.walks,
         profile.duration.as_secs_f64(),
         delivered.join(", ")
     ));
     if !sampler.threads_ended() {
-        return say("a thread of the sampler is still running: staying loaded");
+        return say(
+            "a thread or the SIGPROF handler of the sampler is still there: staying loaded",
+        );
     }
     drop(sampler);
-    // SAFETY: the sampler's threads have ended (checked above), and this
-    // thread returns at once, well within the 500 ms the runtime waits
-    // before it unloads the library.
+    // SAFETY: the sampler's threads have ended and its signal handler is
+    // gone (checked above), and this thread returns at once, well within
+    // the 500 ms the runtime waits before it unloads the library.
     if let Err(error) = unsafe { info.request_profiler_detach(500) } {
         say(&format!(
             "the runtime refused to detach ({error}): staying loaded"
@@ -425,6 +427,8 @@ fn write_dir(profile: &Profile, export: &ExportStats, dir: &Path) -> io::Result<
         "registrations_failed",
         signal.registrations_failed.to_string(),
     );
+    line("signals_late", signal.late.to_string());
+    line("signal_handler_removed", signal.handler_removed.to_string());
     let suspend = &stats.thread_suspend;
     line("threads_suspended", suspend.threads_suspended.to_string());
     line("suspend_failures", suspend.suspend_failures.to_string());

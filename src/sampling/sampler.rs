@@ -615,6 +615,9 @@ pub(super) struct Tracked {
     pub(super) tree: StackTree,
     /// The current period's samples (only while exporting).
     pub(super) period: StackTree,
+    /// [`SamplingMode::Signal`]: its CPU and wall samples
+    /// ([`SignalStats::per_thread`]).
+    pub(super) signal_samples: (u64, u64),
 }
 
 impl Tracked {
@@ -625,6 +628,7 @@ impl Tracked {
             last_cpu: None,
             tree: StackTree::new(SAMPLE_TYPES.len()),
             period: StackTree::new(SAMPLE_TYPES.len()),
+            signal_samples: (0, 0),
         }
     }
 
@@ -733,6 +737,8 @@ impl State {
                 let gathered = &mut self.threads[gathering];
                 gathered.tree.absorb(&ended.tree);
                 gathered.period.absorb(&ended.period);
+                gathered.signal_samples.0 += ended.signal_samples.0;
+                gathered.signal_samples.1 += ended.signal_samples.1;
                 self.free.push(index);
             }
         }
@@ -951,7 +957,14 @@ impl Sampler {
     /// process).
     pub fn thread_destroyed(&self, thread: ThreadID) {
         match self.inner.options.mode {
-            SamplingMode::Signal => signal::deregister(thread.as_raw()),
+            // The sampler thread ends the slot once it has recorded the
+            // samples the thread's handler already wrote (a sample recorded
+            // after that is dropped, not given a new slot).
+            SamplingMode::Signal => {
+                if signal::deregister(thread.as_raw()) {
+                    return;
+                }
+            }
             SamplingMode::ThreadSuspend => {
                 if let Some(destroyed) = lock(&self.inner.walking).as_mut() {
                     destroyed.push(thread);
@@ -1188,11 +1201,16 @@ impl Sampler {
     }
 
     /// Whether every thread the sampler started (sampling, export, and the
-    /// exporters' own) has ended: `true` after [`stop`](Self::stop) unless
-    /// an exporter was left stuck (what a profiler that detaches must
-    /// know: see `ProfilerInfo::request_profiler_detach`).
+    /// exporters' own) has ended and no `SIGPROF` handler of the sampler's
+    /// is installed ([`SamplingMode::Signal`]: the stop puts the previous
+    /// one back): `true` after [`stop`](Self::stop) unless an exporter was
+    /// left stuck or the handler had to stay (another signal-mode sampler
+    /// runs, or a handler installed later chains to it). What a profiler
+    /// that detaches must know: see `ProfilerInfo::request_profiler_detach`.
     pub fn threads_ended(&self) -> bool {
-        lock(&self.thread).is_none() && *lock(&self.inner.threads_ended)
+        lock(&self.thread).is_none()
+            && *lock(&self.inner.threads_ended)
+            && !signal::handler_installed()
     }
 
     /// What the exporters did so far (all zero without exporters); after
