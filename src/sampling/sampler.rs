@@ -849,7 +849,12 @@ impl Sampler {
             true => None,
             false => Some(Pipeline::start(exporters).ok_or(crate::E_FAIL)?),
         };
-        let mut session = None;
+        // Stopped if the start fails after it (the pipeline, `export`,
+        // closes itself when dropped).
+        let mut session = SessionGuard {
+            info,
+            session: None,
+        };
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let (mut keywords, mut level) = (0, INFORMATIONAL);
         if let Some(source) = source {
@@ -868,7 +873,7 @@ impl Sampler {
             keywords |= CONTENTION_KEYWORD;
         }
         if keywords != 0 {
-            session = Some(info.event_pipe_start_session(
+            session.session = Some(info.event_pipe_start_session(
                 &[EventPipeProvider {
                     name: RUNTIME_PROVIDER,
                     keywords,
@@ -893,7 +898,7 @@ impl Sampler {
             info: info.clone(),
             options: options.clone(),
             source,
-            session: Mutex::new(session),
+            session: Mutex::new(session.take()),
             providers: Mutex::new(Vec::new()),
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -1236,6 +1241,28 @@ impl Drop for Sampler {
         self.inner.wake.notify_all();
         if let Some(export) = &self.inner.export {
             export.close();
+        }
+    }
+}
+
+/// The sampler's EventPipe session while `start_exporting` runs: stopped
+/// when dropped, unless [`taken`](SessionGuard::take) by the sampler.
+struct SessionGuard<'a> {
+    info: &'a ProfilerInfo,
+    session: Option<EVENTPIPE_SESSION>,
+}
+
+impl SessionGuard<'_> {
+    fn take(&mut self) -> Option<EVENTPIPE_SESSION> {
+        self.session.take()
+    }
+}
+
+impl Drop for SessionGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            // Nothing to do about a failure on an error path but go on.
+            let _ = self.info.event_pipe_stop_session(session);
         }
     }
 }
