@@ -164,10 +164,16 @@ impl Profiler for SamplingProfiler {
         };
         info.add_event_mask(mask)?;
         let mode = options.mode;
-        match Sampler::builder(options).exporters(exporters).start(info) {
-            Ok(sampler) => {
-                let _ = self.sampler.set(Arc::new(sampler));
-            }
+        let builder = Sampler::builder(options).exporters(exporters);
+        let publish = |sampler: &Arc<Sampler>| {
+            let _ = self.sampler.set(Arc::clone(sampler));
+        };
+        // SAFETY: the sampler is published into `self.sampler` (empty: the
+        // runtime initializes a profiler object once) before its thread
+        // starts, and `thread_destroyed` below forwards every
+        // ThreadDestroyed to it, from the callback.
+        match unsafe { builder.start_forwarding_thread_destroyed(info, publish) } {
+            Ok(_) => {}
             Err(error) if error.code() == crate::E_INVALIDARG => {
                 say(&format!("{error}; not sampling"))
             }
@@ -199,8 +205,13 @@ impl Profiler for SamplingProfiler {
             .filter(|_| info.version() >= 12);
         let exporters = request.export.exporters().map_err(refuse)?;
         info.add_event_mask(options.event_masks(info)?)?;
-        let sampler = Arc::new(Sampler::builder(options).exporters(exporters).start(info)?);
-        let _ = self.sampler.set(Arc::clone(&sampler));
+        let builder = Sampler::builder(options).exporters(exporters);
+        let publish = |sampler: &Arc<Sampler>| {
+            let _ = self.sampler.set(Arc::clone(sampler));
+        };
+        // SAFETY: as in `initialize`: published before it samples, and
+        // every ThreadDestroyed forwarded to it (`thread_destroyed` below).
+        let sampler = unsafe { builder.start_forwarding_thread_destroyed(info, publish) }?;
         let (seconds, info) = (request.seconds, info.clone());
         let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));
         if timer

@@ -465,10 +465,56 @@ impl SamplerBuilder {
     }
 
     /// Starts the sampler: [`Sampler::start_exporting`] with the options
-    /// and the exporters added (the same errors).
+    /// and the exporters added (the same errors; [`SamplingMode::ThreadSuspend`]
+    /// refused: see [`start_forwarding_thread_destroyed`](Self::start_forwarding_thread_destroyed)).
     pub fn start(self, info: &ProfilerInfo) -> Result<Sampler> {
         Sampler::start_exporting(info, self.options, self.exporters)
     }
+
+    /// Starts the sampler in any mode, [`SamplingMode::ThreadSuspend`] (the
+    /// default on Windows x64) included: the sampler is handed to `publish`
+    /// (to put it where the profiler's `thread_destroyed` finds it) before
+    /// its thread starts sampling, then started. The errors of
+    /// [`start`](Self::start), but for the mode.
+    ///
+    /// # Safety
+    ///
+    /// In [`SamplingMode::ThreadSuspend`], from `publish` on, every
+    /// `ThreadDestroyed` the runtime raises while the sampler lives must
+    /// reach [`Sampler::thread_destroyed`] of the sampler published, from
+    /// that callback, before it returns: the sampler suspends and walks the
+    /// managed threads one at a time, and it leaves out a destroyed thread
+    /// only when told (the runtime frees the thread's `Thread` after the
+    /// callback; `DoStackSnapshot` of it ends the process).
+    /// [`SamplingProfiler`](super::SamplingProfiler) does this. Nothing is
+    /// asked in the other modes.
+    pub unsafe fn start_forwarding_thread_destroyed(
+        self,
+        info: &ProfilerInfo,
+        publish: impl FnOnce(&Arc<Sampler>),
+    ) -> Result<Arc<Sampler>> {
+        check_forwarding(&self.options, true)?;
+        let sampler = Arc::new(Sampler::prepare(info, self.options, self.exporters)?);
+        publish(&sampler);
+        sampler.launch()?;
+        Ok(sampler)
+    }
+}
+
+/// [`SamplingMode::ThreadSuspend`] only with `ThreadDestroyed` forwarded
+/// (`forwarded`: the caller took on
+/// [`SamplerBuilder::start_forwarding_thread_destroyed`]'s contract).
+fn check_forwarding(options: &SamplerOptions, forwarded: bool) -> Result<()> {
+    if options.mode == SamplingMode::ThreadSuspend && !forwarded {
+        return Err(OptionError {
+            field: "mode",
+            value: alloc::format!("{:?}", options.mode),
+            expected: "Signal or SuspendRuntime here: ThreadSuspend needs every ThreadDestroyed \
+                       forwarded, SamplerBuilder::start_forwarding_thread_destroyed (unsafe)",
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// One thread's samples.
@@ -833,7 +879,26 @@ impl Sampler {
     /// thread of its own (`corprof-export`, `corprof::sampling::export`):
     /// the sampler and the application never wait for an export. With no
     /// exporter, there are no periods. [`Sampler::builder`] does the same.
+    ///
+    /// [`SamplingMode::ThreadSuspend`] is refused (`E_INVALIDARG`, an
+    /// [`OptionError`] on `mode`): it needs every `ThreadDestroyed`
+    /// forwarded, which only
+    /// [`SamplerBuilder::start_forwarding_thread_destroyed`] (`unsafe`)
+    /// can be told.
     pub fn start_exporting(
+        info: &ProfilerInfo,
+        options: SamplerOptions,
+        exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
+    ) -> Result<Sampler> {
+        check_forwarding(&options, false)?;
+        let sampler = Sampler::prepare(info, options, exporters)?;
+        sampler.launch()?;
+        Ok(sampler)
+    }
+
+    /// Everything but the sampler thread: the options checked, the export
+    /// pipeline, the EventPipe session, signal mode's handler.
+    fn prepare(
         info: &ProfilerInfo,
         options: SamplerOptions,
         exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
@@ -915,7 +980,16 @@ impl Sampler {
             threads_ended: Mutex::new(true),
             walking: Mutex::new(Some(Vec::new())),
         });
-        let worker = Arc::clone(&inner);
+        Ok(Sampler {
+            inner,
+            thread: Mutex::new(None),
+        })
+    }
+
+    /// Starts the sampler thread of a [`prepare`](Self::prepare)d sampler.
+    fn launch(&self) -> Result<()> {
+        let inner = &self.inner;
+        let worker = Arc::clone(inner);
         let thread = std::thread::Builder::new()
             .name(String::from("corprof-sampler"))
             .spawn(move || run(&worker));
@@ -924,21 +998,21 @@ impl Sampler {
             if let Some(export) = &inner.export {
                 export.close();
             }
-            signal::stop(&mut SignalStats::default());
+            if inner.options.mode == SamplingMode::Signal {
+                signal::stop(&mut SignalStats::default());
+            }
             return Err(crate::E_FAIL.into());
         };
-        if options.mode == SamplingMode::Signal {
+        *lock(&self.thread) = Some(thread);
+        if inner.options.mode == SamplingMode::Signal {
             // The calling thread (`initialize`'s) may be managed already.
-            if let Ok(thread) = info.current_thread() {
-                if let Ok(os) = info.os_thread_id(thread) {
+            if let Ok(thread) = inner.info.current_thread() {
+                if let Ok(os) = inner.info.os_thread_id(thread) {
                     signal::register_current(thread.as_raw(), os);
                 }
             }
         }
-        Ok(Sampler {
-            inner,
-            thread: Mutex::new(Some(thread)),
-        })
+        Ok(())
     }
 
     /// The options it samples with.
@@ -955,11 +1029,12 @@ impl Sampler {
     /// samples are kept, and a new thread reusing its `ThreadID` gets a
     /// profile of its own.
     ///
-    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required: it
-    /// waits while the sampler walks that thread, and the sampler walks no
-    /// thread destroyed (the runtime frees its `Thread` after the callback
-    /// returns, and `DoStackSnapshot` of a destroyed thread ends the
-    /// process).
+    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required (the
+    /// contract of [`SamplerBuilder::start_forwarding_thread_destroyed`],
+    /// the only start of that mode): it waits while the sampler walks that
+    /// thread, and the sampler walks no thread destroyed (the runtime frees
+    /// its `Thread` after the callback returns, and `DoStackSnapshot` of a
+    /// destroyed thread ends the process).
     pub fn thread_destroyed(&self, thread: ThreadID) {
         match self.inner.options.mode {
             // The sampler thread ends the slot once it has recorded the
@@ -1757,6 +1832,25 @@ mod tests {
         };
         assert_eq!(options, expected);
         assert_ne!(options, SamplerOptions::default());
+    }
+
+    /// Safe code cannot start the thread-suspend mode (the unsafe start
+    /// can; that safe code cannot call it is ui-tests/
+    /// thread_suspend_needs_unsafe.rs).
+    #[test]
+    fn the_safe_start_refuses_the_thread_suspend_mode() {
+        let options = SamplerOptions::default().with_mode(SamplingMode::ThreadSuspend);
+        let error = check_forwarding(&options, false).unwrap_err();
+        assert_eq!(error.code(), crate::E_INVALIDARG);
+        let text = alloc::format!("{error}");
+        assert!(
+            text.contains("SamplerOptions::mode = ThreadSuspend: must be Signal or SuspendRuntime"),
+            "{text}"
+        );
+        assert!(check_forwarding(&options, true).is_ok());
+        for mode in [SamplingMode::Signal, SamplingMode::SuspendRuntime] {
+            assert!(check_forwarding(&SamplerOptions::default().with_mode(mode), false).is_ok());
+        }
     }
 
     #[test]
