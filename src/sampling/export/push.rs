@@ -325,8 +325,8 @@ impl Drop for PushExporter {
 
 #[cfg(test)]
 mod tests {
-    use super::super::http::HttpError;
     use super::*;
+    use crate::sampling::export::http::HttpError;
     use std::time::SystemTime;
 
     #[test]
@@ -512,7 +512,7 @@ mod tests {
         let (head, body) = ingest_request(&target.url, "app", &period, "b");
         let start = Instant::now();
         let timeouts = patient().with_exchange(Duration::from_secs(1));
-        let result = super::super::http::exchange(&target.url, &head, &body, timeouts);
+        let result = crate::sampling::export::http::exchange(&target.url, &head, &body, timeouts);
         let took = start.elapsed();
         stop.store(true, Ordering::SeqCst);
         assert!(matches!(result, Err(HttpError::Timeout)), "{result:?}");
