@@ -902,3 +902,58 @@ fn attach_in_signal_mode_then_detach_twice_and_the_process_runs_on() {
         );
     }
 }
+
+/// On demand to a receiver that accepts the push and then takes its
+/// request a byte a second, never answering: at the stop the push gives up
+/// at the export's deadline (one deadline for the whole exchange, kept
+/// while it runs), its thread ends, and the runtime still detaches the
+/// profiler; every response of the server is a 200.
+#[test]
+fn attach_and_push_to_a_draining_receiver_still_detaches() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicU8::new(0));
+    let seen = Arc::clone(&accepted);
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            seen.fetch_add(1, Ordering::SeqCst);
+            thread::spawn(move || {
+                let mut byte = [0u8; 1];
+                while matches!(stream.read(&mut byte), Ok(1)) {
+                    thread::sleep(Duration::from_secs(1));
+                }
+            });
+        }
+    });
+    let server = WebServer::start(&dotnet::runtime(), None);
+    let url = server.url("/cpu");
+    let load = thread::spawn(move || wrk(&url, 2, 8, 7));
+    thread::sleep(Duration::from_secs(1));
+    attach_with(
+        server.pid(),
+        &format!("seconds=3;push=http://127.0.0.1:{port};app=draining"),
+    );
+    let load = load.join().unwrap();
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    // Sampling 3 s, the export's 3 s at the stop, the detach: all done by
+    // now (wrk ran 7 s after the attach), with a margin.
+    thread::sleep(Duration::from_secs(4));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    assert!(
+        accepted.load(Ordering::SeqCst) >= 1,
+        "the push never reached the receiver\n{}",
+        stopped.stderr
+    );
+    assert!(
+        stopped.stderr.contains("sampler: detached"),
+        "{}",
+        stopped.stderr
+    );
+    assert!(
+        !stopped.stderr.contains("staying loaded"),
+        "{}",
+        stopped.stderr
+    );
+}
