@@ -556,9 +556,14 @@ fn assert_signal_summary(run: &Run, beats: f64) {
     let walks = run.summary("walks");
     let (cpu, wall) = (run.summary("cpu_samples"), run.summary("wall_samples"));
     assert_eq!(cpu + wall, walks);
+    // A sample recorded after its thread's slot had ended is dropped
+    // (late): none here, where the threads end long before the stop.
     assert_eq!(
         run.summary("signals_handled"),
-        walks + run.summary("signals_dropped") + run.summary("signals_stale")
+        walks
+            + run.summary("signals_dropped")
+            + run.summary("signals_stale")
+            + run.summary("signals_late")
     );
     assert_eq!(
         run.summary("signals_dropped"),
@@ -922,6 +927,30 @@ fn churn_under_1khz(seconds: u32) {
     assert!((3..=10).contains(&live), "{live} timers at the stop");
     assert_eq!(get("signals_dropped"), 0);
     assert!(get("walks") > 500 * u64::from(seconds));
+    // Thousands of threads came and went (above): the sampler's thread
+    // slots and per-thread counts stay those of the live threads and one
+    // per name of the ended ones (the short-lived threads have none: one
+    // slot for them all), not one per thread ever seen. A sample recorded
+    // after its thread's slot ended is dropped (late), never a new slot.
+    let threads = summary["threads"].split(',').count();
+    let per_thread = summary["thread_samples"].split(',').count();
+    assert!(
+        threads <= 32,
+        "{threads} thread slots: {}",
+        summary["threads"]
+    );
+    assert!(per_thread <= threads, "{}", summary["thread_samples"]);
+    assert!(
+        summary["threads"]
+            .split(',')
+            .any(|t| t == "ended threads without a name"),
+        "{}",
+        summary["threads"]
+    );
+    assert_eq!(
+        get("signals_handled"),
+        get("walks") + get("signals_dropped") + get("signals_stale") + get("signals_late")
+    );
 }
 
 /// The web server under load (`wrk -t2 -c16` on `/throw`: an exception per

@@ -799,3 +799,148 @@ fn attach_and_push_then_detach() {
         stopped.stderr
     );
 }
+
+/// On demand in signal mode, twice, in a program that keeps running: the
+/// ThreadChurn program (threads of 200 ms started all the time, so that an
+/// attached sampler, told only of the threads started after it, has
+/// threads to sample; a sleeper, a waiter and a reader checking that the
+/// signals change nothing for them). Each attach samples 3 s in signal
+/// mode and writes a profile with the churning threads' CPU time; each
+/// stop puts back the `SIGPROF` disposition, and the runtime detaches the
+/// profiler (its stderr says so). The program then runs on to its own
+/// end, exit code 41 and its lines: no signal of the sampler's reached a
+/// handler that was gone.
+#[test]
+fn attach_in_signal_mode_then_detach_twice_and_the_process_runs_on() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    const SECONDS: u32 = 30;
+    let runtime = dotnet::runtime();
+    let dir = out_dir("attach-signal");
+    let mut child = runtime
+        .command("ThreadChurn", &[&SECONDS.to_string(), "200"], None)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ThreadChurn");
+    let pid = child.id();
+    let collect = |pipe: Box<dyn std::io::Read + Send>| {
+        let text = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&text);
+        thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines().map_while(Result::ok) {
+                let mut text = sink.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+            }
+        });
+        text
+    };
+    let stdout = collect(Box::new(child.stdout.take().unwrap()));
+    let stderr = collect(Box::new(child.stderr.take().unwrap()));
+    let wait_detached = |n: usize| {
+        let start = Instant::now();
+        loop {
+            let seen = stderr.lock().unwrap().matches("sampler: detached").count();
+            if seen >= n || start.elapsed() > Duration::from_secs(30) {
+                return seen;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+    };
+    // The runtime's diagnostics channel is up once the program runs.
+    thread::sleep(Duration::from_secs(2));
+    let data = format!("seconds=3;mode=signal;dir={}", dir.display());
+    attach_with(pid, &data);
+    assert_eq!(wait_for_files(&dir, 1).len(), 1);
+    assert_eq!(wait_detached(1), 1, "{}", stderr.lock().unwrap());
+    attach_with(pid, &data);
+    let both = wait_for_files(&dir, 2);
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert_eq!(wait_detached(2), 2, "{}", stderr.lock().unwrap());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(u64::from(SECONDS) * 3 + 60) {
+            let _ = child.kill();
+            panic!("ThreadChurn did not end\n{}", stderr.lock().unwrap());
+        }
+        thread::sleep(Duration::from_millis(200));
+    };
+    // The pipes' last lines.
+    thread::sleep(Duration::from_millis(500));
+    let (out, err) = (
+        stdout.lock().unwrap().clone(),
+        stderr.lock().unwrap().clone(),
+    );
+    assert_eq!(status.code(), Some(41), "{status:?}\n{out}\n{err}");
+    assert_eq!(out, "threads churned\ndone\n", "{err}");
+    assert_eq!(err.matches("sampler: detached").count(), 2, "{err}");
+    assert!(!err.contains("staying loaded"), "{err}");
+    for file in &both {
+        let (ok, top, err) = pprof(&["-top", "-sample_index=cpu", file.to_str().unwrap()]);
+        assert!(ok, "{err}");
+        assert!(
+            top.contains("E2E.ThreadChurn.Program.ShortLived"),
+            "{}:\n{top}",
+            file.display()
+        );
+    }
+}
+
+/// On demand to a receiver that accepts the push and then takes its
+/// request a byte a second, never answering: at the stop the push gives up
+/// at the export's deadline (one deadline for the whole exchange, kept
+/// while it runs), its thread ends, and the runtime still detaches the
+/// profiler; every response of the server is a 200.
+#[test]
+fn attach_and_push_to_a_draining_receiver_still_detaches() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicU8::new(0));
+    let seen = Arc::clone(&accepted);
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            seen.fetch_add(1, Ordering::SeqCst);
+            thread::spawn(move || {
+                let mut byte = [0u8; 1];
+                while matches!(stream.read(&mut byte), Ok(1)) {
+                    thread::sleep(Duration::from_secs(1));
+                }
+            });
+        }
+    });
+    let server = WebServer::start(&dotnet::runtime(), None);
+    let url = server.url("/cpu");
+    let load = thread::spawn(move || wrk(&url, 2, 8, 7));
+    thread::sleep(Duration::from_secs(1));
+    attach_with(
+        server.pid(),
+        &format!("seconds=3;push=http://127.0.0.1:{port};app=draining"),
+    );
+    let load = load.join().unwrap();
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    // Sampling 3 s, the export's 3 s at the stop, the detach: all done by
+    // now (wrk ran 7 s after the attach), with a margin.
+    thread::sleep(Duration::from_secs(4));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    assert!(
+        accepted.load(Ordering::SeqCst) >= 1,
+        "the push never reached the receiver\n{}",
+        stopped.stderr
+    );
+    assert!(
+        stopped.stderr.contains("sampler: detached"),
+        "{}",
+        stopped.stderr
+    );
+    assert!(
+        !stopped.stderr.contains("staying loaded"),
+        "{}",
+        stopped.stderr
+    );
+}

@@ -12,7 +12,7 @@ use super::signal::SamplingMode;
 use crate::{Error, E_INVALIDARG};
 
 /// The keys the client data may hold.
-const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME or hz=N";
+const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME";
 
 /// What an attach asks for: sample for `seconds`, then write or push the
 /// profile and detach.
@@ -26,11 +26,14 @@ const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME or hz=N";
 /// | `push` | a Pyroscope-compatible server, `http://host:port` | none |
 /// | `app` | the application's name on that server | `dotnet-app` |
 /// | `hz` | samples per second, 1 to 10000 | 99 |
+/// | `mode` | [`SamplingMode`] by name (`signal`, `thread-suspend`, `suspend-runtime`) | `suspend-runtime` |
 ///
 /// `dir` or `push` (or both) must be given. The sampler runs in
-/// [`SamplingMode::SuspendRuntime`]: signal mode arms each thread's timer
-/// when the runtime reports the thread created, and an attached profiler is
-/// told of no thread that ran before it.
+/// [`SamplingMode::SuspendRuntime`] unless `mode` says otherwise: signal
+/// mode arms each thread's timer when the runtime reports the thread
+/// created, and an attached profiler is told of no thread that ran before
+/// it, so that it samples only the threads started after the attach. Its
+/// stop puts the `SIGPROF` disposition back before the detach.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AttachRequest {
@@ -51,6 +54,7 @@ impl AttachRequest {
             .map_err(|_| bad(String::from("client data is not UTF-8")))?;
         let (mut seconds, mut options, mut export) =
             (10, SamplerOptions::default(), ExportOptions::default());
+        let mut mode = SamplingMode::SuspendRuntime;
         export.app = String::from("dotnet-app");
         export.keep = 1000;
         let number = |v: &str, max: u64| v.parse::<u64>().ok().filter(|n| (1..=max).contains(n));
@@ -68,6 +72,13 @@ impl AttachRequest {
                     export.push = Some(PushTarget::parse(v).map_err(|e| bad(format!("push: {e}")))?)
                 }
                 Some(("app", v)) if !v.is_empty() => export.app = String::from(v),
+                Some(("mode", v)) => {
+                    mode = SamplingMode::from_name(v).ok_or_else(|| {
+                        bad(format!(
+                            "mode: {v:?} is not signal, thread-suspend or suspend-runtime"
+                        ))
+                    })?
+                }
                 _ => return Err(bad(format!("{item:?} is not {KEYS}"))),
             }
         }
@@ -78,7 +89,7 @@ impl AttachRequest {
         }
         // One period: the whole run, cut when the sampler stops.
         options.period = Duration::from_secs(seconds + 3600);
-        options.mode = SamplingMode::SuspendRuntime;
+        options.mode = mode;
         Ok(AttachRequest {
             seconds,
             options,
@@ -111,6 +122,10 @@ mod tests {
         assert!(request.export.push.is_some() && request.export.dir.is_none());
         assert_eq!(request.export.app, "shop");
         assert_eq!(request.options.period, Duration::from_secs(3603));
+        let request = AttachRequest::parse(b"dir=/tmp/p;mode=signal").unwrap();
+        assert_eq!(request.options.mode, SamplingMode::Signal);
+        let request = AttachRequest::parse(b"dir=/tmp/p;mode=thread-suspend").unwrap();
+        assert_eq!(request.options.mode, SamplingMode::ThreadSuspend);
     }
 
     #[test]
@@ -120,11 +135,11 @@ mod tests {
         assert_eq!(message("hz=abc;dir=x"), "hz: 1 to 10000");
         assert_eq!(
             message("dir=x;colour=blue"),
-            "\"colour=blue\" is not seconds=N, dir=PATH, push=URL, app=NAME or hz=N"
+            "\"colour=blue\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME"
         );
         assert_eq!(
             message("dir="),
-            "\"dir=\" is not seconds=N, dir=PATH, push=URL, app=NAME or hz=N"
+            "\"dir=\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME"
         );
         assert_eq!(
             message("seconds=5"),
@@ -135,6 +150,10 @@ mod tests {
             "say where the profile goes: dir=PATH or push=URL"
         );
         assert!(message("push=https://x:1").starts_with("push: "));
+        assert_eq!(
+            message("dir=x;mode=signals"),
+            "mode: \"signals\" is not signal, thread-suspend or suspend-runtime"
+        );
         assert_eq!(
             AttachRequest::parse(&[0xFF, 0xFE]).unwrap_err().message(),
             "client data is not UTF-8"

@@ -164,10 +164,16 @@ impl Profiler for SamplingProfiler {
         };
         info.add_event_mask(mask)?;
         let mode = options.mode;
-        match Sampler::builder(options).exporters(exporters).start(info) {
-            Ok(sampler) => {
-                let _ = self.sampler.set(Arc::new(sampler));
-            }
+        let builder = Sampler::builder(options).exporters(exporters);
+        let publish = |sampler: &Arc<Sampler>| {
+            let _ = self.sampler.set(Arc::clone(sampler));
+        };
+        // SAFETY: the sampler is published into `self.sampler` (empty: the
+        // runtime initializes a profiler object once) before its thread
+        // starts, and `thread_destroyed` below forwards every
+        // ThreadDestroyed to it, from the callback.
+        match unsafe { builder.start_forwarding_thread_destroyed(info, publish) } {
+            Ok(_) => {}
             Err(error) if error.code() == crate::E_INVALIDARG => {
                 say(&format!("{error}; not sampling"))
             }
@@ -199,8 +205,13 @@ impl Profiler for SamplingProfiler {
             .filter(|_| info.version() >= 12);
         let exporters = request.export.exporters().map_err(refuse)?;
         info.add_event_mask(options.event_masks(info)?)?;
-        let sampler = Arc::new(Sampler::builder(options).exporters(exporters).start(info)?);
-        let _ = self.sampler.set(Arc::clone(&sampler));
+        let builder = Sampler::builder(options).exporters(exporters);
+        let publish = |sampler: &Arc<Sampler>| {
+            let _ = self.sampler.set(Arc::clone(sampler));
+        };
+        // SAFETY: as in `initialize`: published before it samples, and
+        // every ThreadDestroyed forwarded to it (`thread_destroyed` below).
+        let sampler = unsafe { builder.start_forwarding_thread_destroyed(info, publish) }?;
         let (seconds, info) = (request.seconds, info.clone());
         let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));
         if timer
@@ -327,18 +338,20 @@ fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
         .map(|e| format!("{} {}", e.name, e.exported))
         .collect();
     say(&format!(
-        "{} samples in {:.1} s, profiles delivered: {}",
-        profile.stats.suspensions,
+        "{} walks in {:.1} s, profiles delivered: {}",
+        profile.stats.walks,
         profile.duration.as_secs_f64(),
         delivered.join(", ")
     ));
     if !sampler.threads_ended() {
-        return say("a thread of the sampler is still running: staying loaded");
+        return say(
+            "a thread or the SIGPROF handler of the sampler is still there: staying loaded",
+        );
     }
     drop(sampler);
-    // SAFETY: the sampler's threads have ended (checked above), and this
-    // thread returns at once, well within the 500 ms the runtime waits
-    // before it unloads the library.
+    // SAFETY: the sampler's threads have ended and its signal handler is
+    // gone (checked above), and this thread returns at once, well within
+    // the 500 ms the runtime waits before it unloads the library.
     if let Err(error) = unsafe { info.request_profiler_detach(500) } {
         say(&format!(
             "the runtime refused to detach ({error}): staying loaded"
@@ -474,6 +487,8 @@ fn write_dir(
         "registrations_failed",
         signal.registrations_failed.to_string(),
     );
+    line("signals_late", signal.late.to_string());
+    line("signal_handler_removed", signal.handler_removed.to_string());
     let suspend = &stats.thread_suspend;
     line("threads_suspended", suspend.threads_suspended.to_string());
     line("suspend_failures", suspend.suspend_failures.to_string());

@@ -80,7 +80,8 @@ mod win32;
 #[doc(hidden)]
 pub mod __test {
     pub use super::export::http::{
-        exchange, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
+        exchange, exchange_until, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD,
+        MAX_RESPONSE,
     };
     pub use super::export::push::ingest_request;
 }

@@ -516,10 +516,56 @@ impl SamplerBuilder {
     }
 
     /// Starts the sampler: [`Sampler::start_exporting`] with the options
-    /// and the exporters added (the same errors).
+    /// and the exporters added (the same errors; [`SamplingMode::ThreadSuspend`]
+    /// refused: see [`start_forwarding_thread_destroyed`](Self::start_forwarding_thread_destroyed)).
     pub fn start(self, info: &ProfilerInfo) -> Result<Sampler> {
         Sampler::start_exporting(info, self.options, self.exporters)
     }
+
+    /// Starts the sampler in any mode, [`SamplingMode::ThreadSuspend`] (the
+    /// default on Windows x64) included: the sampler is handed to `publish`
+    /// (to put it where the profiler's `thread_destroyed` finds it) before
+    /// its thread starts sampling, then started. The errors of
+    /// [`start`](Self::start), but for the mode.
+    ///
+    /// # Safety
+    ///
+    /// In [`SamplingMode::ThreadSuspend`], from `publish` on, every
+    /// `ThreadDestroyed` the runtime raises while the sampler lives must
+    /// reach [`Sampler::thread_destroyed`] of the sampler published, from
+    /// that callback, before it returns: the sampler suspends and walks the
+    /// managed threads one at a time, and it leaves out a destroyed thread
+    /// only when told (the runtime frees the thread's `Thread` after the
+    /// callback; `DoStackSnapshot` of it ends the process).
+    /// [`SamplingProfiler`](super::SamplingProfiler) does this. Nothing is
+    /// asked in the other modes.
+    pub unsafe fn start_forwarding_thread_destroyed(
+        self,
+        info: &ProfilerInfo,
+        publish: impl FnOnce(&Arc<Sampler>),
+    ) -> Result<Arc<Sampler>> {
+        check_forwarding(&self.options, true)?;
+        let sampler = Arc::new(Sampler::prepare(info, self.options, self.exporters)?);
+        publish(&sampler);
+        sampler.launch()?;
+        Ok(sampler)
+    }
+}
+
+/// [`SamplingMode::ThreadSuspend`] only with `ThreadDestroyed` forwarded
+/// (`forwarded`: the caller took on
+/// [`SamplerBuilder::start_forwarding_thread_destroyed`]'s contract).
+fn check_forwarding(options: &SamplerOptions, forwarded: bool) -> Result<()> {
+    if options.mode == SamplingMode::ThreadSuspend && !forwarded {
+        return Err(OptionError {
+            field: "mode",
+            value: alloc::format!("{:?}", options.mode),
+            expected: "Signal or SuspendRuntime here: ThreadSuspend needs every ThreadDestroyed \
+                       forwarded, SamplerBuilder::start_forwarding_thread_destroyed (unsafe)",
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// One thread's samples.
@@ -682,6 +728,9 @@ pub(super) struct Tracked {
     pub(super) tree: StackTree,
     /// The current period's samples (only while exporting).
     pub(super) period: StackTree,
+    /// [`SamplingMode::Signal`]: its CPU and wall samples
+    /// ([`SignalStats::per_thread`]).
+    pub(super) signal_samples: (u64, u64),
 }
 
 impl Tracked {
@@ -692,6 +741,7 @@ impl Tracked {
             last_cpu: None,
             tree: StackTree::new(SAMPLE_TYPES.len()),
             period: StackTree::new(SAMPLE_TYPES.len()),
+            signal_samples: (0, 0),
         }
     }
 
@@ -800,6 +850,8 @@ impl State {
                 let gathered = &mut self.threads[gathering];
                 gathered.tree.absorb(&ended.tree);
                 gathered.period.absorb(&ended.period);
+                gathered.signal_samples.0 += ended.signal_samples.0;
+                gathered.signal_samples.1 += ended.signal_samples.1;
                 self.free.push(index);
             }
         }
@@ -898,7 +950,26 @@ impl Sampler {
     /// thread of its own (`corprof-export`, `corprof::sampling::export`):
     /// the sampler and the application never wait for an export. With no
     /// exporter, there are no periods. [`Sampler::builder`] does the same.
+    ///
+    /// [`SamplingMode::ThreadSuspend`] is refused (`E_INVALIDARG`, an
+    /// [`OptionError`] on `mode`): it needs every `ThreadDestroyed`
+    /// forwarded, which only
+    /// [`SamplerBuilder::start_forwarding_thread_destroyed`] (`unsafe`)
+    /// can be told.
     pub fn start_exporting(
+        info: &ProfilerInfo,
+        options: SamplerOptions,
+        exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
+    ) -> Result<Sampler> {
+        check_forwarding(&options, false)?;
+        let sampler = Sampler::prepare(info, options, exporters)?;
+        sampler.launch()?;
+        Ok(sampler)
+    }
+
+    /// Everything but the sampler thread: the options checked, the export
+    /// pipeline, the EventPipe session, signal mode's handler.
+    fn prepare(
         info: &ProfilerInfo,
         options: SamplerOptions,
         exporters: Vec<alloc::boxed::Box<dyn Exporter>>,
@@ -914,7 +985,12 @@ impl Sampler {
             true => None,
             false => Some(Pipeline::start(exporters).ok_or(crate::E_FAIL)?),
         };
-        let mut session = None;
+        // Stopped if the start fails after it (the pipeline, `export`,
+        // closes itself when dropped).
+        let mut session = SessionGuard {
+            info,
+            session: None,
+        };
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let gc_pauses = options.gc_pauses && info.version() >= 12;
         let live_heap = options
@@ -943,7 +1019,7 @@ impl Sampler {
             level = level.max(INFORMATIONAL);
         }
         if keywords != 0 {
-            session = Some(info.event_pipe_start_session(
+            session.session = Some(info.event_pipe_start_session(
                 &[EventPipeProvider {
                     name: RUNTIME_PROVIDER,
                     keywords,
@@ -976,7 +1052,7 @@ impl Sampler {
             info: info.clone(),
             options: options.clone(),
             source,
-            session: Mutex::new(session),
+            session: Mutex::new(session.take()),
             providers: Mutex::new(Vec::new()),
             stop: Mutex::new(false),
             wake: Condvar::new(),
@@ -995,34 +1071,47 @@ impl Sampler {
             gc: gc_pauses.then(GcPauses::default),
             live: live_heap.map(|limit| Arc::new(LiveHeap::new(limit))),
         });
+        Ok(Sampler {
+            inner,
+            thread: Mutex::new(None),
+        })
+    }
+
+    /// Starts the sampler thread of a [`prepare`](Self::prepare)d sampler
+    /// (and the live heap's sweeper).
+    fn launch(&self) -> Result<()> {
+        let inner = &self.inner;
         if let Some(live) = &inner.live {
             // Without its thread the table fills up and stays: still bounded.
-            let _ = live.start(info);
+            let _ = live.start(&inner.info);
         }
-        let worker = Arc::clone(&inner);
+        let worker = Arc::clone(inner);
         let thread = std::thread::Builder::new()
             .name(String::from("corprof-sampler"))
             .spawn(move || run(&worker));
         let Ok(thread) = thread else {
+            if let Some(live) = &inner.live {
+                live.request_stop();
+            }
             inner.stop_session();
             if let Some(export) = &inner.export {
                 export.close();
             }
-            signal::stop(&mut SignalStats::default());
+            if inner.options.mode == SamplingMode::Signal {
+                signal::stop(&mut SignalStats::default());
+            }
             return Err(crate::E_FAIL.into());
         };
-        if options.mode == SamplingMode::Signal {
+        *lock(&self.thread) = Some(thread);
+        if inner.options.mode == SamplingMode::Signal {
             // The calling thread (`initialize`'s) may be managed already.
-            if let Ok(thread) = info.current_thread() {
-                if let Ok(os) = info.os_thread_id(thread) {
+            if let Ok(thread) = inner.info.current_thread() {
+                if let Ok(os) = inner.info.os_thread_id(thread) {
                     signal::register_current(thread.as_raw(), os);
                 }
             }
         }
-        Ok(Sampler {
-            inner,
-            thread: Mutex::new(Some(thread)),
-        })
+        Ok(())
     }
 
     /// The options it samples with.
@@ -1039,14 +1128,22 @@ impl Sampler {
     /// samples are kept, and a new thread reusing its `ThreadID` gets a
     /// profile of its own.
     ///
-    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required: it
-    /// waits while the sampler walks that thread, and the sampler walks no
-    /// thread destroyed (the runtime frees its `Thread` after the callback
-    /// returns, and `DoStackSnapshot` of a destroyed thread ends the
-    /// process).
+    /// In [`SamplingMode::ThreadSuspend`] forwarding it is required (the
+    /// contract of [`SamplerBuilder::start_forwarding_thread_destroyed`],
+    /// the only start of that mode): it waits while the sampler walks that
+    /// thread, and the sampler walks no thread destroyed (the runtime frees
+    /// its `Thread` after the callback returns, and `DoStackSnapshot` of a
+    /// destroyed thread ends the process).
     pub fn thread_destroyed(&self, thread: ThreadID) {
         match self.inner.options.mode {
-            SamplingMode::Signal => signal::deregister(thread.as_raw()),
+            // The sampler thread ends the slot once it has recorded the
+            // samples the thread's handler already wrote (a sample recorded
+            // after that is dropped, not given a new slot).
+            SamplingMode::Signal => {
+                if signal::deregister(thread.as_raw()) {
+                    return;
+                }
+            }
             SamplingMode::ThreadSuspend => {
                 if let Some(destroyed) = lock(&self.inner.walking).as_mut() {
                     destroyed.push(thread);
@@ -1359,9 +1456,12 @@ impl Sampler {
     }
 
     /// Whether every thread the sampler started (sampling, export, and the
-    /// exporters' own) has ended: `true` after [`stop`](Self::stop) unless
-    /// an exporter was left stuck (what a profiler that detaches must
-    /// know: see `ProfilerInfo::request_profiler_detach`).
+    /// exporters' own) has ended and no `SIGPROF` handler of the sampler's
+    /// is installed ([`SamplingMode::Signal`]: the stop puts the previous
+    /// one back): `true` after [`stop`](Self::stop) unless an exporter was
+    /// left stuck or the handler had to stay (another signal-mode sampler
+    /// runs, or a handler installed later chains to it). What a profiler
+    /// that detaches must know: see `ProfilerInfo::request_profiler_detach`.
     pub fn threads_ended(&self) -> bool {
         lock(&self.thread).is_none()
             && *lock(&self.inner.threads_ended)
@@ -1370,6 +1470,7 @@ impl Sampler {
                 .live
                 .as_ref()
                 .map_or(true, |live| live.thread_ended())
+            && !signal::handler_installed()
     }
 
     /// What the exporters did so far (all zero without exporters); after
@@ -1399,6 +1500,28 @@ impl Drop for Sampler {
         self.inner.wake.notify_all();
         if let Some(export) = &self.inner.export {
             export.close();
+        }
+    }
+}
+
+/// The sampler's EventPipe session while `start_exporting` runs: stopped
+/// when dropped, unless [`taken`](SessionGuard::take) by the sampler.
+struct SessionGuard<'a> {
+    info: &'a ProfilerInfo,
+    session: Option<EVENTPIPE_SESSION>,
+}
+
+impl SessionGuard<'_> {
+    fn take(&mut self) -> Option<EVENTPIPE_SESSION> {
+        self.session.take()
+    }
+}
+
+impl Drop for SessionGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            // Nothing to do about a failure on an error path but go on.
+            let _ = self.info.event_pipe_stop_session(session);
         }
     }
 }
@@ -1972,6 +2095,25 @@ mod tests {
         };
         assert_eq!(options, expected);
         assert_ne!(options, SamplerOptions::default());
+    }
+
+    /// Safe code cannot start the thread-suspend mode (the unsafe start
+    /// can; that safe code cannot call it is ui-tests/
+    /// thread_suspend_needs_unsafe.rs).
+    #[test]
+    fn the_safe_start_refuses_the_thread_suspend_mode() {
+        let options = SamplerOptions::default().with_mode(SamplingMode::ThreadSuspend);
+        let error = check_forwarding(&options, false).unwrap_err();
+        assert_eq!(error.code(), crate::E_INVALIDARG);
+        let text = alloc::format!("{error}");
+        assert!(
+            text.contains("SamplerOptions::mode = ThreadSuspend: must be Signal or SuspendRuntime"),
+            "{text}"
+        );
+        assert!(check_forwarding(&options, true).is_ok());
+        for mode in [SamplingMode::Signal, SamplingMode::SuspendRuntime] {
+            assert!(check_forwarding(&SamplerOptions::default().with_mode(mode), false).is_ok());
+        }
     }
 
     #[test]

@@ -22,8 +22,12 @@
 //! (`SI_TIMER` or `SI_QUEUE`) and a tag in `si_value`; any other `SIGPROF`
 //! goes to the handler that was there before (one taking `SA_SIGINFO`
 //! arguments or a plain one; a default or ignored disposition is left as
-//! ignored for those). It stays installed after the stop (a signal still in
-//! flight must not meet the default action, which ends the process).
+//! ignored for those). The stop puts the previous disposition back once no
+//! signal of ours can come (`uninstall`: the timers deleted, the pending
+//! signals discarded by a passage through `SIG_IGN`, the running handlers
+//! waited for), so that a detach can unload the library;
+//! [`Sampler::threads_ended`](super::Sampler::threads_ended) is `false`
+//! until then.
 //!
 //! The handler is async-signal-safe: no allocation, no lock, no call into
 //! the runtime. It finds its thread's registration (stack bounds) by the
@@ -34,7 +38,11 @@
 //! preallocated buffer of [`SLOTS`] slots, each with an atomic state
 //! (free, being written, ready); a full buffer drops the sample (counted).
 //! The sampler thread drains it and turns the addresses into `FunctionID`s
-//! (`GetFunctionFromIP`, cached) off the signal path.
+//! (`GetFunctionFromIP`, cached) off the signal path. Every function the
+//! handler runs (here, in `unwind.rs` and `unix.rs`) is compiled under
+//! `deny(clippy::arithmetic_side_effects, clippy::indexing_slicing,
+//! clippy::panic)`: a debug build has no overflow or bounds check that
+//! could panic inside the handler.
 //!
 //! A thread is registered on itself (its stack bounds come from
 //! `pthread_getattr_np`, which only the thread can ask safely), from the
@@ -184,6 +192,11 @@ pub struct SignalStats {
     pub timers_created: u64,
     /// Timers deleted (thread destroyed or ended, or the stop).
     pub timers_deleted: u64,
+    /// Whether the stop put back the `SIGPROF` disposition that was there
+    /// before the sampler's (`false` while another sampler in signal mode
+    /// runs, or when a handler installed after the sampler's chains to it:
+    /// the library must then stay loaded).
+    pub handler_removed: bool,
     /// Registrations that failed (not called on the thread itself, no
     /// stack bounds, no free slot, or `timer_create` refused).
     pub registrations_failed: u64,
@@ -193,7 +206,13 @@ pub struct SignalStats {
     /// The POSIX timers the kernel listed for the process at that moment
     /// (`/proc/self/timers`; `None` where it cannot be read).
     pub kernel_timers_at_stop: Option<u64>,
-    /// Samples per OS thread: (OS thread ID, CPU samples, wall samples).
+    /// Samples recorded after their thread's registration had ended (its
+    /// thread destroyed or gone): dropped, so that an ended thread's slot
+    /// is never made again.
+    pub late: u64,
+    /// Samples per thread slot of the profile, filled at the stop: (OS
+    /// thread ID, CPU samples, wall samples); the ended threads of one
+    /// name share the slot of the first of them, as their samples do.
     pub per_thread: Vec<(u32, u64, u64)>,
 }
 
@@ -231,6 +250,11 @@ pub(super) enum WalkEnd {
 /// # Safety
 /// Every aligned address in `[max(sp, low), high)` is readable for the
 /// duration of the call (the calling thread's own stack).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 pub(super) unsafe fn walk(
     ip: usize,
     sp: usize,
@@ -239,10 +263,10 @@ pub(super) unsafe fn walk(
     (low, high): (usize, usize),
     out: &mut [usize],
 ) -> (usize, WalkEnd) {
-    if out.is_empty() {
+    let Some(first) = out.first_mut() else {
         return (0, WalkEnd::Depth);
-    }
-    out[0] = ip;
+    };
+    *first = ip;
     // An interrupted SP outside the thread's stack (an alternate signal
     // stack: CoreCLR's SIGSEGV handler, a fiber): nothing above it is known
     // to be mapped. Only the leaf.
@@ -292,7 +316,10 @@ pub(super) unsafe fn walk(
                     // SAFETY: [frame.sp, high) is inside the readable range
                     // (the walk's contract; frames only go up).
                     if let Some(caller) = unsafe { tier0_caller(frame, high) } {
-                        out[depth - 1] = caller.ip;
+                        // depth >= 1: the slot of the current frame.
+                        if let Some(slot) = out.get_mut(depth.wrapping_sub(1)) {
+                            *slot = caller.ip;
+                        }
                         frame = caller;
                         continue;
                     }
@@ -304,7 +331,7 @@ pub(super) unsafe fn walk(
                     Some((size, start, prologue))
                         if size != unwind::OSR_ORIGIN
                             && size != unwind::OSR_ENTRY
-                            && (!leaf || frame.ip >= start + prologue) =>
+                            && (!leaf || frame.ip >= start.saturating_add(prologue)) =>
                     {
                         let at = frame.sp.wrapping_add(size);
                         let top_ok = matches!(at.checked_add(8), Some(end) if end <= high);
@@ -318,7 +345,8 @@ pub(super) unsafe fn walk(
                         }
                         unwind::Frame {
                             ip: ret,
-                            sp: at + 8,
+                            // at + 8 <= high: checked above.
+                            sp: at.wrapping_add(8),
                             fp: frame.fp,
                         }
                     }
@@ -343,11 +371,12 @@ pub(super) unsafe fn walk(
                 Err(end) => return (depth, end),
             },
         };
-        if depth == out.len() {
+        let Some(slot) = out.get_mut(depth) else {
             return (depth, WalkEnd::Depth);
-        }
-        out[depth] = next.ip;
-        depth += 1;
+        };
+        *slot = next.ip;
+        // depth < out.len(): no overflow.
+        depth = depth.wrapping_add(1);
         frame = next;
     }
 }
@@ -359,6 +388,11 @@ pub(super) unsafe fn walk(
 /// # Safety
 /// Every aligned address in `[max(frame.sp, low), high)` is readable (the
 /// walk's contract).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 unsafe fn frame_record_step(
     frame: unwind::Frame,
     low: usize,
@@ -378,7 +412,7 @@ unsafe fn frame_record_step(
     let (next_fp, ret) = unsafe {
         (
             core::ptr::read_volatile(fp as *const usize),
-            core::ptr::read_volatile((fp + 8) as *const usize),
+            core::ptr::read_volatile(fp.wrapping_add(8) as *const usize),
         )
     };
     if ret == 0 {
@@ -387,7 +421,8 @@ unsafe fn frame_record_step(
     Ok((
         unwind::Frame {
             ip: ret,
-            sp: fp + 16,
+            // fp + 16 <= high: checked above.
+            sp: fp.wrapping_add(16),
             fp: next_fp,
         },
         cfg!(target_arch = "x86_64"),
@@ -422,6 +457,11 @@ const MAX_TIER0_FRAME: usize = 4096;
 ///
 /// # Safety
 /// Every aligned word of `[frame.sp, high)` is readable.
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Frame> {
     let end = frame
         .fp
@@ -433,14 +473,15 @@ unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Fram
         let word = unsafe { core::ptr::read_volatile(at as *const usize) };
         if word == frame.fp {
             // SAFETY: as above (at + 16 <= high).
-            let ret = unsafe { core::ptr::read_volatile((at + 8) as *const usize) };
+            let ret = unsafe { core::ptr::read_volatile(at.wrapping_add(8) as *const usize) };
             return (ret != 0).then_some(unwind::Frame {
                 ip: ret,
-                sp: at + 16,
+                // at + 16 <= end: no overflow.
+                sp: at.wrapping_add(16),
                 fp: frame.fp,
             });
         }
-        at += 8;
+        at = at.wrapping_add(8);
     }
     None
 }
@@ -462,6 +503,11 @@ const TAG: usize = 0x5157_0000;
 
 /// The `si_value` of a sample of `kind` for registration `index` (signal
 /// mode runs on 64-bit targets only; on others the value is never used).
+#[deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 fn value_of(kind: u8, index: usize) -> usize {
     ((((TAG | kind as usize) as u64) << 32) | index as u64) as usize
 }
@@ -476,6 +522,9 @@ struct Slot {
 #[derive(Clone, Copy)]
 struct SlotData {
     thread: usize,
+    /// The registration: its index and serial.
+    index: u32,
+    serial: u64,
     tid: i32,
     kind: u8,
     end: WalkEnd,
@@ -494,6 +543,8 @@ const EMPTY_SLOT: Slot = Slot {
     state: AtomicU32::new(FREE),
     data: core::cell::UnsafeCell::new(SlotData {
         thread: 0,
+        index: 0,
+        serial: 0,
         tid: 0,
         kind: 0,
         end: WalkEnd::Complete,
@@ -517,6 +568,8 @@ struct Entry {
     high: AtomicUsize,
     /// The managed `ThreadID`.
     thread: AtomicUsize,
+    /// The registration's serial (one per registration, never reused).
+    serial: AtomicU64,
     /// The thread's CPU clock at its previous CPU sample, and the monotonic
     /// clock at its previous wall sample (written by the handler).
     last_cpu: AtomicU64,
@@ -530,6 +583,7 @@ const EMPTY_ENTRY: Entry = Entry {
     low: AtomicUsize::new(0),
     high: AtomicUsize::new(0),
     thread: AtomicUsize::new(0),
+    serial: AtomicU64::new(0),
     last_cpu: AtomicU64::new(0),
     last_wall: AtomicU64::new(0),
 };
@@ -551,12 +605,14 @@ static COUNTERS: Counters = Counters {
     foreign: AtomicU64::new(0),
 };
 
-/// One drained sample: the managed thread, its OS thread, the kind, its
-/// weight in nanoseconds, how the walk ended, and the raw addresses
-/// (innermost first).
+/// One drained sample: the managed thread, its registration (index and
+/// serial), its OS thread, the kind, its weight in nanoseconds, how the
+/// walk ended, and the raw addresses (innermost first).
 #[derive(Clone, Debug)]
 pub(super) struct RawSample {
     pub(super) thread: usize,
+    pub(super) index: u32,
+    pub(super) serial: u64,
     pub(super) tid: i32,
     pub(super) cpu: bool,
     pub(super) weight: u64,
@@ -575,6 +631,8 @@ pub(super) fn drain(out: &mut Vec<RawSample>) {
         let data = unsafe { &*slot.data.get() };
         out.push(RawSample {
             thread: data.thread,
+            index: data.index,
+            serial: data.serial,
             tid: data.tid,
             cpu: data.kind == KIND_CPU,
             weight: data.weight,
@@ -700,10 +758,18 @@ impl Resolver {
         if cfg!(target_arch = "x86_64") && self.frameless.len() < unwind::MAX_FRAMELESS {
             let first = ranges[0];
             let len = first.size.min(16);
-            // SAFETY: the start of the function's code, which the runtime
-            // just reported (executable and readable while loaded).
-            let code = unsafe { core::slice::from_raw_parts(first.startAddress as *const u8, len) };
-            if let Some((size, prologue)) = unwind::frameless_prologue(code) {
+            // Copied byte by byte, not borrowed as a slice: the runtime may
+            // patch its code (tiering, rejit) while it is read.
+            let mut code = [0u8; 16];
+            for (i, byte) in code.iter_mut().take(len).enumerate() {
+                // SAFETY: the first `len` bytes of the function's code,
+                // which the runtime just reported (executable and readable
+                // while loaded); a volatile read of a byte that may change.
+                *byte = unsafe {
+                    core::ptr::read_volatile((first.startAddress as *const u8).wrapping_add(i))
+                };
+            }
+            if let Some((size, prologue)) = unwind::frameless_prologue(&code[..len]) {
                 self.frameless.insert(
                     first.startAddress,
                     (first.startAddress + first.size, size, prologue),
@@ -816,6 +882,7 @@ mod imp {
     use super::*;
     use crate::sampling::unix::{self, sigaction_t, siginfo_t};
     use core::ffi::{c_int, c_void};
+    use core::time::Duration;
     use std::sync::{Mutex, MutexGuard};
 
     /// The handler that was installed before ours, for signals that are
@@ -826,6 +893,10 @@ mod imp {
     unsafe impl Sync for Previous {}
     static PREVIOUS: Previous = Previous(core::cell::UnsafeCell::new(sigaction_t::zeroed()));
     static INSTALLED: AtomicBool = AtomicBool::new(false);
+    /// Serializes [`install`] and [`uninstall`].
+    static INSTALL: Mutex<()> = Mutex::new(());
+    /// Handlers of ours running now (entered and not yet returned).
+    static IN_HANDLER: AtomicUsize = AtomicUsize::new(0);
     /// Whether a signal-mode sampler is running (one per process).
     static ACTIVE: AtomicBool = AtomicBool::new(false);
 
@@ -837,10 +908,12 @@ mod imp {
         serial: u64,
     }
 
+    /// The last registration's serial.
+    static NEXT_SERIAL: AtomicU64 = AtomicU64::new(0);
+
     struct Registrations {
         entries: Vec<Option<Side>>,
         free: Vec<usize>,
-        serial: u64,
         /// CPU timer interval in nanoseconds.
         period: u64,
         created: u64,
@@ -862,7 +935,14 @@ mod imp {
         fn __errno_location() -> *mut c_int;
     }
 
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     extern "C" fn handler(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
+        // Counted while it runs: `uninstall` waits for none to run.
+        IN_HANDLER.fetch_add(1, Ordering::AcqRel);
         // SAFETY: errno of the calling thread; restored before returning so
         // the interrupted code never sees it change.
         let errno = unsafe { *__errno_location() };
@@ -870,10 +950,16 @@ mod imp {
         unsafe { handle(signo, info, context) };
         // SAFETY: as above.
         unsafe { *__errno_location() = errno };
+        IN_HANDLER.fetch_sub(1, Ordering::AcqRel);
     }
 
     /// # Safety
     /// The arguments of an `SA_SIGINFO` handler.
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     unsafe fn handle(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
         // SAFETY: the kernel's siginfo_t.
         let (code, value) = unsafe { ((*info).si_code, (*info).si_value) };
@@ -899,6 +985,7 @@ mod imp {
             entry.high.load(Ordering::Relaxed),
         );
         let thread = entry.thread.load(Ordering::Relaxed);
+        let serial = entry.serial.load(Ordering::Relaxed);
         fence(Ordering::Acquire);
         if seq % 2 == 1
             || entry.seq.load(Ordering::Relaxed) != seq
@@ -918,11 +1005,13 @@ mod imp {
             now.saturating_sub(entry.last_wall.swap(now, Ordering::Relaxed))
         };
         let start = CURSOR.fetch_add(1, Ordering::Relaxed);
-        let slot = (0..8).map(|i| &BUFFER[(start + i) % SLOTS]).find(|slot| {
-            slot.state
-                .compare_exchange(FREE, WRITING, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-        });
+        let slot = (0..8)
+            .filter_map(|i| BUFFER.get(start.wrapping_add(i) % SLOTS))
+            .find(|slot| {
+                slot.state
+                    .compare_exchange(FREE, WRITING, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            });
         let Some(slot) = slot else {
             COUNTERS.dropped.fetch_add(1, Ordering::Relaxed);
             return;
@@ -945,6 +1034,9 @@ mod imp {
             )
         };
         data.thread = thread;
+        // The index fits: below MAX_THREADS (REGISTRY.get above).
+        data.index = (value & 0xffff_ffff) as u32;
+        data.serial = serial;
         data.tid = tid;
         data.kind = kind;
         data.end = end;
@@ -957,6 +1049,11 @@ mod imp {
     ///
     /// # Safety
     /// The arguments of an `SA_SIGINFO` handler.
+    #[deny(
+        clippy::arithmetic_side_effects,
+        clippy::indexing_slicing,
+        clippy::panic
+    )]
     unsafe fn chain(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
         // SAFETY: PREVIOUS is read-only once the handler is installed.
         let previous = unsafe { *PREVIOUS.0.get() };
@@ -978,7 +1075,6 @@ mod imp {
 
     /// Installs the handler (once per process).
     fn install() -> bool {
-        static INSTALL: Mutex<()> = Mutex::new(());
         let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
         if INSTALLED.load(Ordering::Acquire) {
             return true;
@@ -1008,10 +1104,91 @@ mod imp {
         true
     }
 
+    /// How long no handler of ours must be seen running before
+    /// [`uninstall`] puts the previous disposition back, and the most it
+    /// waits for that.
+    const SETTLE: Duration = Duration::from_millis(20);
+    const SETTLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+    /// Puts back the disposition `SIGPROF` had before [`install`], so that
+    /// the library can be unloaded (a detach) without a later signal
+    /// jumping into unmapped code. Called once every timer is deleted and
+    /// the sampler thread sends no more wall signals: no signal of ours is
+    /// generated any more. Those already generated are pending, or being
+    /// delivered. `SIG_IGN` first: setting a pending signal's action to
+    /// `SIG_IGN` discards it (POSIX `sigaction`; Linux's `do_sigaction`
+    /// flushes the process's and every thread's pending set). Then the
+    /// handlers that the kernel began delivering before are waited for
+    /// ([`IN_HANDLER`] at zero for [`SETTLE`]), and the previous action
+    /// goes back. Returns whether no handler of ours is installed; `false`
+    /// (ours stays) when the installed handler is not ours (one installed
+    /// later may chain to ours) or a handler of ours kept running.
+    ///
+    /// A thread that the kernel had handed a signal of ours before the
+    /// `SIG_IGN` but that then did not run for the whole [`SETTLE`] still
+    /// enters the handler: a detach leaves it the runtime's wait too (the
+    /// library is unloaded no sooner than the 500 ms the sampler asks the
+    /// runtime to wait, `SamplingProfiler`'s detach).
+    fn uninstall() -> bool {
+        let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+        if !INSTALLED.load(Ordering::Acquire) {
+            return true;
+        }
+        let ours = handler as extern "C" fn(c_int, *mut siginfo_t, *mut c_void) as usize;
+        let mut current = sigaction_t::zeroed();
+        // SAFETY: reads the current action into a valid buffer.
+        if unsafe { unix::sigaction(unix::SIGPROF, core::ptr::null(), &mut current) } != 0
+            || current.sa_sigaction != ours
+        {
+            return false;
+        }
+        let mut ignore = sigaction_t::zeroed();
+        ignore.sa_sigaction = unix::SIG_IGN;
+        // SAFETY: a valid action; discards the pending SIGPROFs.
+        if unsafe { unix::sigaction(unix::SIGPROF, &ignore, core::ptr::null_mut()) } != 0 {
+            return false;
+        }
+        let start = std::time::Instant::now();
+        let mut quiet_since = start;
+        loop {
+            if IN_HANDLER.load(Ordering::Acquire) != 0 {
+                quiet_since = std::time::Instant::now();
+            } else if quiet_since.elapsed() >= SETTLE {
+                break;
+            }
+            if start.elapsed() >= SETTLE_TIMEOUT {
+                // SAFETY: ours again, as it was (PREVIOUS unchanged).
+                unsafe { unix::sigaction(unix::SIGPROF, &current, core::ptr::null_mut()) };
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: no handler of ours runs or can start (above): PREVIOUS
+        // has no reader.
+        let previous = unsafe { *PREVIOUS.0.get() };
+        // SAFETY: the action that was there before ours.
+        if unsafe { unix::sigaction(unix::SIGPROF, &previous, core::ptr::null_mut()) } != 0 {
+            // SIG_IGN stays: no handler of ours either.
+        }
+        INSTALLED.store(false, Ordering::Release);
+        true
+    }
+
+    /// Whether the handler is installed (the library must stay loaded).
+    pub(in crate::sampling) fn handler_installed() -> bool {
+        INSTALLED.load(Ordering::Acquire)
+    }
+
     /// [`install`] for the tests.
     #[cfg(test)]
     pub(in crate::sampling) fn install_for_test() -> bool {
         install()
+    }
+
+    /// [`uninstall`] for the tests.
+    #[cfg(test)]
+    pub(in crate::sampling) fn uninstall_for_test() -> bool {
+        uninstall()
     }
 
     pub(in crate::sampling) fn start(hz: u32) -> bool {
@@ -1026,7 +1203,6 @@ mod imp {
         *registrations() = Some(Registrations {
             entries: Vec::new(),
             free: Vec::new(),
-            serial: 0,
             period: crate::sampling::sampler::sample_interval(hz).as_nanos() as u64,
             created: 0,
             deleted: 0,
@@ -1089,6 +1265,8 @@ mod imp {
                 return;
             }
         };
+        // Never 0, never reused (a later sampler in this process too).
+        let serial = NEXT_SERIAL.fetch_add(1, Ordering::Relaxed) + 1;
         let entry = &REGISTRY[index];
         let seq = entry.seq.load(Ordering::Relaxed);
         entry.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
@@ -1096,6 +1274,7 @@ mod imp {
         entry.low.store(low, Ordering::Relaxed);
         entry.high.store(high, Ordering::Relaxed);
         entry.thread.store(thread, Ordering::Relaxed);
+        entry.serial.store(serial, Ordering::Relaxed);
         entry.last_cpu.store(
             unix::clock_nanos(unix::CLOCK_THREAD_CPUTIME_ID),
             Ordering::Relaxed,
@@ -1130,8 +1309,6 @@ mod imp {
             regs.failed += 1;
             return;
         }
-        regs.serial += 1;
-        let serial = regs.serial;
         regs.entries[index] = Some(Side {
             tid,
             thread,
@@ -1171,16 +1348,50 @@ mod imp {
         regs.free.push(index);
     }
 
-    /// Ends managed thread `thread`'s registration, if any.
-    pub(in crate::sampling) fn deregister(thread: usize) {
-        if let Some(regs) = registrations().as_mut() {
-            if let Some(index) = regs
-                .entries
-                .iter()
-                .position(|s| s.as_ref().is_some_and(|s| s.thread == thread))
-            {
-                end(regs, index, None);
-            }
+    /// Managed threads destroyed while the sampler ran, for the sampler
+    /// thread to end once it has recorded their last samples
+    /// ([`take_destroyed`]).
+    static DESTROYED: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+    /// Ends managed thread `thread`'s registration, if any. `true` when
+    /// the sampler runs: the thread is then listed for the sampler thread
+    /// to end its slot after the samples already taken are recorded
+    /// ([`take_destroyed`]); `false` after the stop (nothing is recorded
+    /// any more: the caller ends the slot).
+    pub(in crate::sampling) fn deregister(thread: usize) -> bool {
+        let mut guard = registrations();
+        let Some(regs) = guard.as_mut() else {
+            return false;
+        };
+        if let Some(index) = regs
+            .entries
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.thread == thread))
+        {
+            end(regs, index, None);
+        }
+        DESTROYED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(thread);
+        true
+    }
+
+    /// The threads [`deregister`] listed since the last call (the sampler
+    /// thread, after recording what it drained).
+    pub(in crate::sampling) fn take_destroyed() -> Vec<usize> {
+        core::mem::take(&mut *DESTROYED.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Whether registration `index` of serial `serial` is still on (also
+    /// when the sampler has stopped: the stop ended it, not its thread).
+    pub(in crate::sampling) fn is_live(index: u32, serial: u64) -> bool {
+        match registrations().as_ref() {
+            None => true,
+            Some(regs) => matches!(
+                regs.entries.get(index as usize),
+                Some(Some(side)) if side.serial == serial
+            ),
         }
     }
 
@@ -1222,8 +1433,9 @@ mod imp {
         Some(text.lines().filter(|l| l.starts_with("ID:")).count() as u64)
     }
 
-    /// Deletes every timer, ends every registration; the handler stays.
-    /// Fills the counters of `stats`.
+    /// Deletes every timer, ends every registration, then puts back the
+    /// `SIGPROF` disposition that was there before ([`uninstall`]). Fills
+    /// the counters of `stats`.
     pub(in crate::sampling) fn stop(stats: &mut SignalStats) {
         let mut guard = registrations();
         if let Some(regs) = guard.as_mut() {
@@ -1242,6 +1454,9 @@ mod imp {
         stats.dropped = COUNTERS.dropped.load(Ordering::Relaxed);
         stats.stale = COUNTERS.stale.load(Ordering::Relaxed);
         stats.foreign = COUNTERS.foreign.load(Ordering::Relaxed);
+        // No timer left and the sampler thread sends nothing more (it is
+        // the caller, or has ended): no signal of ours is generated now.
+        stats.handler_removed = uninstall();
         ACTIVE.store(false, Ordering::Release);
     }
 }
@@ -1257,14 +1472,28 @@ mod imp {
         false
     }
     pub(in crate::sampling) fn register_current(_thread: usize, _os_thread: u32) {}
-    pub(in crate::sampling) fn deregister(_thread: usize) {}
+    pub(in crate::sampling) fn deregister(_thread: usize) -> bool {
+        false
+    }
+    pub(in crate::sampling) fn take_destroyed() -> Vec<usize> {
+        Vec::new()
+    }
     pub(in crate::sampling) fn signal_wall(_count: usize) -> u64 {
         0
     }
     pub(in crate::sampling) fn stop(_stats: &mut SignalStats) {}
+    pub(in crate::sampling) fn handler_installed() -> bool {
+        false
+    }
+    pub(in crate::sampling) fn is_live(_index: u32, _serial: u64) -> bool {
+        true
+    }
 }
 
-pub(super) use imp::{deregister, register_current, signal_wall, start, stop};
+pub(super) use imp::{
+    deregister, handler_installed, is_live, register_current, signal_wall, start, stop,
+    take_destroyed,
+};
 
 /// Lists the loaded modules' unwind tables for the handler (the sampler
 /// thread).
@@ -1500,6 +1729,9 @@ mod tests {
     ))]
     #[test]
     fn a_thread_blocked_in_glibc_is_walked_to_its_caller() {
+        let _table = unwind::TABLE_IN_TEST
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         use crate::sampling::unix;
         use core::ffi::{c_int, c_void};
         use std::sync::atomic::AtomicUsize;
@@ -1539,7 +1771,11 @@ mod tests {
         let mut action = unix::sigaction_t::zeroed();
         action.sa_sigaction =
             handler as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
-        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART | unix::SA_ONSTACK;
+        // As the sampler's handler (`install`): on the thread's own stack,
+        // not SA_ONSTACK (the test harness's alternate stack is a few KB,
+        // which a debug build's walk through the CFI interpreter, about
+        // 4 KB of frames, and the kernel's signal frame overflow).
+        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART;
         let mut old = unix::sigaction_t::zeroed();
         // SAFETY: valid pointers; SIGNAL is this test's alone.
         assert_eq!(unsafe { unix::sigaction(SIGNAL, &action, &mut old) }, 0);
@@ -1596,6 +1832,7 @@ mod tests {
     ))]
     #[test]
     fn a_foreign_sigprof_goes_to_the_handler_installed_before() {
+        let _sigprof = SIGPROF_IN_TEST.lock().unwrap_or_else(|e| e.into_inner());
         use crate::sampling::unix;
         use core::ffi::{c_int, c_void};
         use std::sync::atomic::AtomicUsize;
@@ -1634,6 +1871,121 @@ mod tests {
         ));
         assert_eq!(SEEN.load(Ordering::SeqCst), 0);
         assert_eq!(COUNTERS.stale.load(Ordering::SeqCst), stale + 1);
+    }
+
+    /// Held by the tests that set `SIGPROF`'s disposition.
+    static SIGPROF_IN_TEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// The stop's `uninstall`: a pending signal of ours is discarded (it
+    /// would otherwise meet the restored disposition, or a handler in an
+    /// unloaded library), the handler that was there before is back, and
+    /// the application's `SIGPROF`s go straight to it; a handler installed
+    /// after ours (which may chain to it) keeps ours installed.
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[test]
+    fn uninstalling_discards_pending_signals_and_puts_the_previous_handler_back() {
+        let _sigprof = SIGPROF_IN_TEST.lock().unwrap_or_else(|e| e.into_inner());
+        use crate::sampling::unix;
+        use core::ffi::{c_int, c_void};
+        use std::sync::atomic::AtomicUsize;
+        /// glibc's `sigset_t` (1024 bits).
+        #[repr(C)]
+        struct SigSet([u64; 16]);
+        const SIG_BLOCK: c_int = 0;
+        const SIG_UNBLOCK: c_int = 1;
+        extern "C" {
+            fn pthread_sigmask(how: c_int, set: *const SigSet, old: *mut SigSet) -> c_int;
+            fn sigpending(set: *mut SigSet) -> c_int;
+        }
+        let sigprof = SigSet({
+            let mut bits = [0u64; 16];
+            bits[0] = 1 << (unix::SIGPROF - 1);
+            bits
+        });
+        let pending = || {
+            let mut set = SigSet([0; 16]);
+            // SAFETY: a valid out-pointer.
+            assert_eq!(unsafe { sigpending(&mut set) }, 0);
+            set.0[0] & sigprof.0[0] != 0
+        };
+        let current = || {
+            let mut now = unix::sigaction_t::zeroed();
+            // SAFETY: reads the current action.
+            let read = unsafe { unix::sigaction(unix::SIGPROF, core::ptr::null(), &mut now) };
+            assert_eq!(read, 0);
+            now.sa_sigaction
+        };
+        static SEEN: AtomicUsize = AtomicUsize::new(0);
+        extern "C" fn before(_: c_int, info: *mut unix::siginfo_t, _: *mut c_void) {
+            // SAFETY: the siginfo_t passed along.
+            SEEN.store(unsafe { (*info).si_value }, Ordering::SeqCst);
+        }
+        extern "C" fn later(_: c_int, _: *mut unix::siginfo_t, _: *mut c_void) {}
+        let application = before as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void);
+        // A clean start: another test may have left ours installed.
+        assert!(imp::uninstall_for_test());
+        let mut action = unix::sigaction_t::zeroed();
+        action.sa_sigaction = application as usize;
+        action.sa_flags = unix::SA_SIGINFO;
+        // SAFETY: a valid action; SIGPROF's tests hold SIGPROF_IN_TEST.
+        let set = unsafe { unix::sigaction(unix::SIGPROF, &action, core::ptr::null_mut()) };
+        assert_eq!(set, 0);
+        assert!(imp::install_for_test());
+        assert!(handler_installed());
+        assert_ne!(current(), application as usize);
+
+        // A signal of ours pending on this thread (blocked here).
+        let masked =
+            // SAFETY: valid sets.
+            unsafe { pthread_sigmask(SIG_BLOCK, &sigprof, core::ptr::null_mut()) };
+        assert_eq!(masked, 0);
+        let ours = value_of(KIND_WALL, MAX_THREADS - 1);
+        assert!(unix::queue_to_thread(unix::gettid(), unix::SIGPROF, ours));
+        assert!(pending(), "the signal is pending before the stop");
+        assert!(imp::uninstall_for_test());
+        assert!(!handler_installed());
+        assert!(!pending(), "the pending signal of ours was discarded");
+        assert_eq!(current(), application as usize);
+        SEEN.store(0, Ordering::SeqCst);
+        let masked =
+            // SAFETY: valid sets.
+            unsafe { pthread_sigmask(SIG_UNBLOCK, &sigprof, core::ptr::null_mut()) };
+        assert_eq!(masked, 0);
+        assert_eq!(SEEN.load(Ordering::SeqCst), 0, "nothing left to deliver");
+        // The application's own SIGPROF: straight to its handler, not
+        // through ours (the foreign count stays).
+        let foreign = COUNTERS.foreign.load(Ordering::SeqCst);
+        assert!(unix::queue_to_thread(unix::gettid(), unix::SIGPROF, 77));
+        assert_eq!(SEEN.load(Ordering::SeqCst), 77);
+        assert_eq!(COUNTERS.foreign.load(Ordering::SeqCst), foreign);
+
+        // Installed again, then a handler installed over ours: ours stays.
+        assert!(imp::install_for_test());
+        let mut over = unix::sigaction_t::zeroed();
+        over.sa_sigaction =
+            later as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
+        over.sa_flags = unix::SA_SIGINFO;
+        let mut ours_action = unix::sigaction_t::zeroed();
+        // SAFETY: valid actions.
+        let swapped = unsafe { unix::sigaction(unix::SIGPROF, &over, &mut ours_action) };
+        assert_eq!(swapped, 0);
+        assert!(!imp::uninstall_for_test());
+        assert!(handler_installed());
+        assert_eq!(current(), over.sa_sigaction);
+        // That handler gone (ours back), the uninstall goes through.
+        // SAFETY: a valid action (ours, as read above).
+        let back = unsafe { unix::sigaction(unix::SIGPROF, &ours_action, core::ptr::null_mut()) };
+        assert_eq!(back, 0);
+        assert!(imp::uninstall_for_test());
+        assert_eq!(current(), application as usize);
+        let mut default = unix::sigaction_t::zeroed();
+        default.sa_sigaction = unix::SIG_IGN;
+        // SAFETY: a valid action: SIGPROF ignored for the rest of the run.
+        let reset = unsafe { unix::sigaction(unix::SIGPROF, &default, core::ptr::null_mut()) };
+        assert_eq!(reset, 0);
     }
 
     #[test]

@@ -47,11 +47,23 @@ pub(super) fn run_signal(inner: &Inner) {
         signal::drain(&mut raw);
         record_signal(inner, &mut resolver, &mut raw);
     }
+    // What the handlers wrote while the registrations were on (those of
+    // ended threads dropped), then what is left once the stop ended them.
+    signal::drain(&mut raw);
+    record_signal(inner, &mut resolver, &mut raw);
     let mut stats = SignalStats::default();
     signal::stop(&mut stats);
     signal::drain(&mut raw);
     record_signal(inner, &mut resolver, &mut raw);
     let mut state = lock(&inner.state);
+    let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
+    stats.per_thread = state
+        .threads
+        .iter()
+        .enumerate()
+        .filter(|(index, t)| !free.contains(index) && t.signal_samples != (0, 0))
+        .map(|(_, t)| (t.os_thread, t.signal_samples.0, t.signal_samples.1))
+        .collect();
     let ours = &mut state.stats.signal;
     stats.signals_sent = sent;
     stats.cpu_samples = ours.cpu_samples;
@@ -59,7 +71,7 @@ pub(super) fn run_signal(inner: &Inner) {
     stats.managed_samples = ours.managed_samples;
     stats.cut_bounds = ours.cut_bounds;
     stats.cut_depth = ours.cut_depth;
-    stats.per_thread = core::mem::take(&mut ours.per_thread);
+    stats.late = ours.late;
     *ours = stats;
 }
 
@@ -100,6 +112,16 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         let stack = inner.resolve(&frames);
         let mut state = lock(&inner.state);
         let state = &mut *state;
+        // SAFETY: an ID the runtime gave the registration's callback.
+        let id = unsafe { ThreadID::from_raw(sample.thread) };
+        // A sample of a registration that has ended and whose slot is gone
+        // (the thread destroyed, its slot ended by `end_destroyed` after
+        // an earlier drain): dropped, not a new slot that nothing would
+        // ever end.
+        if !state.by_id.contains_key(&id) && !signal::is_live(sample.index, sample.serial) {
+            state.stats.signal.late += 1;
+            continue;
+        }
         // As in the other modes: a walk without a managed frame (a
         // runtime thread, or a native frame the walk could not pass) is
         // one frame of its own.
@@ -116,28 +138,38 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
         stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
         let os_thread = sample.tid as u32;
-        let index = match stats.per_thread.iter().position(|t| t.0 == os_thread) {
-            Some(index) => index,
-            None => {
-                stats.per_thread.push((os_thread, 0, 0));
-                stats.per_thread.len() - 1
-            }
-        };
         let mut values = [0; SAMPLE_TYPES.len()];
         if sample.cpu {
             stats.cpu_samples += 1;
-            stats.per_thread[index].1 += 1;
             values[CPU] = sample.weight;
         } else {
             stats.wall_samples += 1;
-            stats.per_thread[index].2 += 1;
             values[WALL] = sample.weight;
         }
         let periods = inner.export.is_some();
-        // SAFETY: an ID the runtime gave the registration's callback.
-        let thread = state.thread(unsafe { ThreadID::from_raw(sample.thread) });
+        let thread = state.thread(id);
         thread.os_thread = os_thread;
+        if sample.cpu {
+            thread.signal_samples.0 += 1;
+        } else {
+            thread.signal_samples.1 += 1;
+        }
         thread.add(&stack, &values, periods);
     }
     resolver.publish();
+    end_destroyed(inner);
+}
+
+/// Ends the slots of the threads destroyed since the last call, now that
+/// the samples their handlers wrote before are recorded.
+fn end_destroyed(inner: &Inner) {
+    let destroyed = signal::take_destroyed();
+    if destroyed.is_empty() {
+        return;
+    }
+    let mut state = lock(&inner.state);
+    for thread in destroyed {
+        // SAFETY: the ID `Sampler::thread_destroyed` was given.
+        state.thread_ended(unsafe { ThreadID::from_raw(thread) });
+    }
 }

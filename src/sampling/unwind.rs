@@ -14,15 +14,17 @@
 //! instructions).
 //!
 //! The sampler thread lists the modules ([`refresh`], `dl_iterate_phdr`,
-//! not async-signal-safe) into a fixed table the handler reads under a
-//! sequence number. A module unloaded (`dlclose`) between a refresh and a
+//! not async-signal-safe) into a fixed table, sorted by address, that the
+//! handler searches by bisection under a sequence number. A module unloaded (`dlclose`) between a refresh and a
 //! sample would leave a stale entry: CoreCLR does not unload native
 //! libraries; an application that does is not covered.
 //!
 //! Only the common forms are understood (the `.eh_frame_hdr` table encoded
 //! `DW_EH_PE_datarel | DW_EH_PE_sdata4`, CFA rules `register + offset`,
 //! `offset(N)` register rules); anything else (expressions, `set_loc`)
-//! makes the step fall back to the frame-pointer chain.
+//! makes the step fall back to the frame-pointer chain, and so does an
+//! operand whose arithmetic would overflow (checked: the file denies
+//! `clippy::arithmetic_side_effects`, `indexing_slicing` and `panic`).
 
 // Off Linux x86-64/AArch64 the handler, the walk and the tables are not
 // built into a sampler (SamplingMode::Signal answers E_NOTIMPL there).
@@ -32,6 +34,14 @@
         any(target_arch = "x86_64", target_arch = "aarch64")
     )),
     allow(dead_code, unused_imports)
+)]
+// The handler runs this file's table lookups and CFA programs: no
+// arithmetic that can overflow (a debug build would panic inside a signal
+// handler), no indexing that can panic, no panic at all.
+#![deny(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use alloc::vec::Vec;
@@ -80,14 +90,15 @@ mod reg {
     pub(super) const RA: u64 = u64::MAX - 3;
 }
 
-/// Fills the table with `modules` (executable range, `.eh_frame_hdr`)
-/// (the sampler thread; one writer at a time).
+/// Fills the table with `modules` (executable range, `.eh_frame_hdr`),
+/// sorted by start and non-overlapping, as the handler's binary search
+/// needs (the sampler thread; one writer at a time).
 pub(super) fn publish(modules: &[(usize, usize, usize)]) {
     let seq = SEQ.load(Ordering::Relaxed);
     SEQ.store(seq.wrapping_add(1), Ordering::Relaxed);
     core::sync::atomic::fence(Ordering::Release);
     let n = modules.len().min(MAX_MODULES);
-    for (slot, &(start, end, hdr)) in MODULES.iter().zip(&modules[..n]) {
+    for (slot, &(start, end, hdr)) in MODULES.iter().zip(modules) {
         slot.start.store(start, Ordering::Relaxed);
         slot.end.store(end, Ordering::Relaxed);
         slot.hdr.store(hdr, Ordering::Relaxed);
@@ -96,20 +107,23 @@ pub(super) fn publish(modules: &[(usize, usize, usize)]) {
     SEQ.store(seq.wrapping_add(2), Ordering::Release);
 }
 
-/// The `.eh_frame_hdr` of the module whose code holds `ip`.
+/// The `.eh_frame_hdr` of the module whose code holds `ip` (a binary
+/// search of the table [`publish`] sorted; async-signal-safe).
 fn hdr_for(ip: usize) -> Option<usize> {
     let seq = SEQ.load(Ordering::Acquire);
-    if seq % 2 == 1 {
+    if seq & 1 == 1 {
         return None;
     }
-    let n = COUNT.load(Ordering::Relaxed);
-    let mut found = None;
-    for m in &MODULES[..n.min(MAX_MODULES)] {
-        if (m.start.load(Ordering::Relaxed)..m.end.load(Ordering::Relaxed)).contains(&ip) {
-            found = Some(m.hdr.load(Ordering::Relaxed));
-            break;
-        }
-    }
+    let n = COUNT.load(Ordering::Relaxed).min(MAX_MODULES);
+    let modules = MODULES.get(..n).unwrap_or(&[]);
+    // The last module starting at or before ip (a table torn by a writer
+    // gives some index in range, and the sequence check drops the answer).
+    let after = modules.partition_point(|m| m.start.load(Ordering::Relaxed) <= ip);
+    let found = after
+        .checked_sub(1)
+        .and_then(|i| modules.get(i))
+        .filter(|m| ip < m.end.load(Ordering::Relaxed))
+        .map(|m| m.hdr.load(Ordering::Relaxed));
     core::sync::atomic::fence(Ordering::Acquire);
     if SEQ.load(Ordering::Relaxed) != seq {
         return None;
@@ -132,7 +146,8 @@ impl Reader {
         }
         // SAFETY: inside [at, end), readable by the contract.
         let b = unsafe { (self.at as *const u8).read() };
-        self.at += 1;
+        // at < end: no overflow.
+        self.at = self.at.wrapping_add(1);
         Some(b)
     }
 
@@ -158,7 +173,7 @@ impl Reader {
             // SAFETY: bounded by end.
             let b = unsafe { self.u8() }?;
             if shift < 64 {
-                value |= u64::from(b & 0x7f) << shift;
+                value |= u64::from(b & 0x7f).wrapping_shl(shift);
             }
             if b & 0x80 == 0 {
                 return Some(value);
@@ -171,17 +186,17 @@ impl Reader {
     /// As [`Reader::u8`].
     unsafe fn sleb(&mut self) -> Option<i64> {
         let mut value = 0i64;
-        let mut shift = 0;
+        let mut shift = 0u32;
         loop {
             // SAFETY: bounded by end.
             let b = unsafe { self.u8() }?;
             if shift < 64 {
-                value |= i64::from(b & 0x7f) << shift;
+                value |= i64::from(b & 0x7f).wrapping_shl(shift);
             }
-            shift += 7;
+            shift = shift.wrapping_add(7);
             if b & 0x80 == 0 {
                 if shift < 64 && b & 0x40 != 0 {
-                    value |= -1i64 << shift;
+                    value |= (-1i64).wrapping_shl(shift);
                 }
                 return Some(value);
             }
@@ -260,7 +275,7 @@ pub(super) unsafe fn rules(hdr: usize, ip: usize) -> Option<Rules> {
     // the table; then eh_frame_ptr, fde_count, the table.
     let mut r = Reader {
         at: hdr,
-        end: hdr + 4,
+        end: hdr.checked_add(4)?,
     };
     // SAFETY: the header is mapped (contract).
     let (version, ptr_enc, count_enc, table_enc) = unsafe { (r.u8()?, r.u8()?, r.u8()?, r.u8()?) };
@@ -268,8 +283,8 @@ pub(super) unsafe fn rules(hdr: usize, ip: usize) -> Option<Rules> {
         return None;
     }
     let mut r = Reader {
-        at: hdr + 4,
-        end: hdr + 4 + 16,
+        at: hdr.checked_add(4)?,
+        end: hdr.checked_add(4 + 16)?,
     };
     // SAFETY: as above.
     unsafe {
@@ -280,33 +295,34 @@ pub(super) unsafe fn rules(hdr: usize, ip: usize) -> Option<Rules> {
     let table = r.at;
     // Binary search for the last entry whose start <= ip (entries are
     // pairs of i32 relative to hdr).
-    let entry = |i: usize| -> (usize, usize) {
-        let at = table + i * 8;
+    let entry = |i: usize| -> Option<(usize, usize)> {
+        let at = table.checked_add(i.checked_mul(8)?)?;
         // SAFETY: i < count: inside the table the linker wrote.
         let (loc, fde) = unsafe {
             (
                 (at as *const i32).read_unaligned(),
-                ((at + 4) as *const i32).read_unaligned(),
+                (at.checked_add(4)? as *const i32).read_unaligned(),
             )
         };
-        (
-            (hdr as i64 + i64::from(loc)) as usize,
-            (hdr as i64 + i64::from(fde)) as usize,
-        )
+        Some((
+            (hdr as i64).wrapping_add(i64::from(loc)) as usize,
+            (hdr as i64).wrapping_add(i64::from(fde)) as usize,
+        ))
     };
-    if count == 0 || count > (1 << 28) || entry(0).0 > ip {
+    if count == 0 || count > (1 << 28) || entry(0)?.0 > ip {
         return None;
     }
+    // lo < hi throughout: the differences do not wrap.
     let (mut lo, mut hi) = (0usize, count);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if entry(mid).0 <= ip {
+    while hi.wrapping_sub(lo) > 1 {
+        let mid = lo.wrapping_add(hi.wrapping_sub(lo) >> 1);
+        if entry(mid)?.0 <= ip {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    let fde = entry(lo).1;
+    let fde = entry(lo)?.1;
     // SAFETY: the FDE the table points at, in the mapped .eh_frame.
     unsafe { fde_rules(fde, ip) }
 }
@@ -316,7 +332,7 @@ pub(super) unsafe fn rules(hdr: usize, ip: usize) -> Option<Rules> {
 unsafe fn fde_rules(fde: usize, ip: usize) -> Option<Rules> {
     let mut r = Reader {
         at: fde,
-        end: fde + 8,
+        end: fde.checked_add(8)?,
     };
     // SAFETY: the FDE's header.
     let (length, cie_off) = unsafe {
@@ -328,19 +344,19 @@ unsafe fn fde_rules(fde: usize, ip: usize) -> Option<Rules> {
     if length == 0 || length == u32::MAX || cie_off == 0 {
         return None;
     }
-    let fde_end = fde + 4 + length as usize;
-    let cie = (fde + 4).checked_sub(cie_off as usize)?;
+    let fde_end = fde.checked_add(4)?.checked_add(length as usize)?;
+    let cie = fde.checked_add(4)?.checked_sub(cie_off as usize)?;
     // The CIE.
     let mut c = Reader {
         at: cie,
-        end: cie + 4,
+        end: cie.checked_add(4)?,
     };
     // SAFETY: the CIE's length.
     let cie_len = unsafe { u32::from_le_bytes(c.bytes::<4>()?) };
     if cie_len == 0 || cie_len == u32::MAX {
         return None;
     }
-    c.end = cie + 4 + cie_len as usize;
+    c.end = cie.checked_add(4)?.checked_add(cie_len as usize)?;
     // SAFETY: reads bounded by the CIE.
     let (code_align, data_align, ra_reg, fde_enc, has_z, cie_program) = unsafe {
         if u32::from_le_bytes(c.bytes::<4>()?) != 0 {
@@ -354,11 +370,9 @@ unsafe fn fde_rules(fde: usize, ip: usize) -> Option<Rules> {
             if b == 0 {
                 break;
             }
-            if n == aug.len() {
-                return None;
-            }
-            aug[n] = b;
-            n += 1;
+            // More than 8 augmentation letters: not understood.
+            *aug.get_mut(n)? = b;
+            n = n.wrapping_add(1);
         }
         let code_align = c.uleb()?;
         let data_align = c.sleb()?;
@@ -368,14 +382,14 @@ unsafe fn fde_rules(fde: usize, ip: usize) -> Option<Rules> {
             c.uleb()?
         };
         let mut fde_enc = 0u8;
-        let has_z = n > 0 && aug[0] == b'z';
+        let has_z = n > 0 && aug.first() == Some(&b'z');
         if n > 0 && !has_z {
             return None;
         }
         if has_z {
             let len = c.uleb()? as usize;
             let data_end = c.at.checked_add(len)?;
-            for &ch in &aug[1..n] {
+            for &ch in aug.get(1..n)? {
                 match ch {
                     b'R' => fde_enc = c.u8()?,
                     b'P' => {
@@ -404,7 +418,7 @@ unsafe fn fde_rules(fde: usize, ip: usize) -> Option<Rules> {
         return None;
     }
     let mut f = Reader {
-        at: fde + 8,
+        at: fde.checked_add(8)?,
         end: fde_end,
     };
     // SAFETY: reads bounded by the FDE.
@@ -497,20 +511,26 @@ unsafe fn execute(
     while r.at < r.end {
         // SAFETY: bounded reads throughout.
         let op = unsafe { r.u8()? };
-        let advance = |loc: &mut usize, delta: u64| -> bool {
-            *loc = loc.wrapping_add((delta * code_align) as usize);
-            *loc > ip
+        // Whether the location passed ip; `None` when the advance
+        // overflows (not a program this understands).
+        let advance = |loc: &mut usize, delta: u64| -> Option<bool> {
+            let delta = usize::try_from(delta.checked_mul(code_align)?).ok()?;
+            *loc = loc.checked_add(delta)?;
+            Some(*loc > ip)
         };
+        // A factored offset: `factor * data_align`, `None` on overflow.
+        let factored = |factor: i64| factor.checked_mul(data_align);
+        let unsigned = |value: u64| i64::try_from(value).ok();
         match op >> 6 {
             1 => {
-                if advance(loc, u64::from(op & 0x3f)) {
+                if advance(loc, u64::from(op & 0x3f))? {
                     return Some(());
                 }
                 continue;
             }
             2 => {
                 // SAFETY: bounded.
-                let off = unsafe { r.uleb()? } as i64 * data_align;
+                let off = factored(unsigned(unsafe { r.uleb()? })?)?;
                 set(state, u64::from(op & 0x3f), Rule::Saved(off));
                 continue;
             }
@@ -525,23 +545,23 @@ unsafe fn execute(
             match op {
                 0x00 => {}
                 0x02 => {
-                    if advance(loc, u64::from(r.u8()?)) {
+                    if advance(loc, u64::from(r.u8()?))? {
                         return Some(());
                     }
                 }
                 0x03 => {
-                    if advance(loc, u64::from(u16::from_le_bytes(r.bytes::<2>()?))) {
+                    if advance(loc, u64::from(u16::from_le_bytes(r.bytes::<2>()?)))? {
                         return Some(());
                     }
                 }
                 0x04 => {
-                    if advance(loc, u64::from(u32::from_le_bytes(r.bytes::<4>()?))) {
+                    if advance(loc, u64::from(u32::from_le_bytes(r.bytes::<4>()?)))? {
                         return Some(());
                     }
                 }
                 0x05 => {
                     let register = r.uleb()?;
-                    let off = r.uleb()? as i64 * data_align;
+                    let off = factored(unsigned(r.uleb()?)?)?;
                     set(state, register, Rule::Saved(off));
                 }
                 0x06 => restore(state, r.uleb()?),
@@ -555,43 +575,37 @@ unsafe fn execute(
                     }
                 }
                 0x0a => {
-                    if *depth == STATES {
-                        return None;
-                    }
-                    stack[*depth] = *state;
-                    *depth += 1;
+                    // More than STATES deep: not understood.
+                    *stack.get_mut(*depth)? = *state;
+                    *depth = depth.wrapping_add(1);
                 }
                 0x0b => {
-                    if *depth == 0 {
-                        return None;
-                    }
-                    *depth -= 1;
-                    let saved = stack[*depth];
+                    *depth = depth.checked_sub(1)?;
                     // The CFA rule is restored with the register rules.
-                    *state = saved;
+                    *state = *stack.get(*depth)?;
                 }
                 0x0c => {
                     state.cfa_reg = r.uleb()?;
-                    state.cfa_off = r.uleb()? as i64;
+                    state.cfa_off = unsigned(r.uleb()?)?;
                 }
                 0x0d => state.cfa_reg = r.uleb()?,
-                0x0e => state.cfa_off = r.uleb()? as i64,
+                0x0e => state.cfa_off = unsigned(r.uleb()?)?,
                 0x11 => {
                     let register = r.uleb()?;
-                    let off = r.sleb()? * data_align;
+                    let off = factored(r.sleb()?)?;
                     set(state, register, Rule::Saved(off));
                 }
                 0x12 => {
                     state.cfa_reg = r.uleb()?;
-                    state.cfa_off = r.sleb()? * data_align;
+                    state.cfa_off = factored(r.sleb()?)?;
                 }
-                0x13 => state.cfa_off = r.sleb()? * data_align,
+                0x13 => state.cfa_off = factored(r.sleb()?)?,
                 0x2e => {
                     r.uleb()?;
                 }
                 0x2f => {
                     let register = r.uleb()?;
-                    let off = -(r.uleb()? as i64) * data_align;
+                    let off = factored(unsigned(r.uleb()?)?.checked_neg()?)?;
                     set(state, register, Rule::Saved(off));
                 }
                 // DW_CFA_AARCH64_negate_ra_state (pointer authentication
@@ -684,8 +698,9 @@ pub(super) unsafe fn cfi_step(
 /// A return address without AArch64 pointer-authentication bits (user
 /// space addresses are below 2^48).
 fn strip(ip: usize) -> usize {
+    const USER: usize = (1 << 48) - 1;
     if cfg!(target_arch = "aarch64") {
-        ip & ((1usize << 48) - 1)
+        ip & USER
     } else {
         ip
     }
@@ -768,6 +783,8 @@ pub(super) fn refresh() -> usize {
     // SAFETY: a callback of the right type and a pointer to our Vec, used
     // only during the call.
     unsafe { dl_iterate_phdr(each, (&mut modules as *mut Vec<_>).cast()) };
+    // Sorted for the handler's binary search.
+    modules.sort_unstable_by_key(|&(start, _, _)| start);
     publish(&modules);
     modules.len()
 }
@@ -810,17 +827,19 @@ pub(super) fn frameless_prologue(code: &[u8]) -> Option<(usize, usize)> {
             [] => return None,
             [0x55, ..] => return None,
             [0x50..=0x57, ..] => {
-                size += 8;
-                at += 1;
+                size = size.checked_add(8)?;
+                at = at.checked_add(1)?;
             }
             [0x41, 0x50..=0x57, ..] => {
-                size += 8;
-                at += 2;
+                size = size.checked_add(8)?;
+                at = at.checked_add(2)?;
             }
-            [0x48, 0x83, 0xec, imm, ..] => return Some((size + usize::from(*imm), at + 4)),
+            [0x48, 0x83, 0xec, imm, ..] => {
+                return Some((size.checked_add(usize::from(*imm))?, at.checked_add(4)?))
+            }
             [0x48, 0x81, 0xec, a, b, c, d, ..] => {
                 let imm = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
-                return Some((size + imm, at + 7));
+                return Some((size.checked_add(imm)?, at.checked_add(7)?));
             }
             // Anything else ends the prologue; a frame pointer set later
             // (`mov rbp, rsp`, `lea rbp, [rsp + n]`) means a frame.
@@ -856,8 +875,8 @@ pub(super) const OSR_ORIGIN: usize = usize::MAX;
 /// [`OSR_ORIGIN`] code.
 pub(super) const OSR_ENTRY: usize = usize::MAX - 1;
 
-/// Held by the unit tests that publish the process-wide table, so that
-/// they do not see each other's.
+/// Held by the unit tests that publish the process-wide tables (modules,
+/// frameless ranges), so that they do not see each other's.
 #[cfg(test)]
 pub(super) static TABLE_IN_TEST: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -890,17 +909,25 @@ static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 /// Publishes `ranges` (start, end, frame size, prologue length), sorted by
 /// start, non-overlapping (the sampler thread; one writer).
 pub(super) fn publish_frameless(ranges: &[(usize, usize, usize, usize)]) {
-    let next = 1 - ACTIVE.load(Ordering::Relaxed);
-    let table = &FRAMELESS[next];
+    let next = (ACTIVE.load(Ordering::Relaxed) & 1) ^ 1;
+    let Some(table) = FRAMELESS.get(next) else {
+        return;
+    };
     let seq = table.seq.load(Ordering::Relaxed);
     table.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
     core::sync::atomic::fence(Ordering::Release);
     let n = ranges.len().min(MAX_FRAMELESS);
-    for (i, &(start, end, size, prologue)) in ranges[..n].iter().enumerate() {
-        table.start[i].store(start, Ordering::Relaxed);
-        table.end[i].store(end, Ordering::Relaxed);
-        table.size[i].store(size, Ordering::Relaxed);
-        table.prologue[i].store(prologue, Ordering::Relaxed);
+    let slots = table
+        .start
+        .iter()
+        .zip(&table.end)
+        .zip(&table.size)
+        .zip(&table.prologue);
+    for ((((s, e), z), p), &(start, end, size, prologue)) in slots.zip(ranges) {
+        s.store(start, Ordering::Relaxed);
+        e.store(end, Ordering::Relaxed);
+        z.store(size, Ordering::Relaxed);
+        p.store(prologue, Ordering::Relaxed);
     }
     table.len.store(n, Ordering::Relaxed);
     table.seq.store(seq.wrapping_add(2), Ordering::Release);
@@ -910,31 +937,23 @@ pub(super) fn publish_frameless(ranges: &[(usize, usize, usize, usize)]) {
 /// The frame size and code start and prologue length of the frameless
 /// range holding `ip`, if it is one (async-signal-safe).
 pub(super) fn frameless_at(ip: usize) -> Option<(usize, usize, usize)> {
-    let table = &FRAMELESS[ACTIVE.load(Ordering::Acquire) & 1];
+    let table = FRAMELESS.get(ACTIVE.load(Ordering::Acquire) & 1)?;
     let seq = table.seq.load(Ordering::Acquire);
-    if seq % 2 == 1 {
+    if seq & 1 == 1 {
         return None;
     }
     let n = table.len.load(Ordering::Relaxed).min(MAX_FRAMELESS);
     // The last range starting at or before ip.
-    let (mut lo, mut hi) = (0usize, n);
-    while lo < hi {
-        let mid = lo + (hi - lo) / 2;
-        if table.start[mid].load(Ordering::Relaxed) <= ip {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    let found = lo.checked_sub(1).and_then(|i| {
-        let start = table.start[i].load(Ordering::Relaxed);
-        (ip < table.end[i].load(Ordering::Relaxed)).then(|| {
-            (
-                table.size[i].load(Ordering::Relaxed),
-                start,
-                table.prologue[i].load(Ordering::Relaxed),
-            )
-        })
+    let starts = table.start.get(..n).unwrap_or(&[]);
+    let after = starts.partition_point(|s| s.load(Ordering::Relaxed) <= ip);
+    let found = after.checked_sub(1).and_then(|i| {
+        let start = table.start.get(i)?.load(Ordering::Relaxed);
+        (ip < table.end.get(i)?.load(Ordering::Relaxed)).then_some(())?;
+        Some((
+            table.size.get(i)?.load(Ordering::Relaxed),
+            start,
+            table.prologue.get(i)?.load(Ordering::Relaxed),
+        ))
     });
     core::sync::atomic::fence(Ordering::Acquire);
     if table.seq.load(Ordering::Relaxed) != seq {
@@ -944,8 +963,249 @@ pub(super) fn frameless_at(ip: usize) -> Option<(usize, usize, usize)> {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 mod tests {
     use super::*;
+    use alloc::vec;
+
+    fn uleb(mut value: u64, out: &mut Vec<u8>) {
+        loop {
+            let byte = (value & 0x7f) as u8;
+            value >>= 7;
+            if value == 0 {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    fn sleb(mut value: i64, out: &mut Vec<u8>) {
+        loop {
+            let byte = (value & 0x7f) as u8;
+            value >>= 7;
+            let done = (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0);
+            if done {
+                out.push(byte);
+                return;
+            }
+            out.push(byte | 0x80);
+        }
+    }
+
+    /// Offsets in [`Unwind`]'s buffer: the `.eh_frame_hdr` at 0, the CIE,
+    /// the FDE, and the code the FDE covers (never read: 256 bytes).
+    const CIE: usize = 0x40;
+    const FDE: usize = 0x100;
+    const CODE: usize = 0x400;
+
+    /// An `.eh_frame_hdr` with one entry, its CIE (`zR`, pointers absolute
+    /// 8 bytes) and FDE, in a buffer of its own, as the linker lays them
+    /// out (LSB "Exception Frames").
+    struct Unwind {
+        bytes: Vec<u64>,
+    }
+
+    impl Unwind {
+        fn new(code_align: u64, data_align: i64, cie_program: &[u8], fde_program: &[u8]) -> Unwind {
+            let mut bytes = vec![0u64; (CODE + 0x100) / 8];
+            let base = bytes.as_mut_ptr() as usize;
+            let mut buf = vec![0u8; CODE + 0x100];
+            // The header: version, eh_frame_ptr pc-relative sdata4,
+            // fde_count udata4, the table datarel sdata4; one entry.
+            buf[..4].copy_from_slice(&[1, 0x1b, 0x03, 0x3b]);
+            buf[8..12].copy_from_slice(&1u32.to_le_bytes());
+            buf[12..16].copy_from_slice(&(CODE as i32).to_le_bytes());
+            buf[16..20].copy_from_slice(&(FDE as i32).to_le_bytes());
+            // The CIE (after its length): id 0, version 1, "zR", the
+            // alignment factors, the return address register, the
+            // augmentation data (R: DW_EH_PE_absptr), the program.
+            let mut cie = vec![0, 0, 0, 0, 1, b'z', b'R', 0];
+            uleb(code_align, &mut cie);
+            sleb(data_align, &mut cie);
+            cie.push(reg::RA as u8);
+            cie.extend_from_slice(&[1, 0x00]);
+            cie.extend_from_slice(cie_program);
+            assert!(4 + cie.len() <= FDE - CIE, "the CIE overlaps the FDE");
+            buf[CIE..CIE + 4].copy_from_slice(&(cie.len() as u32).to_le_bytes());
+            buf[CIE + 4..CIE + 4 + cie.len()].copy_from_slice(&cie);
+            // The FDE (after its length): the CIE pointer, the range
+            // [base + CODE, + 0x100), no augmentation data, the program.
+            let mut fde = Vec::new();
+            fde.extend_from_slice(&((FDE + 4 - CIE) as u32).to_le_bytes());
+            fde.extend_from_slice(&((base + CODE) as u64).to_le_bytes());
+            fde.extend_from_slice(&0x100u64.to_le_bytes());
+            fde.push(0);
+            fde.extend_from_slice(fde_program);
+            assert!(4 + fde.len() <= CODE - FDE, "the FDE overlaps the code");
+            buf[FDE..FDE + 4].copy_from_slice(&(fde.len() as u32).to_le_bytes());
+            buf[FDE + 4..FDE + 4 + fde.len()].copy_from_slice(&fde);
+            for (word, chunk) in bytes.iter_mut().zip(buf.chunks(8)) {
+                *word = u64::from_le_bytes(chunk.try_into().unwrap());
+            }
+            Unwind { bytes }
+        }
+
+        fn hdr(&self) -> usize {
+            self.bytes.as_ptr() as usize
+        }
+
+        /// The rules at `offset` bytes into the covered code.
+        fn rules_at(&self, offset: usize) -> Option<Rules> {
+            // SAFETY: the header, CIE and FDE are in `bytes`, which lives
+            // as long as `self`; every read is bounded by their lengths.
+            unsafe { rules(self.hdr(), self.hdr() + CODE + offset) }
+        }
+    }
+
+    /// `DW_CFA_def_cfa sp, 16`.
+    fn def_cfa_sp_16() -> Vec<u8> {
+        vec![0x0c, reg::SP as u8, 16]
+    }
+
+    /// A CFA program read from a buffer laid out like a linker's: the
+    /// rules it states (proves the buffer is read as the handler reads a
+    /// module's), and the ones a location past the advance does not reach.
+    #[test]
+    fn a_cfa_program_gives_its_rules_at_an_address() {
+        // offset_extended ra, 1; advance 4; offset fp, 2.
+        let fde = [0x05, reg::RA as u8, 1, 0x44, 0x80 | reg::FP as u8, 2];
+        let unwind = Unwind::new(1, -8, &def_cfa_sp_16(), &fde);
+        let early = Rules {
+            cfa_reg: reg::SP,
+            cfa_off: 16,
+            ra: Rule::Saved(-8),
+            fp: Rule::Same,
+        };
+        assert_eq!(unwind.rules_at(0), Some(early));
+        assert_eq!(unwind.rules_at(3), Some(early));
+        let late = Rules {
+            fp: Rule::Saved(-16),
+            ..early
+        };
+        assert_eq!(unwind.rules_at(4), Some(late));
+        assert_eq!(unwind.rules_at(0xff), Some(late));
+        // Outside the FDE's range: no rules.
+        assert_eq!(unwind.rules_at(0x100), None);
+    }
+
+    /// Operands at the ends of their types: each would overflow the plain
+    /// arithmetic (a debug build, as `cargo test` builds, panicked inside
+    /// the signal handler: "attempt to multiply with overflow"); the
+    /// interpreter gives up on the program instead (no rules: the walk
+    /// falls back to the frame record).
+    #[test]
+    fn extreme_cfa_operands_give_no_rules_and_no_panic() {
+        let ra = reg::RA as u8;
+        let mut cases: Vec<(&str, u64, i64, Vec<u8>)> = Vec::new();
+        // DW_CFA_offset_extended ra, i64::MAX (times data_align -8).
+        let mut p = vec![0x05, ra];
+        uleb(i64::MAX as u64, &mut p);
+        cases.push(("offset_extended i64::MAX", 1, -8, p));
+        // DW_CFA_offset_extended ra, u64::MAX (not an i64).
+        let mut p = vec![0x05, ra];
+        uleb(u64::MAX, &mut p);
+        cases.push(("offset_extended u64::MAX", 1, -8, p));
+        // DW_CFA_offset ra, i64::MAX.
+        let mut p = vec![0x80 | ra];
+        uleb(i64::MAX as u64, &mut p);
+        cases.push(("offset i64::MAX", 1, -8, p));
+        // DW_CFA_offset ra, 2 with data_align i64::MIN.
+        cases.push((
+            "offset 2, data_align i64::MIN",
+            1,
+            i64::MIN,
+            vec![0x80 | ra, 2],
+        ));
+        // DW_CFA_offset_extended_sf ra, i64::MIN.
+        let mut p = vec![0x11, ra];
+        sleb(i64::MIN, &mut p);
+        cases.push(("offset_extended_sf i64::MIN", 1, -8, p));
+        // DW_CFA_def_cfa_sf sp, i64::MIN.
+        let mut p = vec![0x12, reg::SP as u8];
+        sleb(i64::MIN, &mut p);
+        cases.push(("def_cfa_sf i64::MIN", 1, -8, p));
+        // DW_CFA_def_cfa_offset_sf i64::MAX.
+        let mut p = vec![0x13];
+        sleb(i64::MAX, &mut p);
+        cases.push(("def_cfa_offset_sf i64::MAX", 1, -8, p));
+        // DW_CFA_def_cfa / def_cfa_offset with an offset beyond i64.
+        let mut p = vec![0x0c, reg::SP as u8];
+        uleb(u64::MAX, &mut p);
+        cases.push(("def_cfa u64::MAX", 1, -8, p));
+        let mut p = vec![0x0e];
+        uleb(u64::MAX, &mut p);
+        cases.push(("def_cfa_offset u64::MAX", 1, -8, p));
+        // DW_CFA_GNU_negative_offset_extended ra, 2^63 (negating i64::MIN)
+        // and i64::MAX (times -8).
+        let mut p = vec![0x2f, ra];
+        uleb(1 << 63, &mut p);
+        cases.push(("negative_offset_extended 2^63", 1, -8, p));
+        let mut p = vec![0x2f, ra];
+        uleb(i64::MAX as u64, &mut p);
+        cases.push(("negative_offset_extended i64::MAX", 1, -8, p));
+        // Advances: delta times code_align beyond u64, and a location
+        // carried past the end of the address space.
+        cases.push(("advance_loc4, code_align 2^62", 1 << 62, -8, {
+            let mut p = vec![0x04];
+            p.extend_from_slice(&u32::MAX.to_le_bytes());
+            p
+        }));
+        cases.push((
+            "advance_loc, code_align u64::MAX",
+            u64::MAX,
+            -8,
+            vec![0x40 | 0x3f],
+        ));
+        // remember_state nested past the stack; restore_state with none.
+        cases.push(("remember_state x9", 1, -8, vec![0x0a; STATES + 1]));
+        cases.push(("restore_state x1", 1, -8, vec![0x0b]));
+        for (name, code_align, data_align, program) in cases {
+            let unwind = Unwind::new(code_align, data_align, &def_cfa_sp_16(), &program);
+            // Far enough into the range that no advance stops the program
+            // early (the rules at 0xff need every instruction read).
+            assert_eq!(unwind.rules_at(0xff), None, "{name}");
+        }
+        // The same operands in the CIE's initial instructions.
+        let mut p = vec![0x05, ra];
+        uleb(i64::MAX as u64, &mut p);
+        let unwind = Unwind::new(1, -8, &p, &[]);
+        assert_eq!(unwind.rules_at(0), None);
+    }
+
+    /// The handler finds a module by binary search of the sorted table:
+    /// each address in the module whose range holds it, none in the gaps.
+    #[test]
+    fn the_module_table_answers_the_module_holding_an_address() {
+        let _table = TABLE_IN_TEST.lock().unwrap_or_else(|e| e.into_inner());
+        // Above user space (2^63): no walk of another test meets them
+        // (the frame-record walks of signal.rs's tests do not hold the
+        // lock).
+        let base = 1usize << 63;
+        let modules: Vec<(usize, usize, usize)> = (0..MAX_MODULES + 8)
+            .map(|i| {
+                let start = base + 0x10_000 * (i + 1);
+                (start, start + 0x800, 0xa000 + i)
+            })
+            .collect();
+        publish(&modules);
+        // Only MAX_MODULES are published.
+        for (i, &(start, end, hdr)) in modules.iter().enumerate() {
+            let expected = (i < MAX_MODULES).then_some(hdr);
+            assert_eq!(hdr_for(start), expected, "{i}");
+            assert_eq!(hdr_for(end - 1), expected, "{i}");
+            assert_eq!(hdr_for(end), None, "{i}");
+            assert_eq!(hdr_for(start - 1), None, "{i}");
+        }
+        assert_eq!(hdr_for(0), None);
+        assert_eq!(hdr_for(usize::MAX), None);
+        // The process's own modules again, for the other tests.
+        assert!(refresh() > 0 || !cfg!(target_os = "linux"));
+    }
 
     /// Prologues as the JIT and crossgen wrote them (bytes read from the
     /// code of 3.1.23 and 8.0.4 with `GetCodeInfo2`/`GetCodeInfo4`).

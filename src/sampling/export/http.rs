@@ -3,17 +3,21 @@
 //! writer, and a response reader that is a pure function over bytes
 //! ([`parse_response`]), so that it can be fuzzed (tests/services_fuzz.rs).
 //!
-//! Every read and write has a timeout and every buffer a bound: a server
+//! Every exchange has one deadline ([`Timeouts::exchange`], or an earlier
+//! one the caller gives) that covers all of it: the name lookup, each
+//! address's connection, the request (a peer that drains it a byte at a
+//! time included) and the response; and every buffer a bound: a server
 //! that is down, slow, or answers garbage costs the push thread at most
-//! [`Timeouts`] and [`MAX_RESPONSE`] bytes, and nothing else.
+//! that deadline and [`MAX_RESPONSE`] bytes, and nothing else.
 
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
+use core::sync::atomic::{AtomicUsize, Ordering};
 use core::time::Duration;
 use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Instant;
 
 use super::FailureCause;
@@ -393,10 +397,14 @@ fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
 pub struct Timeouts {
     /// For the TCP connection (per address tried).
     pub connect: Duration,
-    /// For each write of the request.
+    /// For the request to make progress (no byte taken by the peer for
+    /// that long: given up).
     pub write: Duration,
-    /// For each read of the response, and for the whole response.
+    /// For the response to make progress, and for the whole response.
     pub read: Duration,
+    /// For the whole exchange: name lookup, connections, request and
+    /// response. The others only ever shorten it.
+    pub exchange: Duration,
 }
 
 impl Default for Timeouts {
@@ -405,7 +413,22 @@ impl Default for Timeouts {
             connect: Duration::from_secs(2),
             write: Duration::from_secs(5),
             read: Duration::from_secs(5),
+            exchange: Duration::from_secs(10),
         }
+    }
+}
+
+impl Timeouts {
+    /// These timeouts with `exchange` for the whole exchange.
+    pub fn with_exchange(mut self, exchange: Duration) -> Timeouts {
+        self.exchange = exchange;
+        self
+    }
+
+    /// These timeouts with `write` for the request's progress.
+    pub fn with_write(mut self, write: Duration) -> Timeouts {
+        self.write = write;
+        self
     }
 }
 
@@ -461,22 +484,103 @@ fn io_error(error: std::io::Error) -> HttpError {
     }
 }
 
+/// The longest a single blocking call waits before the deadline is asked
+/// again (a deadline moved earlier meanwhile, the shutdown's, is kept
+/// within this).
+const SLICE: Duration = Duration::from_millis(100);
+
+/// Name lookups running on a thread of their own ([`resolve`]): one given
+/// up at its deadline still runs until `getaddrinfo` returns.
+static LOOKUPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Name lookups still running, given up or not: code of this library that
+/// a thread still runs (the push exporter reports itself running while
+/// any is).
+pub(crate) fn lookups_running() -> usize {
+    LOOKUPS.load(Ordering::Acquire)
+}
+
+/// The addresses of `host` (an IP address as is; a name looked up on a
+/// thread of its own, waited for until `deadline`).
+fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAddr>, HttpError> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(alloc::vec![SocketAddr::new(ip, port)]);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let name = (String::from(host), port);
+    LOOKUPS.fetch_add(1, Ordering::AcqRel);
+    let spawned = std::thread::Builder::new()
+        .name(String::from("corprof-lookup"))
+        .spawn(move || {
+            let found = (name.0.as_str(), name.1)
+                .to_socket_addrs()
+                .map(|a| a.collect::<Vec<_>>());
+            let _ = tx.send(found);
+            LOOKUPS.fetch_sub(1, Ordering::AcqRel);
+        });
+    if let Err(error) = spawned {
+        LOOKUPS.fetch_sub(1, Ordering::AcqRel);
+        return Err(HttpError::Connect(error));
+    }
+    match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Ok(addresses)) => Ok(addresses),
+        Ok(Err(error)) => Err(HttpError::Connect(error)),
+        Err(_) => Err(HttpError::Timeout),
+    }
+}
+
+/// The wait for one blocking call: at most [`SLICE`], `step` (what is left
+/// of a step's own timeout) and what is left until `deadline`; `None` when
+/// nothing is left.
+fn slice(step: Duration, deadline: Instant) -> Option<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now()).min(step);
+    // A zero timeout is refused by `set_*_timeout`.
+    (left >= Duration::from_millis(1)).then(|| left.min(SLICE))
+}
+
 /// Sends `head` (the request line and headers, ending in the blank line)
 /// and `body` to `url`'s host with `Connection: close` semantics, and reads
-/// the response, every step bounded by `timeouts`.
+/// the response: all of it within [`Timeouts::exchange`], each step within
+/// its own timeout ([`exchange_until`]).
 pub fn exchange(
     url: &Url,
     head: &[u8],
     body: &[u8],
     timeouts: Timeouts,
 ) -> Result<Response, HttpError> {
-    let addresses = (url.host.trim_matches(|c| c == '[' || c == ']'), url.port)
-        .to_socket_addrs()
-        .map_err(HttpError::Connect)?;
+    let deadline = Instant::now() + timeouts.exchange;
+    exchange_until(url, head, body, timeouts, &|| deadline)
+}
+
+/// [`exchange`] that ends by `deadline()` as well, asked again at least
+/// every 100 ms of a blocking step (so that a deadline moved earlier
+/// meanwhile is kept: the push exporter's shutdown), and by
+/// [`Timeouts::exchange`] from its start: the name lookup, each address's
+/// connection, the request and the response all count against it.
+pub fn exchange_until(
+    url: &Url,
+    head: &[u8],
+    body: &[u8],
+    timeouts: Timeouts,
+    deadline: &dyn Fn() -> Instant,
+) -> Result<Response, HttpError> {
+    let own = Instant::now() + timeouts.exchange;
+    let until = || deadline().min(own);
+    let host = url.host.trim_matches(|c| c == '[' || c == ']');
+    let addresses = resolve(host, url.port, until())?;
     let mut last = None;
     let mut stream = None;
     for address in addresses {
-        match TcpStream::connect_timeout(&address, timeouts.connect) {
+        // A connection is not sliced: it waits its timeout, or what is
+        // left of the exchange, whichever is less.
+        let Some(wait) = slice(timeouts.connect, until()).map(|_| {
+            timeouts
+                .connect
+                .min(until().saturating_duration_since(Instant::now()))
+        }) else {
+            return Err(HttpError::Timeout);
+        };
+        match TcpStream::connect_timeout(&address, wait) {
             Ok(s) => {
                 stream = Some(s);
                 break;
@@ -494,33 +598,52 @@ pub fn exchange(
             )),
         });
     };
-    stream
-        .set_write_timeout(Some(timeouts.write))
-        .map_err(HttpError::Io)?;
-    stream
-        .set_read_timeout(Some(timeouts.read))
-        .map_err(HttpError::Io)?;
     let _ = stream.set_nodelay(true);
-    stream.write_all(head).map_err(io_error)?;
-    stream.write_all(body).map_err(io_error)?;
-    stream.flush().map_err(io_error)?;
-    let deadline = Instant::now() + timeouts.read;
+    for part in [head, body] {
+        let mut sent = 0;
+        let mut progress = Instant::now();
+        while sent < part.len() {
+            let step = timeouts.write.saturating_sub(progress.elapsed());
+            let wait = slice(step, until()).ok_or(HttpError::Timeout)?;
+            stream
+                .set_write_timeout(Some(wait))
+                .map_err(HttpError::Io)?;
+            match stream.write(&part[sent..]) {
+                Ok(0) => {
+                    return Err(HttpError::Io(std::io::ErrorKind::WriteZero.into()));
+                }
+                Ok(n) => {
+                    sent += n;
+                    progress = Instant::now();
+                }
+                Err(e) if is_timeout(&e) || e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(HttpError::Io(e)),
+            }
+        }
+    }
+    let response_by = Instant::now() + timeouts.read;
     let mut received = Vec::with_capacity(1024);
     let mut buffer = [0u8; 4096];
+    let mut progress = Instant::now();
     loop {
+        let step = timeouts.read.saturating_sub(progress.elapsed());
+        let wait = slice(step, until().min(response_by)).ok_or(HttpError::Timeout)?;
+        stream.set_read_timeout(Some(wait)).map_err(HttpError::Io)?;
         let n = match stream.read(&mut buffer) {
             Ok(n) => n,
+            Err(e) if is_timeout(&e) || e.kind() == std::io::ErrorKind::Interrupted => continue,
             // A server that answers and resets without reading the rest
             // of the request: what it answered stands.
-            Err(e) if !is_timeout(&e) && !received.is_empty() => 0,
+            Err(_) if !received.is_empty() => 0,
             Err(e) => return Err(io_error(e)),
         };
+        progress = Instant::now();
         let take = n.min(MAX_RESPONSE - received.len());
         received.extend_from_slice(&buffer[..take]);
         let eof = n == 0 || received.len() >= MAX_RESPONSE;
         match parse_response(&received, eof) {
             Ok(Some(response)) => return Ok(response),
-            Ok(None) if Instant::now() < deadline => {}
+            Ok(None) if !eof => {}
             Ok(None) => return Err(HttpError::Timeout),
             Err(error) => return Err(HttpError::BadResponse(error)),
         }

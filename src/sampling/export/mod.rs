@@ -353,6 +353,16 @@ impl Pipeline {
     }
 }
 
+/// A pipeline dropped without [`Pipeline::finish`] (a sampler that failed
+/// to start after it, or dropped without a stop): the queue is closed, so
+/// that the export thread exports what is queued, finishes the exporters
+/// (their threads end too) and ends, rather than wait forever.
+impl Drop for Pipeline {
+    fn drop(&mut self) {
+        self.queue.close();
+    }
+}
+
 /// A period's profile as exporters get it.
 fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
     let pprof = profile.to_pprof();
@@ -612,6 +622,31 @@ mod tests {
         let stats = pipeline.stats();
         assert_eq!((stats.periods, stats.exported, stats.dropped), (6, 5, 1));
         assert_eq!(stats.exporters[0].exported, 5);
+    }
+
+    /// Dropped without a finish (the error paths of a sampler's start):
+    /// the export thread finishes the exporters and ends.
+    #[test]
+    fn a_dropped_pipeline_ends_its_thread() {
+        let finished = Arc::new(Mutex::new(false));
+        let recorder = Recorder {
+            got: Arc::new(Mutex::new(Vec::new())),
+            release: None,
+            finished: Arc::clone(&finished),
+        };
+        let pipeline =
+            Pipeline::start(alloc::vec![Box::new(recorder) as Box<dyn Exporter>]).unwrap();
+        let shared = Arc::clone(&pipeline.shared);
+        // Running: nothing ends it but a close.
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!*lock(&shared.done) && !*lock(&finished));
+        drop(pipeline);
+        let start = Instant::now();
+        while !*lock(&shared.done) {
+            assert!(start.elapsed() < Duration::from_secs(10), "still running");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(*lock(&finished));
     }
 
     #[test]

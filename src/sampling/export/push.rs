@@ -21,7 +21,7 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Instant, UNIX_EPOCH};
 
-use super::http::{exchange, percent_encode, Timeouts, Url};
+use super::http::{exchange_until, lookups_running, percent_encode, Timeouts, Url};
 use super::queue::{backoff, Queue};
 use super::{lock, Exporter, ExporterStats, FailureCause, PeriodProfile};
 
@@ -55,7 +55,8 @@ pub struct PushOptions {
     pub backoff: Duration,
     /// The longest wait between attempts.
     pub max_backoff: Duration,
-    /// Connect, write and read timeouts.
+    /// Connect, write, read and whole-exchange timeouts (each attempt is
+    /// one exchange; at shutdown, the finish's deadline ends it too).
     pub timeouts: Timeouts,
 }
 
@@ -222,17 +223,20 @@ impl Shared {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
-            let mut timeouts = self.options.timeouts;
-            if let Some(d) = deadline {
-                // At shutdown, no step may outlast the deadline.
-                let left = d
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_millis(10));
-                timeouts.connect = timeouts.connect.min(left);
-                timeouts.write = timeouts.write.min(left);
-                timeouts.read = timeouts.read.min(left);
-            }
-            let outcome = match exchange(&self.target.url, &head, &body, timeouts) {
+            // One deadline for the whole exchange, and the shutdown's as
+            // soon as `finish` sets one (asked again while it runs).
+            let shutdown = || {
+                lock(&self.deadline)
+                    .unwrap_or_else(|| Instant::now() + self.options.timeouts.exchange)
+            };
+            let exchanged = exchange_until(
+                &self.target.url,
+                &head,
+                &body,
+                self.options.timeouts,
+                &shutdown,
+            );
+            let outcome = match exchanged {
                 Ok(r) if (200..300).contains(&r.status) => Outcome::Accepted,
                 Ok(r) if (400..500).contains(&r.status) => {
                     Outcome::Refused(format!("HTTP {}: {}", r.status, r.body.trim()))
@@ -287,9 +291,15 @@ impl Exporter for PushExporter {
             while !thread.is_finished() && Instant::now() < deadline + Duration::from_millis(200) {
                 std::thread::sleep(Duration::from_millis(5));
             }
+            // A name lookup given up at its deadline runs on until
+            // `getaddrinfo` returns: still code of this library running.
+            let lookups = || lookups_running() > 0;
+            while lookups() && Instant::now() < deadline + Duration::from_millis(200) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
             if thread.is_finished() {
                 let _ = thread.join();
-                lock(&self.shared.stats).running = false;
+                lock(&self.shared.stats).running = lookups();
             } else {
                 lock(&self.shared.stats).running = true;
             }
@@ -316,6 +326,7 @@ impl Drop for PushExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::export::http::HttpError;
     use std::time::SystemTime;
 
     #[test]
@@ -447,6 +458,102 @@ mod tests {
         let stats = push_to(target);
         assert_eq!((stats.exported, stats.dropped), (0, 1));
         assert_eq!(stats.failures_of(FailureCause::Connect), 3, "{stats:?}");
+    }
+
+    /// A server on 127.0.0.1 that accepts one connection and then takes
+    /// its request a byte a second; its URL, and a flag that stops it.
+    fn draining_server() -> (PushTarget, Arc<core::sync::atomic::AtomicBool>) {
+        use core::sync::atomic::{AtomicBool, Ordering};
+        use std::io::Read;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut byte = [0u8; 1];
+            while !stopped.load(Ordering::SeqCst) {
+                if stream.read(&mut byte).unwrap_or(0) == 0 {
+                    break;
+                }
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        });
+        let url = format!("http://127.0.0.1:{port}");
+        (PushTarget::parse(&url).unwrap(), stop)
+    }
+
+    /// A period far larger than the socket buffers (loopback's grow to a
+    /// few MB): its request cannot be taken without the peer reading it.
+    fn large_period() -> PeriodProfile {
+        PeriodProfile {
+            pprof_gz: alloc::vec![0x5a; 32 << 20],
+            ..one_period()
+        }
+    }
+
+    /// The timeouts of these tests: a minute for each step to make progress
+    /// (a peer draining a byte a second always does, to the kernel), so
+    /// that only the exchange's own deadline can end it.
+    fn patient() -> Timeouts {
+        Timeouts::default()
+            .with_write(Duration::from_secs(60))
+            .with_exchange(Duration::from_secs(60))
+    }
+
+    /// One deadline for the whole exchange: against a peer that drains
+    /// the request a byte a second, the exchange ends at its deadline (one
+    /// second), not at a per-write timeout (a minute).
+    #[test]
+    fn an_exchange_with_a_peer_draining_a_byte_a_second_ends_at_its_deadline() {
+        use core::sync::atomic::Ordering;
+        let (target, stop) = draining_server();
+        let period = large_period();
+        let (head, body) = ingest_request(&target.url, "app", &period, "b");
+        let start = Instant::now();
+        let timeouts = patient().with_exchange(Duration::from_secs(1));
+        let result = crate::sampling::export::http::exchange(&target.url, &head, &body, timeouts);
+        let took = start.elapsed();
+        stop.store(true, Ordering::SeqCst);
+        assert!(matches!(result, Err(HttpError::Timeout)), "{result:?}");
+        // It waited (the request did not fit in the buffers), then gave up
+        // at the deadline.
+        assert!(
+            (Duration::from_millis(900)..Duration::from_secs(3)).contains(&took),
+            "{took:?}"
+        );
+    }
+
+    /// The push thread stuck in such an exchange (each step's timeout a
+    /// minute): `finish` sets the shutdown's deadline, the exchange keeps
+    /// it, and the push thread has ended when `finish` returns (what a
+    /// detach waits for: `Sampler::threads_ended`).
+    #[test]
+    fn a_push_to_a_peer_draining_a_byte_a_second_ends_at_the_finish_deadline() {
+        use core::sync::atomic::Ordering;
+        let (target, stop) = draining_server();
+        let options = PushOptions {
+            attempts: 1,
+            timeouts: patient(),
+            ..PushOptions::default()
+        };
+        let mut exporter = PushExporter::start(target, "app", options).unwrap();
+        exporter.export(&large_period());
+        // The push thread is in the exchange, blocked in a write.
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(lock(&exporter.shared.stats).running);
+        let start = Instant::now();
+        exporter.finish(Instant::now() + Duration::from_secs(1));
+        let took = start.elapsed();
+        stop.store(true, Ordering::SeqCst);
+        let stats = exporter.stats();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        assert_eq!(
+            (stats.exported, stats.dropped, stats.running),
+            (0, 1, false),
+            "{stats:?}"
+        );
+        assert_eq!(stats.failures_of(FailureCause::Timeout), 1, "{stats:?}");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 // (tests/e2e_sampler.rs): for SECONDS (argument 1, default 20),
 //
 // - a spawner keeps about 8 short-lived threads alive, each doing a
-//   little work (allocations, a thrown and caught exception) for 1-4 ms
-//   and ending;
+//   little work (allocations, a thrown and caught exception) for MS to
+//   MS + 3 milliseconds (argument 2, default 1) and ending;
 // - "Sleeper" checks that Thread.Sleep(50) never returns early (it is
 //   interrupted by signals and must resume the rest);
 // - "Waiter" checks that Monitor.Wait(lock, 40) waits its timeout when
@@ -30,6 +30,7 @@ namespace E2E.ThreadChurn
         static int failures;
         static long created;
         static object sink;
+        static int lifetime = 1;
 
         static void Fail(string what)
         {
@@ -66,7 +67,7 @@ namespace E2E.ThreadChurn
                     if (live[i] != null && live[i].IsAlive) continue;
                     if (live[i] != null) live[i].Join();
                     live[i] = new Thread(ShortLived);
-                    live[i].Start(1 + rng.Next(4));
+                    live[i].Start(lifetime + rng.Next(4));
                     Interlocked.Increment(ref created);
                 }
                 Thread.Sleep(1);
@@ -140,6 +141,7 @@ namespace E2E.ThreadChurn
         public static int Main(string[] args)
         {
             double seconds = args.Length > 0 ? double.Parse(args[0]) : 20.0;
+            if (args.Length > 1) lifetime = int.Parse(args[1]);
             var threads = new[]
             {
                 new Thread(Spawner) { Name = "Spawner" },
