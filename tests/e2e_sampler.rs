@@ -932,7 +932,12 @@ fn churn_under_1khz(seconds: u32) {
     // per name of the ended ones (the short-lived threads have none: one
     // slot for them all), not one per thread ever seen. A sample recorded
     // after its thread's slot ended is dropped (late), never a new slot.
-    let threads = summary["threads"].split(',').count();
+    // (Not counting the memory parts' synthetic threads: `GC`, and `live
+    // heap age N`, one per age bucket.)
+    let threads = summary["threads"]
+        .split(',')
+        .filter(|t| *t != "GC" && !t.starts_with("live heap"))
+        .count();
     let per_thread = summary["thread_samples"].split(',').count();
     assert!(
         threads <= 32,

@@ -396,13 +396,36 @@ impl LiveHeap<ObjectHandle> {
     }
 }
 
-/// The live objects grouped by age in GCs, each group a map from stack to
-/// summed (objects, bytes).
+/// The first age (in GCs survived) of `age`'s bucket: 0, 1, then powers of
+/// two (2-3, 4-7, 8-15, ...), so a long run has a few dozen ages at most,
+/// not one per GC (each is a profile thread and a label value).
+pub(crate) fn age_bucket(age: u64) -> u64 {
+    match age {
+        0 | 1 => age,
+        _ => 1 << (63 - age.leading_zeros()),
+    }
+}
+
+/// The label of the bucket that starts at `start` ([`age_bucket`]): `0`,
+/// `1`, `2-3`, `4-7`, ...
+pub(crate) fn age_bucket_label(start: u64) -> String {
+    match start {
+        0 | 1 => alloc::format!("{start}"),
+        _ => {
+            let last = start.checked_mul(2).map_or(u64::MAX, |end| end - 1);
+            alloc::format!("{start}-{last}")
+        }
+    }
+}
+
+/// The live objects grouped by age bucket ([`age_bucket`]: the key is the
+/// bucket's first age), each group a map from stack to summed (objects,
+/// bytes).
 pub(crate) fn by_age(objects: &[LiveObject]) -> BTreeMap<u64, BTreeMap<Vec<FrameId>, (f64, f64)>> {
     let mut groups: BTreeMap<u64, BTreeMap<Vec<FrameId>, (f64, f64)>> = BTreeMap::new();
     for o in objects {
         let sum = groups
-            .entry(o.age)
+            .entry(age_bucket(o.age))
             .or_default()
             .entry(o.stack.clone())
             .or_default();
@@ -416,6 +439,40 @@ pub(crate) fn by_age(objects: &[LiveObject]) -> BTreeMap<u64, BTreeMap<Vec<Frame
 mod tests {
     use super::*;
     use crate::profile::Frames;
+
+    #[test]
+    fn ages_fall_in_power_of_two_buckets() {
+        let buckets: Vec<(u64, u64)> = [0, 1, 2, 3, 4, 7, 8, 1000, u64::MAX]
+            .iter()
+            .map(|&a| (a, age_bucket(a)))
+            .collect();
+        assert_eq!(
+            buckets,
+            [
+                (0, 0),
+                (1, 1),
+                (2, 2),
+                (3, 2),
+                (4, 4),
+                (7, 4),
+                (8, 8),
+                (1000, 512),
+                (u64::MAX, 1 << 63)
+            ]
+        );
+        let labels: Vec<String> = [0, 1, 2, 4, 512, 1 << 63].map(age_bucket_label).to_vec();
+        assert_eq!(
+            labels,
+            [
+                "0",
+                "1",
+                "2-3",
+                "4-7",
+                "512-1023",
+                "9223372036854775808-18446744073709551615"
+            ]
+        );
+    }
 
     /// The table with plain numbers for handles: the limit, skips, sweeps
     /// that drop the collected and keep what was added meanwhile, ages in
@@ -474,10 +531,11 @@ mod tests {
         // A handle that could not be made is an error, not an entry.
         heap.insert(None, alloc::vec![kept], 1.0, 1.0);
         assert_eq!((heap.stats().handle_errors, heap.stats().live), (2, 2));
-        // Grouped by age: one stack each.
+        // Grouped by age bucket: ages 3 and 2 share the bucket 2-3, their
+        // one stack summed.
         let groups = by_age(&live);
-        assert_eq!(groups.len(), 2);
-        assert_eq!(groups[&3][&alloc::vec![kept]], (2.0, 200.0));
+        assert_eq!(groups.len(), 1);
+        assert_eq!(groups[&2][&alloc::vec![kept]], (3.0, 300.0));
         let _ = dropped;
         // The stop wakes the waiting sweeper with `false`.
         lock(&heap.signal).stop = true;

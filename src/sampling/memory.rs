@@ -8,7 +8,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::gc_pauses::{pause_frame, GcKind, PauseTotal};
-use super::live_heap::{by_age, LiveObject};
+use super::live_heap::{age_bucket_label, by_age, LiveObject};
 use super::sampler::{ThreadProfile, GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES};
 use crate::profile::{FrameId, Frames, StackTree};
 
@@ -36,8 +36,9 @@ pub(super) fn gc_thread(
     })
 }
 
-/// The live objects as threads of their own, one per age in GCs, named
-/// `live heap, age N` ([`LIVE_HEAP_THREAD`]): each object's allocation
+/// The live objects as threads of their own, one per age bucket in GCs
+/// (`0`, `1`, `2-3`, `4-7`, ...), named `live heap age N`
+/// ([`LIVE_HEAP_THREAD`]): each object's allocation
 /// stack (frames of `source`, interned into `frames`) with its estimated
 /// objects and bytes in [`INUSE_OBJECTS`] and [`INUSE_SPACE`].
 pub(super) fn live_threads(
@@ -60,7 +61,7 @@ pub(super) fn live_threads(
                 tree.add(stack, &values);
             }
             ThreadProfile {
-                name: alloc::format!("{LIVE_HEAP_THREAD}, age {age}"),
+                name: alloc::format!("{LIVE_HEAP_THREAD} age {}", age_bucket_label(age)),
                 os_thread: 0,
                 tree,
             }
@@ -68,7 +69,7 @@ pub(super) fn live_threads(
         .collect()
 }
 
-/// The name (before `, age N`) of the synthetic threads that hold the live
+/// The name (before ` age N`) of the synthetic threads that hold the live
 /// heap; in pprof, their samples carry labels `thread` (this),
 /// `object_type` (the allocated type) and `gc_age` (GCs survived).
 pub const LIVE_HEAP_THREAD: &str = "live heap";

@@ -48,7 +48,7 @@ impl Profile {
             if let Some(age) = thread
                 .name
                 .strip_prefix(LIVE_HEAP_THREAD)
-                .and_then(|rest| rest.strip_prefix(", age "))
+                .and_then(|rest| rest.strip_prefix(" age "))
             {
                 self.live_heap_samples(&mut pprof, thread, age);
                 continue;
