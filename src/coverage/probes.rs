@@ -1,8 +1,9 @@
 //! The IL probes: a counter increment at each sequence point and on each
 //! arm of each conditional branch, written with the crate's CIL codec.
 //!
-//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i4; ldc.i4.1; add;
-//! stind.i4`: it adds one to a native `u32` counter, leaves the evaluation
+//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i8; ldc.i4.1; conv.i8;
+//! add; stind.i8`: it adds one to a native `u64` counter (which does not
+//! wrap in a program's life: 2^64 increments), leaves the evaluation
 //! stack as it found it (so it may stand where the stack is not empty, as
 //! at the start of a `catch` handler) and calls nothing. The increment is
 //! not atomic: on several threads at once counts may come out low (never a
@@ -286,17 +287,20 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
     plan
 }
 
-/// The seven instructions of one probe, inserted before index `at`;
+/// The eight instructions of one probe, inserted before index `at`;
 /// returns the label of the first.
 fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label, Error> {
     let first = body.insert(at, OpCode::LDC_I8, Operand::I64(address as i64))?;
     let rest = [
         OpCode::CONV_U,
         OpCode::DUP,
-        OpCode::LDIND_I4,
+        OpCode::LDIND_I8,
         OpCode::LDC_I4_1,
+        // ECMA-335 III.1.5, binary numeric operations: `add` takes two
+        // int64 or two int32, not one of each.
+        OpCode::CONV_I8,
         OpCode::ADD,
-        OpCode::STIND_I4,
+        OpCode::STIND_I8,
     ];
     for (n, opcode) in rest.into_iter().enumerate() {
         body.insert(at + 1 + n, opcode, Operand::None)?;
@@ -304,11 +308,14 @@ fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label,
     Ok(first)
 }
 
-/// The number of instructions [`insert_probe`] adds.
-const PROBE_LEN: usize = 7;
+/// The bytes of one counter: a `u64`.
+pub const COUNTER_SIZE: u64 = 8;
 
-/// Inserts the probes of `plan` into `body`; counter slot `n` is the `u32`
-/// at `base + 4 * n`. Max stack is left to the caller
+/// The number of instructions [`insert_probe`] adds.
+const PROBE_LEN: usize = 8;
+
+/// Inserts the probes of `plan` into `body`; counter slot `n` is the `u64`
+/// at `base + 8 * n` (`base` 8-aligned). Max stack is left to the caller
 /// ([`MethodBody::update_max_stack`]).
 ///
 /// Branch arms first: after a conditional branch come the fall-through
@@ -318,7 +325,7 @@ const PROBE_LEN: usize = 7;
 /// the instruction (branches, switch targets, exception clause boundaries)
 /// points at the probe, so a jump to a line counts it.
 pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), Error> {
-    let address = |slot: usize| base + 4 * slot as u64;
+    let address = |slot: usize| base + COUNTER_SIZE * slot as u64;
     let label_at = |body: &MethodBody, offset: u32| {
         body.instructions()
             .iter()
@@ -484,8 +491,8 @@ mod handler_tests {
         apply(&mut body, &plan, 0x1000).unwrap();
         let ins = body.instructions();
         for (c, first, original) in [
-            (&body.clauses()[0], 0x1000 + 4, OpCode::POP),
-            (&body.clauses()[1], 0x1000 + 12, OpCode::LDC_I4_0),
+            (&body.clauses()[0], 0x1000 + 8, OpCode::POP),
+            (&body.clauses()[1], 0x1000 + 24, OpCode::LDC_I4_0),
         ] {
             // The handler begins with the point's probe, then its own code.
             let start = body.position(c.handler_start).unwrap();

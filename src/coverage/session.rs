@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::format;
 use std::path::PathBuf;
 use std::string::String;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
@@ -74,7 +74,7 @@ struct Instrumented {
     /// A state machine's `MoveNext` (an `async` or iterator method's body).
     state_machine: bool,
     points: Vec<pdb::SequencePoint>,
-    counters: &'static [AtomicU32],
+    counters: &'static [AtomicU64],
     plan: probes::ProbePlan,
 }
 
@@ -338,7 +338,7 @@ impl Coverage {
         module: ModuleID,
         method: mdMethodDef,
         debug: &pdb::MethodDebugInfo,
-    ) -> core::result::Result<(&'static [AtomicU32], probes::ProbePlan), String> {
+    ) -> core::result::Result<(&'static [AtomicU64], probes::ProbePlan), String> {
         let original = info
             .il_function_body(module, method)
             .map_err(|e| format!("GetILFunctionBody: {e}"))?;
@@ -351,9 +351,9 @@ impl Coverage {
             self.options.branches,
         );
         // The counters live as long as the process: the code refers to them.
-        let counters: &'static [AtomicU32] = Vec::leak(
+        let counters: &'static [AtomicU64] = Vec::leak(
             (0..plan.counters.len().max(1))
-                .map(|_| AtomicU32::new(0))
+                .map(|_| AtomicU64::new(0))
                 .collect(),
         );
         let base = counters.as_ptr() as usize as u64;
@@ -396,7 +396,7 @@ impl Coverage {
                 let hits = m
                     .counters
                     .get(m.plan.counter_of(slot))
-                    .map_or(0, |c| u64::from(c.load(Ordering::Relaxed)));
+                    .map_or(0, |c| c.load(Ordering::Relaxed));
                 match *counter {
                     Counter::Entry => entries = hits,
                     Counter::SequencePoint { il_offset } => {
