@@ -94,7 +94,7 @@ const ROOMS: &[(&str, &[&[&str]])] = &[(
     "coverage",
     &[
         // Formats and the IL rewriting: nothing of coverage's own.
-        &["filter", "inflate", "pdb", "probes", "report"],
+        &["claims", "filter", "inflate", "pdb", "probes", "report"],
         // The assembly's debug directory (its embedded PDB, inflated).
         &["pe"],
         // The settings; a module's PDB found and parsed.

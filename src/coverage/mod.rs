@@ -24,6 +24,7 @@
 //! `async`/iterator method a state machine belongs to) are left alone.
 //! docs/coverage.md says how to run it and what it does not do.
 
+mod claims;
 mod component;
 pub mod filter;
 pub mod inflate;

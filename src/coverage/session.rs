@@ -3,14 +3,16 @@
 //! inlinings keep the probes, and turns the counters into the reports.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::format;
 use std::path::PathBuf;
 use std::string::String;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use std::vec::Vec;
 
+use super::claims::{Claim, ClaimGuard, Claims, Outcome};
 use super::naming::{catalog, naming};
 use super::options::{CoverageOptions, CoverageStats};
 use super::pdb::{self, PortablePdb};
@@ -23,17 +25,10 @@ use crate::facade::{MetadataImport, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::{FunctionID, ModuleID};
 
-/// Where a method stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Outcome {
-    /// Being instrumented by a thread: not to be inlined yet.
-    Pending,
-    /// Excluded, failed or without sequence points: its IL is final.
-    Settled,
-    /// Given probes: its IL is final. `done`: the [`EPOCH`] taken once
-    /// `SetILFunctionBody` had returned.
-    Instrumented { done: u64 },
-}
+/// How long a JIT compilation waits for another thread to finish
+/// instrumenting its method: far longer than a rewrite takes (tens of
+/// microseconds), short of a hang if that thread is stuck.
+const CLAIM_WAIT: Duration = Duration::from_secs(30);
 
 /// A clock of the events that order IL reads: taken once a method's new IL
 /// is installed, and at each `JITCompilationStarted`. SeqCst read-modify-
@@ -83,7 +78,7 @@ struct Instrumented {
 pub struct Coverage {
     options: CoverageOptions,
     modules: Modules,
-    seen: Mutex<HashMap<(ModuleID, u32), Outcome>>,
+    seen: Claims<(ModuleID, u32)>,
     methods: Mutex<Vec<Instrumented>>,
     set_aside: Mutex<HashSet<(ModuleID, u32)>>,
     counts: [AtomicU64; 8],
@@ -95,7 +90,7 @@ impl Coverage {
         Coverage {
             options,
             modules: Modules::default(),
-            seen: Mutex::default(),
+            seen: Claims::default(),
             methods: Mutex::default(),
             set_aside: Mutex::default(),
             counts: Default::default(),
@@ -158,9 +153,9 @@ impl Coverage {
     /// that was never compiled is instrumented here, so that later
     /// compilations may inline it.
     pub fn jit_inlining(&self, info: &ProfilerInfo, callee: FunctionID) -> bool {
-        let allowed = match self.instrument(info, callee) {
+        let allowed = match self.instrument(info, callee, false) {
             Outcome::Settled => return true,
-            Outcome::Pending => false,
+            Outcome::Pending { .. } => false,
             Outcome::Instrumented { done } => compilations_started().is_some_and(|s| done < s),
         };
         self.count(if allowed { 5 } else { 7 }, 1);
@@ -216,7 +211,7 @@ impl Coverage {
     pub fn jit_compilation_started(&self, info: &ProfilerInfo, function: FunctionID) {
         let epoch = EPOCH.fetch_add(1, Ordering::SeqCst);
         let _ = COMPILING.try_with(|stack| stack.borrow_mut().push((function.0, epoch)));
-        let _ = self.instrument(info, function);
+        let _ = self.instrument(info, function, true);
     }
 
     /// The JIT compilation of `function` on this thread is over (call it
@@ -231,8 +226,11 @@ impl Coverage {
         });
     }
 
-    /// Instruments `function` once; what became of it.
-    fn instrument(&self, info: &ProfilerInfo, function: FunctionID) -> Outcome {
+    /// Instruments `function` once; what became of it. With `wait` (a
+    /// compilation of `function` itself), a method another thread is
+    /// instrumenting is waited for ([`CLAIM_WAIT`] at most), so that the
+    /// JIT never reads its IL before the probes are in.
+    fn instrument(&self, info: &ProfilerInfo, function: FunctionID, wait: bool) -> Outcome {
         let Ok(function) = info.function_info(function) else {
             return Outcome::Settled;
         };
@@ -243,26 +241,34 @@ impl Coverage {
             return Outcome::Settled;
         };
         let key = (function.module, function.token.0);
-        if let Some(&state) = lock(&self.seen).get(&key) {
+        if let Some(state) = self.seen.get(key).filter(|_| !wait) {
             return state;
         }
         if pdb
             .method(function.token.0)
             .map_or(true, |m| m.sequence_points.is_empty())
         {
-            if lock(&self.seen).insert(key, Outcome::Settled).is_none() {
+            if self.seen.note(key, Outcome::Settled) {
                 self.count(1, 1);
             }
             return Outcome::Settled;
         }
         // Claim the method; another thread may have been first.
-        {
-            let mut seen = lock(&self.seen);
-            if let Some(&state) = seen.get(&key) {
-                return state;
+        match self.seen.claim(key, wait.then_some(CLAIM_WAIT)) {
+            Claim::Mine => {}
+            Claim::Known(Outcome::Pending { by }) if wait && by != std::thread::current().id() => {
+                log(format_args!(
+                    "method {:#010x}: still being instrumented by another thread after {} s; \
+                     compiled as it is",
+                    function.token.0,
+                    CLAIM_WAIT.as_secs()
+                ));
+                return Outcome::Pending { by };
             }
-            seen.insert(key, Outcome::Pending);
+            Claim::Known(outcome) => return outcome,
         }
+        // Settled at the end, or as `Settled` if this panics first.
+        let claim = ClaimGuard::new(&self.seen, key);
         let outcome =
             if self.instrument_claimed(info, &module, pdb, function.module, function.token) {
                 // After SetILFunctionBody returned: a compilation that
@@ -273,7 +279,7 @@ impl Coverage {
             } else {
                 Outcome::Settled
             };
-        lock(&self.seen).insert(key, outcome);
+        claim.settle(outcome);
         outcome
     }
 
