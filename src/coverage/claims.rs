@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
@@ -51,6 +51,8 @@ pub(super) struct Claims<K> {
     settled: Condvar,
     /// Threads waiting in [`claim`](Claims::claim) now (for the tests).
     waiting: AtomicUsize,
+    /// Calls of [`claim`](Claims::claim) that waited, in all.
+    waits: AtomicU64,
 }
 
 impl<K> Default for Claims<K> {
@@ -59,6 +61,7 @@ impl<K> Default for Claims<K> {
             outcomes: Mutex::new(HashMap::new()),
             settled: Condvar::new(),
             waiting: AtomicUsize::new(0),
+            waits: AtomicU64::new(0),
         }
     }
 }
@@ -89,6 +92,7 @@ impl<K: Hash + Eq + Copy> Claims<K> {
         let me = thread::current().id();
         let start = Instant::now();
         let mut outcomes = lock(&self.outcomes);
+        let mut waited = false;
         loop {
             match outcomes.get(&key).copied() {
                 None => {
@@ -103,6 +107,10 @@ impl<K: Hash + Eq + Copy> Claims<K> {
                     else {
                         return Claim::Known(Outcome::Pending { by });
                     };
+                    if !waited {
+                        waited = true;
+                        self.waits.fetch_add(1, Ordering::Relaxed);
+                    }
                     self.waiting.fetch_add(1, Ordering::SeqCst);
                     outcomes = match self.settled.wait_timeout(outcomes, left) {
                         Ok((guard, _)) => guard,
@@ -120,6 +128,11 @@ impl<K: Hash + Eq + Copy> Claims<K> {
     pub(super) fn settle(&self, key: K, outcome: Outcome) {
         lock(&self.outcomes).insert(key, outcome);
         self.settled.notify_all();
+    }
+
+    /// Calls of [`claim`](Claims::claim) that waited, in all.
+    pub(super) fn waits(&self) -> u64 {
+        self.waits.load(Ordering::Relaxed)
     }
 
     /// Threads waiting in [`claim`](Claims::claim) now.
@@ -203,6 +216,7 @@ mod tests {
         assert_eq!(claim, Claim::Known(Outcome::Instrumented { done: 5 }));
         assert!(saw_installed, "returned before the probes were installed");
         assert_eq!(claims.waiting(), 0);
+        assert_eq!(claims.waits(), 1);
     }
 
     #[test]
@@ -241,6 +255,7 @@ mod tests {
         until(|| claims.waiting() == 1);
         drop(guard);
         assert_eq!(other.join().unwrap(), Claim::Known(Outcome::Settled));
+        assert_eq!(claims.waits(), 1);
         assert!(!claims.note(3, Outcome::Settled), "already known");
         assert!(claims.note(4, Outcome::Settled));
         assert_eq!(claims.get(4), Some(Outcome::Settled));

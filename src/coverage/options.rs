@@ -122,6 +122,10 @@ pub struct CoverageStats {
     /// because the IL it had read might not carry the probes yet (the
     /// method was instrumented during, or just before, that compilation).
     pub inlining_refused: u64,
+    /// Times a JIT compilation waited for another thread to finish
+    /// writing its method's probes (instead of compiling the IL without
+    /// them).
+    pub compilations_waited: u64,
     /// Covered methods whose precompiled (ReadyToRun) code was set aside,
     /// so that the JIT compiled them from their instrumented IL.
     pub precompiled: u64,

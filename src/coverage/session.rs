@@ -114,6 +114,7 @@ impl Coverage {
             inlined: c(5),
             precompiled: c(6),
             inlining_refused: c(7),
+            compilations_waited: self.seen.waits(),
         }
     }
 
