@@ -242,7 +242,12 @@ impl Coverage {
             return Outcome::Settled;
         };
         let key = (function.module, function.token.0);
-        if let Some(state) = self.seen.get(key).filter(|_| !wait) {
+        // Known and final (or pending, for a caller that does not wait).
+        if let Some(state) = self
+            .seen
+            .get(key)
+            .filter(|s| !wait || !matches!(s, Outcome::Pending { .. }))
+        {
             return state;
         }
         if pdb
