@@ -1,9 +1,9 @@
 //! The IL probes: a counter increment at each sequence point and on each
 //! arm of each conditional branch, written with the crate's CIL codec.
 //!
-//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i8; ldc.i4.1; conv.i8;
-//! add; stind.i8`: it adds one to a native `u64` counter (which does not
-//! wrap in a program's life: 2^64 increments), leaves the evaluation
+//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i; ldc.i4.1; add;
+//! stind.i` (a 64-bit process; see [`increment`]): it adds one to a native
+//! `u64` counter (which does not wrap in a program's life), leaves the evaluation
 //! stack as it found it (so it may stand where the stack is not empty, as
 //! at the start of a `catch` handler) and calls nothing. The increment is
 //! not atomic: on several threads at once counts may come out low (never a
@@ -287,22 +287,51 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
     plan
 }
 
-/// The eight instructions of one probe, inserted before index `at`;
-/// returns the label of the first.
+/// The increment of a probe, after `ldc.i8 <address>; conv.u; dup`: the
+/// counter is a `u64` (it does not wrap in a program's life). In a 64-bit
+/// process a native int is 64 bits, and `ldind.i; ldc.i4.1; add; stind.i`
+/// adds to all of it (ECMA-335 III.1.5, table III.2: native int + int32 is
+/// a native int): the probe stays 15 bytes of IL, as with the former
+/// `u32` counters, so a method inlined with its probes before (the JIT's
+/// limit is 100 bytes of IL: `DEFAULT_MAX_INLINE_SIZE`) still is. In a
+/// 32-bit process it is `ldind.i8; ldc.i4.1; conv.i8; add; stind.i8`
+/// (`add` takes two int64 or two int32, not one of each).
+pub fn increment(native_64: bool) -> &'static [OpCode] {
+    if native_64 {
+        &INCREMENT_64
+    } else {
+        &INCREMENT_32
+    }
+}
+
+/// [`increment`] in a 64-bit process.
+const INCREMENT_64: [OpCode; 4] = [
+    OpCode::LDIND_I,
+    OpCode::LDC_I4_1,
+    OpCode::ADD,
+    OpCode::STIND_I,
+];
+
+/// [`increment`] in a 32-bit process.
+const INCREMENT_32: [OpCode; 5] = [
+    OpCode::LDIND_I8,
+    OpCode::LDC_I4_1,
+    OpCode::CONV_I8,
+    OpCode::ADD,
+    OpCode::STIND_I8,
+];
+
+/// Whether this process's native int is 64 bits (the profiler runs in it).
+const NATIVE_64: bool = cfg!(target_pointer_width = "64");
+
+/// The instructions of one probe, inserted before index `at`; returns the
+/// label of the first.
 fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label, Error> {
     let first = body.insert(at, OpCode::LDC_I8, Operand::I64(address as i64))?;
-    let rest = [
-        OpCode::CONV_U,
-        OpCode::DUP,
-        OpCode::LDIND_I8,
-        OpCode::LDC_I4_1,
-        // ECMA-335 III.1.5, binary numeric operations: `add` takes two
-        // int64 or two int32, not one of each.
-        OpCode::CONV_I8,
-        OpCode::ADD,
-        OpCode::STIND_I8,
-    ];
-    for (n, opcode) in rest.into_iter().enumerate() {
+    let rest = [OpCode::CONV_U, OpCode::DUP]
+        .iter()
+        .chain(increment(NATIVE_64));
+    for (n, &opcode) in rest.enumerate() {
         body.insert(at + 1 + n, opcode, Operand::None)?;
     }
     Ok(first)
@@ -312,7 +341,11 @@ fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label,
 pub const COUNTER_SIZE: u64 = 8;
 
 /// The number of instructions [`insert_probe`] adds.
-const PROBE_LEN: usize = 8;
+const PROBE_LEN: usize = 3 + if NATIVE_64 {
+    INCREMENT_64.len()
+} else {
+    INCREMENT_32.len()
+};
 
 /// Inserts the probes of `plan` into `body`; counter slot `n` is the `u64`
 /// at `base + 8 * n` (`base` 8-aligned). Max stack is left to the caller
