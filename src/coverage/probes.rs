@@ -292,8 +292,9 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
 /// process a native int is 64 bits, and `ldind.i; ldc.i4.1; add; stind.i`
 /// adds to all of it (ECMA-335 III.1.5, table III.2: native int + int32 is
 /// a native int): the probe stays 15 bytes of IL, as with the former
-/// `u32` counters, so a method inlined with its probes before (the JIT's
-/// limit is 100 bytes of IL: `DEFAULT_MAX_INLINE_SIZE`) still is. In a
+/// `u32` counters, so a method inlined with its probes before still is
+/// (the JIT never inlines more than 100 bytes of IL:
+/// `DEFAULT_MAX_INLINE_SIZE`, dotnet/runtime's jitconfigvalues.h). In a
 /// 32-bit process it is `ldind.i8; ldc.i4.1; conv.i8; add; stind.i8`
 /// (`add` takes two int64 or two int32, not one of each).
 pub fn increment(native_64: bool) -> &'static [OpCode] {
