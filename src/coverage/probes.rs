@@ -218,11 +218,16 @@ fn local(ins: &Instruction, load: bool) -> Option<u16> {
 /// `await`'s completion check, a `foreach`'s `Dispose` test) and the
 /// delegate cache test `ldsfld` / `dup` / `brtrue` of a lambda are the
 /// compiler's, not the user's, and are left out.
-fn user_branch(body: &MethodBody, index: usize, visible: &[u32], hidden: &[u32]) -> bool {
+fn user_branch<'a>(body: &MethodBody, index: usize, visible: &'a [u32], hidden: &'a [u32]) -> bool {
     let ins = body.instructions();
     let offset = ins[index].offset();
-    let v = visible.iter().rev().find(|&&o| o <= offset);
-    let h = hidden.iter().rev().find(|&&o| o <= offset);
+    // The last offset at or before the branch (both sorted: by halves).
+    let last = |offsets: &'a [u32]| {
+        let n = offsets.partition_point(|&o| o <= offset);
+        n.checked_sub(1).and_then(|i| offsets.get(i))
+    };
+    let v = last(visible);
+    let h = last(hidden);
     let Some(&v) = v else { return false };
     if index >= 2
         && ins[index - 1].opcode() == OpCode::DUP

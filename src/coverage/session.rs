@@ -412,7 +412,10 @@ impl Coverage {
                 match *counter {
                     Counter::Entry => entries = hits,
                     Counter::SequencePoint { il_offset } => {
-                        if let Some(p) = m.points.iter().find(|p| p.il_offset == il_offset) {
+                        // The points are by IL offset, strictly increasing
+                        // (the blob's deltas are positive): by halves.
+                        let at = m.points.binary_search_by_key(&il_offset, |p| p.il_offset);
+                        if let Some(p) = at.ok().and_then(|at| m.points.get(at)) {
                             coverage.points.push(PointHits {
                                 document: doc(p.document),
                                 start_line: p.start_line,
@@ -422,8 +425,8 @@ impl Coverage {
                         }
                     }
                     Counter::BranchArm { il_offset, arm } => {
-                        let Some(p) = m.points.iter().rev().find(|p| p.il_offset <= il_offset)
-                        else {
+                        let before = m.points.partition_point(|p| p.il_offset <= il_offset);
+                        let Some(p) = before.checked_sub(1).and_then(|at| m.points.get(at)) else {
                             continue;
                         };
                         coverage.branches.push(BranchHits {
