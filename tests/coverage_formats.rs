@@ -266,12 +266,12 @@ fn a_pdb_of_another_build_is_refused() {
 }
 
 /// Runs an instrumented body on a tiny interpreter of the opcodes it uses
-/// (the probes' and the test bodies'), with memory as a map of `u32`
+/// (the probes' and the test bodies'), with memory as a map of `u64`
 /// cells; returns what `ret` returned.
 fn interpret(
     body: &corprof::cil::MethodBody,
     mut arg: i64,
-    memory: &mut BTreeMap<u64, u32>,
+    memory: &mut BTreeMap<u64, u64>,
 ) -> i64 {
     use corprof::cil::{OpCode, Operand};
     let code = body.instructions();
@@ -288,18 +288,19 @@ fn interpret(
             (OpCode::LDC_I4_0, _) => stack.push(0),
             (OpCode::LDC_I4_1, _) => stack.push(1),
             (OpCode::LDC_I8, Operand::I64(v)) => stack.push(*v),
-            (OpCode::CONV_U | OpCode::NOP, _) => {}
+            (OpCode::CONV_U | OpCode::CONV_I8 | OpCode::NOP, _) => {}
             (OpCode::DUP, _) => stack.push(*stack.last().unwrap()),
             (OpCode::ADD | OpCode::SUB, _) => {
                 let (b, a) = (stack.pop().unwrap(), stack.pop().unwrap());
                 stack.push(if op == OpCode::ADD { a + b } else { a - b });
             }
-            (OpCode::LDIND_I4, _) => {
+            // A 64-bit process: a native int is an int64.
+            (OpCode::LDIND_I8 | OpCode::LDIND_I, _) => {
                 let address = stack.pop().unwrap() as u64;
-                stack.push(i64::from(*memory.get(&address).unwrap_or(&0)));
+                stack.push(*memory.get(&address).unwrap_or(&0) as i64);
             }
-            (OpCode::STIND_I4, _) => {
-                let value = stack.pop().unwrap() as u32;
+            (OpCode::STIND_I8 | OpCode::STIND_I, _) => {
+                let value = stack.pop().unwrap() as u64;
                 let address = stack.pop().unwrap() as u64;
                 memory.insert(address, value);
             }
@@ -333,7 +334,7 @@ fn probe_counts(
     code: &[u8],
     visible: &[u32],
     args: &[i64],
-) -> (Vec<corprof::coverage::probes::Counter>, Vec<u32>) {
+) -> (Vec<corprof::coverage::probes::Counter>, Vec<u64>) {
     use corprof::cil::MethodBody;
     use corprof::coverage::probes::{apply, plan};
     let mut bytes = vec![(code.len() as u8) << 2 | 2];
@@ -360,7 +361,7 @@ fn probe_counts(
     let counts = (0..plan.counters.len())
         .map(|slot| {
             *memory
-                .get(&(base + 4 * plan.counter_of(slot) as u64))
+                .get(&(base + 8 * plan.counter_of(slot) as u64))
                 .unwrap_or(&0)
         })
         .collect();
@@ -375,7 +376,7 @@ fn probes_count_points_arms_and_entries() {
     use corprof::coverage::probes::Counter;
     let code = [0x02, 0x2C, 0x02, 0x17, 0x2A, 0x16, 0x2A];
     let (counters, counts) = probe_counts(&code, &[0, 3, 5], &[1, 0, 0]);
-    let by: BTreeMap<String, u32> = counters
+    let by: BTreeMap<String, u64> = counters
         .iter()
         .zip(&counts)
         .map(|(c, &n)| (format!("{c:?}"), n))
@@ -397,6 +398,81 @@ fn probes_count_points_arms_and_entries() {
     assert_eq!(by[&arm(1)], 2);
     assert_eq!(by[&format!("{:?}", Counter::Entry)], 3);
     assert_eq!(counters.len(), 6);
+}
+
+/// The counters are `u64`: in a 64-bit process a probe is `ldc.i8
+/// <address>; conv.u; dup; ldind.i; ldc.i4.1; add; stind.i` (15 bytes of
+/// IL, as the `u32` probe was: docs/coverage.md), and a counter that stood
+/// at 2^32 - 1 reads 2^32 after one more hit, where a `u32` would have
+/// wrapped to 0. The 32-bit process's increment (`ldind.i8; ldc.i4.1;
+/// conv.i8; add; stind.i8`) counts the same.
+#[test]
+fn counters_are_u64_and_do_not_wrap_at_2_pow_32() {
+    use corprof::cil::{MethodBody, OpCode, Operand};
+    use corprof::coverage::probes::{apply, increment, plan};
+    assert_eq!(usize::BITS, 64, "the probes below are a 64-bit process's");
+    // ldarg.0; ret, one sequence point at 0.
+    let code = [0x02, 0x2A];
+    let mut bytes = vec![(code.len() as u8) << 2 | 2];
+    bytes.extend_from_slice(&code);
+    let original = MethodBody::decode(&bytes).unwrap();
+    let mut body = original.clone();
+    let plan = plan(&body, &[0], &[], true);
+    let base = 0x1000u64;
+    apply(&mut body, &plan, base).unwrap();
+    let encoded = body.encode().unwrap();
+    let body = MethodBody::decode(&encoded).unwrap();
+    let ops: Vec<OpCode> = body.instructions().iter().map(|i| i.opcode()).collect();
+    let probe = [
+        OpCode::LDC_I8,
+        OpCode::CONV_U,
+        OpCode::DUP,
+        OpCode::LDIND_I,
+        OpCode::LDC_I4_1,
+        OpCode::ADD,
+        OpCode::STIND_I,
+    ];
+    // The point at 0 shares the entry's probe: one probe, then the body.
+    assert_eq!(ops[..probe.len()], probe, "{ops:?}");
+    assert_eq!(ops[probe.len()..], [OpCode::LDARG_0, OpCode::RET]);
+    // 15 bytes of IL: ldc.i8 (9) and six one-byte opcodes; a tiny header.
+    assert_eq!(encoded.len(), 1 + 15 + code.len());
+    let slot = plan.counter_of(0);
+    let address = base + 8 * slot as u64;
+    let mut memory = BTreeMap::from([(address, u64::from(u32::MAX))]);
+    assert_eq!(interpret(&body, 7, &mut memory), 7);
+    assert_eq!(memory[&address], 1 << 32);
+    assert_eq!(memory.len(), 1, "one counter written: {memory:?}");
+    // The 32-bit process's increment, by hand, counts the same.
+    let wide = increment(false);
+    assert_eq!(
+        wide,
+        [
+            OpCode::LDIND_I8,
+            OpCode::LDC_I4_1,
+            OpCode::CONV_I8,
+            OpCode::ADD,
+            OpCode::STIND_I8
+        ]
+    );
+    assert_eq!(increment(true), &probe[3..]);
+    let mut body = original;
+    let at = body.instructions()[0].label();
+    let mut n = 0;
+    let mut put = |body: &mut MethodBody, op, operand| {
+        body.insert(n, op, operand).unwrap();
+        n += 1;
+    };
+    put(&mut body, OpCode::LDC_I8, Operand::I64(address as i64));
+    put(&mut body, OpCode::CONV_U, Operand::None);
+    put(&mut body, OpCode::DUP, Operand::None);
+    for &op in wide {
+        put(&mut body, op, Operand::None);
+    }
+    assert_eq!(body.position(at), Some(3 + wide.len()));
+    let body = MethodBody::decode(&body.encode().unwrap()).unwrap();
+    assert_eq!(interpret(&body, 7, &mut memory), 7);
+    assert_eq!(memory[&address], (1 << 32) + 1);
 }
 
 /// A loop back to offset 0 (`do { x--; } while (x != 0); return x;`): the

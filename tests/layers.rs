@@ -17,6 +17,14 @@
 //! layer; the capabilities may use `cil`, `eventpipe` and `profile`.
 //! Inside `sampling`, the memory parts (`gc_pauses.rs`, `live_heap.rs`)
 //! use none of the sampler's other files.
+//!
+//! Inside a module split into rooms ([`ROOMS`]), the same rule one level
+//! down: each file (a room: `src/coverage/session.rs` is `session`) names
+//! only rooms on the floors below its own (`super::room`,
+//! `crate::coverage::room`), never a room beside or above it (so no circle),
+//! and never an item through the module's root (`super::Coverage`: name
+//! the room it lives in); the root (`mod.rs`) only declares and re-exports.
+//! No file of such a module has more than [`MAX_CODE_LINES`] lines of code.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -84,6 +92,143 @@ fn allowed(module: &str) -> &'static [&'static str] {
         "instrument" | "hooks" | "sampling" | "coverage" => CAPABILITY,
         other => panic!("module `{other}` has no floor in tests/layers.rs: add it"),
     }
+}
+
+/// The modules split into rooms, and their rooms' floors, bottom first.
+const ROOMS: &[(&str, &[&[&str]])] = &[(
+    "coverage",
+    &[
+        // Formats and the IL rewriting: nothing of coverage's own.
+        &["claims", "filter", "inflate", "pdb", "probes", "report"],
+        // The assembly's debug directory (its embedded PDB, inflated).
+        &["pe"],
+        // The settings; a module's PDB found and parsed.
+        &["options", "symbols"],
+        // What a method is reported under, whether it is covered.
+        &["naming"],
+        // The runtime part: claims, rewriting, counters, the reports.
+        &["session"],
+        // The `Profiler` part.
+        &["component"],
+    ],
+)];
+
+/// The most lines of code (not blank, not a comment) a file of a module
+/// with rooms may have.
+const MAX_CODE_LINES: usize = 600;
+
+/// The floor of `room` in `floors`.
+fn floor_of(floors: &[&[&str]], room: &str) -> Option<usize> {
+    floors.iter().position(|f| f.contains(&room))
+}
+
+/// The names a line of code reaches through `prefix` (`super::` or
+/// `crate::coverage::`): one name, or each name of a `{...}` group on the
+/// line; `*` (a test module's `use super::*`) is none.
+fn names_after(code: &str, prefix: &str) -> Vec<String> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut names = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(prefix) {
+        let before = rest[..at].chars().next_back();
+        let after = &rest[at + prefix.len()..];
+        rest = after;
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        if let Some(group) = after.strip_prefix('{') {
+            let group = group.split('}').next().unwrap_or("");
+            names.extend(
+                group
+                    .split(',')
+                    .map(|n| ident(n.trim()))
+                    .filter(|n| !n.is_empty()),
+            );
+        } else {
+            let name = ident(after);
+            if !name.is_empty() && name != "super" {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Lines of code: not blank, not only a comment.
+fn code_lines(text: &str) -> usize {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .count()
+}
+
+/// The violations of [`ROOMS`] and [`MAX_CODE_LINES`].
+fn room_violations() -> Vec<String> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    for &(module, floors) in ROOMS {
+        let mut files = Vec::new();
+        rust_files(&src.join(module), &mut files);
+        files.sort();
+        let module_path = format!("crate::{module}::");
+        for file in &files {
+            let text = fs::read_to_string(file).unwrap();
+            let lines = code_lines(&text);
+            if lines > MAX_CODE_LINES {
+                found.push(format!(
+                    "{}: {lines} lines of code, more than {MAX_CODE_LINES}",
+                    file.display()
+                ));
+            }
+            let rel = file.strip_prefix(src.join(module)).unwrap();
+            let room = rel
+                .components()
+                .next()
+                .and_then(|c| c.as_os_str().to_str())
+                .map(|c| c.strip_suffix(".rs").unwrap_or(c).to_owned())
+                .unwrap();
+            if room == "mod" {
+                continue;
+            }
+            let Some(own) = floor_of(floors, &room) else {
+                found.push(format!(
+                    "{} is room `{room}` of `{module}`, which has no floor in ROOMS (tests/layers.rs): add it",
+                    file.display()
+                ));
+                continue;
+            };
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                let mut names = names_after(code, "super::");
+                names.extend(names_after(code, &module_path));
+                for name in names {
+                    let problem = match floor_of(floors, &name) {
+                        Some(_) if name == room => None,
+                        Some(floor) if floor < own => None,
+                        Some(_) => Some(format!(
+                            "room `{room}` uses room `{name}`, beside or above it"
+                        )),
+                        None => Some(format!(
+                            "room `{room}` reaches `{name}` through the root of `{module}`: name its room"
+                        )),
+                    };
+                    if let Some(problem) = problem {
+                        found.push(format!(
+                            "{}:{}: {problem}: {}",
+                            file.display(),
+                            n + 1,
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    found
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -222,6 +367,44 @@ fn the_samplers_memory_parts_use_no_other_file_of_the_sampler() {
         part_violations("use super::sampler::Inner;\n// super::x").len(),
         1
     );
+}
+
+#[test]
+fn rooms_use_only_the_floors_below_them() {
+    let found = room_violations();
+    assert!(found.is_empty(), "room violations:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_room_check_sees_a_violation() {
+    let floors = ROOMS.iter().find(|r| r.0 == "coverage").unwrap().1;
+    // Every file of src/coverage but the root has a floor.
+    let mut files = Vec::new();
+    rust_files(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/coverage"),
+        &mut files,
+    );
+    assert!(files.len() > 5);
+    for file in &files {
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        assert!(stem == "mod" || floor_of(floors, stem).is_some(), "{stem}");
+    }
+    assert!(floor_of(floors, "pdb") < floor_of(floors, "session"));
+    assert_eq!(
+        names_after("use super::report::{self, BranchHits};", "super::"),
+        ["report"]
+    );
+    assert_eq!(
+        names_after("use super::{options::X, session::Coverage};", "super::"),
+        ["options", "session"]
+    );
+    assert_eq!(
+        names_after("x(crate::coverage::pdb::PdbError)", "crate::coverage::"),
+        ["pdb"]
+    );
+    assert!(names_after("use super::*;", "super::").is_empty());
+    assert_eq!(names_after("use super::Coverage;", "super::"), ["Coverage"]);
+    assert_eq!(code_lines("// a\n\n  fn f() {}\n  /// b\n}\n"), 2);
 }
 
 #[test]

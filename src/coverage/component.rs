@@ -6,7 +6,8 @@ use alloc::format;
 use std::io::{self, Write as _};
 use std::sync::OnceLock;
 
-use super::{Coverage, CoverageOptions};
+use super::options::CoverageOptions;
+use super::session::Coverage;
 use crate::facade::{Profiler, ProfilerInfo, Result};
 use crate::profiling::FunctionID;
 use crate::Error;

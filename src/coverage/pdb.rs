@@ -54,6 +54,48 @@ pub const SOURCE_LINK_KIND: GUID = GUID::from_u128(0xCC110556_A091_4D38_9FEC_25A
 /// The longest document name accepted (bytes).
 const MAX_NAME: usize = 32 * 1024;
 
+/// The sequence points (visible and hidden, counted once per method that
+/// lists them) a PDB of `n` bytes may hold: `POINTS_PER_BYTE * n`, at
+/// least [`POINTS_FLOOR`]. A point takes two bytes or more of its blob, so
+/// only a PDB whose methods share blobs many times over comes near it (a
+/// 68 KB PDB whose 2,000 methods share one blob of 12,000 points would
+/// expand to 24,000,000); such a PDB is an error, found after at most this
+/// many points were decoded.
+pub const POINTS_PER_BYTE: u64 = 4;
+/// See [`POINTS_PER_BYTE`].
+pub const POINTS_FLOOR: u64 = 1 << 16;
+/// The bytes of document names and hashes a PDB of `n` bytes may expand
+/// to: `NAME_BYTES_PER_BYTE * n`, at least [`NAME_BYTES_FLOOR`] (names share
+/// their parts, the directories, so they legitimately expand).
+pub const NAME_BYTES_PER_BYTE: u64 = 16;
+/// See [`NAME_BYTES_PER_BYTE`].
+pub const NAME_BYTES_FLOOR: u64 = 1 << 20;
+
+/// What is left of a limit proportional to the input.
+struct Budget {
+    left: u64,
+    what: &'static str,
+}
+
+impl Budget {
+    fn new(input: usize, per_byte: u64, floor: u64, what: &'static str) -> Budget {
+        Budget {
+            left: (input as u64).saturating_mul(per_byte).max(floor),
+            what,
+        }
+    }
+    /// Takes `n` from what is left; an error once it is spent.
+    fn take(&mut self, n: u64) -> Result<(), PdbError> {
+        self.left = self.left.checked_sub(n).ok_or_else(|| {
+            PdbError(alloc::format!(
+                "{}: more than the input's size allows (blobs shared over and over?)",
+                self.what
+            ))
+        })?;
+        Ok(())
+    }
+}
+
 /// Table numbers (ECMA-335 II.22 for the type system's, the Portable PDB
 /// spec for 0x30-0x37).
 mod table {
@@ -188,7 +230,10 @@ pub struct PortablePdb {
     pub documents: Vec<Document>,
     /// The MethodDebugInformation table, indexed by MethodDef row - 1.
     pub methods: Vec<MethodDebugInfo>,
-    /// The StateMachineMethod table: (MoveNext row, kickoff row).
+    /// The StateMachineMethod table: (MoveNext row, kickoff row), sorted
+    /// by MoveNext row (as the spec orders the table; [`parse`](Self::parse)
+    /// sorts it, and [`kickoff_method`](Self::kickoff_method) searches it
+    /// by halves).
     pub state_machines: Vec<(u32, u32)>,
     /// The module's Source Link JSON, if the PDB carries one.
     pub source_link: Option<String>,
@@ -368,14 +413,22 @@ impl PortablePdb {
         let table_cursor = |n: usize| Cursor::at(tables, starts[n - table::DOCUMENT]);
 
         // Document table.
+        let mut names = Budget::new(
+            data.len(),
+            NAME_BYTES_PER_BYTE,
+            NAME_BYTES_FLOOR,
+            "document names and hashes",
+        );
         let mut c = table_cursor(table::DOCUMENT);
         for _ in 0..rows[table::DOCUMENT] {
             let name = c.index(wide_blob, "Document")?;
             let hash_algorithm = heaps.guid(c.index(wide_guid, "Document")?)?;
-            let hash = heaps.blob(c.index(wide_blob, "Document")?)?.to_vec();
+            let hash = heaps.blob(c.index(wide_blob, "Document")?)?;
+            names.take(hash.len() as u64)?;
+            let hash = hash.to_vec();
             let language = heaps.guid(c.index(wide_guid, "Document")?)?;
             out.documents.push(Document {
-                name: document_name(&heaps, name)?,
+                name: document_name(&heaps, name, &mut names)?,
                 hash_algorithm,
                 hash,
                 language,
@@ -385,13 +438,19 @@ impl PortablePdb {
         // MethodDebugInformation table.
         let mut c = table_cursor(table::METHOD_DEBUG_INFORMATION);
         let wide_document = wide(table::DOCUMENT);
+        let mut points = Budget::new(data.len(), POINTS_PER_BYTE, POINTS_FLOOR, "sequence points");
         for _ in 0..rows[table::METHOD_DEBUG_INFORMATION] {
             let document = c.index(wide_document, "MethodDebugInformation")?;
             let blob = c.index(wide_blob, "MethodDebugInformation")?;
             let info = if blob == 0 {
                 MethodDebugInfo::default()
             } else {
-                sequence_points(heaps.blob(blob)?, document, out.documents.len())?
+                sequence_points(
+                    heaps.blob(blob)?,
+                    document,
+                    out.documents.len(),
+                    &mut points,
+                )?
             };
             out.methods.push(info);
         }
@@ -404,18 +463,24 @@ impl PortablePdb {
             let kickoff = c.index(wide_method, "StateMachineMethod")?;
             out.state_machines.push((move_next, kickoff));
         }
+        out.state_machines.sort_by_key(|&(move_next, _)| move_next);
 
-        // CustomDebugInformation table: the module's Source Link.
+        // CustomDebugInformation table: the module's Source Link (the last
+        // row's, decoded once).
         let mut c = table_cursor(table::CUSTOM_DEBUG_INFORMATION);
+        let mut source_link = None;
         for _ in 0..rows[table::CUSTOM_DEBUG_INFORMATION] {
             let parent = c.index(wide_hcdi, "CustomDebugInformation")?;
             let kind = heaps.guid(c.index(wide_guid, "CustomDebugInformation")?)?;
             let value = c.index(wide_blob, "CustomDebugInformation")?;
             if parent & 0x1F == table::HCDI_MODULE_TAG && kind == Some(SOURCE_LINK_KIND) {
-                let text = core::str::from_utf8(heaps.blob(value)?)
-                    .map_err(|_| PdbError::new("Source Link is not UTF-8"))?;
-                out.source_link = Some(text.to_string());
+                source_link = Some(value);
             }
+        }
+        if let Some(value) = source_link {
+            let text = core::str::from_utf8(heaps.blob(value)?)
+                .map_err(|_| PdbError::new("Source Link is not UTF-8"))?;
+            out.source_link = Some(text.to_string());
         }
         Ok(out)
     }
@@ -434,9 +499,12 @@ impl PortablePdb {
     /// state machine's `MoveNext`, both as MethodDef tokens.
     pub fn kickoff_method(&self, move_next: u32) -> Option<u32> {
         let row = move_next & 0x00FF_FFFF;
+        let at = self
+            .state_machines
+            .binary_search_by_key(&row, |&(m, _)| m)
+            .ok()?;
         self.state_machines
-            .iter()
-            .find(|&&(m, _)| m == row)
+            .get(at)
             .map(|&(_, kickoff)| 0x0600_0000 | kickoff)
     }
 }
@@ -444,7 +512,7 @@ impl PortablePdb {
 /// PortablePdb-Metadata.md, "Document Name Blob": a separator (a UTF-8
 /// character, or 0 for none) then parts, each a compressed #Blob index of a
 /// UTF-8 string.
-fn document_name(heaps: &Heaps<'_>, index: u32) -> Result<String, PdbError> {
+fn document_name(heaps: &Heaps<'_>, index: u32, budget: &mut Budget) -> Result<String, PdbError> {
     let blob = heaps.blob(index)?;
     let Some(&lead) = blob.first() else {
         return err("empty document name blob");
@@ -475,6 +543,8 @@ fn document_name(heaps: &Heaps<'_>, index: u32) -> Result<String, PdbError> {
         if name.len() + part.len() > MAX_NAME {
             return err("document name longer than 32 KiB");
         }
+        // Each part counts one at least (an empty part too).
+        budget.take(1 + (sep.len() + part.len()) as u64)?;
         name.push_str(part);
     }
     Ok(name)
@@ -488,6 +558,7 @@ fn sequence_points(
     blob: &[u8],
     document: u32,
     documents: usize,
+    budget: &mut Budget,
 ) -> Result<MethodDebugInfo, PdbError> {
     const WHAT: &str = "sequence points";
     let check_document = |d: u32| -> Result<usize, PdbError> {
@@ -507,6 +578,8 @@ fn sequence_points(
     let mut il: Option<u32> = None;
     let mut previous: Option<(u32, u32)> = None; // (start line, start column)
     while !c.at_end() {
+        // Each record (point, hidden point, document change) counts.
+        budget.take(1)?;
         let delta_il = c.cu32(WHAT)?;
         if delta_il == 0 && il.is_some() {
             doc = check_document(c.cu32(WHAT)?)?;

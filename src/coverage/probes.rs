@@ -1,8 +1,9 @@
 //! The IL probes: a counter increment at each sequence point and on each
 //! arm of each conditional branch, written with the crate's CIL codec.
 //!
-//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i4; ldc.i4.1; add;
-//! stind.i4`: it adds one to a native `u32` counter, leaves the evaluation
+//! A probe is `ldc.i8 <address>; conv.u; dup; ldind.i; ldc.i4.1; add;
+//! stind.i` (a 64-bit process; see [`increment`]): it adds one to a native
+//! `u64` counter (which does not wrap in a program's life), leaves the evaluation
 //! stack as it found it (so it may stand where the stack is not empty, as
 //! at the start of a `catch` handler) and calls nothing. The increment is
 //! not atomic: on several threads at once counts may come out low (never a
@@ -217,11 +218,16 @@ fn local(ins: &Instruction, load: bool) -> Option<u16> {
 /// `await`'s completion check, a `foreach`'s `Dispose` test) and the
 /// delegate cache test `ldsfld` / `dup` / `brtrue` of a lambda are the
 /// compiler's, not the user's, and are left out.
-fn user_branch(body: &MethodBody, index: usize, visible: &[u32], hidden: &[u32]) -> bool {
+fn user_branch<'a>(body: &MethodBody, index: usize, visible: &'a [u32], hidden: &'a [u32]) -> bool {
     let ins = body.instructions();
     let offset = ins[index].offset();
-    let v = visible.iter().rev().find(|&&o| o <= offset);
-    let h = hidden.iter().rev().find(|&&o| o <= offset);
+    // The last offset at or before the branch (both sorted: by halves).
+    let last = |offsets: &'a [u32]| {
+        let n = offsets.partition_point(|&o| o <= offset);
+        n.checked_sub(1).and_then(|i| offsets.get(i))
+    };
+    let v = last(visible);
+    let h = last(hidden);
     let Some(&v) = v else { return false };
     if index >= 2
         && ins[index - 1].opcode() == OpCode::DUP
@@ -286,29 +292,69 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
     plan
 }
 
-/// The seven instructions of one probe, inserted before index `at`;
-/// returns the label of the first.
+/// The increment of a probe, after `ldc.i8 <address>; conv.u; dup`: the
+/// counter is a `u64` (it does not wrap in a program's life). In a 64-bit
+/// process a native int is 64 bits, and `ldind.i; ldc.i4.1; add; stind.i`
+/// adds to all of it (ECMA-335 III.1.5, table III.2: native int + int32 is
+/// a native int): the probe stays 15 bytes of IL, as with the former
+/// `u32` counters, so a method inlined with its probes before still is
+/// (the JIT never inlines more than 100 bytes of IL:
+/// `DEFAULT_MAX_INLINE_SIZE`, dotnet/runtime's jitconfigvalues.h). In a
+/// 32-bit process it is `ldind.i8; ldc.i4.1; conv.i8; add; stind.i8`
+/// (`add` takes two int64 or two int32, not one of each).
+pub fn increment(native_64: bool) -> &'static [OpCode] {
+    if native_64 {
+        &INCREMENT_64
+    } else {
+        &INCREMENT_32
+    }
+}
+
+/// [`increment`] in a 64-bit process.
+const INCREMENT_64: [OpCode; 4] = [
+    OpCode::LDIND_I,
+    OpCode::LDC_I4_1,
+    OpCode::ADD,
+    OpCode::STIND_I,
+];
+
+/// [`increment`] in a 32-bit process.
+const INCREMENT_32: [OpCode; 5] = [
+    OpCode::LDIND_I8,
+    OpCode::LDC_I4_1,
+    OpCode::CONV_I8,
+    OpCode::ADD,
+    OpCode::STIND_I8,
+];
+
+/// Whether this process's native int is 64 bits (the profiler runs in it).
+const NATIVE_64: bool = cfg!(target_pointer_width = "64");
+
+/// The instructions of one probe, inserted before index `at`; returns the
+/// label of the first.
 fn insert_probe(body: &mut MethodBody, at: usize, address: u64) -> Result<Label, Error> {
     let first = body.insert(at, OpCode::LDC_I8, Operand::I64(address as i64))?;
-    let rest = [
-        OpCode::CONV_U,
-        OpCode::DUP,
-        OpCode::LDIND_I4,
-        OpCode::LDC_I4_1,
-        OpCode::ADD,
-        OpCode::STIND_I4,
-    ];
-    for (n, opcode) in rest.into_iter().enumerate() {
+    let rest = [OpCode::CONV_U, OpCode::DUP]
+        .iter()
+        .chain(increment(NATIVE_64));
+    for (n, &opcode) in rest.enumerate() {
         body.insert(at + 1 + n, opcode, Operand::None)?;
     }
     Ok(first)
 }
 
-/// The number of instructions [`insert_probe`] adds.
-const PROBE_LEN: usize = 7;
+/// The bytes of one counter: a `u64`.
+pub const COUNTER_SIZE: u64 = 8;
 
-/// Inserts the probes of `plan` into `body`; counter slot `n` is the `u32`
-/// at `base + 4 * n`. Max stack is left to the caller
+/// The number of instructions [`insert_probe`] adds.
+const PROBE_LEN: usize = 3 + if NATIVE_64 {
+    INCREMENT_64.len()
+} else {
+    INCREMENT_32.len()
+};
+
+/// Inserts the probes of `plan` into `body`; counter slot `n` is the `u64`
+/// at `base + 8 * n` (`base` 8-aligned). Max stack is left to the caller
 /// ([`MethodBody::update_max_stack`]).
 ///
 /// Branch arms first: after a conditional branch come the fall-through
@@ -318,7 +364,7 @@ const PROBE_LEN: usize = 7;
 /// the instruction (branches, switch targets, exception clause boundaries)
 /// points at the probe, so a jump to a line counts it.
 pub fn apply(body: &mut MethodBody, plan: &ProbePlan, base: u64) -> Result<(), Error> {
-    let address = |slot: usize| base + 4 * slot as u64;
+    let address = |slot: usize| base + COUNTER_SIZE * slot as u64;
     let label_at = |body: &MethodBody, offset: u32| {
         body.instructions()
             .iter()
@@ -484,8 +530,8 @@ mod handler_tests {
         apply(&mut body, &plan, 0x1000).unwrap();
         let ins = body.instructions();
         for (c, first, original) in [
-            (&body.clauses()[0], 0x1000 + 4, OpCode::POP),
-            (&body.clauses()[1], 0x1000 + 12, OpCode::LDC_I4_0),
+            (&body.clauses()[0], 0x1000 + 8, OpCode::POP),
+            (&body.clauses()[1], 0x1000 + 24, OpCode::LDC_I4_0),
         ] {
             // The handler begins with the point's probe, then its own code.
             let start = body.position(c.handler_start).unwrap();

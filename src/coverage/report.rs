@@ -10,7 +10,7 @@
 //! A line's hit count is the largest count of the sequence points that
 //! cover it (a `for` header's three points: the condition's).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::format;
 use std::string::String;
@@ -80,6 +80,31 @@ struct FileData<'a> {
     /// (line, method index, IL offset) -> arms' counts.
     branches: BTreeMap<(u32, usize, u32), BTreeMap<u32, u64>>,
     classes: BTreeMap<(&'a str, &'a str), Vec<usize>>,
+    /// The function names taken, and per method name the last overload
+    /// number tried.
+    names: HashSet<String>,
+    tried: HashMap<&'a str, u32>,
+}
+
+/// The most lines one sequence point spans into the report: lines past
+/// its first + this many are not filled (no statement is that long; a
+/// malformed PDB's point may claim 2^29 lines).
+pub const MAX_SPAN_LINES: u32 = 1 << 16;
+
+/// The lines a report fills from spans (the lines a multi-line point spans
+/// and no point starts on), in all: this floor plus
+/// [`SPAN_LINES_PER_POINT`] per sequence point. Past it, a point is
+/// reported on its first line only: the report's size stays proportional
+/// to its input.
+pub const SPAN_LINES_FLOOR: u64 = 1 << 16;
+
+/// See [`SPAN_LINES_FLOOR`].
+pub const SPAN_LINES_PER_POINT: u64 = 16;
+
+/// The span lines a report of `methods` may fill.
+fn span_budget(methods: &[MethodCoverage]) -> u64 {
+    let points: u64 = methods.iter().map(|m| m.points.len() as u64).sum();
+    SPAN_LINES_FLOOR.saturating_add(points.saturating_mul(SPAN_LINES_PER_POINT))
 }
 
 /// Hits per line of `points` (of one document): a line's count is the
@@ -88,25 +113,71 @@ struct FileData<'a> {
 /// `switch` expression) takes the largest of the points spanning it. So a
 /// `switch` expression's arm that never ran reads 0, though the whole
 /// expression's point, which spans it, ran (coverlet reads it the same).
-fn line_hits<'p>(points: impl Iterator<Item = &'p PointHits> + Clone) -> BTreeMap<u32, u64> {
+///
+/// Spanned lines are found by a sweep (the spans sorted by first line, the
+/// open ones in a heap by hits): the work is the points' sort plus one
+/// step per line filled, each of which takes one from `budget` (see
+/// [`SPAN_LINES_FLOOR`]); a span is cut at [`MAX_SPAN_LINES`].
+fn line_hits<'p>(
+    points: impl Iterator<Item = &'p PointHits>,
+    budget: &mut u64,
+) -> BTreeMap<u32, u64> {
     let mut lines: BTreeMap<u32, u64> = BTreeMap::new();
-    for point in points.clone() {
+    // (first spanned line, last spanned line, hits)
+    let mut spans: Vec<(u32, u32, u64)> = Vec::new();
+    for point in points {
         let hits = lines.entry(point.start_line).or_insert(0);
         *hits = (*hits).max(point.hits);
+        let last = point
+            .end_line
+            .min(point.start_line.saturating_add(MAX_SPAN_LINES));
+        if last > point.start_line {
+            spans.push((point.start_line + 1, last, point.hits));
+        }
     }
-    let own: std::collections::BTreeSet<u32> = lines.keys().copied().collect();
-    for point in points {
-        for line in point.start_line.saturating_add(1)..=point.end_line {
-            if !own.contains(&line) {
-                let hits = lines.entry(line).or_insert(0);
-                *hits = (*hits).max(point.hits);
+    let own: Vec<u32> = lines.keys().copied().collect();
+    spans.sort_unstable_by_key(|s| s.0);
+    // The open spans: (hits, last line); the top is checked for its end
+    // before it is used.
+    let mut open: BinaryHeap<(u64, u32)> = BinaryHeap::new();
+    let mut next = 0;
+    let Some(&(mut line, _, _)) = spans.first() else {
+        return lines;
+    };
+    loop {
+        while let Some(&(_, last, hits)) = spans.get(next).filter(|s| s.0 <= line) {
+            open.push((hits, last));
+            next += 1;
+        }
+        while open.peek().is_some_and(|&(_, last)| last < line) {
+            open.pop();
+        }
+        let Some(&(hits, _)) = open.peek() else {
+            match spans.get(next) {
+                Some(&(first, _, _)) => {
+                    line = first;
+                    continue;
+                }
+                None => break,
             }
+        };
+        if own.binary_search(&line).is_err() {
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            let entry = lines.entry(line).or_insert(0);
+            *entry = (*entry).max(hits);
+        }
+        match line.checked_add(1) {
+            Some(l) => line = l,
+            None => break,
         }
     }
     lines
 }
 
-fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
+fn by_file<'m>(methods: &'m [MethodCoverage], budget: &mut u64) -> BTreeMap<&'m str, FileData<'m>> {
     let mut files: BTreeMap<&str, FileData<'_>> = BTreeMap::new();
     let mut points: BTreeMap<&str, Vec<&PointHits>> = BTreeMap::new();
     for (index, method) in methods.iter().enumerate() {
@@ -120,10 +191,12 @@ fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
         }
         if let Some((document, line, hits)) = method.entry() {
             let file = files.entry(document).or_default();
+            // Overloads: `Name`, `Name#2`, ... (the last number tried
+            // for each name kept, so n overloads take n steps).
+            let n = file.tried.entry(&method.name).or_insert(0);
             let mut name = method.name.clone();
-            let mut n = 1;
-            while file.functions.iter().any(|f| f.0 == name) {
-                n += 1;
+            while !file.names.insert(name.clone()) {
+                *n = (*n).max(1) + 1;
                 name = format!("{}#{n}", method.name);
             }
             file.functions.push((name, line, hits));
@@ -138,7 +211,7 @@ fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
     }
     for (document, points) in points {
         if let Some(file) = files.get_mut(document) {
-            file.lines = line_hits(points.into_iter());
+            file.lines = line_hits(points.into_iter(), budget);
         }
     }
     for file in files.values_mut() {
@@ -152,7 +225,8 @@ fn by_file(methods: &[MethodCoverage]) -> BTreeMap<&str, FileData<'_>> {
 /// The lcov tracefile of `methods`.
 pub fn lcov(methods: &[MethodCoverage]) -> String {
     let mut out = String::new();
-    for (path, file) in by_file(methods) {
+    let mut budget = span_budget(methods);
+    for (path, file) in by_file(methods, &mut budget) {
         let _ = writeln!(out, "TN:\nSF:{path}");
         let mut functions = file.functions.clone();
         functions.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
@@ -222,11 +296,12 @@ fn line_table(
     methods: &[MethodCoverage],
     indices: &[usize],
     path: &str,
+    budget: &mut u64,
 ) -> BTreeMap<u32, (u64, usize, usize)> {
     let points = indices
         .iter()
         .flat_map(|&i| methods[i].points.iter().filter(|p| p.document == path));
-    let mut lines: BTreeMap<u32, (u64, usize, usize)> = line_hits(points)
+    let mut lines: BTreeMap<u32, (u64, usize, usize)> = line_hits(points, budget)
         .into_iter()
         .map(|(line, hits)| (line, (hits, 0, 0)))
         .collect();
@@ -289,7 +364,10 @@ type ClassEntry<'a> = (&'a str, &'a str, Vec<usize>);
 
 /// The Cobertura XML of `methods`; `timestamp` in seconds since the epoch.
 pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
-    let files = by_file(methods);
+    // The class tables and the method tables each fill the span lines of
+    // the lcov report at most (by_file's own lines are not used here).
+    let files = by_file(methods, &mut span_budget(methods));
+    let (mut class_budget, mut method_budget) = (span_budget(methods), span_budget(methods));
     // package (assembly) -> (class, file) -> methods.
     let mut packages: BTreeMap<&str, Vec<ClassEntry<'_>>> = BTreeMap::new();
     for (path, file) in &files {
@@ -306,7 +384,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
         let mut package_totals = (0, 0, 0, 0);
         let mut classes_xml = String::new();
         for (class, path, indices) in classes {
-            let lines = line_table(methods, indices, path);
+            let lines = line_table(methods, indices, path, &mut class_budget);
             let t = totals(&lines);
             package_totals = add(package_totals, t);
             let _ = writeln!(
@@ -321,7 +399,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
                 if method.points.first().map(|p| p.document.as_str()) != Some(path) {
                     continue;
                 }
-                let lines = line_table(methods, &[i], path);
+                let lines = line_table(methods, &[i], path, &mut method_budget);
                 let m = totals(&lines);
                 let short = method.name.rsplit("::").next().unwrap_or(&method.name);
                 let _ = writeln!(
