@@ -54,20 +54,6 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, BTreeMap<Str
     (out.stdout, summary)
 }
 
-/// The period files of `dir`, in order.
-fn period_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_str().unwrap();
-            name.starts_with("profile-") && name.ends_with(".pb.gz")
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 /// The values of sample type `index` by leaf frame in a profile, summed, as
 /// `go tool pprof -raw` prints them (exact integers).
 fn leaf_values(file: &Path, index: &str) -> BTreeMap<String, u64> {
@@ -180,7 +166,7 @@ fn gc_collect_2_ten_times_shows_ten_gen2_induced_pauses() {
     let run_values = leaf_values(&run_profile, "gc-pause");
     assert_eq!(run_values.get(INDUCED_GEN2), Some(&nanos), "{run_values:?}");
     // The periods hold it too, split among them, nothing lost.
-    let files = period_files(&dir);
+    let files = readers::period_files(&dir);
     assert!(files.len() >= 2, "{files:?}");
     let mut periods = 0;
     let mut with_pauses = 0;

@@ -13,8 +13,8 @@ use super::sampler::{
     Profile, ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WALL,
 };
 use crate::profile::{
-    self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, Pprof,
-    SpeedscopeProfile,
+    self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, NodeId,
+    Pprof, SpeedscopeProfile, StackTree,
 };
 
 /// What [`write_outputs`] wrote.
@@ -66,12 +66,7 @@ impl Profile {
                 if count == 0 {
                     continue;
                 }
-                let mut stack: Vec<&str> = tree
-                    .stack(node)
-                    .into_iter()
-                    .map(|f| self.frames.name(f))
-                    .collect();
-                stack.reverse();
+                let stack = self.leaf_first(tree, node);
                 let mut values = alloc::vec![0i64; SAMPLE_TYPES.len()];
                 values[EXCEPTIONS] = count.min(i64::MAX as u64) as i64;
                 let labels = [
@@ -86,6 +81,18 @@ impl Profile {
 }
 
 impl Profile {
+    /// The frame names of `node`'s path in `tree`, the leaf first (pprof's
+    /// order).
+    fn leaf_first(&self, tree: &StackTree, node: NodeId) -> Vec<&str> {
+        let mut stack: Vec<&str> = tree
+            .stack(node)
+            .into_iter()
+            .map(|f| self.frames.name(f))
+            .collect();
+        stack.reverse();
+        stack
+    }
+
     /// The samples of a live-heap thread (objects of age `age` in GCs): one
     /// per allocation stack, labelled `thread` ([`LIVE_HEAP_THREAD`]),
     /// `object_type` (the leaf frame `new <Type>` without `new `) and
@@ -98,12 +105,7 @@ impl Profile {
             if values[INUSE_OBJECTS] == 0 && values[INUSE_SPACE] == 0 {
                 continue;
             }
-            let mut stack: Vec<&str> = tree
-                .stack(node)
-                .into_iter()
-                .map(|f| self.frames.name(f))
-                .collect();
-            stack.reverse();
+            let stack = self.leaf_first(tree, node);
             let mut sample = alloc::vec![0i64; SAMPLE_TYPES.len()];
             for i in [INUSE_OBJECTS, INUSE_SPACE] {
                 sample[i] = values[i].min(i64::MAX as u64) as i64;
