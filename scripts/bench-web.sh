@@ -26,6 +26,9 @@
 #                the same with allocations from the ObjectAllocated callback
 #                (CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated: what .NET Core
 #                3.1 needs for allocation samples)
+#   sampler-no-gc-pauses
+#                the sampler without GC pauses (CORPROF_SAMPLER_GC_PAUSES=0): as a
+#                BASELINE, what the GC pauses (the GC keyword's events) cost
 #   sampler-no-live-heap
 #                the sampler without its live heap (CORPROF_SAMPLER_HEAP_OBJECTS=0;
 #                the live heap is on by default from .NET 7): the baseline that
@@ -95,6 +98,7 @@ config_env() {
                 sampler-object-allocated) echo "CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated" ;;
                 sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
                 sampler-no-live-heap) echo "CORPROF_SAMPLER_HEAP_OBJECTS=0" ;;
+                sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
