@@ -268,26 +268,26 @@ impl<C: Send + Sync + 'static> CallTree<C> {
     /// other work. Both are counted in
     /// [`CallTreeReport::closed_without_leave`].
     pub fn enter(&self, function: &Hooked<C>) {
-        let at = Instant::now();
-        let depth = stack_depth();
-        let function = function.as_static();
-        self.with_shadow(|shadow| shadow.enter(function, at, Some(depth)));
+        self.enter_at_depth(function, Some(stack_depth()));
     }
 
-    /// [`enter`](Self::enter) nested in the innermost open frame, whatever
-    /// the stack depth: the unit tests call from one depth.
-    #[cfg(test)]
-    fn enter_nested(&self, function: &Hooked<C>) {
+    /// [`enter`](Self::enter) at `depth` (`None`: nested in the innermost
+    /// open frame, whatever the stack depth; the unit tests call from one
+    /// depth and give it, or explicit depths).
+    fn enter_at_depth(&self, function: &Hooked<C>, depth: Option<usize>) {
         let at = Instant::now();
         let function = function.as_static();
-        self.with_shadow(|shadow| shadow.enter(function, at, None));
+        self.with_shadow(|shadow| shadow.enter(function, at, depth));
+    }
+
+    #[cfg(test)]
+    fn enter_nested(&self, function: &Hooked<C>) {
+        self.enter_at_depth(function, None);
     }
 
     #[cfg(test)]
     fn enter_at(&self, function: &Hooked<C>, depth: usize) {
-        let at = Instant::now();
-        let function = function.as_static();
-        self.with_shadow(|shadow| shadow.enter(function, at, Some(depth)));
+        self.enter_at_depth(function, Some(depth));
     }
 
     /// `function` returned, or tail-called out, on this thread: its frame
