@@ -197,3 +197,45 @@ impl SuspendedRuntime<'_> {
         Ok(unsafe { core::ptr::read_volatile(address as *const ObjectID) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(signature: &[u8]) -> FieldProps<'_> {
+        FieldProps {
+            name: String::new(),
+            attributes: FD_STATIC,
+            signature,
+        }
+    }
+
+    #[test]
+    fn reference_types_by_signature() {
+        // CLASS, STRING, OBJECT, SZARRAY of I4, GENERICINST CLASS.
+        for sig in [
+            &[0x06, 0x12, 0x08][..],
+            &[0x06, 0x0e],
+            &[0x06, 0x1c],
+            &[0x06, 0x1d, 0x08],
+            &[0x06, 0x15, 0x12, 0x08, 0x01, 0x0e],
+            // A custom modifier (volatile) before a class.
+            &[0x06, 0x1f, 0x49, 0x12, 0x08],
+        ] {
+            assert!(field(sig).is_reference(), "{sig:x?}");
+        }
+        // I4, VALUETYPE, GENERICINST VALUETYPE, VAR, not a field, empty,
+        // a modifier cut short.
+        for sig in [
+            &[0x06, 0x08][..],
+            &[0x06, 0x11, 0x08],
+            &[0x06, 0x15, 0x11, 0x08, 0x01, 0x0e],
+            &[0x06, 0x13, 0x00],
+            &[0x07, 0x12, 0x08],
+            &[],
+            &[0x06, 0x1f],
+        ] {
+            assert!(!field(sig).is_reference(), "{sig:x?}");
+        }
+    }
+}

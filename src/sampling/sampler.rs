@@ -2066,6 +2066,11 @@ mod tests {
                 "0",
             ),
             (d().with_heap_objects(Some(0)), "heap_objects", "Some(0)"),
+            (
+                d().with_heap_snapshot_every(Some(Duration::from_millis(500))),
+                "heap_snapshot_every",
+                "500ms",
+            ),
         ];
         for (options, field, value) in cases {
             let error = options.validate().unwrap_err();
