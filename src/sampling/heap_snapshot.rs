@@ -205,7 +205,6 @@ pub(crate) fn take(
         }
     }
     let _done = Done;
-    statics.refresh(info, loaded);
     let mut graph = HeapGraph::new(limits);
     let mut classes: Vec<ClassID> = Vec::new();
     let mut index: BTreeMap<ClassID, u32> = BTreeMap::new();
@@ -222,6 +221,13 @@ pub(crate) fn take(
             Err(e) => return Err(e),
         }
     };
+    // The loaded classes are read under the suspension, not before it: a
+    // class of a collectible assembly unloaded before the suspension is out
+    // of the list (its `ClassUnloadStarted` came first); one unloading while
+    // managed code is stopped is the window left (collectible assemblies
+    // only; docs/sampling.md, "Memory: heap snapshots"). The statics of a
+    // class new since the last snapshot are looked up here (in the pause).
+    statics.refresh(info, loaded);
     for (&class, fields) in &statics.classes {
         for s in fields {
             // SAFETY: `module_statics` kept application-domain statics of
