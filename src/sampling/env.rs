@@ -5,8 +5,8 @@
 use alloc::format;
 use alloc::string::String;
 
+use super::mode::SamplingMode;
 use super::sampler::{AllocationSource, SamplerOptions};
-use super::signal::SamplingMode;
 use crate::{Error, E_INVALIDARG};
 
 /// Samples per second (`SamplerOptions::hz`): 1 to 10,000, default 99.

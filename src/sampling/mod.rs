@@ -57,12 +57,20 @@ mod env;
 mod exceptions;
 pub mod export;
 mod gc_pauses;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod handler;
 mod live_heap;
 mod memory;
+mod mode;
 mod output;
+mod resolver;
 mod sampler;
 mod signal;
 mod signal_loop;
+mod slots;
 mod suspend_runtime;
 mod thread_suspend;
 #[cfg(all(
@@ -71,6 +79,7 @@ mod thread_suspend;
 ))]
 mod unix;
 mod unwind;
+mod walk;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
@@ -100,6 +109,9 @@ pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use gc_pauses::GcPauseStats;
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
 pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
+pub use mode::{
+    SamplingMode, SignalStats, ThreadSuspendStats, MAX_DEPTH, MAX_FRAMES, MAX_THREADS, SLOTS,
+};
 pub use output::{write_outputs, Written};
 pub use sampler::{
     AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
@@ -107,5 +119,3 @@ pub use sampler::{
     GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
     NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
-pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
-pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};

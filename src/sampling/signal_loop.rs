@@ -6,8 +6,12 @@ use alloc::vec::Vec;
 use core::time::Duration;
 use std::time::Instant;
 
+use super::mode::SignalStats;
+use super::resolver::Resolver;
 use super::sampler::{lock, wait_until, Inner, CPU, SAMPLE_TYPES, WALL};
-use super::signal::{self, SignalStats};
+use super::signal;
+use super::slots::{drain, RawSample};
+use super::walk::{refresh_modules, WalkEnd};
 use crate::profiling::{FunctionID, ThreadID};
 
 /// The sampler thread in signal mode: each tick, signals a few threads for
@@ -17,13 +21,13 @@ pub(super) fn run_signal(inner: &Inner) {
     let _ = inner.info.initialize_current_thread();
     let period = crate::sampling::sampler::sample_interval(inner.options.hz);
     let mut next = Instant::now() + period;
-    let mut resolver = signal::Resolver::default();
+    let mut resolver = Resolver::default();
     let mut raw = Vec::new();
     let mut sent = 0;
     // The loaded modules' unwind tables, listed again every 100 ms (for
     // libraries loaded since).
     let mut listed = Instant::now();
-    signal::refresh_modules();
+    refresh_modules();
     // The end of the current period, when exporting (as in `run_loop`).
     let mut period_end = inner
         .export
@@ -33,27 +37,27 @@ pub(super) fn run_signal(inner: &Inner) {
         next = (next + period).max(Instant::now());
         if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
             // What the handlers wrote before the end belongs to this period.
-            signal::drain(&mut raw);
+            drain(&mut raw);
             record_signal(inner, &mut resolver, &mut raw);
             let now = Instant::now();
             inner.cut_period(now);
             period_end = Some(inner.next_period_end(end, now));
         }
         if listed.elapsed() >= Duration::from_millis(100) {
-            signal::refresh_modules();
+            refresh_modules();
             listed = Instant::now();
         }
         sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
-        signal::drain(&mut raw);
+        drain(&mut raw);
         record_signal(inner, &mut resolver, &mut raw);
     }
     // What the handlers wrote while the registrations were on (those of
     // ended threads dropped), then what is left once the stop ended them.
-    signal::drain(&mut raw);
+    drain(&mut raw);
     record_signal(inner, &mut resolver, &mut raw);
     let mut stats = SignalStats::default();
     signal::stop(&mut stats);
-    signal::drain(&mut raw);
+    drain(&mut raw);
     record_signal(inner, &mut resolver, &mut raw);
     let mut state = lock(&inner.state);
     let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
@@ -76,7 +80,7 @@ pub(super) fn run_signal(inner: &Inner) {
 }
 
 /// Records drained samples (and empties `raw`).
-fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
+fn record_signal(inner: &Inner, resolver: &mut Resolver, raw: &mut Vec<RawSample>) {
     for sample in raw.drain(..) {
         let mut frames = Vec::with_capacity(sample.ips.len());
         let mut inner_frame = None;
@@ -135,8 +139,8 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
         state.stats.failed_walks += u64::from(!managed);
         let stats = &mut state.stats.signal;
         stats.managed_samples += u64::from(managed);
-        stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
-        stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
+        stats.cut_bounds += u64::from(sample.end == WalkEnd::Bounds);
+        stats.cut_depth += u64::from(sample.end == WalkEnd::Depth);
         let os_thread = sample.tid as u32;
         let mut values = [0; SAMPLE_TYPES.len()];
         if sample.cpu {

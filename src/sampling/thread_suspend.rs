@@ -44,57 +44,6 @@
 // Off Windows x64 the counters are kept but never counted.
 #![cfg_attr(not(all(windows, target_arch = "x86_64")), allow(dead_code))]
 
-use alloc::vec::Vec;
-
-/// Most frames a walk records (the rest of a deeper stack is cut, counted
-/// in [`ThreadSuspendStats::cut_depth`]).
-pub const MAX_FRAMES: usize = 512;
-
-/// Whether [`SamplingMode::ThreadSuspend`](super::SamplingMode) is built
-/// for this target.
-pub(super) const SUPPORTED: bool = cfg!(all(windows, target_arch = "x86_64"));
-
-/// What thread-suspend mode did (all zero in the other modes).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ThreadSuspendStats {
-    /// Threads suspended and resumed (one walk each).
-    pub threads_suspended: u64,
-    /// Threads that could not be suspended or whose context could not be
-    /// read (it had ended, or no handle): skipped.
-    pub suspend_failures: u64,
-    /// Walks the runtime refused with `CORPROF_E_STACKSNAPSHOT_UNSAFE`.
-    pub walks_unsafe: u64,
-    /// Every refused walk, by HRESULT: (HRESULT, count).
-    pub walk_errors: Vec<(i32, u64)>,
-    /// Walks cut at [`MAX_FRAMES`].
-    pub cut_depth: u64,
-    /// Samples per OS thread: (OS thread ID, samples); each sample carries
-    /// both the CPU and the wall time since the thread's previous one.
-    pub per_thread: Vec<(u32, u64)>,
-}
-
-impl ThreadSuspendStats {
-    /// Counts a refused walk.
-    fn count_error(&mut self, hr: i32) {
-        if hr == crate::profiling::CORPROF_E_STACKSNAPSHOT_UNSAFE.0 {
-            self.walks_unsafe += 1;
-        }
-        match self.walk_errors.iter_mut().find(|e| e.0 == hr) {
-            Some(entry) => entry.1 += 1,
-            None => self.walk_errors.push((hr, 1)),
-        }
-    }
-
-    /// Counts a sample of OS thread `os_thread`.
-    fn count_sample(&mut self, os_thread: u32) {
-        match self.per_thread.iter_mut().find(|t| t.0 == os_thread) {
-            Some(entry) => entry.1 += 1,
-            None => self.per_thread.push((os_thread, 1)),
-        }
-    }
-}
-
 #[cfg(all(windows, target_arch = "x86_64"))]
 pub(super) use imp::run;
 
@@ -110,10 +59,10 @@ mod imp {
     use core::time::Duration;
     use std::time::Instant;
 
-    use super::MAX_FRAMES;
     use crate::facade::StackFrame;
     use crate::profiling::{FunctionID, ThreadID};
     use crate::sampling::clock::thread_handle_cpu_nanos;
+    use crate::sampling::mode::MAX_FRAMES;
     use crate::sampling::sampler::{beats, lock, Inner, CPU, MAX_PAUSES, SAMPLE_TYPES, WALL};
     use crate::sampling::win32::{
         CloseHandle, GetThreadContext, OpenThread, ResumeThread, SuspendThread, CONTEXT,
@@ -339,26 +288,5 @@ mod imp {
         } else {
             tracked.add(&[no_managed], &values, periods);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn errors_and_samples_are_counted_by_kind() {
-        let mut stats = ThreadSuspendStats::default();
-        let unsafe_hr = crate::profiling::CORPROF_E_STACKSNAPSHOT_UNSAFE.0;
-        let unmanaged = crate::profiling::CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX.0;
-        stats.count_error(unsafe_hr);
-        stats.count_error(unmanaged);
-        stats.count_error(unsafe_hr);
-        assert_eq!(stats.walks_unsafe, 2);
-        assert_eq!(stats.walk_errors, [(unsafe_hr, 2), (unmanaged, 1)]);
-        stats.count_sample(7);
-        stats.count_sample(9);
-        stats.count_sample(7);
-        assert_eq!(stats.per_thread, [(7, 2), (9, 1)]);
     }
 }
