@@ -8,7 +8,7 @@ use core::time::Duration;
 
 use super::export::{ExportOptions, PushTarget};
 use super::mode::SamplingMode;
-use super::sampler::SamplerOptions;
+use super::options::SamplerOptions;
 use crate::{Error, E_INVALIDARG};
 
 /// The keys the client data may hold.

@@ -50,12 +50,17 @@
 
 mod alloc;
 mod attach;
+mod builder;
+mod cfi;
 mod clock;
 mod component;
 mod contention;
+mod dwarf;
 mod env;
+mod events;
 mod exceptions;
 pub mod export;
+mod frameless;
 mod gc_pauses;
 #[cfg(all(
     target_os = "linux",
@@ -65,14 +70,18 @@ mod handler;
 mod live_heap;
 mod memory;
 mod mode;
+mod options;
 mod output;
+mod record;
 mod resolver;
 mod sampler;
 mod signal;
 mod signal_loop;
 mod slots;
+mod state;
 mod suspend_runtime;
 mod thread_suspend;
+mod ticker;
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
@@ -89,16 +98,17 @@ mod win32;
 #[doc(hidden)]
 pub mod __test {
     pub use super::export::http::{
-        exchange, exchange_until, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD,
-        MAX_RESPONSE,
+        exchange, exchange_until, parse_response, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
     };
     pub use super::export::push::ingest_request;
+    pub use super::export::url::percent_encode;
 }
 
 pub use self::alloc::{
     allocation_sampled_weight, allocation_weight, AllocationCountdown, AllocationWeight,
 };
 pub use attach::AttachRequest;
+pub use builder::SamplerBuilder;
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use component::SamplingProfiler;
 pub use contention::{
@@ -112,10 +122,11 @@ pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
 pub use mode::{
     SamplingMode, SignalStats, ThreadSuspendStats, MAX_DEPTH, MAX_FRAMES, MAX_THREADS, SLOTS,
 };
-pub use output::{write_outputs, Written};
-pub use sampler::{
-    AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
-    SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
+pub use options::{
+    AllocationSource, OptionError, SamplerOptions, ALLOC_BYTES, ALLOC_OBJECTS, CPU, EXCEPTIONS,
     GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
     NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
+pub use output::{write_outputs, Written};
+pub use sampler::Sampler;
+pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};

@@ -15,7 +15,7 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use std::collections::HashMap;
 
-use super::unwind;
+use super::frameless;
 use crate::facade::ProfilerInfo;
 use crate::profiling::{FunctionID, ReJITID, COR_PRF_CODE_INFO};
 
@@ -32,7 +32,7 @@ pub(super) struct Resolver {
     /// Addresses answered one by one (native code: `FunctionID::NULL`).
     ips: HashMap<usize, FunctionID>,
     /// x86-64: managed code without a frame pointer, start -> (end, frame
-    /// size, prologue length), for the handler (`unwind::frameless_at`).
+    /// size, prologue length), for the handler (`frameless::frameless_at`).
     frameless: BTreeMap<usize, (usize, usize, usize)>,
     /// Whether `frameless` grew since it was last published.
     frameless_changed: bool,
@@ -127,7 +127,7 @@ impl Resolver {
                 .insert(r.startAddress, (r.startAddress + r.size, function));
         }
         // The first range holds the entry and its prologue.
-        if cfg!(target_arch = "x86_64") && self.frameless.len() < unwind::MAX_FRAMELESS {
+        if cfg!(target_arch = "x86_64") && self.frameless.len() < frameless::MAX_FRAMELESS {
             let first = ranges[0];
             let len = first.size.min(16);
             // Copied byte by byte, not borrowed as a slice: the runtime may
@@ -141,7 +141,7 @@ impl Resolver {
                     core::ptr::read_volatile((first.startAddress as *const u8).wrapping_add(i))
                 };
             }
-            if let Some((size, prologue)) = unwind::frameless_prologue(&code[..len]) {
+            if let Some((size, prologue)) = frameless::frameless_prologue(&code[..len]) {
                 self.frameless.insert(
                     first.startAddress,
                     (first.startAddress + first.size, size, prologue),
@@ -163,10 +163,10 @@ impl Resolver {
     /// when `outer` is in a cached code range that does not hold `inner`,
     /// it is the tier-0 code under an OSR frame (or, harmlessly, one code
     /// version of a method calling another), published to the handler as
-    /// [`unwind::OSR_ORIGIN`] so that later walks find the caller the OSR
+    /// [`frameless::OSR_ORIGIN`] so that later walks find the caller the OSR
     /// frame's record skips.
     pub(super) fn same_method(&mut self, inner: usize, outer: usize) {
-        if !cfg!(target_arch = "x86_64") || self.frameless.len() >= unwind::MAX_FRAMELESS {
+        if !cfg!(target_arch = "x86_64") || self.frameless.len() >= frameless::MAX_FRAMELESS {
             return;
         }
         let Some((start, end)) = self.range_of(outer) else {
@@ -175,7 +175,8 @@ impl Resolver {
         if self.range_of(inner) == Some((start, end)) || self.frameless.contains_key(&start) {
             return;
         }
-        self.frameless.insert(start, (end, unwind::OSR_ORIGIN, 0));
+        self.frameless
+            .insert(start, (end, frameless::OSR_ORIGIN, 0));
         self.frameless_changed = true;
     }
 
@@ -183,7 +184,7 @@ impl Resolver {
     /// of a method's code (`GetCodeInfo4` of it answers a range starting
     /// there), no call returns there and the frame record that held it is
     /// an OSR frame's (.NET 11: see [`tier0_caller`]). The byte is
-    /// published to the handler as [`unwind::OSR_ENTRY`] so that later
+    /// published to the handler as [`frameless::OSR_ENTRY`] so that later
     /// walks find the caller the OSR frame's record skips. Each address is
     /// asked once. Returns whether `ra` is such a byte (a walk taken before
     /// the handler knew it holds it: not a frame of its own).
@@ -205,8 +206,8 @@ impl Resolver {
             .range(..=ra)
             .next_back()
             .is_some_and(|(_, &(end, _, _))| ra < end);
-        if entry && !inside && self.frameless.len() < unwind::MAX_FRAMELESS {
-            self.frameless.insert(ra, (ra + 1, unwind::OSR_ENTRY, 0));
+        if entry && !inside && self.frameless.len() < frameless::MAX_FRAMELESS {
+            self.frameless.insert(ra, (ra + 1, frameless::OSR_ENTRY, 0));
             self.frameless_changed = true;
         }
         entry
@@ -236,7 +237,7 @@ impl Resolver {
                 .iter()
                 .map(|(&start, &(end, size, prologue))| (start, end, size, prologue))
                 .collect();
-            unwind::publish_frameless(&ranges);
+            frameless::publish_frameless(&ranges);
             self.frameless_changed = false;
         }
     }

@@ -124,7 +124,7 @@ mod imp {
         *registrations() = Some(Registrations {
             entries: Vec::new(),
             free: Vec::new(),
-            period: crate::sampling::sampler::sample_interval(hz).as_nanos() as u64,
+            period: crate::sampling::options::sample_interval(hz).as_nanos() as u64,
             created: 0,
             deleted: 0,
             failed: 0,

@@ -49,7 +49,7 @@ pub(super) use imp::run;
 
 /// Never started where the mode is not built (`Sampler::start` refuses it).
 #[cfg(not(all(windows, target_arch = "x86_64")))]
-pub(super) fn run(_inner: &super::sampler::Inner) {}
+pub(super) fn run(_host: &dyn super::ticker::Host) {}
 
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod imp {
@@ -59,11 +59,15 @@ mod imp {
     use core::time::Duration;
     use std::time::Instant;
 
+    use crate::facade::sync::lock;
     use crate::facade::StackFrame;
     use crate::profiling::{FunctionID, ThreadID};
     use crate::sampling::clock::thread_handle_cpu_nanos;
     use crate::sampling::mode::MAX_FRAMES;
-    use crate::sampling::sampler::{beats, lock, Inner, CPU, MAX_PAUSES, SAMPLE_TYPES, WALL};
+    use crate::sampling::options::{sample_interval, SAMPLE_TYPES, WALL};
+    use crate::sampling::record::{Core, Sample};
+    use crate::sampling::state::{Pause, MAX_PAUSES};
+    use crate::sampling::ticker::{beats, Host};
     use crate::sampling::win32::{
         CloseHandle, GetThreadContext, OpenThread, ResumeThread, SuspendThread, CONTEXT,
         CONTEXT_CONTROL, FAILED_COUNT, THREAD_GET_CONTEXT, THREAD_QUERY_LIMITED_INFORMATION,
@@ -89,16 +93,17 @@ mod imp {
     }
 
     /// The sampler thread in thread-suspend mode, until the stop.
-    pub(in crate::sampling) fn run(inner: &Inner) {
+    pub(in crate::sampling) fn run(host: &dyn Host) {
+        let inner = host.core();
         let info = &inner.info;
         let _ = info.initialize_current_thread();
-        let period = crate::sampling::sampler::sample_interval(inner.options.hz);
+        let period = sample_interval(inner.options.hz);
         // Allocated here, written while a thread is stopped.
         let mut frames: Vec<FunctionID> = Vec::with_capacity(MAX_FRAMES);
         let mut context = Box::new(CONTEXT::zeroed());
         let mut threads: Vec<ThreadID> = Vec::new();
         let mut last_beat: Option<Instant> = None;
-        beats(inner, |began| {
+        beats(host, |began| {
             // Each thread's sample stands for the time since the previous
             // beat, as in suspend-runtime mode.
             let wall = last_beat.map_or(period, |last| began - last);
@@ -126,7 +131,7 @@ mod imp {
     /// Suspends, walks and resumes one thread (`frames` holds the walk,
     /// innermost first, `FunctionID::NULL` for a native run).
     fn turn(
-        inner: &Inner,
+        inner: &Core,
         thread: ThreadID,
         frames: &mut Vec<FunctionID>,
         context: &mut CONTEXT,
@@ -231,7 +236,7 @@ mod imp {
     /// refused one as `[no managed frames]`, as the other modes record a
     /// failed walk) with `wall` and the CPU time since its previous sample
     /// (a thread seen first: none).
-    fn record(inner: &Inner, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
+    fn record(inner: &Core, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
         let (result, pause, os_thread, cpu_now, cut) = match turn {
             Turn::Gone => return,
             Turn::NotSuspended => {
@@ -253,10 +258,7 @@ mod imp {
         let stats = &mut state.stats;
         stats.thread_suspend.threads_suspended += 1;
         if stats.pauses.len() < MAX_PAUSES {
-            stats.pauses.push(crate::sampling::sampler::Pause::new(
-                pause.as_nanos() as u64,
-                1,
-            ));
+            stats.pauses.push(Pause::new(pause.as_nanos() as u64, 1));
         }
         // A refused walk is recorded as the other modes record one: its
         // wall and CPU time under `[no managed frames]`, so that no time is
@@ -264,29 +266,20 @@ mod imp {
         if let Err(hr) = result {
             stats.thread_suspend.count_error(hr);
         }
-        stats.walks += 1;
-        stats.frames += frames.len() as u64;
         stats.thread_suspend.cut_depth += u64::from(cut);
         stats.thread_suspend.count_sample(os_thread);
-        let managed = frames.iter().any(|f| !f.is_null());
-        stats.failed_walks += u64::from(!managed);
-        let no_managed = state.no_managed;
-        let periods = inner.export.is_some();
-        let tracked = state.thread(thread);
         let mut values = [0; SAMPLE_TYPES.len()];
         values[WALL] = wall.as_nanos() as u64;
-        // A thread that moved to another OS thread (or is seen first)
-        // starts its CPU count here.
-        values[CPU] = match (tracked.last_cpu, cpu_now) {
-            (Some(last), Some(now)) if tracked.os_thread == os_thread => now.saturating_sub(last),
-            _ => 0,
+        let sample = Sample {
+            thread,
+            stack,
+            managed: frames.iter().any(|f| !f.is_null()),
+            walked: Some(frames.len()),
+            leaf: None,
+            os_thread: Some(os_thread),
+            cpu_clock: Some(cpu_now),
+            values,
         };
-        tracked.os_thread = os_thread;
-        tracked.last_cpu = cpu_now;
-        if managed {
-            tracked.add(&stack, &values, periods);
-        } else {
-            tracked.add(&[no_managed], &values, periods);
-        }
+        state.record(inner.periods, sample);
     }
 }

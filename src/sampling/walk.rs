@@ -15,6 +15,7 @@
     allow(dead_code, unused_imports)
 )]
 
+use super::frameless;
 use super::unwind;
 
 /// Why a walk ended.
@@ -93,16 +94,16 @@ pub(super) unsafe fn walk(
             unwind::Step::Caller(_) | unwind::Step::Bounds => return (depth, WalkEnd::Bounds),
             unwind::Step::End => return (depth, WalkEnd::Complete),
             unwind::Step::NoCfi if sp_known && cfg!(target_arch = "x86_64") => {
-                let found = unwind::frameless_at(lookup);
+                let found = frameless::frameless_at(lookup);
                 // Tier-0 code under an OSR frame, reached by that frame's
                 // record (up to .NET 10), or the OSR code's own first byte
                 // that .NET 11 puts in that record: the tier-0 frame's own
                 // record leads to the real caller, which stands in its
                 // place.
-                let osr_record = matches!(found, Some((unwind::OSR_ORIGIN, _, _)))
+                let osr_record = matches!(found, Some((frameless::OSR_ORIGIN, _, _)))
                     || matches!(
-                        unwind::frameless_at(frame.ip),
-                        Some((unwind::OSR_ENTRY, start, _)) if start == frame.ip
+                        frameless::frameless_at(frame.ip),
+                        Some((frameless::OSR_ENTRY, start, _)) if start == frame.ip
                     );
                 if reached_by_record && osr_record {
                     // SAFETY: [frame.sp, high) is inside the readable range
@@ -121,8 +122,8 @@ pub(super) unsafe fn walk(
                 // above its frame, and rbp is still the caller's.
                 match found {
                     Some((size, start, prologue))
-                        if size != unwind::OSR_ORIGIN
-                            && size != unwind::OSR_ENTRY
+                        if size != frameless::OSR_ORIGIN
+                            && size != frameless::OSR_ENTRY
                             && (!leaf || frame.ip >= start.saturating_add(prologue)) =>
                     {
                         let at = frame.sp.wrapping_add(size);
@@ -234,7 +235,7 @@ const MAX_TIER0_FRAME: usize = 4096;
 /// lands on `frame`: an address in the tier-0 code with the caller's frame
 /// pointer, and the step after it would skip the caller. The walk calls
 /// this when `frame.ip` is in a tier-0 code range the sampler thread saw
-/// under the same method's OSR code (`unwind::OSR_ORIGIN`): the tier-0
+/// under the same method's OSR code (`frameless::OSR_ORIGIN`): the tier-0
 /// frame's own record is found by its content, the first word above
 /// `frame.sp` and below the caller's frame that holds the caller's frame
 /// pointer; the word above it is the return address into the caller.
@@ -242,7 +243,7 @@ const MAX_TIER0_FRAME: usize = 4096;
 /// code begins `push rax; mov rax, [rbp]; push rax`, and the word the first
 /// push leaves is the OSR code's own address): the record's return address
 /// is the OSR code's first byte, which no call returns to. The sampler thread
-/// publishes that byte (`unwind::OSR_ENTRY`, found by
+/// publishes that byte (`frameless::OSR_ENTRY`, found by
 /// `Resolver::return_address`) and the walk calls this there too.
 /// Returns the caller's frame, or `None` (no such word within
 /// `MAX_TIER0_FRAME` bytes).
@@ -376,7 +377,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn an_osr_frame_is_walked_past_its_tier0_frame_to_the_caller() {
-        let _table = unwind::TABLE_IN_TEST
+        let _table = frameless::TABLE_IN_TEST
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         let (osr, tier0, caller, outer) = (0x9000_0100, 0x9100_0010, 0x9200_0020, 0x9300_0030);
@@ -398,11 +399,11 @@ mod tests {
         let mut out = [0usize; 16];
         // Before the sampler thread saw the OSR frame: the tier-0 code
         // stands for the caller, which is skipped.
-        unwind::publish_frameless(&[]);
+        frameless::publish_frameless(&[]);
         // SAFETY: the walk reads only inside `s`.
         let (n, _) = unsafe { walk(osr, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
         assert_eq!(&out[..n], &[osr, tier0, outer]);
-        unwind::publish_frameless(&[(0x9100_0000, 0x9100_1000, unwind::OSR_ORIGIN, 0)]);
+        frameless::publish_frameless(&[(0x9100_0000, 0x9100_1000, frameless::OSR_ORIGIN, 0)]);
         // SAFETY: as above.
         let (n, end) = unsafe { walk(osr, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
         assert_eq!(end, WalkEnd::Complete);
@@ -435,7 +436,7 @@ mod tests {
             )
         };
         assert_eq!(&out[..n], &[tier0 + 1, caller, outer]);
-        unwind::publish_frameless(&[]);
+        frameless::publish_frameless(&[]);
     }
 
     /// .NET 11 OSR on x86-64: the OSR code pushes a pseudo return address,
@@ -447,7 +448,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn an_osr_frame_naming_its_own_entry_is_walked_to_the_caller() {
-        let _table = unwind::TABLE_IN_TEST
+        let _table = frameless::TABLE_IN_TEST
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         let (osr_entry, inside, caller, outer) =
@@ -469,12 +470,12 @@ mod tests {
         let (low, high) = (addr(&s, 0), addr(&s, 64));
         let mut out = [0usize; 16];
         // Unknown: the entry stands for the caller, which is skipped.
-        unwind::publish_frameless(&[]);
+        frameless::publish_frameless(&[]);
         // SAFETY: the walk reads only inside `s`.
         let (n, _) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
         assert_eq!(&out[..n], &[inside, osr_entry, outer]);
         // Published: the caller.
-        unwind::publish_frameless(&[(osr_entry, osr_entry + 1, unwind::OSR_ENTRY, 0)]);
+        frameless::publish_frameless(&[(osr_entry, osr_entry + 1, frameless::OSR_ENTRY, 0)]);
         // SAFETY: as above.
         let (n, end) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
         assert_eq!(end, WalkEnd::Complete);
@@ -484,7 +485,7 @@ mod tests {
         // SAFETY: as above.
         let (n, _) = unsafe { walk(inside, addr(&s, 2), addr(&s, 4), 0, (low, high), &mut out) };
         assert_eq!(&out[..n], &[inside, osr_entry + 1, outer]);
-        unwind::publish_frameless(&[]);
+        frameless::publish_frameless(&[]);
     }
 
     #[test]
@@ -513,7 +514,7 @@ mod tests {
     ))]
     #[test]
     fn a_thread_blocked_in_glibc_is_walked_to_its_caller() {
-        let _table = unwind::TABLE_IN_TEST
+        let _table = frameless::TABLE_IN_TEST
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         use crate::sampling::unix;
