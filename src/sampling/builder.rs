@@ -23,7 +23,7 @@ impl Sampler {
     }
 
     /// Starts the sampler thread (named `corprof-sampler`) and, for
-    /// [`AllocationSource::AllocationTick`], its EventPipe session (the
+    /// [`AllocationSource::AllocationTick`](crate::sampling::AllocationSource::AllocationTick), its EventPipe session (the
     /// event masks of [`SamplerOptions::event_masks`] must be set).
     ///
     /// `E_INVALIDARG` for options [`SamplerOptions::validate`] refuses,

@@ -91,7 +91,7 @@ impl Sampler {
 
     /// [`event_pipe_event_delivered`](Self::event_pipe_event_delivered),
     /// and each allocation recorded is also tracked by the live heap
-    /// ([`SamplerOptions::heap_objects`]): a weak handle to its object,
+    /// ([`SamplerOptions::heap_objects`](crate::sampling::SamplerOptions::heap_objects)): a weak handle to its object,
     /// made on this thread after the object's MethodTable is written into
     /// its first word (`live_heap.rs`; the object is not initialised yet
     /// when the runtime writes the event).
@@ -242,10 +242,10 @@ impl Sampler {
     }
 
     /// Counts a thrown exception (forward `Profiler::exception_thrown`;
-    /// the event masks of [`SamplerOptions::event_masks`] enable it): on
+    /// the event masks of [`SamplerOptions::event_masks`](crate::sampling::SamplerOptions::event_masks) enable it): on
     /// the throwing thread, its stack and a last frame of the exception's
     /// type, with a count of 1, or beyond
-    /// [`SamplerOptions::exceptions_per_second`] a uniform sample with
+    /// [`SamplerOptions::exceptions_per_second`](crate::sampling::SamplerOptions::exceptions_per_second) a uniform sample with
     /// upweighted counts.
     ///
     /// # Safety

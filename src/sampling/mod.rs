@@ -5,7 +5,8 @@
 //! on Linux x86-64 and AArch64 by default each thread is interrupted on
 //! its own by a signal (a timer on its CPU clock for CPU time, a few
 //! threads per tick for wall time) and walks its own stack in the handler
-//! (`signal.rs`, `unwind.rs`, `unix.rs`; docs/sampling.md, "Signal mode"):
+//! (`signal.rs`, `handler.rs`, `walk.rs`, `unwind.rs`, `unix.rs`;
+//! docs/sampling.md, "Signal mode"):
 //! the runtime is never suspended. On Windows x64 by default
 //! ([`SamplingMode::ThreadSuspend`], `thread_suspend.rs`, `win32.rs`) a
 //! thread of the sampler's own stops one managed thread at a time
@@ -47,6 +48,10 @@
 //! profile of each [`SamplerOptions::period`] to exporters ([`export`]: a
 //! directory of period files, a Pyroscope-compatible server) from a thread
 //! of its own.
+//!
+//! The files are rooms on floors (docs/sampling.md, "The sources";
+//! tests/layers.rs): each names only rooms below its own, and this root
+//! only declares and re-exports.
 
 mod alloc;
 mod attach;

@@ -100,7 +100,7 @@ pub enum AllocationSource {
     ObjectAllocated,
     /// The runtime's own `GCAllocationTick` events, one per about 100 KB
     /// allocated, through an in-process EventPipe session of the sampler's
-    /// own (forward [`Sampler::event_pipe_event_delivered`]): allocations
+    /// own (forward [`Sampler::event_pipe_event_delivered`](crate::sampling::Sampler::event_pipe_event_delivered)): allocations
     /// keep their fast path (measured: +0.5 to 1.3 ns per small
     /// allocation). .NET 5 and later. The event names the object whose
     /// allocation crossed the threshold, which takes the runtime's slow
@@ -179,7 +179,7 @@ fn has_allocation_sampled(info: &ProfilerInfo) -> bool {
 /// (`SamplerOptions::default().with_hz(250)`) or a field assigned
 /// (`options.hz = 250`). `#[non_exhaustive]`, and not `Copy`: options may
 /// be added (of any type), so a struct literal does not build outside the
-/// crate. [`Sampler::start`] checks them ([`SamplerOptions::validate`]).
+/// crate. [`Sampler::start`](crate::sampling::Sampler::start) checks them ([`SamplerOptions::validate`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SamplerOptions {
@@ -193,7 +193,7 @@ pub struct SamplerOptions {
     /// Where allocations come from (default [`AllocationSource::Auto`]).
     pub allocation_source: AllocationSource,
     /// How often the sampler hands a profile of the period just ended to
-    /// its exporters (default 60 s; [`Sampler::start_exporting`]).
+    /// its exporters (default 60 s; [`Sampler::start_exporting`](crate::sampling::Sampler::start_exporting)).
     pub period: Duration,
     /// Exceptions recorded in full per second, beyond which they are
     /// sampled with upweighted counts (default 500; `exceptions.rs`);
@@ -204,7 +204,7 @@ pub struct SamplerOptions {
     /// are sampled with upweighted counts and times (default 500); `None`
     /// turns contention profiling off. Needs in-process EventPipe (.NET 5
     /// and later): on older runtimes there is none
-    /// ([`SamplerStats::contention_available`]).
+    /// ([`SamplerStats::contention_available`](crate::sampling::SamplerStats::contention_available)).
     pub contentions_per_second: Option<u32>,
     /// How stacks are sampled (default: [`SamplingMode::default`]).
     pub mode: SamplingMode,
@@ -213,11 +213,11 @@ pub struct SamplerOptions {
     pub wall_threads_per_tick: u32,
     /// Whether GC pauses are measured (default `true`): from the runtime's
     /// GC events in the sampler's in-process EventPipe session, .NET 5 and
-    /// later ([`SamplerStats::gc_pauses_available`]; `gc_pauses.rs`).
+    /// later ([`SamplerStats::gc_pauses_available`](crate::sampling::SamplerStats::gc_pauses_available); `gc_pauses.rs`).
     pub gc_pauses: bool,
     /// The most sampled objects the live heap tracks (default 4,096;
     /// `None`: no live heap). .NET 7 and later, with allocation sampling on
-    /// ([`SamplerStats::live_heap_available`]; `live_heap.rs`).
+    /// ([`SamplerStats::live_heap_available`](crate::sampling::SamplerStats::live_heap_available); `live_heap.rs`).
     pub heap_objects: Option<u32>,
 }
 
@@ -315,7 +315,7 @@ impl SamplerOptions {
 
     /// Whether the sampler can start with these options: the first field
     /// whose value it refuses, named with the value and what it must be.
-    /// [`Sampler::start`] checks this first (its `Err` is `E_INVALIDARG`
+    /// [`Sampler::start`](crate::sampling::Sampler::start) checks this first (its `Err` is `E_INVALIDARG`
     /// with the [`OptionError`] as its source).
     pub fn validate(&self) -> core::result::Result<(), OptionError> {
         let refuse = |field, value: &dyn core::fmt::Debug, expected| {

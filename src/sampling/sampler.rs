@@ -322,7 +322,7 @@ impl Sampler {
     /// profile of its own.
     ///
     /// In [`SamplingMode::ThreadSuspend`] forwarding it is required (the
-    /// contract of [`SamplerBuilder::start_forwarding_thread_destroyed`],
+    /// contract of [`SamplerBuilder::start_forwarding_thread_destroyed`](crate::sampling::SamplerBuilder::start_forwarding_thread_destroyed),
     /// the only start of that mode): it waits while the sampler walks that
     /// thread, and the sampler walks no thread destroyed (the runtime frees
     /// its `Thread` after the callback returns, and `DoStackSnapshot` of a

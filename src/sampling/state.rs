@@ -27,8 +27,8 @@ pub struct ThreadProfile {
     pub name: String,
     /// The OS thread it ran on when last sampled.
     pub os_thread: u32,
-    /// Its stacks, with [`CPU`], [`WALL`], [`ALLOC_OBJECTS`] and
-    /// [`ALLOC_BYTES`] values.
+    /// Its stacks, with [`CPU`](crate::sampling::CPU), [`WALL`](crate::sampling::WALL), [`ALLOC_OBJECTS`](crate::sampling::ALLOC_OBJECTS) and
+    /// [`ALLOC_BYTES`](crate::sampling::ALLOC_BYTES) values.
     pub tree: StackTree,
 }
 
@@ -78,7 +78,7 @@ pub struct SamplerStats {
     pub allocation_sampled_events: u64,
     /// Of those, the ones that could not be decoded (counted, skipped).
     pub undecoded_sampled_events: u64,
-    /// Exceptions thrown ([`Sampler::exception_thrown`]).
+    /// Exceptions thrown ([`Sampler::exception_thrown`](crate::sampling::Sampler::exception_thrown)).
     pub exceptions_thrown: u64,
     /// Of those, the ones recorded (all up to the rate limit, a sample
     /// beyond it).
@@ -94,13 +94,13 @@ pub struct SamplerStats {
     /// Contention events that could not be decoded (counted, skipped).
     pub undecoded_contentions: u64,
     /// Whether GC pauses are measured: asked for
-    /// ([`SamplerOptions::gc_pauses`]), and the runtime has in-process
+    /// ([`SamplerOptions::gc_pauses`](crate::sampling::SamplerOptions::gc_pauses)), and the runtime has in-process
     /// EventPipe (.NET 5 and later).
     pub gc_pauses_available: bool,
     /// The GC pauses measured (count, total, longest, by kind).
     pub gc_pauses: GcPauseStats,
     /// Whether the live heap is tracked: asked for
-    /// ([`SamplerOptions::heap_objects`]) with allocation sampling, and the
+    /// ([`SamplerOptions::heap_objects`](crate::sampling::SamplerOptions::heap_objects)) with allocation sampling, and the
     /// runtime has `ICorProfilerInfo13` (.NET 7 and later).
     pub live_heap_available: bool,
     /// What the live heap did (objects tracked, skipped, collected).
