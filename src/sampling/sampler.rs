@@ -38,6 +38,9 @@ use crate::profile::{Frames, StackTree};
 use crate::profiling::{ThreadID, EVENTPIPE_PROVIDER, EVENTPIPE_SESSION};
 use crate::E_NOTIMPL;
 
+/// The sampler's parts: the [`Core`] the modes and the events share (and
+/// reached through it, `Deref`), and what only the sampler and the events
+/// use (the session, the exporters, the rate samplers, the memory parts).
 pub(super) struct Inner {
     /// What the modes and the events share.
     pub(super) core: Core,

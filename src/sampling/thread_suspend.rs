@@ -32,7 +32,7 @@
 //! no lock that thread could hold (the allocator's, the sampler's state):
 //! the walk's callback writes into a frame buffer allocated before, of
 //! [`MAX_FRAMES`] entries (a deeper stack is cut, counted). The only lock
-//! held is `Inner::walking`, which only [`Sampler::thread_destroyed`]
+//! held is `Core::walking`, which only [`Sampler::thread_destroyed`]
 //! takes: the runtime requires a profiler to block in `ThreadDestroyed`
 //! until it no longer walks that thread (its `Thread` is freed after), so a
 //! destroyed thread is never walked. Names, CPU times and the profile are
