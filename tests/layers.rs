@@ -95,23 +95,72 @@ fn allowed(module: &str) -> &'static [&'static str] {
 }
 
 /// The modules split into rooms, and their rooms' floors, bottom first.
-const ROOMS: &[(&str, &[&[&str]])] = &[(
-    "coverage",
-    &[
-        // Formats and the IL rewriting: nothing of coverage's own.
-        &["claims", "filter", "inflate", "pdb", "probes", "report"],
-        // The assembly's debug directory (its embedded PDB, inflated).
-        &["pe"],
-        // The settings; a module's PDB found and parsed.
-        &["options", "symbols"],
-        // What a method is reported under, whether it is covered.
-        &["naming"],
-        // The runtime part: claims, rewriting, counters, the reports.
-        &["session"],
-        // The `Profiler` part.
-        &["component"],
-    ],
-)];
+const ROOMS: &[(&str, &[&[&str]])] = &[
+    (
+        "coverage",
+        &[
+            // Formats and the IL rewriting: nothing of coverage's own.
+            &["claims", "filter", "inflate", "pdb", "probes", "report"],
+            // The assembly's debug directory (its embedded PDB, inflated).
+            &["pe"],
+            // The settings; a module's PDB found and parsed.
+            &["options", "symbols"],
+            // What a method is reported under, whether it is covered.
+            &["naming"],
+            // The runtime part: claims, rewriting, counters, the reports.
+            &["session"],
+            // The `Profiler` part.
+            &["component"],
+        ],
+    ),
+    (
+        "sampling",
+        &[
+            // Nothing of the sampler's own: the estimators and decoders,
+            // the memory parts, the modes' enum and statistics, the OS
+            // calls, the handler's readers of unwind data and frameless
+            // code; the heap snapshots (on nothing of the sampler's).
+            &[
+                "alloc",
+                "clock",
+                "contention",
+                "dwarf",
+                "exceptions",
+                "frameless",
+                "gc_pauses",
+                "heap_snapshot",
+                "live_heap",
+                "mode",
+                "unix",
+                "win32",
+            ],
+            // The sample types and options; CFA programs; signal mode's
+            // resolver.
+            &["cfi", "options", "resolver"],
+            // The sampler's state and statistics; the environment's
+            // settings; the module table and its CFI step.
+            &["env", "state", "unwind"],
+            // The one record path; the memory parts in a profile; the
+            // exporters (a directory: one room); the handler's walk.
+            &["export", "memory", "record", "walk"],
+            // The ticker; the output files; the attach request; signal
+            // mode's buffer and registry.
+            &["attach", "output", "slots", "ticker"],
+            // The `SIGPROF` handler.
+            &["handler"],
+            // Signal mode's registrations, timers, start and stop.
+            &["signal"],
+            // The modes, on the ticker and the record path.
+            &["signal_loop", "suspend_runtime", "thread_suspend"],
+            // The public `Sampler`.
+            &["sampler"],
+            // Its starts and builder; the runtime's events.
+            &["builder", "events"],
+            // The `Profiler` part.
+            &["component"],
+        ],
+    ),
+];
 
 /// The most lines of code (not blank, not a comment) a file of a module
 /// with rooms may have.
@@ -124,7 +173,9 @@ fn floor_of(floors: &[&[&str]], room: &str) -> Option<usize> {
 
 /// The names a line of code reaches through `prefix` (`super::` or
 /// `crate::coverage::`): one name, or each name of a `{...}` group on the
-/// line; `*` (a test module's `use super::*`) is none.
+/// line; `*` (a test module's `use super::*`) is none, and so is a prefix
+/// that continues a path (`super::super::x` reaches nothing through
+/// `super::`: [`room_problems`] refuses it on its own).
 fn names_after(code: &str, prefix: &str) -> Vec<String> {
     let ident = |s: &str| -> String {
         s.chars()
@@ -132,11 +183,12 @@ fn names_after(code: &str, prefix: &str) -> Vec<String> {
             .collect()
     };
     let mut names = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find(prefix) {
-        let before = rest[..at].chars().next_back();
-        let after = &rest[at + prefix.len()..];
-        rest = after;
+    let mut from = 0;
+    while let Some(found) = code[from..].find(prefix) {
+        let at = from + found;
+        let before = code[..at].chars().next_back();
+        let after = &code[at + prefix.len()..];
+        from = at + prefix.len();
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
@@ -158,6 +210,51 @@ fn names_after(code: &str, prefix: &str) -> Vec<String> {
     names
 }
 
+/// Where a file of a module with rooms stands: its room and floor, and
+/// whether its `super::` is its own room (a file of a subdirectory room,
+/// but the subdirectory's `mod.rs`) rather than the module's root.
+struct RoomFile<'a> {
+    module: &'a str,
+    floors: &'a [&'a [&'a str]],
+    room: &'a str,
+    own: usize,
+    super_is_room: bool,
+}
+
+/// The problems of one line of code (comments stripped) of a room's file:
+/// a room beside or above it, an item reached through the module's root,
+/// or `super::super` (which leaves the room: name the room by its crate
+/// path).
+fn room_problems(file: &RoomFile<'_>, code: &str) -> Vec<String> {
+    let mut problems = Vec::new();
+    if code.contains("super::super") {
+        problems.push(format!(
+            "room `{}` names `super::super`: name the room by `crate::{}::room`",
+            file.room, file.module
+        ));
+    }
+    let mut names = names_after(code, &format!("crate::{}::", file.module));
+    if !file.super_is_room {
+        names.extend(names_after(code, "super::"));
+    }
+    for name in names {
+        let problem = match floor_of(file.floors, &name) {
+            Some(_) if name == file.room => None,
+            Some(floor) if floor < file.own => None,
+            Some(_) => Some(format!(
+                "room `{}` uses room `{name}`, beside or above it",
+                file.room
+            )),
+            None => Some(format!(
+                "room `{}` reaches `{name}` through the root of `{}`: name its room",
+                file.room, file.module
+            )),
+        };
+        problems.extend(problem);
+    }
+    problems
+}
+
 /// Lines of code: not blank, not only a comment.
 fn code_lines(text: &str) -> usize {
     text.lines()
@@ -174,7 +271,6 @@ fn room_violations() -> Vec<String> {
         let mut files = Vec::new();
         rust_files(&src.join(module), &mut files);
         files.sort();
-        let module_path = format!("crate::{module}::");
         for file in &files {
             let text = fs::read_to_string(file).unwrap();
             let lines = code_lines(&text);
@@ -201,29 +297,25 @@ fn room_violations() -> Vec<String> {
                 ));
                 continue;
             };
+            // A subdirectory is one room: its files name each other through
+            // `super::` (but its `mod.rs`, whose `super::` is the root).
+            let file_in_room = RoomFile {
+                module,
+                floors,
+                room: &room,
+                own,
+                super_is_room: rel.components().count() > 1
+                    && rel.file_name().is_some_and(|f| f != "mod.rs"),
+            };
             for (n, line) in text.lines().enumerate() {
                 let code = line.split("//").next().unwrap();
-                let mut names = names_after(code, "super::");
-                names.extend(names_after(code, &module_path));
-                for name in names {
-                    let problem = match floor_of(floors, &name) {
-                        Some(_) if name == room => None,
-                        Some(floor) if floor < own => None,
-                        Some(_) => Some(format!(
-                            "room `{room}` uses room `{name}`, beside or above it"
-                        )),
-                        None => Some(format!(
-                            "room `{room}` reaches `{name}` through the root of `{module}`: name its room"
-                        )),
-                    };
-                    if let Some(problem) = problem {
-                        found.push(format!(
-                            "{}:{}: {problem}: {}",
-                            file.display(),
-                            n + 1,
-                            line.trim()
-                        ));
-                    }
+                for problem in room_problems(&file_in_room, code) {
+                    found.push(format!(
+                        "{}:{}: {problem}: {}",
+                        file.display(),
+                        n + 1,
+                        line.trim()
+                    ));
                 }
             }
         }
@@ -409,6 +501,51 @@ fn the_room_check_sees_a_violation() {
     assert!(names_after("use super::*;", "super::").is_empty());
     assert_eq!(names_after("use super::Coverage;", "super::"), ["Coverage"]);
     assert_eq!(code_lines("// a\n\n  fn f() {}\n  /// b\n}\n"), 2);
+}
+
+/// The subdirectory rule: a file of `export/` (one room) names its room's
+/// files and items through `super::`, other rooms only below it through
+/// `crate::sampling::room`; `export/mod.rs`'s `super::` is the root's;
+/// `super::super` is refused anywhere.
+#[test]
+fn the_room_check_sees_a_subdirectory_as_one_room() {
+    let floors = ROOMS.iter().find(|r| r.0 == "sampling").unwrap().1;
+    let own = floor_of(floors, "export").unwrap();
+    // The preconditions: `state` is below `export`, `sampler` above.
+    assert!(floor_of(floors, "state").unwrap() < own);
+    assert!(floor_of(floors, "sampler").unwrap() > own);
+    let file = |super_is_room| RoomFile {
+        module: "sampling",
+        floors,
+        room: "export",
+        own,
+        super_is_room,
+    };
+    let (inner, root) = (file(true), file(false));
+    assert!(room_problems(&inner, "use super::{lock, Exporter};").is_empty());
+    assert!(room_problems(&inner, "use super::http::Timeouts;").is_empty());
+    assert!(room_problems(&inner, "use crate::sampling::state::Profile;").is_empty());
+    assert_eq!(
+        room_problems(&inner, "use crate::sampling::sampler::Inner;").len(),
+        1
+    );
+    assert_eq!(
+        room_problems(&inner, "use crate::sampling::Profile;").len(),
+        1
+    );
+    let up = room_problems(&inner, "use super::super::sampler::Inner;");
+    assert_eq!(up.len(), 1, "{up:?}");
+    assert!(up[0].contains("super::super"), "{up:?}");
+    // `export/mod.rs`: `super::` is the module's root.
+    assert_eq!(
+        room_problems(&root, "use super::sampler::Profile;").len(),
+        1
+    );
+    assert_eq!(room_problems(&root, "use super::Profile;").len(), 1);
+    assert!(room_problems(&root, "use super::env::var;").is_empty());
+    // A path continued by a prefix is not a second name.
+    assert!(names_after("use super::super::sampler::Inner;", "super::").is_empty());
+    assert!(names_after("x::super::y", "super::").is_empty());
 }
 
 #[test]

@@ -7,8 +7,8 @@ use alloc::string::String;
 use core::time::Duration;
 
 use super::export::{ExportOptions, PushTarget};
-use super::sampler::SamplerOptions;
-use super::signal::SamplingMode;
+use super::mode::SamplingMode;
+use super::options::SamplerOptions;
 use crate::{Error, E_INVALIDARG};
 
 /// The keys the client data may hold.

@@ -5,8 +5,8 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::sampler::{AllocationSource, SamplerOptions};
-use super::signal::SamplingMode;
+use super::mode::SamplingMode;
+use super::options::{AllocationSource, SamplerOptions};
 use crate::{Error, E_INVALIDARG};
 
 /// Samples per second (`SamplerOptions::hz`): 1 to 10,000, default 99.
@@ -96,7 +96,7 @@ impl SamplerOptions {
     /// an `E_INVALIDARG` [`Error`] whose message names the variable and
     /// says why: `CORPROF_SAMPLER_HZ="fast" is not a number from 1 to 10000`.
     pub fn from_env() -> Result<SamplerOptions, Error> {
-        let hz = number(SAMPLER_HZ, 99, 1, u64::from(super::sampler::MAX_HZ))?;
+        let hz = number(SAMPLER_HZ, 99, 1, u64::from(super::options::MAX_HZ))?;
         let alloc = number(SAMPLER_ALLOC_BYTES, 512 << 10, 0, 1 << 40)?;
         let source = match var(SAMPLER_ALLOC_SOURCE)? {
             None => AllocationSource::Auto,

@@ -9,7 +9,8 @@ use alloc::vec::Vec;
 
 use super::gc_pauses::{pause_frame, GcKind, PauseTotal};
 use super::live_heap::{age_bucket_label, by_age, LiveObject};
-use super::sampler::{ThreadProfile, GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES};
+use super::options::{GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES};
+use super::state::ThreadProfile;
 use crate::profile::{FrameId, Frames, StackTree};
 
 /// The GC pauses of a period or run as a thread `GC` of their own: one

@@ -5,7 +5,8 @@
 //! on Linux x86-64 and AArch64 by default each thread is interrupted on
 //! its own by a signal (a timer on its CPU clock for CPU time, a few
 //! threads per tick for wall time) and walks its own stack in the handler
-//! (`signal.rs`, `unwind.rs`, `unix.rs`; docs/sampling.md, "Signal mode"):
+//! (`signal.rs`, `handler.rs`, `walk.rs`, `unwind.rs`, `unix.rs`;
+//! docs/sampling.md, "Signal mode"):
 //! the runtime is never suspended. On Windows x64 by default
 //! ([`SamplingMode::ThreadSuspend`], `thread_suspend.rs`, `win32.rs`) a
 //! thread of the sampler's own stops one managed thread at a time
@@ -47,31 +48,53 @@
 //! profile of each [`SamplerOptions::period`] to exporters ([`export`]: a
 //! directory of period files, a Pyroscope-compatible server) from a thread
 //! of its own.
+//!
+//! The files are rooms on floors (docs/sampling.md, "The sources";
+//! tests/layers.rs): each names only rooms below its own, and this root
+//! only declares and re-exports.
 
 mod alloc;
 mod attach;
+mod builder;
+mod cfi;
 mod clock;
 mod component;
 mod contention;
+mod dwarf;
 mod env;
+mod events;
 mod exceptions;
 pub mod export;
+mod frameless;
 mod gc_pauses;
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+mod handler;
 mod heap_snapshot;
 mod live_heap;
 mod memory;
+mod mode;
+mod options;
 mod output;
+mod record;
+mod resolver;
 mod sampler;
 mod signal;
 mod signal_loop;
+mod slots;
+mod state;
 mod suspend_runtime;
 mod thread_suspend;
+mod ticker;
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
 mod unix;
 mod unwind;
+mod walk;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
@@ -81,16 +104,17 @@ mod win32;
 #[doc(hidden)]
 pub mod __test {
     pub use super::export::http::{
-        exchange, exchange_until, parse_response, percent_encode, Response, BODY_PREVIEW, MAX_HEAD,
-        MAX_RESPONSE,
+        exchange, exchange_until, parse_response, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
     };
     pub use super::export::push::ingest_request;
+    pub use super::export::url::percent_encode;
 }
 
 pub use self::alloc::{
     allocation_sampled_weight, allocation_weight, AllocationCountdown, AllocationWeight,
 };
 pub use attach::AttachRequest;
+pub use builder::SamplerBuilder;
 pub use clock::{current_thread_cpu_nanos, thread_cpu_nanos};
 pub use component::SamplingProfiler;
 pub use contention::{
@@ -102,12 +126,14 @@ pub use gc_pauses::GcPauseStats;
 pub use heap_snapshot::{HeapSnapshotStats, HEAP_SNAPSHOTS_KEPT, HEAP_SNAPSHOT_TYPES};
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
 pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
-pub use output::{write_outputs, Written};
-pub use sampler::{
-    AllocationSource, OptionError, Pause, Profile, Sampler, SamplerBuilder, SamplerOptions,
-    SamplerStats, ThreadProfile, ALLOC_BYTES, ALLOC_OBJECTS, CPU, ENDED_WITHOUT_NAME, EXCEPTIONS,
+pub use mode::{
+    SamplingMode, SignalStats, ThreadSuspendStats, MAX_DEPTH, MAX_FRAMES, MAX_THREADS, SLOTS,
+};
+pub use options::{
+    AllocationSource, OptionError, SamplerOptions, ALLOC_BYTES, ALLOC_OBJECTS, CPU, EXCEPTIONS,
     GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
     NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
 };
-pub use signal::{SamplingMode, SignalStats, MAX_DEPTH, MAX_THREADS, SLOTS};
-pub use thread_suspend::{ThreadSuspendStats, MAX_FRAMES};
+pub use output::{write_outputs, Written};
+pub use sampler::Sampler;
+pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};

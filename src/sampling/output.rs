@@ -9,9 +9,10 @@ use std::path::Path;
 use std::time::UNIX_EPOCH;
 
 use super::memory::{GC_THREAD, LIVE_HEAP_THREAD};
-use super::sampler::{
-    Profile, ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WALL,
+use super::options::{
+    ALLOC_BYTES, CPU, EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WALL,
 };
+use super::state::{Profile, ThreadProfile};
 use crate::profile::{
     self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats, NodeId,
     Pprof, SpeedscopeProfile, StackTree,
@@ -97,7 +98,7 @@ impl Profile {
     /// per allocation stack, labelled `thread` ([`LIVE_HEAP_THREAD`]),
     /// `object_type` (the leaf frame `new <Type>` without `new `) and
     /// `gc_age`.
-    fn live_heap_samples(&self, pprof: &mut Pprof, thread: &super::ThreadProfile, age: &str) {
+    fn live_heap_samples(&self, pprof: &mut Pprof, thread: &ThreadProfile, age: &str) {
         let tree = &thread.tree;
         for index in 1..tree.len() {
             let node = tree.find_index(index);

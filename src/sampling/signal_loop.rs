@@ -6,54 +6,59 @@ use alloc::vec::Vec;
 use core::time::Duration;
 use std::time::Instant;
 
-use super::sampler::{lock, wait_until, Inner, CPU, SAMPLE_TYPES, WALL};
-use super::signal::{self, SignalStats};
+use super::mode::SignalStats;
+use super::options::{sample_interval, CPU, SAMPLE_TYPES, WALL};
+use super::record::{Core, Sample};
+use super::resolver::Resolver;
+use super::signal;
+use super::slots::{drain, RawSample};
+use super::ticker::{wait_until, Host};
+use super::walk::{refresh_modules, WalkEnd};
+use crate::facade::sync::lock;
 use crate::profiling::{FunctionID, ThreadID};
 
 /// The sampler thread in signal mode: each tick, signals a few threads for
 /// wall samples and records what the handlers wrote; at the stop, deletes
 /// the timers and records what is left.
-pub(super) fn run_signal(inner: &Inner) {
+pub(super) fn run_signal(host: &dyn Host) {
+    let inner = host.core();
     let _ = inner.info.initialize_current_thread();
-    let period = crate::sampling::sampler::sample_interval(inner.options.hz);
+    let period = sample_interval(inner.options.hz);
     let mut next = Instant::now() + period;
-    let mut resolver = signal::Resolver::default();
+    let mut resolver = Resolver::default();
     let mut raw = Vec::new();
     let mut sent = 0;
     // The loaded modules' unwind tables, listed again every 100 ms (for
     // libraries loaded since).
     let mut listed = Instant::now();
-    signal::refresh_modules();
+    refresh_modules();
     // The end of the current period, when exporting (as in `run_loop`).
-    let mut period_end = inner
-        .export
-        .as_ref()
-        .map(|_| Instant::now() + inner.options.period);
+    let mut period_end = inner.periods.then(|| Instant::now() + inner.options.period);
     while !wait_until(inner, next) {
         next = (next + period).max(Instant::now());
         if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
             // What the handlers wrote before the end belongs to this period.
-            signal::drain(&mut raw);
+            drain(&mut raw);
             record_signal(inner, &mut resolver, &mut raw);
             let now = Instant::now();
-            inner.cut_period(now);
+            host.cut_period(now);
             period_end = Some(inner.next_period_end(end, now));
         }
         if listed.elapsed() >= Duration::from_millis(100) {
-            signal::refresh_modules();
+            refresh_modules();
             listed = Instant::now();
         }
         sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
-        signal::drain(&mut raw);
+        drain(&mut raw);
         record_signal(inner, &mut resolver, &mut raw);
     }
     // What the handlers wrote while the registrations were on (those of
     // ended threads dropped), then what is left once the stop ended them.
-    signal::drain(&mut raw);
+    drain(&mut raw);
     record_signal(inner, &mut resolver, &mut raw);
     let mut stats = SignalStats::default();
     signal::stop(&mut stats);
-    signal::drain(&mut raw);
+    drain(&mut raw);
     record_signal(inner, &mut resolver, &mut raw);
     let mut state = lock(&inner.state);
     let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
@@ -76,7 +81,7 @@ pub(super) fn run_signal(inner: &Inner) {
 }
 
 /// Records drained samples (and empties `raw`).
-fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<signal::RawSample>) {
+fn record_signal(inner: &Core, resolver: &mut Resolver, raw: &mut Vec<RawSample>) {
     for sample in raw.drain(..) {
         let mut frames = Vec::with_capacity(sample.ips.len());
         let mut inner_frame = None;
@@ -122,22 +127,10 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
             state.stats.signal.late += 1;
             continue;
         }
-        // As in the other modes: a walk without a managed frame (a
-        // runtime thread, or a native frame the walk could not pass) is
-        // one frame of its own.
-        let stack = if managed {
-            stack
-        } else {
-            alloc::vec![state.no_managed]
-        };
-        state.stats.walks += 1;
-        state.stats.frames += frames.len() as u64;
-        state.stats.failed_walks += u64::from(!managed);
         let stats = &mut state.stats.signal;
         stats.managed_samples += u64::from(managed);
-        stats.cut_bounds += u64::from(sample.end == signal::WalkEnd::Bounds);
-        stats.cut_depth += u64::from(sample.end == signal::WalkEnd::Depth);
-        let os_thread = sample.tid as u32;
+        stats.cut_bounds += u64::from(sample.end == WalkEnd::Bounds);
+        stats.cut_depth += u64::from(sample.end == WalkEnd::Depth);
         let mut values = [0; SAMPLE_TYPES.len()];
         if sample.cpu {
             stats.cpu_samples += 1;
@@ -146,15 +139,28 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
             stats.wall_samples += 1;
             values[WALL] = sample.weight;
         }
-        let periods = inner.export.is_some();
+        // As in the other modes: a walk without a managed frame (a
+        // runtime thread, or a native frame the walk could not pass) is
+        // one frame of its own (the record path's `[no managed frames]`).
+        state.record(
+            inner.periods,
+            Sample {
+                thread: id,
+                stack,
+                managed,
+                walked: Some(frames.len()),
+                leaf: None,
+                os_thread: Some(sample.tid as u32),
+                cpu_clock: None,
+                values,
+            },
+        );
         let thread = state.thread(id);
-        thread.os_thread = os_thread;
         if sample.cpu {
             thread.signal_samples.0 += 1;
         } else {
             thread.signal_samples.1 += 1;
         }
-        thread.add(&stack, &values, periods);
     }
     resolver.publish();
     end_destroyed(inner);
@@ -162,7 +168,7 @@ fn record_signal(inner: &Inner, resolver: &mut signal::Resolver, raw: &mut Vec<s
 
 /// Ends the slots of the threads destroyed since the last call, now that
 /// the samples their handlers wrote before are recorded.
-fn end_destroyed(inner: &Inner) {
+fn end_destroyed(inner: &Core) {
     let destroyed = signal::take_destroyed();
     if destroyed.is_empty() {
         return;

@@ -8,8 +8,11 @@ use core::time::Duration;
 use std::time::Instant;
 
 use super::clock::thread_cpu_nanos;
-use super::sampler::{beats, lock, push_frame, Inner, Pause, MAX_PAUSES};
-use crate::profile::FrameId;
+use super::options::{sample_interval, SAMPLE_TYPES, WALL};
+use super::record::{push_frame, Core, Sample};
+use super::state::{Pause, MAX_PAUSES};
+use super::ticker::{beats, Host};
+use crate::facade::sync::lock;
 use crate::profiling::{FunctionID, ThreadID};
 use crate::E_NOTIMPL;
 
@@ -23,14 +26,15 @@ struct Walked {
 }
 
 /// The sampler thread in suspend-runtime mode, until the stop.
-pub(super) fn run_loop(inner: &Inner) {
+pub(super) fn run_loop(host: &dyn Host) {
+    let inner = host.core();
     let info = &inner.info;
     let _ = info.initialize_current_thread();
-    let period = crate::sampling::sampler::sample_interval(inner.options.hz);
+    let period = sample_interval(inner.options.hz);
     let mut last_sample: Option<Instant> = None;
     let mut walked: Vec<Walked> = Vec::new();
     let mut spare: Vec<Vec<FunctionID>> = Vec::new();
-    beats(inner, |began| {
+    beats(host, |began| {
         spare.extend(walked.drain(..).map(|mut w| {
             w.frames.clear();
             w.frames
@@ -72,14 +76,13 @@ pub(super) fn run_loop(inner: &Inner) {
 }
 
 /// Records one suspension's walks.
-fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
-    let stacks: Vec<Vec<FrameId>> = walked.iter().map(|w| inner.resolve(&w.frames)).collect();
+fn record(inner: &Core, walked: &[Walked], pause: Duration, wall: Duration) {
+    let stacks: Vec<_> = walked.iter().map(|w| inner.resolve(&w.frames)).collect();
     let cpu_now: Vec<Option<u64>> = walked
         .iter()
         .map(|w| thread_cpu_nanos(w.os_thread))
         .collect();
     let mut state = lock(&inner.state);
-    let state = &mut *state;
     state.stats.suspensions += 1;
     if state.stats.pauses.len() < MAX_PAUSES {
         state
@@ -87,32 +90,19 @@ fn record(inner: &Inner, walked: &[Walked], pause: Duration, wall: Duration) {
             .pauses
             .push(Pause::new(pause.as_nanos() as u64, walked.len() as u32));
     }
-    let no_managed = state.no_managed;
-    let periods = inner.export.is_some();
-    let wall = wall.as_nanos() as u64;
+    let mut values = [0; SAMPLE_TYPES.len()];
+    values[WALL] = wall.as_nanos() as u64;
     for ((walk, stack), cpu_now) in walked.iter().zip(stacks).zip(cpu_now) {
-        state.stats.walks += 1;
-        state.stats.frames += walk.frames.len() as u64;
-        let managed = walk.ok && walk.frames.iter().any(|f| !f.is_null());
-        if !managed {
-            state.stats.failed_walks += 1;
-        }
-        let thread = state.thread(walk.thread);
-        // A thread that moved to another OS thread (or is seen first)
-        // starts its CPU count here.
-        let cpu = match (thread.last_cpu, cpu_now) {
-            (Some(last), Some(now)) if thread.os_thread == walk.os_thread => {
-                now.saturating_sub(last)
-            }
-            _ => 0,
+        let sample = Sample {
+            thread: walk.thread,
+            stack,
+            managed: walk.ok && walk.frames.iter().any(|f| !f.is_null()),
+            walked: Some(walk.frames.len()),
+            leaf: None,
+            os_thread: Some(walk.os_thread),
+            cpu_clock: Some(cpu_now),
+            values,
         };
-        thread.os_thread = walk.os_thread;
-        thread.last_cpu = cpu_now;
-        let values = [cpu, wall];
-        if managed {
-            thread.add(&stack, &values, periods);
-        } else {
-            thread.add(&[no_managed], &values, periods);
-        }
+        state.record(inner.periods, sample);
     }
 }

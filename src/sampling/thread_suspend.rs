@@ -32,7 +32,7 @@
 //! no lock that thread could hold (the allocator's, the sampler's state):
 //! the walk's callback writes into a frame buffer allocated before, of
 //! [`MAX_FRAMES`] entries (a deeper stack is cut, counted). The only lock
-//! held is `Inner::walking`, which only [`Sampler::thread_destroyed`]
+//! held is `Core::walking`, which only [`Sampler::thread_destroyed`]
 //! takes: the runtime requires a profiler to block in `ThreadDestroyed`
 //! until it no longer walks that thread (its `Thread` is freed after), so a
 //! destroyed thread is never walked. Names, CPU times and the profile are
@@ -44,63 +44,12 @@
 // Off Windows x64 the counters are kept but never counted.
 #![cfg_attr(not(all(windows, target_arch = "x86_64")), allow(dead_code))]
 
-use alloc::vec::Vec;
-
-/// Most frames a walk records (the rest of a deeper stack is cut, counted
-/// in [`ThreadSuspendStats::cut_depth`]).
-pub const MAX_FRAMES: usize = 512;
-
-/// Whether [`SamplingMode::ThreadSuspend`](super::SamplingMode) is built
-/// for this target.
-pub(super) const SUPPORTED: bool = cfg!(all(windows, target_arch = "x86_64"));
-
-/// What thread-suspend mode did (all zero in the other modes).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct ThreadSuspendStats {
-    /// Threads suspended and resumed (one walk each).
-    pub threads_suspended: u64,
-    /// Threads that could not be suspended or whose context could not be
-    /// read (it had ended, or no handle): skipped.
-    pub suspend_failures: u64,
-    /// Walks the runtime refused with `CORPROF_E_STACKSNAPSHOT_UNSAFE`.
-    pub walks_unsafe: u64,
-    /// Every refused walk, by HRESULT: (HRESULT, count).
-    pub walk_errors: Vec<(i32, u64)>,
-    /// Walks cut at [`MAX_FRAMES`].
-    pub cut_depth: u64,
-    /// Samples per OS thread: (OS thread ID, samples); each sample carries
-    /// both the CPU and the wall time since the thread's previous one.
-    pub per_thread: Vec<(u32, u64)>,
-}
-
-impl ThreadSuspendStats {
-    /// Counts a refused walk.
-    fn count_error(&mut self, hr: i32) {
-        if hr == crate::profiling::CORPROF_E_STACKSNAPSHOT_UNSAFE.0 {
-            self.walks_unsafe += 1;
-        }
-        match self.walk_errors.iter_mut().find(|e| e.0 == hr) {
-            Some(entry) => entry.1 += 1,
-            None => self.walk_errors.push((hr, 1)),
-        }
-    }
-
-    /// Counts a sample of OS thread `os_thread`.
-    fn count_sample(&mut self, os_thread: u32) {
-        match self.per_thread.iter_mut().find(|t| t.0 == os_thread) {
-            Some(entry) => entry.1 += 1,
-            None => self.per_thread.push((os_thread, 1)),
-        }
-    }
-}
-
 #[cfg(all(windows, target_arch = "x86_64"))]
 pub(super) use imp::run;
 
 /// Never started where the mode is not built (`Sampler::start` refuses it).
 #[cfg(not(all(windows, target_arch = "x86_64")))]
-pub(super) fn run(_inner: &super::sampler::Inner) {}
+pub(super) fn run(_host: &dyn super::ticker::Host) {}
 
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod imp {
@@ -110,11 +59,15 @@ mod imp {
     use core::time::Duration;
     use std::time::Instant;
 
-    use super::MAX_FRAMES;
+    use crate::facade::sync::lock;
     use crate::facade::StackFrame;
     use crate::profiling::{FunctionID, ThreadID};
     use crate::sampling::clock::thread_handle_cpu_nanos;
-    use crate::sampling::sampler::{beats, lock, Inner, CPU, MAX_PAUSES, SAMPLE_TYPES, WALL};
+    use crate::sampling::mode::MAX_FRAMES;
+    use crate::sampling::options::{sample_interval, SAMPLE_TYPES, WALL};
+    use crate::sampling::record::{Core, Sample};
+    use crate::sampling::state::{Pause, MAX_PAUSES};
+    use crate::sampling::ticker::{beats, Host};
     use crate::sampling::win32::{
         CloseHandle, GetThreadContext, OpenThread, ResumeThread, SuspendThread, CONTEXT,
         CONTEXT_CONTROL, FAILED_COUNT, THREAD_GET_CONTEXT, THREAD_QUERY_LIMITED_INFORMATION,
@@ -140,16 +93,17 @@ mod imp {
     }
 
     /// The sampler thread in thread-suspend mode, until the stop.
-    pub(in crate::sampling) fn run(inner: &Inner) {
+    pub(in crate::sampling) fn run(host: &dyn Host) {
+        let inner = host.core();
         let info = &inner.info;
         let _ = info.initialize_current_thread();
-        let period = crate::sampling::sampler::sample_interval(inner.options.hz);
+        let period = sample_interval(inner.options.hz);
         // Allocated here, written while a thread is stopped.
         let mut frames: Vec<FunctionID> = Vec::with_capacity(MAX_FRAMES);
         let mut context = Box::new(CONTEXT::zeroed());
         let mut threads: Vec<ThreadID> = Vec::new();
         let mut last_beat: Option<Instant> = None;
-        beats(inner, |began| {
+        beats(host, |began| {
             // Each thread's sample stands for the time since the previous
             // beat, as in suspend-runtime mode.
             let wall = last_beat.map_or(period, |last| began - last);
@@ -177,7 +131,7 @@ mod imp {
     /// Suspends, walks and resumes one thread (`frames` holds the walk,
     /// innermost first, `FunctionID::NULL` for a native run).
     fn turn(
-        inner: &Inner,
+        inner: &Core,
         thread: ThreadID,
         frames: &mut Vec<FunctionID>,
         context: &mut CONTEXT,
@@ -282,7 +236,7 @@ mod imp {
     /// refused one as `[no managed frames]`, as the other modes record a
     /// failed walk) with `wall` and the CPU time since its previous sample
     /// (a thread seen first: none).
-    fn record(inner: &Inner, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
+    fn record(inner: &Core, thread: ThreadID, turn: Turn, frames: &[FunctionID], wall: Duration) {
         let (result, pause, os_thread, cpu_now, cut) = match turn {
             Turn::Gone => return,
             Turn::NotSuspended => {
@@ -304,10 +258,7 @@ mod imp {
         let stats = &mut state.stats;
         stats.thread_suspend.threads_suspended += 1;
         if stats.pauses.len() < MAX_PAUSES {
-            stats.pauses.push(crate::sampling::sampler::Pause::new(
-                pause.as_nanos() as u64,
-                1,
-            ));
+            stats.pauses.push(Pause::new(pause.as_nanos() as u64, 1));
         }
         // A refused walk is recorded as the other modes record one: its
         // wall and CPU time under `[no managed frames]`, so that no time is
@@ -315,50 +266,20 @@ mod imp {
         if let Err(hr) = result {
             stats.thread_suspend.count_error(hr);
         }
-        stats.walks += 1;
-        stats.frames += frames.len() as u64;
         stats.thread_suspend.cut_depth += u64::from(cut);
         stats.thread_suspend.count_sample(os_thread);
-        let managed = frames.iter().any(|f| !f.is_null());
-        stats.failed_walks += u64::from(!managed);
-        let no_managed = state.no_managed;
-        let periods = inner.export.is_some();
-        let tracked = state.thread(thread);
         let mut values = [0; SAMPLE_TYPES.len()];
         values[WALL] = wall.as_nanos() as u64;
-        // A thread that moved to another OS thread (or is seen first)
-        // starts its CPU count here.
-        values[CPU] = match (tracked.last_cpu, cpu_now) {
-            (Some(last), Some(now)) if tracked.os_thread == os_thread => now.saturating_sub(last),
-            _ => 0,
+        let sample = Sample {
+            thread,
+            stack,
+            managed: frames.iter().any(|f| !f.is_null()),
+            walked: Some(frames.len()),
+            leaf: None,
+            os_thread: Some(os_thread),
+            cpu_clock: Some(cpu_now),
+            values,
         };
-        tracked.os_thread = os_thread;
-        tracked.last_cpu = cpu_now;
-        if managed {
-            tracked.add(&stack, &values, periods);
-        } else {
-            tracked.add(&[no_managed], &values, periods);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn errors_and_samples_are_counted_by_kind() {
-        let mut stats = ThreadSuspendStats::default();
-        let unsafe_hr = crate::profiling::CORPROF_E_STACKSNAPSHOT_UNSAFE.0;
-        let unmanaged = crate::profiling::CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX.0;
-        stats.count_error(unsafe_hr);
-        stats.count_error(unmanaged);
-        stats.count_error(unsafe_hr);
-        assert_eq!(stats.walks_unsafe, 2);
-        assert_eq!(stats.walk_errors, [(unsafe_hr, 2), (unmanaged, 1)]);
-        stats.count_sample(7);
-        stats.count_sample(9);
-        stats.count_sample(7);
-        assert_eq!(stats.per_thread, [(7, 2), (9, 1)]);
+        state.record(inner.periods, sample);
     }
 }

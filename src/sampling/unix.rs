@@ -17,7 +17,7 @@ pub(super) const SIGPROF: c_int = 27;
 
 /// `sa_flags` bits (`bits/sigaction.h`, the same on both targets).
 pub(super) const SA_SIGINFO: c_int = 4;
-/// (`SA_ONSTACK`: only the tests use it; see `signal.rs`'s `install`.)
+/// (`SA_ONSTACK`: only the tests use it; see `handler.rs`'s `install`.)
 #[cfg_attr(not(test), allow(dead_code))]
 pub(super) const SA_ONSTACK: c_int = 0x0800_0000;
 pub(super) const SA_RESTART: c_int = 0x1000_0000;

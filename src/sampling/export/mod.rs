@@ -20,6 +20,7 @@ mod dir;
 pub(in crate::sampling) mod http;
 pub(in crate::sampling) mod push;
 mod queue;
+pub(in crate::sampling) mod url;
 
 use alloc::boxed::Box;
 use alloc::format;
@@ -32,14 +33,15 @@ use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime};
 
 pub use dir::{is_period_file, period_file_name, utc_stamp, DirectoryExporter};
-pub use http::{HttpError, ResponseError, Timeouts, Url};
+pub use http::{HttpError, ResponseError, Timeouts};
 pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+pub use url::Url;
 
 pub(crate) use crate::facade::sync::lock;
 
 use self::queue::Queue;
-use super::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
-use super::sampler::Profile;
+use crate::sampling::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
+use crate::sampling::state::Profile;
 use crate::{Error, E_INVALIDARG};
 
 /// One period's profile, encoded: what exporters get.
@@ -533,7 +535,8 @@ fn process_name() -> String {
 mod tests {
     use super::*;
     use crate::profile::{Frames, StackTree};
-    use crate::sampling::{SamplerStats, ThreadProfile, CPU, SAMPLE_TYPES};
+    use crate::sampling::options::{CPU, SAMPLE_TYPES};
+    use crate::sampling::state::{SamplerStats, ThreadProfile};
     use std::sync::mpsc;
 
     /// A period whose one thread spent `cpu` nanoseconds in `Main`.

@@ -21,8 +21,9 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Instant, UNIX_EPOCH};
 
-use super::http::{exchange_until, lookups_running, percent_encode, Timeouts, Url};
+use super::http::{exchange_until, lookups_running, Timeouts};
 use super::queue::{backoff, Queue};
+use super::url::{percent_encode, Url};
 use super::{lock, Exporter, ExporterStats, FailureCause, PeriodProfile};
 
 /// Where to push: the server's URL (`http://host:port[/prefix]`).

@@ -1,0 +1,258 @@
+//! The sampler's shared core ([`Core`]: what the modes, the events and the
+//! sampler all use) and the one record path: every sample of every kind (a
+//! mode's walk, an allocation, an exception, a contention) becomes a
+//! [`Sample`] and is recorded by [`State::record`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use std::collections::HashMap;
+use std::sync::{Condvar, Mutex};
+
+use super::options::{SamplerOptions, CPU, SAMPLE_TYPES};
+use super::state::{SamplerStats, State};
+use crate::facade::sync::lock;
+use crate::facade::{ProfilerInfo, StackFrame};
+use crate::profile::FrameId;
+use crate::profiling::{FunctionID, ThreadID};
+
+/// What the sampling modes, the events and the sampler share: the runtime,
+/// the options, the threads' trees and the name cache, the stop.
+pub(super) struct Core {
+    pub(super) info: ProfilerInfo,
+    pub(super) options: SamplerOptions,
+    /// Whether periods are kept for exporters (`Tracked::period`).
+    pub(super) periods: bool,
+    pub(super) stop: Mutex<bool>,
+    pub(super) wake: Condvar,
+    pub(super) state: Mutex<State>,
+    /// Function names, resolved once per `FunctionID` (never while the
+    /// runtime is suspended, and never with `state` held).
+    pub(super) names: Mutex<HashMap<FunctionID, FrameId>>,
+    /// [`SamplingMode::ThreadSuspend`](crate::sampling::SamplingMode::ThreadSuspend):
+    /// held while a thread is walked; the threads destroyed since the
+    /// current beat's enumeration (`None` once the sampler thread has ended:
+    /// nothing is walked any more).
+    pub(super) walking: Mutex<Option<Vec<ThreadID>>>,
+}
+
+/// One sample for [`State::record`]: a stack a mode walked, or the calling
+/// thread's own at an event.
+pub(super) struct Sample<'a> {
+    /// The managed thread.
+    pub(super) thread: ThreadID,
+    /// Its stack, outermost first ([`Core::resolve`]).
+    pub(super) stack: Vec<FrameId>,
+    /// Whether the walk found a managed frame; if not, the sample is
+    /// recorded under `[no managed frames]` alone (and its `leaf`).
+    pub(super) managed: bool,
+    /// A walk of the sampler's own (a mode's): the frames it gave, counted
+    /// in [`SamplerStats::walks`], `frames` and `failed_walks`. `None`: an
+    /// event's stack, counted by the caller.
+    pub(super) walked: Option<usize>,
+    /// A last frame: `new <Type>`, the exception's type, `[native lock]`.
+    pub(super) leaf: Option<&'a str>,
+    /// The OS thread it ran on (`None`: left as it was).
+    pub(super) os_thread: Option<u32>,
+    /// The modes that read the thread's CPU clock: its value now; the
+    /// sample's [`CPU`] is then the time since the thread's previous sample
+    /// on the same OS thread (none for a thread seen first or moved).
+    /// `None`: `values[CPU]` as given.
+    pub(super) cpu_clock: Option<Option<u64>>,
+    /// One value per sample type ([`SAMPLE_TYPES`]).
+    pub(super) values: [u64; SAMPLE_TYPES.len()],
+}
+
+impl State {
+    /// Records `sample` (the one record path): counts the walk, adds the
+    /// stack (or `[no managed frames]`) and its leaf to the thread's tree
+    /// and, `periods` set, its period's. Returns the stack recorded.
+    pub(super) fn record(&mut self, periods: bool, sample: Sample<'_>) -> Vec<FrameId> {
+        let Sample {
+            thread,
+            mut stack,
+            managed,
+            walked,
+            leaf,
+            os_thread,
+            cpu_clock,
+            mut values,
+        } = sample;
+        if let Some(frames) = walked {
+            self.stats.walks += 1;
+            self.stats.frames += frames as u64;
+            self.stats.failed_walks += u64::from(!managed);
+        }
+        if !managed {
+            stack = alloc::vec![self.no_managed];
+        }
+        if let Some(leaf) = leaf {
+            let leaf = self.frames.intern(leaf);
+            stack.push(leaf);
+        }
+        let tracked = self.thread(thread);
+        if let Some(now) = cpu_clock {
+            // A thread that moved to another OS thread (or is seen first)
+            // starts its CPU count here.
+            values[CPU] = match (tracked.last_cpu, now) {
+                (Some(last), Some(now)) if Some(tracked.os_thread) == os_thread => {
+                    now.saturating_sub(last)
+                }
+                _ => 0,
+            };
+            tracked.last_cpu = now;
+        }
+        if let Some(os_thread) = os_thread {
+            tracked.os_thread = os_thread;
+        }
+        tracked.add(&stack, &values, periods);
+        stack
+    }
+}
+
+impl Core {
+    /// Records `sample` ([`State::record`]) with `count` applied to the
+    /// statistics first; returns the stack recorded.
+    pub(super) fn record(
+        &self,
+        sample: Sample<'_>,
+        count: impl FnOnce(&mut SamplerStats),
+    ) -> Vec<FrameId> {
+        let mut state = lock(&self.state);
+        count(&mut state.stats);
+        state.record(self.periods, sample)
+    }
+
+    /// Frame IDs of walked frames (innermost first) as a stack, outermost
+    /// first. Names are resolved with no lock held but the name cache's
+    /// own, which the runtime's callbacks never wait on.
+    pub(super) fn resolve(&self, walked: &[FunctionID]) -> Vec<FrameId> {
+        let mut missing: Vec<FunctionID> = {
+            let names = lock(&self.names);
+            walked
+                .iter()
+                .filter(|f| !f.is_null() && !names.contains_key(f))
+                .copied()
+                .collect()
+        };
+        missing.sort_unstable();
+        missing.dedup();
+        let resolved: Vec<(FunctionID, String)> = missing
+            .into_iter()
+            .map(|function| {
+                let name = self
+                    .info
+                    .instantiated_function_name(function)
+                    .unwrap_or_else(|hr| alloc::format!("[function {:#x}: {hr}]", function.0));
+                (function, name)
+            })
+            .collect();
+        let mut state = lock(&self.state);
+        let native = state.native;
+        let mut names = lock(&self.names);
+        for (function, name) in resolved {
+            let id = state.frames.intern(&name);
+            names.insert(function, id);
+        }
+        walked
+            .iter()
+            .rev()
+            .map(|f| {
+                if f.is_null() {
+                    native
+                } else {
+                    names.get(f).copied().unwrap_or(native)
+                }
+            })
+            .collect()
+    }
+}
+
+/// Appends a walked frame, innermost first: a native run once.
+pub(super) fn push_frame(frames: &mut Vec<FunctionID>, frame: StackFrame<'_>) {
+    match frame {
+        StackFrame::Managed { function, .. } => frames.push(function),
+        StackFrame::Native { .. } => {
+            if frames.last() != Some(&FunctionID::NULL) {
+                frames.push(FunctionID::NULL);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Frames;
+    use crate::sampling::options::WALL;
+
+    fn id(n: usize) -> ThreadID {
+        // SAFETY: never handed to the runtime; only a map key here.
+        unsafe { ThreadID::from_raw(n) }
+    }
+
+    fn sample(thread: usize, stack: Vec<FrameId>, managed: bool) -> Sample<'static> {
+        Sample {
+            thread: id(thread),
+            stack,
+            managed,
+            walked: Some(3),
+            leaf: None,
+            os_thread: Some(7),
+            cpu_clock: Some(Some(1_000)),
+            values: [0; SAMPLE_TYPES.len()],
+        }
+    }
+
+    /// Every kind goes through one path: walks counted, a walk without a
+    /// managed frame under `[no managed frames]`, the leaf last, the CPU
+    /// time since the thread's previous sample on the same OS thread.
+    #[test]
+    fn the_record_path_counts_falls_back_and_measures_cpu() {
+        let mut state = State::new(Frames::new(), SamplerStats::default());
+        let work = state.frames.intern("Work");
+        let mut first = sample(1, alloc::vec![work], true);
+        first.values[WALL] = 5;
+        assert_eq!(state.record(true, first), [work]);
+        let mut second = sample(1, alloc::vec![work], true);
+        second.cpu_clock = Some(Some(1_600));
+        state.record(false, second);
+        let failed = state.record(false, sample(1, alloc::vec![work], false));
+        assert_eq!(failed, [state.no_managed]);
+        let mut event = sample(2, Vec::new(), false);
+        event.walked = None;
+        event.leaf = Some("new Foo");
+        event.cpu_clock = None;
+        event.os_thread = None;
+        event.values[CPU] = 9;
+        let stack = state.record(false, event);
+        let leaf = state.frames.intern("new Foo");
+        assert_eq!(stack, [state.no_managed, leaf]);
+        assert_eq!(
+            (
+                state.stats.walks,
+                state.stats.frames,
+                state.stats.failed_walks
+            ),
+            (3, 9, 1)
+        );
+        let t = state.thread(id(1));
+        let node = t.tree.find([work]).unwrap();
+        // The first sample starts the CPU count; the second is 600 later.
+        assert_eq!(
+            (t.tree.values(node)[CPU], t.tree.values(node)[WALL]),
+            (600, 5)
+        );
+        let node = t.period.find([work]).unwrap();
+        assert_eq!(
+            t.period.values(node)[WALL],
+            5,
+            "only the first kept a period"
+        );
+        assert_eq!((t.os_thread, t.last_cpu), (7, Some(1_000)));
+        let no_managed = state.no_managed;
+        let t = state.thread(id(2));
+        let node = t.tree.find([no_managed, leaf]).unwrap();
+        assert_eq!(t.tree.values(node)[CPU], 9);
+        assert_eq!(t.os_thread, 0);
+    }
+}
