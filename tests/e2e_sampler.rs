@@ -472,9 +472,15 @@ fn the_summary_counts_samples_walks_and_pauses() {
     match run.summary["mode"].as_str() {
         "suspend-runtime" => {
             let suspensions = run.summary("suspensions");
-            // 250 Hz for the program's ~3 s: most of the beats, not more.
+            // 250 Hz for the program's ~3 s: never more than the beats, and
+            // on a loaded machine fewer: the next beat is timed from the
+            // start of the one before, so a sampler thread woken late, or a
+            // suspension that waits for threads, loses beats (their time is
+            // not lost: each wall sample weighs the time since the last).
+            // Measured on 3.1.3 at load 8-17 on 2 cores: 0.53-0.60 of the
+            // beats; unloaded, over 0.9. At least 0.35.
             assert!(
-                suspensions as f64 >= 0.6 * beats && suspensions as f64 <= 1.05 * beats,
+                suspensions as f64 >= 0.35 * beats && suspensions as f64 <= 1.05 * beats,
                 "{suspensions} suspensions in {duration} s"
             );
             assert!(run.summary("walks") >= 4 * suspensions / 2);
