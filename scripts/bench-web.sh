@@ -41,6 +41,10 @@
 #                the live heap is on by default from .NET 7): the baseline that
 #                prices the live heap,
 #                BASELINE=sampler-no-live-heap CONFIGS=sampler
+#   sampler-heap-snapshots
+#                the sampler with a heap snapshot every 5 s
+#                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
+#                the snapshots taken and their pauses (summary.txt)
 #   sampler-periods
 #                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
 #   sampler-push-hostile
@@ -109,6 +113,7 @@ config_env() {
                 sampler-object-allocated) echo "CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated" ;;
                 sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
                 sampler-no-live-heap) echo "CORPROF_SAMPLER_HEAP_OBJECTS=0" ;;
+                sampler-heap-snapshots) echo "CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5" ;;
                 sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
@@ -226,6 +231,9 @@ run() {
             n=$(sed -n "s/^$key=//p" "$scratch/profile/summary.txt" 2>/dev/null)
             [ "${n:-0}" -ge 1 ] || die "$config: summary.txt has no $key >= 1: $(grep '^export_' "$scratch/profile/summary.txt" 2>/dev/null | tr '\n' ' ')"
         done
+    fi
+    if [ "$config" = sampler-heap-snapshots ]; then
+        log "$config: $(grep -e '^heap_snapshots' -e '^heap_snapshot_pause' -e '^heap_snapshot_work' -e '^heap_snapshot_objects' "$scratch/profile/summary.txt" 2>/dev/null | tr '\n' ' ')"
     fi
     if [ "$config" = calltarget ]; then
         # Both targets wrapped (at first JIT, or by ReJIT), nothing left alone.

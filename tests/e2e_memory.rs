@@ -320,3 +320,84 @@ fn the_table_limit_is_respected_and_counted() {
         "{summary:?}"
     );
 }
+
+/// A heap snapshot (`CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=1`) of `Memory
+/// snapshot 200000`, taken a whole second after the program kept 200,000
+/// `Kept` objects in a static list, dropped as many `Dropped` ones and
+/// collected (a quiescent heap: the program only polls for the file):
+/// `Kept` first in the histogram with exactly 200,000 objects, `Dropped`
+/// absent, the retention of `Kept` through the static field `kept`, and the
+/// pprof's `heap_objects` of the leaf `E2E.Memory.Kept` read by `go tool
+/// pprof -raw` the same 200,000. Before .NET 9 (no
+/// `EnumerateGCHeapObjects`): "not available", and no file.
+#[test]
+fn a_heap_snapshot_shows_the_kept_type_first_held_by_its_static() {
+    const N: u64 = 200_000;
+    let dir = out_dir("snapshot");
+    fs::create_dir_all(&dir).unwrap();
+    let (stdout, summary) = run(
+        &dir,
+        &["snapshot", &N.to_string(), dir.to_str().unwrap()],
+        &[("CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY", "1")],
+    );
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("snapshot kept "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        (fields[2], fields[3]),
+        (N.to_string().as_str(), "file"),
+        "{line}"
+    );
+    let file = fields[4];
+    if dotnet::runtime().major() < 9 {
+        assert_eq!(summary["heap_snapshots"], "not available (needs .NET 9)");
+        assert_eq!(summary["heap_snapshots_taken"], "0");
+        assert_eq!(file, "none");
+        let heap_files = fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("heap-")
+            })
+            .count();
+        assert_eq!(heap_files, 0);
+        return;
+    }
+    assert_eq!(summary["heap_snapshots"], "on", "{summary:?}");
+    assert_ne!(
+        file, "none",
+        "no snapshot after the collection: {summary:?}"
+    );
+    let taken: u64 = summary["heap_snapshots_taken"].parse().unwrap();
+    let pause: u64 = summary["heap_snapshot_pause_ns"].parse().unwrap();
+    assert!(taken >= 1 && pause > 0, "{summary:?}");
+    assert_eq!(summary["heap_snapshots_failed"], "0", "{summary:?}");
+    assert_eq!(summary["heap_snapshot_dropped_objects"], "0", "{summary:?}");
+    let text = fs::read_to_string(dir.join(file)).unwrap();
+    eprintln!("{}", text.lines().take(12).collect::<Vec<_>>().join("\n"));
+    // The histogram: the first row after the header "objects bytes type".
+    let mut rows = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("objects"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().collect::<Vec<_>>());
+    let first = rows.next().unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(first[2], "E2E.Memory.Kept", "{text}");
+    assert_eq!(first[0], N.to_string(), "{text}");
+    assert!(
+        !text.contains("E2E.Memory.Dropped"),
+        "the dropped type was collected:\n{text}"
+    );
+    let retention = format!(
+        "E2E.Memory.Kept: {N} objects, {} bytes through [static E2E.Memory.Program.kept] -> \
+         System.Collections.Generic.List<E2E.Memory.Kept> -> E2E.Memory.Kept[] -> E2E.Memory.Kept",
+        first[1]
+    );
+    assert!(text.contains(&retention), "no {retention:?} in:\n{text}");
+    let pprof = dir.join(file.replace(".txt", ".pb.gz"));
+    let objects = leaf_values(&pprof, "heap_objects");
+    assert_eq!(objects.get("E2E.Memory.Kept"), Some(&N), "{objects:?}");
+}

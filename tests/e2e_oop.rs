@@ -483,7 +483,8 @@ fn median(values: &[f64]) -> f64 {
 /// each at a 1-s interval, from the same process: its Meter's counter
 /// grows by 7 after each 100-ms sleep, so each tool's rate is a multiple
 /// of 7, at most 70 per interval and an increment or two of jitter (fewer
-/// when the machine is loaded and the sleeps last longer), and the two
+/// when the machine is loaded and the sleeps last longer; up to two
+/// intervals' worth when a collection comes late), and the two
 /// tools' medians differ by one increment at most; its gauge is 42 in both; the
 /// runtime's `gc-heap-size` (the 8 MB the program keeps, plus 10 KB a
 /// second it allocates) agrees within 1 MB between the tools' medians.
@@ -549,11 +550,18 @@ fn corprof_and_dotnet_counters_agree_within_an_interval() {
             );
         }
         // At most 70 a second and a few increments of the interval's
-        // jitter; under load the program's 100-ms sleeps only get longer.
+        // jitter; under load the program's 100-ms sleeps only get longer,
+        // and a collection can come late: at load 16 on 2 cores (tests
+        // under load beside other sessions' builds) corprof's rates were
+        // 105, 35, 70, 63, the first collection 0.5 s late, so that its
+        // interval held 1.5 s of increments and the next 0.5 s. So: each a
+        // multiple of 7, none over two intervals' worth (140) and two
+        // increments of jitter, and the counter seen moving.
         assert!(
             rates
                 .iter()
-                .all(|r| (7.0..=84.0).contains(r) && r % 7.0 == 0.0),
+                .all(|r| (0.0..=154.0).contains(r) && r % 7.0 == 0.0)
+                && rates.iter().any(|r| *r >= 7.0),
             "{tool}: rates {rates:?}\n{both}"
         );
         assert!(

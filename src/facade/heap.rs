@@ -83,6 +83,21 @@ impl HeapObject<'_> {
         // SAFETY: as in `class`.
         unsafe { self.info.object_size(self.object) }
     }
+
+    /// The object's address (its `ObjectID`), to tell objects apart and
+    /// match references within this walk: after it, the object may move.
+    pub fn address(&self) -> usize {
+        self.object.as_raw()
+    }
+
+    /// The addresses of the objects it references, in the order of its
+    /// fields, nulls left out (`EnumerateObjectReferences`,
+    /// `ICorProfilerInfo10`).
+    pub fn references(&self) -> Result<Vec<usize>> {
+        // SAFETY: as in `class`.
+        let references = unsafe { self.info.object_references(self.object) }?;
+        Ok(references.into_iter().map(ObjectID::as_raw).collect())
+    }
 }
 
 /// What the walk callback receives: the user's closure and a panic to

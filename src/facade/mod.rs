@@ -53,6 +53,7 @@ mod profiler;
 mod rewritten;
 mod shutdown;
 mod stack;
+mod statics;
 pub(crate) mod strings;
 mod suspend;
 pub(crate) mod sync;
@@ -76,6 +77,7 @@ pub use metadata::{MetadataImport, MethodName, MethodProps};
 pub use profiler::Profiler;
 pub use shutdown::{ShutdownFlag, Waited};
 pub use stack::{FrameInfo, StackFrame};
+pub use statics::{FieldProps, FD_LITERAL, FD_STATIC};
 pub use suspend::SuspendedRuntime;
 pub use termination::{TerminationHandler, DEFAULT_SIGTERM_FLUSH};
 

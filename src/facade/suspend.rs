@@ -88,6 +88,11 @@ impl SuspendedRuntime<'_> {
         self.info.walk_gc_heap(&v15, visit)
     }
 
+    /// The profiler info that suspended the runtime.
+    pub(crate) fn info(&self) -> &ProfilerInfo {
+        self.info
+    }
+
     fn resume_now(&self) -> HRESULT {
         let hr = match self.info.live_v10() {
             // SAFETY: this value exists only after a successful

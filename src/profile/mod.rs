@@ -15,6 +15,7 @@
 mod flame;
 mod folded;
 mod gzip;
+mod heap_graph;
 mod pprof;
 mod speedscope;
 mod tree;
@@ -22,6 +23,10 @@ mod tree;
 pub use flame::{inclusive_widths, self_widths, write_flame, FlameOptions, FlameStats};
 pub use folded::{write_folded, FoldedStats};
 pub use gzip::{crc32, gzip};
+pub use heap_graph::{
+    HeapGraph, HeapLimits, HeapSnapshot, HeapStats, PathRow, TypeRow, MAX_PATH, UNREACHED_CYCLE,
+    UNREFERENCED,
+};
 pub use pprof::Pprof;
 pub use speedscope::{write_speedscope, SpeedscopeProfile};
 pub use tree::{Children, FrameId, Frames, NodeId, StackTree};

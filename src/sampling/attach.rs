@@ -12,7 +12,7 @@ use super::signal::SamplingMode;
 use crate::{Error, E_INVALIDARG};
 
 /// The keys the client data may hold.
-const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME";
+const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME, hz=N, mode=NAME or heap=N";
 
 /// What an attach asks for: sample for `seconds`, then write or push the
 /// profile and detach.
@@ -27,6 +27,7 @@ const KEYS: &str = "seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME";
 /// | `app` | the application's name on that server | `dotnet-app` |
 /// | `hz` | samples per second, 1 to 10000 | 99 |
 /// | `mode` | [`SamplingMode`] by name (`signal`, `thread-suspend`, `suspend-runtime`) | `suspend-runtime` |
+/// | `heap` | seconds between heap snapshots into `dir` (.NET 9 and later; [`SamplerOptions::heap_snapshot_every`]), 1 to 3600 | none |
 ///
 /// `dir` or `push` (or both) must be given. The sampler runs in
 /// [`SamplingMode::SuspendRuntime`] unless `mode` says otherwise: signal
@@ -67,6 +68,10 @@ impl AttachRequest {
                     options.hz =
                         number(v, 10_000).ok_or_else(|| bad("hz: 1 to 10000".into()))? as u32
                 }
+                Some(("heap", v)) => {
+                    let every = number(v, 3600).ok_or_else(|| bad("heap: 1 to 3600".into()))?;
+                    options.heap_snapshot_every = Some(Duration::from_secs(every));
+                }
                 Some(("dir", v)) if !v.is_empty() => export.dir = Some(v.into()),
                 Some(("push", v)) => {
                     export.push = Some(PushTarget::parse(v).map_err(|e| bad(format!("push: {e}")))?)
@@ -81,6 +86,11 @@ impl AttachRequest {
                 }
                 _ => return Err(bad(format!("{item:?} is not {KEYS}"))),
             }
+        }
+        if options.heap_snapshot_every.is_some() && export.dir.is_none() {
+            return Err(bad(String::from(
+                "heap snapshots are written into dir=PATH",
+            )));
         }
         if export.dir.is_none() && export.push.is_none() {
             return Err(bad(String::from(
@@ -126,6 +136,18 @@ mod tests {
         assert_eq!(request.options.mode, SamplingMode::Signal);
         let request = AttachRequest::parse(b"dir=/tmp/p;mode=thread-suspend").unwrap();
         assert_eq!(request.options.mode, SamplingMode::ThreadSuspend);
+        let request = AttachRequest::parse(b"dir=/tmp/p;heap=30").unwrap();
+        assert_eq!(
+            request.options.heap_snapshot_every,
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            AttachRequest::parse(b"dir=/tmp/p")
+                .unwrap()
+                .options
+                .heap_snapshot_every,
+            None
+        );
     }
 
     #[test]
@@ -133,13 +155,18 @@ mod tests {
         assert_eq!(message("seconds=0;dir=x"), "seconds: 1 to 3600");
         assert_eq!(message("seconds=3601;dir=x"), "seconds: 1 to 3600");
         assert_eq!(message("hz=abc;dir=x"), "hz: 1 to 10000");
+        assert_eq!(message("heap=0;dir=x"), "heap: 1 to 3600");
+        assert_eq!(
+            message("heap=5;push=http://127.0.0.1:1"),
+            "heap snapshots are written into dir=PATH"
+        );
         assert_eq!(
             message("dir=x;colour=blue"),
-            "\"colour=blue\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME"
+            "\"colour=blue\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N, mode=NAME or heap=N"
         );
         assert_eq!(
             message("dir="),
-            "\"dir=\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N or mode=NAME"
+            "\"dir=\" is not seconds=N, dir=PATH, push=URL, app=NAME, hz=N, mode=NAME or heap=N"
         );
         assert_eq!(
             message("seconds=5"),

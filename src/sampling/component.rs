@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::attach::AttachRequest;
 use super::env::{var, SAMPLER_DIR};
 use super::export::{ExportOptions, ExportStats};
+use super::heap_snapshot::{HeapSnapshotStats, HeapSnapshots};
 use super::output::{write_outputs, Written};
 use super::sampler::{AllocationSource, Profile, Sampler, SamplerOptions};
 use super::signal::SamplingMode;
@@ -43,6 +44,8 @@ pub struct SamplingProfiler {
     /// runtime calls `event_pipe_event_delivered` from the thread that
     /// suspends it too, which must never wait for an allocating thread).
     sampler: OnceLock<Arc<Sampler>>,
+    /// The heap snapshots' thread, when asked for and available.
+    snapshots: OnceLock<HeapSnapshots>,
 }
 
 fn say(text: &str) {
@@ -58,6 +61,7 @@ impl SamplingProfiler {
             config: Ok((options, ExportOptions::default())),
             dir: None,
             sampler: OnceLock::new(),
+            snapshots: OnceLock::new(),
         }
     }
 
@@ -78,6 +82,7 @@ impl SamplingProfiler {
             config,
             dir,
             sampler: OnceLock::new(),
+            snapshots: OnceLock::new(),
         }
     }
 
@@ -95,6 +100,20 @@ impl SamplingProfiler {
             *old = export;
         }
         self
+    }
+
+    /// Starts the heap snapshots `every` asks for (none: `None`) into
+    /// `dir`, or says why not.
+    fn start_snapshots(&self, info: &ProfilerInfo, every: Option<Duration>, dir: Option<PathBuf>) {
+        let Some(every) = every else { return };
+        let snapshots = match dir {
+            Some(dir) => HeapSnapshots::start(info, every, dir, super::export::utc_stamp),
+            None => {
+                say("heap snapshots need an output directory (CORPROF_SAMPLER_DIR): none taken");
+                HeapSnapshots::unavailable("no output directory")
+            }
+        };
+        let _ = self.snapshots.set(snapshots);
     }
 
     /// The running sampler, once `initialize` started it.
@@ -118,7 +137,7 @@ impl Profiler for SamplingProfiler {
                 return Ok(());
             }
         };
-        let Ok(mask) = options.event_masks(info) else {
+        let Ok(mut mask) = options.event_masks(info) else {
             if options.allocation_source == AllocationSource::AllocationSampled {
                 let version = info.runtime_information().map_or_else(
                     |_| String::from("?"),
@@ -162,6 +181,11 @@ impl Profiler for SamplingProfiler {
                 return Ok(());
             }
         };
+        let snapshot_every = options.heap_snapshot_every;
+        if snapshot_every.is_some() {
+            // The classes whose statics name a snapshot's roots.
+            mask.0 |= crate::profiling::COR_PRF_MONITOR_CLASS_LOADS;
+        }
         info.add_event_mask(mask)?;
         let mode = options.mode;
         let builder = Sampler::builder(options).exporters(exporters);
@@ -173,7 +197,7 @@ impl Profiler for SamplingProfiler {
         // starts, and `thread_destroyed` below forwards every
         // ThreadDestroyed to it, from the callback.
         match unsafe { builder.start_forwarding_thread_destroyed(info, publish) } {
-            Ok(_) => {}
+            Ok(_) => self.start_snapshots(info, snapshot_every, self.dir.clone()),
             Err(error) if error.code() == crate::E_INVALIDARG => {
                 say(&format!("{error}; not sampling"))
             }
@@ -204,7 +228,14 @@ impl Profiler for SamplingProfiler {
             .allocation_mean_bytes
             .filter(|_| info.version() >= 12);
         let exporters = request.export.exporters().map_err(refuse)?;
-        info.add_event_mask(options.event_masks(info)?)?;
+        let mut mask = options.event_masks(info)?;
+        let snapshot_every = options.heap_snapshot_every;
+        if snapshot_every.is_some() {
+            // Classes loaded from now on only: statics of earlier ones
+            // are not named (their objects show as unreferenced).
+            mask.0 |= crate::profiling::COR_PRF_MONITOR_CLASS_LOADS;
+        }
+        info.add_event_mask(mask)?;
         let builder = Sampler::builder(options).exporters(exporters);
         let publish = |sampler: &Arc<Sampler>| {
             let _ = self.sampler.set(Arc::clone(sampler));
@@ -212,10 +243,12 @@ impl Profiler for SamplingProfiler {
         // SAFETY: as in `initialize`: published before it samples, and
         // every ThreadDestroyed forwarded to it (`thread_destroyed` below).
         let sampler = unsafe { builder.start_forwarding_thread_destroyed(info, publish) }?;
+        self.start_snapshots(info, snapshot_every, request.export.dir.clone());
         let (seconds, info) = (request.seconds, info.clone());
         let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));
+        let heap = self.snapshots.get().cloned();
         if timer
-            .spawn(move || stop_and_detach(seconds, sampler, info))
+            .spawn(move || stop_and_detach(seconds, sampler, info, heap))
             .is_err()
         {
             say("cannot start the timer thread: sampling until the process exits");
@@ -236,6 +269,25 @@ impl Profiler for SamplingProfiler {
     ) -> Result<()> {
         if let Some(sampler) = self.sampler.get() {
             sampler.thread_name_changed(thread, &name);
+        }
+        Ok(())
+    }
+
+    fn class_load_finished(
+        &self,
+        _info: &ProfilerInfo,
+        class: ClassID,
+        status: crate::HRESULT,
+    ) -> Result<()> {
+        if let (Some(snapshots), true) = (self.snapshots.get(), status.is_ok()) {
+            snapshots.class_loaded(class, true);
+        }
+        Ok(())
+    }
+
+    fn class_unload_started(&self, _info: &ProfilerInfo, class: ClassID) -> Result<()> {
+        if let Some(snapshots) = self.snapshots.get() {
+            snapshots.class_loaded(class, false);
         }
         Ok(())
     }
@@ -303,6 +355,7 @@ impl Profiler for SamplingProfiler {
         let Some(sampler) = self.sampler.get() else {
             return Ok(());
         };
+        let heap = self.snapshots.get().map(HeapSnapshots::stop);
         let profile = sampler.stop();
         let stats = &profile.stats;
         say(&format!(
@@ -318,7 +371,11 @@ impl Profiler for SamplingProfiler {
         if let Some(dir) = &self.dir {
             let options = sampler.options();
             let asked = (options.gc_pauses, options.heap_objects.is_some());
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, dir) {
+            let heap = match (self.snapshots.get(), heap) {
+                (Some(snapshots), Some(stats)) => stats.summary_lines(snapshots.state()),
+                _ => HeapSnapshotStats::default().summary_lines("off"),
+            };
+            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, &heap, dir) {
                 say(&format!("writing {}: {error}", dir.display()));
             }
         }
@@ -328,8 +385,22 @@ impl Profiler for SamplingProfiler {
 
 /// Samples for `seconds`, then stops the sampler (its exporters deliver the
 /// profile) and asks the runtime to detach.
-fn stop_and_detach(seconds: u64, sampler: Arc<Sampler>, info: ProfilerInfo) {
+fn stop_and_detach(
+    seconds: u64,
+    sampler: Arc<Sampler>,
+    info: ProfilerInfo,
+    heap: Option<HeapSnapshots>,
+) {
     std::thread::sleep(Duration::from_secs(seconds));
+    if let Some(heap) = heap {
+        let stats = heap.stop();
+        say(&format!(
+            "heap snapshots {}: {} taken, last pause {} us",
+            heap.state(),
+            stats.snapshots,
+            stats.last_pause_nanos / 1000
+        ));
+    }
     let profile = sampler.stop();
     let delivered: Vec<String> = sampler
         .export_stats()
@@ -367,6 +438,7 @@ fn write_dir(
     profile: &Profile,
     export: &ExportStats,
     (gc_asked, heap_asked): (bool, bool),
+    heap_snapshots: &str,
     dir: &Path,
 ) -> io::Result<Written> {
     std::fs::create_dir_all(dir)?;
@@ -457,6 +529,8 @@ fn write_dir(
     line("live_heap_handle_errors", heap.handle_errors.to_string());
     line("live_heap_gcs", heap.gcs.to_string());
     line("live_heap_sweeps", heap.sweeps.to_string());
+    summary.push_str(heap_snapshots);
+    let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());

@@ -26,6 +26,9 @@ pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
 /// (`SamplerOptions::heap_objects`): 0 (no live heap) to 1,000,000, default
 /// 4,096.
 pub(crate) const SAMPLER_HEAP_OBJECTS: &str = "CORPROF_SAMPLER_HEAP_OBJECTS";
+/// Seconds between heap snapshots (`SamplerOptions::heap_snapshot_every`):
+/// 0 (none, the default) to 86400.
+pub(crate) const SAMPLER_HEAP_SNAPSHOT_EVERY: &str = "CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY";
 /// The directory [`SamplingProfiler`](super::SamplingProfiler) writes its
 /// outputs to at shutdown (created if missing); unset: nothing is written.
 pub(crate) const SAMPLER_DIR: &str = "CORPROF_SAMPLER_DIR";
@@ -81,6 +84,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_MODE` | how stacks are sampled ([`mode`](SamplerOptions::mode)) | `signal`, `suspend-runtime`, `thread-suspend` (`signal` on Linux x86-64 and AArch64, `thread-suspend` on Windows x64, `suspend-runtime` elsewhere) |
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
     /// | `CORPROF_SAMPLER_HEAP_OBJECTS` | the most sampled objects the live heap tracks ([`heap_objects`](SamplerOptions::heap_objects); .NET 7 and later); `0` turns the live heap off | 0 to 1000000 (4096) |
+    /// | `CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY` | seconds between heap snapshots ([`heap_snapshot_every`](SamplerOptions::heap_snapshot_every); .NET 9 and later; written into `CORPROF_SAMPLER_DIR`); `0` takes none | 0 to 86400 (0) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
@@ -124,6 +128,7 @@ impl SamplerOptions {
             0,
             1_000_000,
         )?;
+        let snapshot_every = number(SAMPLER_HEAP_SNAPSHOT_EVERY, 0, 0, 86_400)?;
         Ok(SamplerOptions {
             hz: hz as u32,
             allocation_mean_bytes: (alloc != 0).then_some(alloc),
@@ -132,6 +137,8 @@ impl SamplerOptions {
             period: core::time::Duration::from_secs(period),
             gc_pauses,
             heap_objects: (heap_objects != 0).then_some(heap_objects as u32),
+            heap_snapshot_every: (snapshot_every != 0)
+                .then(|| core::time::Duration::from_secs(snapshot_every)),
             ..SamplerOptions::default()
         })
     }

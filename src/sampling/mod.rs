@@ -57,6 +57,7 @@ mod env;
 mod exceptions;
 pub mod export;
 mod gc_pauses;
+mod heap_snapshot;
 mod live_heap;
 mod memory;
 mod output;
@@ -98,6 +99,7 @@ pub use contention::{
 };
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use gc_pauses::GcPauseStats;
+pub use heap_snapshot::{HeapSnapshotStats, HEAP_SNAPSHOTS_KEPT, HEAP_SNAPSHOT_TYPES};
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
 pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};
 pub use output::{write_outputs, Written};

@@ -238,6 +238,9 @@ pub struct SamplerOptions {
     /// `None`: no live heap). .NET 7 and later, with allocation sampling on
     /// ([`SamplerStats::live_heap_available`]; `live_heap.rs`).
     pub heap_objects: Option<u32>,
+    /// How often a heap snapshot is taken (default `None`: never; 1 s to
+    /// a day). .NET 9 and later; `heap_snapshot.rs`.
+    pub heap_snapshot_every: Option<Duration>,
 }
 
 impl Default for SamplerOptions {
@@ -253,6 +256,7 @@ impl Default for SamplerOptions {
             wall_threads_per_tick: 5,
             gc_pauses: true,
             heap_objects: Some(HEAP_OBJECTS),
+            heap_snapshot_every: None,
         }
     }
 }
@@ -318,6 +322,13 @@ impl SamplerOptions {
         self
     }
 
+    /// With [`heap_snapshot_every`](Self::heap_snapshot_every) set.
+    #[must_use]
+    pub fn with_heap_snapshot_every(mut self, every: Option<Duration>) -> SamplerOptions {
+        self.heap_snapshot_every = every;
+        self
+    }
+
     /// With [`gc_pauses`](Self::gc_pauses) set.
     #[must_use]
     pub fn with_gc_pauses(mut self, on: bool) -> SamplerOptions {
@@ -373,6 +384,15 @@ impl SamplerOptions {
         }
         if self.wall_threads_per_tick == 0 {
             return refuse("wall_threads_per_tick", &0u32, "at least 1");
+        }
+        if let Some(every) = self.heap_snapshot_every {
+            if !(1..=86_400).contains(&every.as_secs()) {
+                return refuse(
+                    "heap_snapshot_every",
+                    &every,
+                    "None (off) or 1 s to 86400 s",
+                );
+            }
         }
         if self.heap_objects == Some(0) {
             return refuse(
@@ -2046,6 +2066,11 @@ mod tests {
                 "0",
             ),
             (d().with_heap_objects(Some(0)), "heap_objects", "Some(0)"),
+            (
+                d().with_heap_snapshot_every(Some(Duration::from_millis(500))),
+                "heap_snapshot_every",
+                "500ms",
+            ),
         ];
         for (options, field, value) in cases {
             let error = options.validate().unwrap_err();

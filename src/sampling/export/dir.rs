@@ -25,10 +25,15 @@ pub struct DirectoryExporter {
 
 /// The name of the file of a period starting at `unix_seconds`.
 pub fn period_file_name(unix_seconds: u64, seq: u64) -> String {
+    format!("profile-{}-{seq:06}.pb.gz", utc_stamp(unix_seconds))
+}
+
+/// A time in UTC as the files' names have it: `20261126T083000Z`.
+pub fn utc_stamp(unix_seconds: u64) -> String {
     let (days, secs) = (unix_seconds / 86_400, unix_seconds % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
     format!(
-        "profile-{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z-{seq:06}.pb.gz",
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
         secs / 3600,
         secs / 60 % 60,
         secs % 60

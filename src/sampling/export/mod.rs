@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use std::sync::{Condvar, Mutex};
 use std::time::{Instant, SystemTime};
 
-pub use dir::{is_period_file, period_file_name, DirectoryExporter};
+pub use dir::{is_period_file, period_file_name, utc_stamp, DirectoryExporter};
 pub use http::{HttpError, ResponseError, Timeouts, Url};
 pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 

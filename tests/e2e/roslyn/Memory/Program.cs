@@ -11,6 +11,11 @@
 //                    of one Kept, measured by GC.GetAllocatedBytesForCurrentThread
 //                    around one allocation), NAME that file ("none" after
 //                    30 s without it).
+//   Memory snapshot N DIR  keeps N Kept objects in the list, allocates
+//                    and drops N Dropped ones, collects, then waits (up to
+//                    30 s) for the first heap snapshot in DIR started a
+//                    whole second later, and prints "snapshot kept N file
+//                    NAME" (NAME: heap-....txt, or "none").
 // Then "done", exit 0.
 using System;
 using System.Collections.Generic;
@@ -44,6 +49,10 @@ namespace E2E.Memory
             else if (mode == "heap")
             {
                 Heap(n, args[2]);
+            }
+            else if (mode == "snapshot")
+            {
+                Snapshot(n, args[2]);
             }
             else
             {
@@ -125,6 +134,31 @@ namespace E2E.Memory
                 Thread.Sleep(50);
             }
             return "none";
+        }
+
+        static void Snapshot(int n, string dir)
+        {
+            KeepMore(n);
+            DropMany(n);
+            GC.Collect();
+            DateTime done = DateTime.UtcNow;
+            string second = done.AddSeconds(1).ToString("yyyyMMdd'T'HHmmss'Z'");
+            DateTime limit = DateTime.UtcNow.AddSeconds(30);
+            string found = "none";
+            while (DateTime.UtcNow < limit && found == "none")
+            {
+                foreach (string path in Directory.GetFiles(dir, "heap-*.txt"))
+                {
+                    string name = Path.GetFileName(path);
+                    if (string.CompareOrdinal(name.Substring(5, 16), second) >= 0)
+                    {
+                        found = name;
+                    }
+                }
+                Thread.Sleep(50);
+            }
+            Console.WriteLine("snapshot kept " + kept.Count + " file " + found);
+            GC.KeepAlive(kept);
         }
 
         // Each level keeps 300,000 more Kept objects and drops 300,000
