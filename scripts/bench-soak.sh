@@ -24,6 +24,8 @@ cd "$(dirname "$0")/.."
 
 die() { printf 'bench-soak: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'bench-soak: %s\n' "$*" >&2; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
 
 minutes="${MINUTES:-10}"
 modes="${MODES:-none whole-run periods}"
@@ -90,18 +92,7 @@ soak() {
     fi
     rm -rf "$scratch/profile" && mkdir -p "$scratch/profile"
     : >"$scratch/server.out"
-    env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler_env[@]}" \
-        "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
-        >"$scratch/server.out" 2>"$scratch/server.err" &
-    server_pid=$!
-    local port= i
-    for i in $(seq 600); do
-        port=$(sed -n 's/^ready http:\/\/127\.0\.0\.1:\([0-9]*\)$/\1/p' "$scratch/server.out")
-        [ -z "$port" ] || break
-        kill -0 "$server_pid" 2>/dev/null || die "$mode: the server exited before it was ready: $(tail -n 5 "$scratch/server.err")"
-        sleep 0.1
-    done
-    [ -n "$port" ] || die "$mode: no ready line in 60 s"
+    webapp_start "$mode" "$scratch/server.out" "$scratch/server.err" "${profiler_env[@]}"
     local seconds=$((minutes * 60))
     log "$mode: wrk -t2 -c16 -d${seconds}s on $endpoint, RSS every 10 s"
     # wrk's timeout is 10 s, not its default 2 s: on a shared machine a /cpu

@@ -18,6 +18,13 @@
 # BASELINE (default `none`, no profiler) is what each configuration is
 # compared with: any configuration name.
 #
+# INTERLEAVE=1 runs PAIRS rounds instead, each round the baseline and every
+# configuration once, in an order rotated each round and reversed every
+# other round; each configuration's ratios are against its round's baseline
+# (for configurations whose differences are smaller than the drift between
+# two runs of the script):
+#   INTERLEAVE=1 PAIRS=12 CONFIGS="sampler sampler-no-gc-pauses sampler-no-live-heap" bash scripts/bench-web.sh
+#
 # Configurations (the runtime's and the example's defaults unless named):
 #   sampler      examples/sampler.rs (release) at its defaults
 #   sampler-suspend-runtime
@@ -59,15 +66,19 @@ cd "$(dirname "$0")/.."
 
 die() { printf 'bench-web: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'bench-web: %s\n' "$*" >&2; }
+# shellcheck source=scripts/sample-lib.sh
+. scripts/sample-lib.sh
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
 pairs="${PAIRS:-6}"
 seconds="${SECONDS_PER_RUN:-10}"
 configs="${CONFIGS:-sampler}"
 baseline="${BASELINE:-none}"
+interleave="${INTERLEAVE:-0}"
 endpoint="${ENDPOINT:-/json}"
 [[ "$pairs" =~ ^[1-9][0-9]*$ ]] || die "PAIRS must be a positive integer, got '$pairs'"
 [[ "$seconds" =~ ^[1-9][0-9]*$ ]] || die "SECONDS_PER_RUN must be a positive integer, got '$seconds'"
+[[ "$interleave" =~ ^[01]$ ]] || die "INTERLEAVE must be 0 or 1, got '$interleave'"
 
 log "provisioning (scripts/provision-dotnet.sh)"
 rt_out=$(bash scripts/provision-dotnet.sh) || die "provisioning the runtime failed; see .cache/provision-dotnet.log"
@@ -195,18 +206,7 @@ run() {
     rm -rf "$scratch/profile" && : >"$out"
     local -a envs=()
     if [ -n "$env_lines" ]; then mapfile -t envs <<<"$env_lines"; fi
-    env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${envs[@]}" \
-        "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
-        >"$out" 2>"$scratch/server.err" &
-    server_pid=$!
-    local port= i
-    for i in $(seq 600); do
-        port=$(sed -n 's/^ready http:\/\/127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out")
-        [ -z "$port" ] || break
-        kill -0 "$server_pid" 2>/dev/null || die "$config: the server exited before it was ready: $(tail -n 5 "$scratch/server.err")"
-        sleep 0.1
-    done
-    [ -n "$port" ] || die "$config: no ready line in 60 s"
+    webapp_start "$config" "$out" "$scratch/server.err" "${envs[@]}"
     local url="http://127.0.0.1:$port$endpoint"
     timeout 60 wrk -t2 -c16 -d2s "$url" >/dev/null || die "$config: wrk (warm-up) failed"
     [ "$config" != sampler-push-hostile ] || start_hostile_receiver "$(date +%s.%N)"
@@ -262,10 +262,46 @@ EOF
 echo "## A web server under load (scripts/bench-web.sh)"
 echo
 echo "ASP.NET Core $aspnetcore_version WebApp on Microsoft.NETCore.App $version, \`wrk -t2 -c16 -d${seconds}s\` on $endpoint,"
-echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores; baseline: $baseline."
+if [ "$interleave" = 1 ]; then
+    echo "$pairs interleaved rounds (baseline and each configuration once per round, order rotated), medians; $(nproc) cores; baseline: $baseline."
+else
+    echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores; baseline: $baseline."
+fi
 echo
-echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | per-pair requests/s ratios | per-pair p99 ratios |"
+echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | per-pair (or per-round) requests/s ratios | per-pair (or per-round) p99 ratios |"
 echo "|---|---|---|---|---|---|---|---|---|"
+if [ "$interleave" = 1 ]; then
+    # Rounds: the baseline and every configuration once per round, in an
+    # order rotated by one each round and reversed every other round, so
+    # each runs as often early as late; each ratio is against the same
+    # round's baseline.
+    all=(base $configs)
+    n=${#all[@]}
+    for c in "${all[@]}"; do : >"$scratch/r-$c"; done
+    for i in $(seq "$pairs"); do
+        order=()
+        for k in $(seq 0 $((n - 1))); do order+=("${all[$(((k + i) % n))]}"); done
+        if [ $((i % 2)) = 0 ]; then
+            rev=() && for ((k = n - 1; k >= 0; k--)); do rev+=("${order[$k]}"); done && order=("${rev[@]}")
+        fi
+        for which in "${order[@]}"; do
+            if [ "$which" = base ]; then r=$(run "$baseline"); else r=$(run "$which"); fi
+            log "round $i: $which $r"
+            echo "$r" >>"$scratch/r-$which"
+        done
+    done
+    for c in $configs; do
+        paste -d' ' "$scratch/r-base" "$scratch/r-$c" >"$scratch/both"
+        awk '{printf "%.3f\n", $3 / $1}' "$scratch/both" >"$scratch/rr"
+        awk '{printf "%.3f\n", $4 / $2}' "$scratch/both" >"$scratch/pr"
+        rn=$(cut -d' ' -f1 "$scratch/r-base" | median); rp=$(cut -d' ' -f1 "$scratch/r-$c" | median)
+        pn=$(cut -d' ' -f2 "$scratch/r-base" | median); pp=$(cut -d' ' -f2 "$scratch/r-$c" | median)
+        python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") |')"
+        rm=$(median <"$scratch/rr"); pm=$(median <"$scratch/pr")
+        echo "$c: median of the per-round ratios: requests/s ${rm}x, p99 ${pm}x" >&2
+    done
+    exit 0
+fi
 for c in $configs; do
     : >"$scratch/none" && : >"$scratch/prof" && : >"$scratch/rr" && : >"$scratch/pr"
     for i in $(seq "$pairs"); do

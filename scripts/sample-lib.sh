@@ -24,3 +24,26 @@ sample_own_program() {
     [ -f "$config" ] ||
         { echo "error: $config is missing: build the program with scripts/compile-csharp.sh, which writes it" >&2; exit 1; }
 }
+
+# The web app of tests/e2e/roslyn/WebApp started on a free port of
+# 127.0.0.1: `webapp_start LABEL OUT ERR [VAR=VALUE...]` runs
+# "$app_dir/WebApp.dll" with the host "$host" and the given environment,
+# its output in OUT and errors in ERR, and waits (at most 60 s) for its
+# `ready http://127.0.0.1:PORT` line; sets `server_pid` and `port`. Needs a
+# `die` function; LABEL names the run in its messages.
+webapp_start() {
+    local label=$1 out=$2 err=$3 i
+    shift 3
+    env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "$@" \
+        "$host" exec --runtimeconfig "$app_dir/WebApp.runtimeconfig.json" "$app_dir/WebApp.dll" 0 \
+        >"$out" 2>"$err" &
+    server_pid=$!
+    port=
+    for i in $(seq 600); do
+        port=$(sed -n 's/^ready http:\/\/127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out")
+        [ -z "$port" ] || break
+        kill -0 "$server_pid" 2>/dev/null || die "$label: the server exited before it was ready: $(tail -n 5 "$err")"
+        sleep 0.1
+    done
+    [ -n "$port" ] || die "$label: no ready line in 60 s"
+}

@@ -2,10 +2,12 @@
 // sampler's end-to-end test (tests/e2e_sampler.rs).
 //
 // - two threads "Spinner 1" and "Spinner 2" alternate Hot and Warm for
-//   SECONDS (argument 1, default 3): Hot runs three times Warm's loop, so
-//   Hot has 0.75 of their CPU time;
+//   SECONDS (argument 1, default 3), and on until the process has had 1.5 x
+//   SECONDS of CPU time (on a loaded machine): Hot runs three times Warm's
+//   loop, so Hot has 0.75 of their CPU time;
 // - "Sleeper" sleeps for SLEEP milliseconds (argument 2, default 2000);
-// - "Blocked" waits on an event until the spinners are done;
+// - "Blocked" waits on an event until the spinners are done (SECONDS, or
+//   more on a loaded machine);
 // - the main thread allocates 3:1 in bytes from two call sites:
 //   AllocateMore (300 MB in 3,000-byte arrays) and AllocateLess (100 MB in
 //   1,000-byte arrays), interleaved.
@@ -62,6 +64,13 @@ namespace E2E.Sampling
             return x;
         }
 
+        // Spins for `seconds`, and on past them until the process has had
+        // 1.5 x `seconds` of CPU time (what the two spinners get in
+        // `seconds` on 2 cores, less what the machine's load takes): on a
+        // machine whose other work takes most of the CPU, the spinners
+        // still do enough work for the profile's shares to be measured
+        // (tests/e2e_sampler.rs reads the spinners' time from the profile,
+        // not from `seconds`).
         static void Spin(double seconds)
         {
             var clock = Stopwatch.StartNew();
@@ -71,7 +80,24 @@ namespace E2E.Sampling
                 x = Hot(x);
                 x = Warm(x);
             }
+            double minCpu = 1.5 * seconds;
+            while (ProcessCpuSeconds() < minCpu)
+            {
+                for (int i = 0; i < 64; i++)
+                {
+                    x = Hot(x);
+                    x = Warm(x);
+                }
+            }
             Interlocked.Add(ref sink, x);
+        }
+
+        static double ProcessCpuSeconds()
+        {
+            using (var self = Process.GetCurrentProcess())
+            {
+                return self.TotalProcessorTime.TotalSeconds;
+            }
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
