@@ -705,6 +705,94 @@ fn attach_for_a_while_then_detach_twice() {
     assert_eq!(detached, 2, "{}", stopped.stderr);
 }
 
+/// On demand, heap snapshots (`heap=1`): on .NET 9 and later the attached
+/// sampler takes them while it samples (a `heap-<start>.txt` whose
+/// histogram lists the server's objects, largest first, and a pprof with
+/// `heap_objects` that `go tool pprof -raw` reads), stops them before it
+/// detaches, and says so on stderr; before 9 it says they are not
+/// available and writes none. Every response is a 200; the server exits 0.
+#[test]
+fn attach_with_heap_snapshots_then_detach() {
+    let runtime = dotnet::runtime();
+    let dir = out_dir("attach-heap");
+    let server = WebServer::start(&runtime, None);
+    let url = server.url("/json");
+    let load = thread::spawn(move || wrk(&url, 1, 4, 8));
+    thread::sleep(Duration::from_secs(1));
+    attach_with(
+        server.pid(),
+        &format!("seconds=4;dir={};heap=1", dir.display()),
+    );
+    let periods = wait_for_files(&dir, 1);
+    assert_eq!(periods.len(), 1, "{periods:?}");
+    let load = load.join().unwrap();
+    assert_eq!((load.non_2xx, load.socket_errors), (0, 0), "{load:?}");
+    thread::sleep(Duration::from_secs(2));
+    let stopped = server.stop();
+    assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+    assert_eq!(
+        stopped.stderr.matches("sampler: detached").count(),
+        1,
+        "{}",
+        stopped.stderr
+    );
+    let mut heap_files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("heap-")
+        })
+        .collect();
+    heap_files.sort();
+    if runtime.major() < 9 {
+        assert!(
+            stopped
+                .stderr
+                .contains("heap snapshots not available (needs .NET 9)"),
+            "{}",
+            stopped.stderr
+        );
+        assert_eq!(heap_files, Vec::<PathBuf>::new());
+        return;
+    }
+    assert!(
+        stopped.stderr.contains("heap snapshots on: "),
+        "{}",
+        stopped.stderr
+    );
+    let text_file = heap_files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "txt"))
+        .unwrap_or_else(|| panic!("no heap-*.txt in {heap_files:?}"));
+    let text = fs::read_to_string(text_file).unwrap();
+    // The histogram: rows "objects bytes type" after its header, bytes
+    // not increasing.
+    let rows: Vec<(u64, u64, String)> = text
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("objects"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[2].to_string(),
+            )
+        })
+        .collect();
+    assert!(rows.len() >= 50, "{text}");
+    assert!(rows.windows(2).all(|w| w[0].1 >= w[1].1), "{text}");
+    assert!(rows.iter().any(|r| r.2 == "System.String"), "{text}");
+    let pb = PathBuf::from(text_file.to_str().unwrap().replace(".txt", ".pb.gz"));
+    let (ok, raw, err) = pprof(&["-raw", pb.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(raw.contains("heap_objects/count"), "{raw}");
+}
+
 /// Bad settings of continuous profiling (a period out of range, an
 /// `https://` server, a name Pyroscope would not take, a directory that
 /// cannot be created) are each reported on stderr, and the program runs
