@@ -45,6 +45,11 @@
 #                the sampler with a heap snapshot every 5 s
 #                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
 #                the snapshots taken and their pauses (summary.txt)
+#   sampler-before
+#                the sampler of an earlier build, at its defaults:
+#                SAMPLER_BEFORE=PATH/libsampler.so (e.g. built in a worktree of
+#                an earlier commit): before and after a change, in the same run,
+#                INTERLEAVE=1 CONFIGS="sampler sampler-before" SAMPLER_BEFORE=...
 #   sampler-periods
 #                the sampler with 1-s periods (CORPROF_SAMPLER_PERIOD=1) to a directory
 #   sampler-push-hostile
@@ -114,6 +119,10 @@ config_env() {
                 sampler-periods) echo "CORPROF_SAMPLER_PERIOD=1" ;;
                 sampler-no-live-heap) echo "CORPROF_SAMPLER_HEAP_OBJECTS=0" ;;
                 sampler-heap-snapshots) echo "CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5" ;;
+                sampler-before)
+                    [ -f "${SAMPLER_BEFORE:-}" ] || die "sampler-before needs SAMPLER_BEFORE=PATH/libsampler.so (an earlier build)"
+                    echo "CORECLR_PROFILER_PATH=$SAMPLER_BEFORE"
+                    ;;
                 sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
