@@ -29,7 +29,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use super::info::{ProfilerInfo, Result};
-use super::metadata::{enumerate, MetadataImport};
+use super::metadata::{blob, enumerate, MetadataImport};
 use super::strings::{read_utf16, wide};
 use super::sync::lock;
 use crate::metadata::{
@@ -163,20 +163,6 @@ impl ProfilerInfo {
 
 fn len_u32(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| crate::Error::new(E_INVALIDARG, "a length past u32::MAX"))
-}
-
-/// A blob the runtime answered, as a slice.
-///
-/// # Safety
-///
-/// `ptr` is null or points to `len` bytes that live as long as `'a`.
-unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
-    if ptr.is_null() {
-        &[]
-    } else {
-        // SAFETY: forwarded contract.
-        unsafe { core::slice::from_raw_parts(ptr, len as usize) }
-    }
 }
 
 /// Every token of `tokens` by its blob, as `read` answers it (the first

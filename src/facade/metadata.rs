@@ -115,13 +115,9 @@ impl MetadataImport {
                 )
             }
         })?;
-        let signature = if sig.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: the runtime answered `sig_len` bytes at `sig`, owned by
-            // the metadata scope, which lives at least as long as `self`.
-            unsafe { core::slice::from_raw_parts(sig, sig_len as usize) }
-        };
+        // SAFETY: the runtime answered `sig_len` bytes at `sig` (or null),
+        // owned by the metadata scope, which lives at least as long as `self`.
+        let signature = unsafe { blob(sig, sig_len) };
         Ok(MethodProps {
             name: String::new(),
             declaring_type: class,
@@ -400,12 +396,9 @@ impl MetadataImport {
         } else {
             return Err(E_INVALIDARG.into());
         }
-        if sig.is_null() {
-            return Ok(&[]);
-        }
-        // SAFETY: the runtime answered `len` bytes at `sig`, owned by the
-        // metadata scope, which lives at least as long as `self`.
-        Ok(unsafe { core::slice::from_raw_parts(sig, len as usize) })
+        // SAFETY: the runtime answered `len` bytes at `sig` (or null), owned
+        // by the metadata scope, which lives at least as long as `self`.
+        Ok(unsafe { blob(sig, len) })
     }
 
     /// [`find_method`](Self::find_method) with the signature built rather
@@ -540,6 +533,20 @@ impl core::ops::Deref for MetadataImport {
     type Target = IMetaDataImport;
     fn deref(&self) -> &IMetaDataImport {
         &self.raw
+    }
+}
+
+/// A blob the runtime answered, as a slice.
+///
+/// # Safety
+///
+/// `ptr` is null or points to `len` bytes that live as long as `'a`.
+pub(super) unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
+    if ptr.is_null() {
+        &[]
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { core::slice::from_raw_parts(ptr, len as usize) }
     }
 }
 

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use core::ffi::c_void;
 
 use super::info::{ProfilerInfo, Result};
-use super::metadata::{enumerate, MetadataImport};
+use super::metadata::{blob, enumerate, MetadataImport};
 use super::strings::Utf16Buf;
 use super::suspend::SuspendedRuntime;
 use crate::metadata::{mdFieldDef, mdTypeDef, PCCOR_SIGNATURE};
@@ -109,13 +109,9 @@ impl MetadataImport {
                 )
             }
         })?;
-        let signature = if sig.is_null() {
-            &[][..]
-        } else {
-            // SAFETY: the runtime answered `sig_len` bytes at `sig`, owned by
-            // the metadata scope, which lives at least as long as `self`.
-            unsafe { core::slice::from_raw_parts(sig, sig_len as usize) }
-        };
+        // SAFETY: the runtime answered `sig_len` bytes at `sig` (or null),
+        // owned by the metadata scope, which lives at least as long as `self`.
+        let signature = unsafe { blob(sig, sig_len) };
         Ok(FieldProps {
             name: name.to_string_lossy(),
             attributes,
