@@ -70,14 +70,6 @@ extern crate std;
 // explicit targets are redundant.
 #[allow(rustdoc::redundant_explicit_links)]
 pub mod cil;
-// The byte reader the binary formats share (below the COM core; never public).
-#[cfg(any(
-    feature = "cil",
-    feature = "eventpipe",
-    feature = "diagnostics",
-    feature = "nettrace"
-))]
-mod bytes;
 mod codes;
 mod com;
 /// Line and branch coverage at JIT time: Portable PDB reader, IL probes, lcov and Cobertura.
@@ -101,9 +93,12 @@ mod event_format;
 pub mod eventpipe;
 #[cfg(doc)]
 pub mod example_generated;
+// The unit tests' fake metadata scope: test support, never shipped.
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub mod facade;
+#[cfg(all(test, feature = "std"))]
+mod fake_scope;
 #[cfg(feature = "hooks")]
 #[cfg_attr(docsrs, doc(cfg(feature = "hooks")))]
 pub mod hooks;
@@ -121,7 +116,8 @@ pub mod profiling;
 #[cfg(feature = "sampling")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sampling")))]
 pub mod sampling;
-mod sys;
+// The support floor, below everything: bytes, sys, sync, env.
+mod support;
 
 pub use com::abi::{
     AbiParam, AbiReturn, BOOL, BYTE, DWORD, FALSE, HANDLE, INT, LONG, LONGLONG, LPBYTE, LPCBYTE,
@@ -142,60 +138,10 @@ pub use com::unknown::{
 };
 pub use error::Error;
 
-/// What macro expansions refer to; not public API, may change at any time.
+/// What macro expansions refer to (`com/private.rs`); not public API, may
+/// change at any time.
 #[doc(hidden)]
-pub mod __private {
-    pub use ::core;
-
-    pub use crate::com::export::{guard, null_this, object};
-    pub use crate::com::interface::invoker::{as_raw, cast, from_raw, into_raw, vtable};
-
-    /// Compile-time check that a parameter type may cross the ABI.
-    pub const fn assert_abi_param<T: crate::AbiParam>() {}
-    /// Compile-time check that a return type may cross the ABI.
-    pub const fn assert_abi_return<T: crate::AbiReturn>() {}
-
-    /// How often the IID `iid` occurs in `all` (compile-time duplicate
-    /// check). Strings that do not parse count as nothing: the IID check
-    /// of their own interface reports them.
-    pub const fn count_iid(all: &[&str], iid: &str) -> usize {
-        let Ok(iid) = crate::GUID::try_parse(iid) else {
-            return 1;
-        };
-        let mut count = 0;
-        let mut i = 0;
-        while i < all.len() {
-            if let Ok(other) = crate::GUID::try_parse(all[i]) {
-                if other.to_u128() == iid.to_u128() {
-                    count += 1;
-                }
-            }
-            i += 1;
-        }
-        count
-    }
-
-    /// Whether `I` or an interface it inherits from has the IID `iid`
-    /// (false when `iid` does not parse: its own check reports that).
-    pub const fn chain_has_iid<I: crate::Interface>(iid: &str) -> bool {
-        match crate::GUID::try_parse(iid) {
-            Ok(iid) => chain_has::<I>(iid.to_u128()),
-            Err(_) => false,
-        }
-    }
-
-    /// The walk of `chain_has_iid`, one interface at a time.
-    const fn chain_has<I: crate::Interface>(iid: u128) -> bool {
-        if I::IID.to_u128() == iid {
-            return true;
-        }
-        // The root is its own parent.
-        if <I::Parent as crate::Interface>::IID.to_u128() == I::IID.to_u128() {
-            return false;
-        }
-        chain_has::<I::Parent>(iid)
-    }
-}
+pub use com::private as __private;
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::instruction::Token;
-use crate::bytes::{ByteReader, CompressedError, Truncated};
+use crate::support::bytes::{ByteReader, CompressedError, Truncated};
 
 /// What went wrong while decoding, encoding, editing or analysing CIL.
 #[derive(Clone, Debug, PartialEq, Eq)]

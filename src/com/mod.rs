@@ -8,6 +8,7 @@ pub(crate) mod guid;
 pub(crate) mod hresult;
 pub(crate) mod interface;
 pub(crate) mod macros;
+pub mod private;
 pub(crate) mod server;
 pub(crate) mod split;
 pub(crate) mod unknown;

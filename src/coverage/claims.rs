@@ -12,7 +12,7 @@ use std::sync::{Condvar, Mutex};
 use std::thread::{self, ThreadId};
 use std::time::{Duration, Instant};
 
-use crate::facade::sync::lock;
+use crate::support::sync::lock;
 
 /// Where a method stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

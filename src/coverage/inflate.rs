@@ -16,7 +16,7 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::bytes::ByteReader;
+use crate::support::bytes::ByteReader;
 
 /// Why a DEFLATE stream could not be decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

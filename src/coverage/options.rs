@@ -60,7 +60,7 @@ impl CoverageOptions {
             options.exclude = Filter::parse_list(&list)
                 .map_err(|e| bad_setting(format!("CORPROF_COVERAGE_EXCLUDE: {e}")))?;
         }
-        options.branches = crate::facade::env::flag("CORPROF_COVERAGE_BRANCHES", true)?;
+        options.branches = crate::support::env::flag("CORPROF_COVERAGE_BRANCHES", true)?;
         Ok(options)
     }
 

@@ -17,7 +17,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::bytes::{ByteReader, CompressedError, Truncated};
+use crate::support::bytes::{ByteReader, CompressedError, Truncated};
 use crate::GUID;
 
 /// A malformed or unsupported PDB: what was wrong, in words.

@@ -16,7 +16,7 @@ use alloc::vec::Vec;
 
 use super::inflate::inflate;
 use super::pdb::PdbError;
-use crate::bytes::ByteReader;
+use crate::support::bytes::ByteReader;
 
 /// `IMAGE_DEBUG_TYPE_CODEVIEW`.
 pub const DEBUG_TYPE_CODEVIEW: u32 = 2;

@@ -20,10 +20,10 @@ use super::probes::{self, Counter};
 use super::report::{self, BranchHits, MethodCoverage, PointHits};
 use super::symbols::{log, ModuleState, Modules};
 use crate::cil::MethodBody;
-use crate::facade::sync::lock;
 use crate::facade::{MetadataImport, ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::{FunctionID, ModuleID};
+use crate::support::sync::lock;
 
 /// How long a JIT compilation waits for another thread to finish
 /// instrumenting its method: far longer than a rewrite takes (tens of

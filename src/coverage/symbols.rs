@@ -10,9 +10,9 @@ use std::{format, vec};
 
 use super::pdb::PortablePdb;
 use super::pe;
-use crate::facade::sync::lock;
 use crate::facade::ProfilerInfo;
 use crate::profiling::ModuleID;
+use crate::support::sync::lock;
 
 /// One message on stderr, `coverage: ` first; write errors are ignored.
 pub(super) fn log(text: core::fmt::Arguments<'_>) {

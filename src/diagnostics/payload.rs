@@ -16,7 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::error::WireError;
-use crate::bytes::{ByteReader, Truncated};
+use crate::support::bytes::{ByteReader, Truncated};
 use crate::GUID;
 
 /// Builds a payload field by field.

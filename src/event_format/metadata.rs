@@ -20,7 +20,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::bytes::ByteReader;
+use crate::support::bytes::ByteReader;
 
 /// A field's type.
 #[derive(Clone, Debug, PartialEq, Eq)]

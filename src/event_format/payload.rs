@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use super::metadata::{Field, FieldType, Length};
-use crate::bytes::ByteReader;
+use crate::support::bytes::ByteReader;
 use crate::GUID;
 
 /// One decoded value.

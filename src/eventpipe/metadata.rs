@@ -9,8 +9,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::bytes::ByteReader;
 use crate::event_format::{parse_event, Field, PayloadError};
+use crate::support::bytes::ByteReader;
 
 /// What an event's metadata blob says.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -77,7 +77,10 @@ impl ProfilerInfo {
     /// attach ([`not_allowed_after_attach`]), otherwise the runtime's own
     /// answer (which may still be a refusal, as the `E_FAIL` of 3.1 to 9
     /// for `COR_PRF_DISABLE_INLINING`).
-    pub fn set_event_mask_for_attach(&self, mask: impl Into<super::EventMask>) -> Result<()> {
+    pub fn set_event_mask_for_attach(
+        &self,
+        mask: impl Into<super::event_mask::EventMask>,
+    ) -> Result<()> {
         let mask = mask.into();
         let (low_bad, high_bad) = not_allowed_after_attach(mask.low, mask.high);
         if !low_bad.is_empty() || !high_bad.is_empty() {

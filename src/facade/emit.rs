@@ -9,7 +9,7 @@
 //! # When the runtime accepts metadata changes
 //!
 //! Open a module's metadata for writing with
-//! [`ProfilerInfo::module_metadata_emit`] once the module has loaded
+//! [`ProfilerInfo::module_metadata_emit`](crate::facade::ProfilerInfo::module_metadata_emit) once the module has loaded
 //! (`ModuleLoadFinished` onward); a module without metadata (a resource
 //! module) answers `S_FALSE` and no interface, which is `Ok(None)`.
 //! Measured on CoreCLR 3.1 (`tests/e2e_calltarget.rs`): references added in
@@ -28,17 +28,15 @@ use core::ffi::c_void;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use super::info::{ProfilerInfo, Result};
 use super::metadata::{blob, enumerate, MetadataImport};
+use super::result::Result;
 use super::strings::{read_utf16, wide};
-use super::sync::lock;
 use crate::metadata::{
     mdAssemblyRef, mdMemberRef, mdMethodSpec, mdSignature, mdString, mdToken, mdTypeRef,
-    mdTypeSpec, ofRead, ofWrite, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit,
-    IMetaDataEmit2, IMetaDataImport, IMetaDataImport2, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND,
-    PCCOR_SIGNATURE,
+    mdTypeSpec, IMetaDataAssemblyEmit, IMetaDataAssemblyImport, IMetaDataEmit, IMetaDataEmit2,
+    IMetaDataImport, IMetaDataImport2, ASSEMBLYMETADATA, CLDB_E_RECORD_NOTFOUND, PCCOR_SIGNATURE,
 };
-use crate::profiling::ModuleID;
+use crate::support::sync::lock;
 use crate::{IUnknown, E_INVALIDARG, HRESULT, S_OK, WCHAR};
 
 /// What this facade knows of one metadata scope, shared by every
@@ -138,26 +136,6 @@ impl core::fmt::Debug for MetadataEmit {
         f.debug_struct("MetadataEmit")
             .field("emit", &self.emit)
             .finish_non_exhaustive()
-    }
-}
-
-impl ProfilerInfo {
-    /// A module's metadata for writing (`GetModuleMetaData` with `ofRead |
-    /// ofWrite`, as `IMetaDataEmit`). `Ok(None)` when the module has no
-    /// metadata. See [`MetadataEmit`] for when changes are allowed.
-    ///
-    /// The emitter of a module that cannot unload is kept (and dropped at
-    /// `ModuleUnloadStarted` when the profiler asked for module events), so
-    /// that what it found and defined is looked up, not scanned for, by the
-    /// next call.
-    pub fn module_metadata_emit(&self, module: ModuleID) -> Result<Option<MetadataEmit>> {
-        self.cached_metadata_emit(module, || {
-            // SAFETY: `ofWrite` is a valid CorOpenFlags value for
-            // GetModuleMetaData and IMetaDataEmit a metadata interface.
-            let emit =
-                unsafe { self.module_metadata_as::<IMetaDataEmit>(module, ofRead | ofWrite) }?;
-            emit.map(MetadataEmit::new).transpose()
-        })
     }
 }
 
@@ -654,7 +632,7 @@ pub(crate) mod tests {
     use crate::E_FAIL;
 
     /// The unit tests' fake scope, which the facade defines rows in.
-    pub(crate) type Fake = crate::facade::fake_scope::FakeScope;
+    pub(crate) type Fake = crate::fake_scope::FakeScope;
 
     /// A fresh fake scope and a `MetadataEmit` of it.
     pub(crate) fn scope() -> (MetadataEmit, Fake) {

@@ -24,7 +24,7 @@ macro_rules! com_iterator {
             }
 
             /// The number of items the enumerator holds in all (`GetCount`).
-            pub fn count_all(&self) -> super::info::Result<u32> {
+            pub fn count_all(&self) -> super::result::Result<u32> {
                 let mut count = 0;
                 // SAFETY: a valid out-pointer.
                 unsafe { self.raw.GetCount(&mut count) }.ok_with("GetCount")?;

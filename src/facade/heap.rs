@@ -21,7 +21,7 @@ use core::marker::PhantomData;
 use super::enumerators::ObjectIter;
 use super::info::{take_interface, ProfilerInfo, Result};
 use super::strings::{read_utf16, wide};
-use super::suspend::WalkInProgress;
+use super::suspend::{SuspendedRuntime, WalkInProgress};
 use crate::profiling::{
     ClassID, ICorProfilerInfo15, ObjectHandleID, ObjectID, CORPROF_E_UNSUPPORTED_CALL_SEQUENCE,
     COR_PRF_HANDLE_TYPE, COR_PRF_NONGC_HEAP_RANGE,
@@ -140,6 +140,22 @@ unsafe extern "system" fn visit_object<F: FnMut(HeapObject<'_>) -> bool>(
             walk.stopped = true;
             FALSE
         }
+    }
+}
+
+impl SuspendedRuntime<'_> {
+    /// Walks every object on the GC heap under this suspension
+    /// ([`ProfilerInfo::enumerate_gc_heap_objects`], which refuses while
+    /// the profiler holds one): call it on the thread that suspended the
+    /// runtime, as `EnumerateGCHeapObjects` requires. The walk borrows this
+    /// value, so the runtime cannot be resumed before it ends.
+    pub fn enumerate_gc_heap_objects<F: FnMut(HeapObject<'_>) -> bool>(
+        &self,
+        visit: F,
+    ) -> Result<()> {
+        let v15 = self.info().live_v15()?;
+        let _walk = WalkInProgress::start();
+        self.info().walk_gc_heap(&v15, visit)
     }
 }
 

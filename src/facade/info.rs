@@ -1,33 +1,31 @@
 //! [`ProfilerInfo`]: the runtime's services, at the highest
 //! `ICorProfilerInfo` version it offers, behind safe methods.
+//!
+//! This room holds the type, its lifecycle (calls refused after
+//! `Shutdown`, calls in flight waited for) and the module, assembly,
+//! thread and runtime information; `info/functions.rs` (IL bodies, ReJIT,
+//! [`FunctionControl`]) is its child. The rooms above add the methods of
+//! their own job (naming, stacks, heap, statics, suspension, EventPipe,
+//! the event mask, attach).
 
 use alloc::string::String;
-use alloc::vec::Vec;
 use core::ffi::c_void;
 use core::fmt;
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::enumerators::{FunctionIter, ModuleIter};
-use super::metadata::{MetadataImport, MethodName};
+use super::metadata::MetadataImport;
+pub(super) use super::result::Result;
+
+mod functions;
 use super::module_cache::SharedModuleCache;
 use super::rewritten::SharedRewrittenMethods;
 use super::strings::read_utf16;
-use crate::metadata::{mdMethodDef, mdToken, mdTypeDef, ofRead, CorOpenFlags, IMetaDataImport};
+use crate::metadata::{mdMethodDef, mdToken, ofRead, CorOpenFlags, IMetaDataImport};
 use crate::profiling::*;
 use crate::{ComRef, IUnknown, Interface, E_NOTIMPL, E_POINTER, HRESULT};
-
-/// How many classes one [`ProfilerInfo::class_name`] names at most, its type
-/// arguments' included: past it, arguments print as `...`. Real names need
-/// a handful; the bound keeps a self-referential answer from taking
-/// exponential time.
-const CLASS_NAME_BUDGET: u32 = 256;
-
-/// The result type of the facade: failures are [`Error`](crate::Error)s,
-/// the runtime's `HRESULT` (whose `Display` names `CORPROF_E_*` codes with
-/// their meaning) with what was being done, for example the runtime method
-/// that failed.
-pub type Result<T> = core::result::Result<T, crate::Error>;
+pub use functions::FunctionControl;
 
 /// The runtime's profiling services (`ICorProfilerInfo*`), obtained in
 /// `initialize` at the highest version the runtime offers.
@@ -60,7 +58,7 @@ pub struct ProfilerInfo {
     raw: ICorProfilerInfo,
     version: u32,
     /// Metadata importers of modules that cannot unload, for naming
-    /// (shared with clones; see `module_cache.rs`).
+    /// (shared with clones; see `module_cache.rs` and `naming/cache.rs`).
     modules: SharedModuleCache,
     /// The methods whose IL was set: rewrite once (shared with clones; see
     /// `rewritten.rs`).
@@ -379,159 +377,14 @@ impl ProfilerInfo {
         Ok((MetadataImport::new(import), mdMethodDef(token.0)))
     }
 
-    /// A function's name and its declaring type's full name, read from
-    /// metadata (`Program.Fib`, `Outer+Inner.Method`).
-    ///
-    /// This names the method's definition: a generic type keeps its
-    /// metadata name with its arity and no type arguments
-    /// (``WebShop.Repository`1.Find``, for every instantiation), as ildasm
-    /// prints it. For the instantiation of one compiled function use
-    /// [`instantiated_function_name`](ProfilerInfo::instantiated_function_name)
-    /// (`WebShop.Repository<System.Int32>.Find`); instrumentation targets
-    /// (`corprof::instrument::MethodTarget`) are written
-    /// ``Shop!WebShop.Repository`1::Find``. docs/hooks.md ("One method,
-    /// three names") compares the three forms. This format is stable: the
-    /// JIT tracer and its C baseline print it.
-    ///
-    /// The metadata of modules that cannot unload is kept per module after
-    /// the first use, so naming costs `GetFunctionInfo`, `GetMethodProps`
-    /// and `GetTypeDefProps`; other functions are named through
-    /// `GetTokenAndMetaDataFromFunction`. To format the name without
-    /// allocating, use [`write_function_name`](ProfilerInfo::write_function_name).
-    pub fn function_name(&self, function: FunctionID) -> Result<MethodName> {
-        let (import, token) = self.function_import(function)?;
-        import.method_name(token)
-    }
-
+    /// The per-module cache (filled by the naming room).
     pub(crate) fn module_cache(&self) -> &super::module_cache::ModuleCache {
         &self.modules
     }
 
+    /// The methods whose IL was set.
     pub(crate) fn rewritten_methods(&self) -> &super::rewritten::RewrittenMethods {
         &self.rewritten
-    }
-
-    /// A class's full name, generic instantiations included
-    /// (`System.Collections.Generic.List<System.String>`), from
-    /// `GetClassIDInfo2` and the module's metadata. Arrays are named by
-    /// `IsArrayClass` as their element type with C#-like brackets
-    /// (`System.Byte[]`, `System.String[,]`, `System.Int32[][]`); other
-    /// classes without a TypeDef (pointers, function pointers) give the
-    /// runtime's error.
-    ///
-    /// Bounded against broken answers: type arguments nest at most 16 deep
-    /// and at most 256 classes are named in all (the rest print as `...`);
-    /// a count of type arguments above 65,535 is `E_UNEXPECTED`. Module
-    /// metadata comes from the same per-module cache as
-    /// [`function_name`](ProfilerInfo::function_name)'s.
-    pub fn class_name(&self, class: ClassID) -> Result<String> {
-        let mut budget = CLASS_NAME_BUDGET;
-        self.class_name_depth(class, 0, &mut budget)
-    }
-
-    fn class_name_depth(&self, class: ClassID, depth: u32, budget: &mut u32) -> Result<String> {
-        let raw = self.live()?;
-        const MAX_DEPTH: u32 = 16;
-        *budget = budget.saturating_sub(1);
-        if let Some(name) = self.array_class_name(class, depth, budget) {
-            return Ok(name);
-        }
-        let (mut module, mut typedef) = (ModuleID::NULL, mdTypeDef(0));
-        let mut args: Vec<ClassID> = Vec::new();
-        if let Some(v2) = self.v2() {
-            let mut parent = ClassID::NULL;
-            let mut count: u32 = 0;
-            // SAFETY: valid out-pointers; a zero-capacity first call asks for the count.
-            unsafe {
-                v2.GetClassIDInfo2(
-                    class,
-                    &mut module,
-                    &mut typedef,
-                    &mut parent,
-                    0,
-                    &mut count,
-                    core::ptr::null_mut(),
-                )
-                .ok_with("GetClassIDInfo2")?;
-            }
-            // Metadata numbers generic parameters with 16 bits: a larger
-            // count is a broken answer, refused before allocating for it.
-            if count > u32::from(u16::MAX) {
-                return Err(crate::E_UNEXPECTED.into());
-            }
-            if count > 0 {
-                args.resize(count as usize, ClassID::NULL);
-                let mut written: u32 = 0;
-                // SAFETY: `args` has room for `count` IDs.
-                unsafe {
-                    v2.GetClassIDInfo2(
-                        class,
-                        &mut module,
-                        &mut typedef,
-                        &mut parent,
-                        count,
-                        &mut written,
-                        args.as_mut_ptr(),
-                    )
-                    .ok_with("GetClassIDInfo2")?;
-                }
-                args.truncate(written as usize);
-            }
-        } else {
-            // SAFETY: valid out-pointers.
-            unsafe { raw.GetClassIDInfo(class, &mut module, &mut typedef) }
-                .ok_with("GetClassIDInfo")?;
-        }
-        let import = self.module_import(module)?;
-        let mut name = import.type_name(typedef)?;
-        if !args.is_empty() {
-            if let Some(tick) = name.rfind('`') {
-                name.truncate(tick);
-            }
-            name.push('<');
-            for (i, arg) in args.iter().enumerate() {
-                if i > 0 {
-                    name.push_str(", ");
-                }
-                if depth < MAX_DEPTH && *budget > 0 {
-                    name.push_str(
-                        &self
-                            .class_name_depth(*arg, depth + 1, budget)
-                            .unwrap_or_else(|_| String::from("?")),
-                    );
-                } else {
-                    name.push_str("...");
-                }
-            }
-            name.push('>');
-        }
-        Ok(name)
-    }
-
-    /// The name of an array class (`System.Byte[]`, `System.String[,]`)
-    /// from `IsArrayClass`, or `None` when `class` is not an array: arrays
-    /// have no TypeDef for `GetClassIDInfo2` to answer.
-    fn array_class_name(&self, class: ClassID, depth: u32, budget: &mut u32) -> Option<String> {
-        let raw = self.live().ok()?;
-        let (mut element, mut element_class, mut rank) =
-            (crate::metadata::CorElementType(0), ClassID::NULL, 0u32);
-        // SAFETY: valid out-pointers; S_FALSE (not an array) is checked.
-        let hr = unsafe { raw.IsArrayClass(class, &mut element, &mut element_class, &mut rank) };
-        if hr != crate::S_OK || rank == 0 || rank > 32 {
-            return None;
-        }
-        let mut name = if !element_class.is_null() && depth < 16 && *budget > 0 {
-            self.class_name_depth(element_class, depth + 1, budget)
-                .unwrap_or_else(|_| String::from("?"))
-        } else {
-            String::from(primitive_name(element).unwrap_or("?"))
-        };
-        name.push('[');
-        for _ in 1..rank {
-            name.push(',');
-        }
-        name.push(']');
-        Some(name)
     }
 
     /// A module's path, assembly and load address (`GetModuleInfo`).
@@ -730,226 +583,6 @@ impl ProfilerInfo {
         .map_err(|hr| crate::Error::new(hr, "GetRuntimeInformation"))?;
         Ok(info)
     }
-
-    /// A copy of a method's IL body as the runtime holds it, header and
-    /// exception sections included (`GetILFunctionBody`): the bytes
-    /// [`crate::cil::MethodBody::decode`] reads.
-    ///
-    /// The runtime's bytes live as long as their module, and a collectible
-    /// assembly's module can be unloaded while the profiler runs, so the
-    /// facade copies them (bodies are small) rather than hand out a borrow
-    /// it cannot bound. [`ProfilerInfo::v1`] gives the raw call.
-    pub fn il_function_body(&self, module: ModuleID, method: mdMethodDef) -> Result<Vec<u8>> {
-        let raw = self.live()?;
-        let mut header: *const u8 = core::ptr::null();
-        let mut size: u32 = 0;
-        // SAFETY: valid out-pointers.
-        unsafe { raw.GetILFunctionBody(module, method, &mut header, &mut size) }
-            .ok_with("GetILFunctionBody")?;
-        if header.is_null() {
-            return Err(E_POINTER.into());
-        }
-        // SAFETY: the runtime answered `size` readable bytes at `header`,
-        // owned by the module, which is loaded during this call (the caller
-        // passed its ID); they are copied before returning.
-        Ok(unsafe { core::slice::from_raw_parts(header, size as usize) }.to_vec())
-    }
-
-    /// Replaces a method's IL body before it is JIT-compiled: copies `body`
-    /// (header, code and EH sections, as `cil::MethodBody::encode` writes them) into
-    /// memory from the module's `IMethodMalloc` and calls
-    /// `SetILFunctionBody`. Call it from `jit_compilation_started` or
-    /// `module_load_finished`.
-    ///
-    /// **Once per method.** The IL set here is what every later compilation
-    /// of the method starts from: tier 1 after tier 0, PGO's instrumented
-    /// tier on .NET 8, and on .NET 7 and later on-stack replacement, which
-    /// compiles a method with a hot loop again mid-loop at an offset of
-    /// this IL. Rewriting it again at a later `JITCompilationStarted` would
-    /// instrument the instrumentation and move the offsets the runtime uses
-    /// (on .NET 8, an `InvalidProgramException`). So a second call for the
-    /// same method (since its module loaded) does not reach the runtime and
-    /// answers `CORPROF_E_UNSUPPORTED_CALL_SEQUENCE`; ask
-    /// [`il_function_body_was_set`](Self::il_function_body_was_set) first
-    /// to skip the work. A call that failed does not count. This holds for
-    /// this `ProfilerInfo` and its clones (they share the record).
-    ///
-    /// # Safety
-    ///
-    /// `body` must be a valid CIL method body for `method` whose tokens
-    /// exist in `module`: the JIT compiles what it is given, and malformed
-    /// IL can crash the process rather than fail.
-    pub unsafe fn set_il_function_body(
-        &self,
-        module: ModuleID,
-        method: mdMethodDef,
-        body: &[u8],
-    ) -> Result<()> {
-        self.rewritten
-            // SAFETY: the caller's contract, passed on.
-            .set_once(module, method, || unsafe {
-                self.set_il_function_body_now(module, method, body)
-            })
-            .unwrap_or(Err(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE.into()))
-    }
-
-    /// True when [`set_il_function_body`](Self::set_il_function_body) has
-    /// set this method's IL (since its module loaded): the method must not
-    /// be rewritten again, however many times the runtime compiles it.
-    pub fn il_function_body_was_set(&self, module: ModuleID, method: mdMethodDef) -> bool {
-        self.rewritten.contains(module, method)
-    }
-
-    /// `SetILFunctionBody` itself (see [`set_il_function_body`](Self::set_il_function_body)).
-    ///
-    /// # Safety
-    ///
-    /// As for `set_il_function_body`.
-    unsafe fn set_il_function_body_now(
-        &self,
-        module: ModuleID,
-        method: mdMethodDef,
-        body: &[u8],
-    ) -> Result<()> {
-        let raw = self.live()?;
-        // SAFETY: GetILFunctionBodyAllocator writes null or one IMethodMalloc reference.
-        let malloc: IMethodMalloc = unsafe {
-            take_interface("GetILFunctionBodyAllocator", |out| {
-                raw.GetILFunctionBodyAllocator(module, out)
-            })
-        }?;
-        let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
-        // SAFETY: `Alloc` returns null or `size` writable bytes owned by the
-        // runtime, which frees them with the module.
-        unsafe {
-            let memory = malloc.Alloc(size) as *mut u8;
-            if memory.is_null() {
-                return Err(crate::E_OUTOFMEMORY.into());
-            }
-            core::ptr::copy_nonoverlapping(body.as_ptr(), memory, body.len());
-            raw.SetILFunctionBody(module, method, memory)
-                .ok_with("SetILFunctionBody")
-        }
-    }
-
-    /// Asks the runtime to JIT-compile these methods again
-    /// (`RequestReJIT`, version 4); the new code's IL comes from
-    /// `get_rejit_parameters`. Requires `COR_PRF_ENABLE_REJIT` in the event
-    /// mask.
-    pub fn request_rejit(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<()> {
-        let v4 = self.live_v4()?;
-        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
-            methods.iter().copied().unzip();
-        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
-        // SAFETY: two arrays of `count` elements.
-        unsafe { v4.RequestReJIT(count, modules.as_mut_ptr(), tokens.as_mut_ptr()) }
-            .ok_with("RequestReJIT")
-    }
-
-    /// Like [`request_rejit`](Self::request_rejit), and also JIT-compiles
-    /// again every method that inlined one of them, so that the new code
-    /// takes effect there too (`RequestReJITWithInliners`,
-    /// `ICorProfilerInfo10`; `COR_PRF_REJIT_BLOCK_INLINING` keeps the new
-    /// code from being inlined anywhere, `COR_PRF_REJIT_INLINING_CALLBACKS`
-    /// asks `get_rejit_parameters` for the inliners too). Requires
-    /// `COR_PRF_ENABLE_REJIT` in the event mask.
-    pub fn request_rejit_with_inliners(
-        &self,
-        flags: COR_PRF_REJIT_FLAGS,
-        methods: &[(ModuleID, mdMethodDef)],
-    ) -> Result<()> {
-        let v10 = self.live_v10()?;
-        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
-            methods.iter().copied().unzip();
-        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
-        // SAFETY: two arrays of `count` elements.
-        unsafe {
-            v10.RequestReJITWithInliners(flags.0, count, modules.as_mut_ptr(), tokens.as_mut_ptr())
-        }
-        .ok_with("RequestReJITWithInliners")
-    }
-
-    /// Reverts methods to their original IL (`RequestRevert`, version 4).
-    /// Returns one status per method.
-    pub fn request_revert(&self, methods: &[(ModuleID, mdMethodDef)]) -> Result<Vec<HRESULT>> {
-        let v4 = self.live_v4()?;
-        let (mut modules, mut tokens): (Vec<ModuleID>, Vec<mdMethodDef>) =
-            methods.iter().copied().unzip();
-        let mut statuses = alloc::vec![crate::S_OK; methods.len()];
-        let count = u32::try_from(methods.len()).map_err(|_| crate::E_INVALIDARG)?;
-        // SAFETY: three arrays of `count` elements.
-        unsafe {
-            v4.RequestRevert(
-                count,
-                modules.as_mut_ptr(),
-                tokens.as_mut_ptr(),
-                statuses.as_mut_ptr(),
-            )
-        }
-        .ok_with("RequestRevert")?;
-        Ok(statuses)
-    }
-}
-
-/// The per-method ReJIT controller that
-/// [`Profiler::get_rejit_parameters`](super::Profiler::get_rejit_parameters)
-/// receives (`ICorProfilerFunctionControl`), valid only during that call.
-#[derive(Clone, Copy)]
-pub struct FunctionControl<'a> {
-    raw: ComRef<'a, ICorProfilerFunctionControl>,
-}
-
-impl<'a> FunctionControl<'a> {
-    /// Wraps the controller a callback received.
-    pub fn new(raw: ComRef<'a, ICorProfilerFunctionControl>) -> FunctionControl<'a> {
-        FunctionControl { raw }
-    }
-
-    /// The raw invoker.
-    pub fn raw(&self) -> &ICorProfilerFunctionControl {
-        &self.raw
-    }
-
-    /// Sets the IL of the method being re-JIT-compiled
-    /// (`ICorProfilerFunctionControl::SetILFunctionBody`): header, code and
-    /// EH sections, as [`crate::cil::MethodBody::encode`] writes them. The
-    /// runtime copies the bytes, so `body` may be any buffer (no
-    /// `IMethodMalloc`). `E_INVALIDARG` for an empty body.
-    ///
-    /// # Safety
-    ///
-    /// As for [`ProfilerInfo::set_il_function_body`]: `body` must be a valid
-    /// CIL method body for the method whose tokens exist in its module.
-    pub unsafe fn set_il_function_body(&self, body: &[u8]) -> Result<()> {
-        if body.is_empty() {
-            return Err(crate::E_INVALIDARG.into());
-        }
-        let size = u32::try_from(body.len()).map_err(|_| crate::E_INVALIDARG)?;
-        // SAFETY: `size` readable bytes at `body`, which the runtime copies
-        // before it returns; the IL's validity is the caller's contract.
-        unsafe { self.raw.SetILFunctionBody(size, body.as_ptr()) }.ok_with("SetILFunctionBody")
-    }
-
-    /// Sets code-generation flags for the recompilation
-    /// (`SetCodegenFlags`), e.g. `COR_PRF_CODEGEN_DISABLE_INLINING`.
-    pub fn set_codegen_flags(&self, flags: COR_PRF_CODEGEN_FLAGS) -> Result<()> {
-        // SAFETY: a plain value argument.
-        unsafe { self.raw.SetCodegenFlags(flags.0) }.ok_with("SetCodegenFlags")
-    }
-}
-
-impl<'a> From<ComRef<'a, ICorProfilerFunctionControl>> for FunctionControl<'a> {
-    fn from(raw: ComRef<'a, ICorProfilerFunctionControl>) -> FunctionControl<'a> {
-        FunctionControl::new(raw)
-    }
-}
-
-impl fmt::Debug for FunctionControl<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FunctionControl")
-            .field("raw", &self.raw.as_raw())
-            .finish()
-    }
 }
 
 impl fmt::Debug for ProfilerInfo {
@@ -961,78 +594,9 @@ impl fmt::Debug for ProfilerInfo {
     }
 }
 
-/// The runtime type of a primitive element type, as `class_name` names it.
-fn primitive_name(element: crate::metadata::CorElementType) -> Option<&'static str> {
-    use crate::metadata::*;
-    Some(match element {
-        ELEMENT_TYPE_BOOLEAN => "System.Boolean",
-        ELEMENT_TYPE_CHAR => "System.Char",
-        ELEMENT_TYPE_I1 => "System.SByte",
-        ELEMENT_TYPE_U1 => "System.Byte",
-        ELEMENT_TYPE_I2 => "System.Int16",
-        ELEMENT_TYPE_U2 => "System.UInt16",
-        ELEMENT_TYPE_I4 => "System.Int32",
-        ELEMENT_TYPE_U4 => "System.UInt32",
-        ELEMENT_TYPE_I8 => "System.Int64",
-        ELEMENT_TYPE_U8 => "System.UInt64",
-        ELEMENT_TYPE_R4 => "System.Single",
-        ELEMENT_TYPE_R8 => "System.Double",
-        ELEMENT_TYPE_STRING => "System.String",
-        ELEMENT_TYPE_I => "System.IntPtr",
-        ELEMENT_TYPE_U => "System.UIntPtr",
-        ELEMENT_TYPE_OBJECT => "System.Object",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{BYTE, DWORD, ULONG};
-    use std::sync::Mutex;
-
-    /// Records what the facade hands the runtime's controller, copying the
-    /// body as the runtime does.
-    #[derive(Default)]
-    struct Control {
-        body: Mutex<Vec<u8>>,
-        flags: Mutex<u32>,
-    }
-
-    impl ICorProfilerFunctionControl_Impl for Control {
-        fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
-            *self.flags.lock().unwrap() = flags;
-            crate::S_OK
-        }
-        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
-            // SAFETY: the facade passes `size` readable bytes.
-            let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
-            *self.body.lock().unwrap() = bytes.to_vec();
-            crate::S_OK
-        }
-    }
-
-    #[test]
-    fn function_control_passes_the_body_and_flags() {
-        let object = std::sync::Arc::new(Control::default());
-        let owned: ICorProfilerFunctionControl = crate::export_arc(object.clone());
-        // SAFETY: `owned` keeps the object alive for the borrow.
-        let view = unsafe { ComRef::from_raw(owned.as_raw()) }.unwrap();
-        let control = FunctionControl::from(view);
-        let il = [0x0E, 0x1F, 42, 0x2A];
-        // SAFETY: the double only copies the bytes.
-        assert_eq!(unsafe { control.set_il_function_body(&il) }, Ok(()));
-        assert_eq!(*object.body.lock().unwrap(), il);
-        // SAFETY: an empty body is refused before any call.
-        let empty = unsafe { control.set_il_function_body(&[]) };
-        assert_eq!(empty, Err(crate::E_INVALIDARG.into()));
-        assert_eq!(
-            control.set_codegen_flags(COR_PRF_CODEGEN_DISABLE_INLINING),
-            Ok(())
-        );
-        assert_eq!(*object.flags.lock().unwrap(), 1);
-        assert!(alloc::format!("{control:?}").starts_with("FunctionControl"));
-    }
 
     #[test]
     fn profiler_info_is_send_sync_and_clone() {

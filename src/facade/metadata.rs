@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use super::info::Result;
+use super::result::Result;
 use super::strings::{read_utf16, wide, write_utf16, Utf16Buf};
 #[cfg(feature = "cil")]
 use crate::cil::{MethodSig, StackSig, Token};
@@ -553,7 +553,7 @@ pub(super) unsafe fn blob<'a>(ptr: *const u8, len: u32) -> &'a [u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::fake_scope::{FakeScope, TD_PUBLIC};
     use crate::metadata::CLDB_E_RECORD_NOTFOUND;
     use alloc::vec;
 

@@ -122,7 +122,7 @@ pub trait Profiler: Send + Sync + 'static {
     /// runtime's `Shutdown` runs `shutdown` as usual. The default: 5 s
     /// ([`DEFAULT_SIGTERM_FLUSH`](super::DEFAULT_SIGTERM_FLUSH)).
     fn flush_on_sigterm(&self) -> Option<core::time::Duration> {
-        Some(super::DEFAULT_SIGTERM_FLUSH)
+        Some(super::termination::DEFAULT_SIGTERM_FLUSH)
     }
     /// Called when an application domain starts being created; its ID is
     /// not usable yet. Enabled by `COR_PRF_MONITOR_APPDOMAIN_LOADS`.

@@ -42,7 +42,7 @@ pub(crate) type SharedRewrittenMethods = Arc<RewrittenMethods>;
 
 impl RewrittenMethods {
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<(ModuleID, mdMethodDef)>> {
-        super::sync::lock(&self.methods)
+        crate::support::sync::lock(&self.methods)
     }
 
     pub(crate) fn contains(&self, module: ModuleID, method: mdMethodDef) -> bool {

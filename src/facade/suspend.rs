@@ -74,20 +74,6 @@ impl SuspendedRuntime<'_> {
         self.resume_now().ok_with("ResumeRuntime")
     }
 
-    /// Walks every object on the GC heap under this suspension
-    /// ([`ProfilerInfo::enumerate_gc_heap_objects`], which refuses while
-    /// the profiler holds one): call it on the thread that suspended the
-    /// runtime, as `EnumerateGCHeapObjects` requires. The walk borrows this
-    /// value, so the runtime cannot be resumed before it ends.
-    pub fn enumerate_gc_heap_objects<F: FnMut(super::HeapObject<'_>) -> bool>(
-        &self,
-        visit: F,
-    ) -> Result<()> {
-        let v15 = self.info.live_v15()?;
-        let _walk = WalkInProgress::start();
-        self.info.walk_gc_heap(&v15, visit)
-    }
-
     /// The profiler info that suspended the runtime.
     pub(crate) fn info(&self) -> &ProfilerInfo {
         self.info

@@ -91,8 +91,8 @@ pub(crate) fn detached() {}
 
 #[cfg(target_os = "linux")]
 mod linux {
-    use super::{Flush, TerminationHandler};
-    use crate::sys::linux::{sigaction, sigaction_t};
+    use crate::facade::termination::{Flush, TerminationHandler};
+    use crate::support::sys::linux::{sigaction, sigaction_t};
     use core::ffi::{c_char, c_int, c_void};
     use core::sync::atomic::{AtomicBool, AtomicI32, Ordering};
     use core::time::Duration;

@@ -11,9 +11,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::function_hooks::Hooked;
-use crate::facade::sync::lock;
 use crate::profile::{Frames, NodeId, StackTree};
 use crate::profiling::FunctionID;
+use crate::support::sync::lock;
 
 /// One node of a thread's tree: a call path.
 struct Node<C: 'static> {

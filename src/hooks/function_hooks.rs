@@ -380,7 +380,7 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
     let installed = unsafe { &*installed };
     let mut answer: Option<UINT_PTR> = None;
     contained("map_function", || {
-        let lock = || crate::facade::sync::lock(&installed.mapped);
+        let lock = || crate::support::sync::lock(&installed.mapped);
         if let Some(&known) = lock().get(&function) {
             answer = Some(known);
             return;

@@ -26,7 +26,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::bytes::ByteReader;
+use crate::support::bytes::ByteReader;
 
 /// An assembly version: major, minor, build, revision. Ordered as the
 /// runtime's binder compares them (major first).
@@ -82,7 +82,7 @@ mod table {
     pub(super) const GENERIC_PARAM_CONSTRAINT: usize = 0x2C;
 }
 
-fn truncated(what: &str) -> impl Fn(crate::bytes::Truncated) -> String + '_ {
+fn truncated(what: &str) -> impl Fn(crate::support::bytes::Truncated) -> String + '_ {
     move |_| format!("truncated {what}")
 }
 

@@ -19,7 +19,6 @@ use super::calltarget::{CallTarget, Integration, MethodTarget, MethodTargets, Wr
 use super::helper_check;
 use super::rejit::{request_rejit_blocking_inlining, RejitBodies, BLOCK_INLINING_FROM_MAJOR};
 use crate::cil::MethodBody;
-use crate::facade::sync::lock;
 use crate::facade::{AssemblyReference, Profiler, ProfilerInfo, Result, ShutdownFlag, Waited};
 use crate::metadata::mdMethodDef;
 use crate::profiling::{
@@ -27,6 +26,7 @@ use crate::profiling::{
     COR_PRF_ENABLE_REJIT, COR_PRF_MONITOR_CACHE_SEARCHES, COR_PRF_MONITOR_JIT_COMPILATION,
     COR_PRF_MONITOR_MODULE_LOADS,
 };
+use crate::support::sync::lock;
 use crate::{ComRef, Error, E_INVALIDARG, HRESULT};
 
 /// What [`CallTargetProfiler`] wraps and how: [`Default`] (nothing to wrap)

@@ -52,7 +52,7 @@ impl<T> RejitBodies<T> {
     /// The map; a panic while it was held left it consistent (every
     /// update is one map call).
     fn lock(&self) -> MutexGuard<'_, Bodies<T>> {
-        crate::facade::sync::lock(&self.bodies)
+        crate::support::sync::lock(&self.bodies)
     }
 
     /// Keeps `il` (header, code and EH sections, as

@@ -6,8 +6,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::error::{Error, ErrorKind};
-use crate::bytes::ByteReader;
 use crate::event_format::{clr_fields, decode_fields, Field, Metadata, PayloadError, Value};
+use crate::support::bytes::ByteReader;
 use crate::GUID;
 
 /// The largest block the parser buffers (16 MiB; the runtime writes blocks
@@ -971,14 +971,15 @@ impl BlockCursor {
                 .map_err(|t| fail(t.offset, "payload runs past the block"))?;
             self.pos = r.pos();
         } else {
-            let short = |t: crate::bytes::Truncated| fail(t.offset, "blob truncated");
+            let short = |t: crate::support::bytes::Truncated| fail(t.offset, "blob truncated");
             let size = r.u32().map_err(short)? as usize;
             let end = (start + 4)
                 .checked_add(size)
                 .filter(|&e| e <= block.len())
                 .ok_or_else(|| fail(start, "blob runs past the block"))?;
             let mut b = ByteReader::at(&block[..end], start + 4);
-            let short = |t: crate::bytes::Truncated| fail(t.offset, "blob header truncated");
+            let short =
+                |t: crate::support::bytes::Truncated| fail(t.offset, "blob header truncated");
             let id = b.u32().map_err(short)?;
             // The writer sets the high bit for events that are *not* sorted
             // (ep-block.c), the reverse of the document.

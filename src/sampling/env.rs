@@ -121,7 +121,7 @@ impl SamplerOptions {
             })?,
         };
         let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
-        let gc_pauses = crate::facade::env::flag(SAMPLER_GC_PAUSES, true)?;
+        let gc_pauses = crate::support::env::flag(SAMPLER_GC_PAUSES, true)?;
         let heap_objects = number(
             SAMPLER_HEAP_OBJECTS,
             u64::from(super::live_heap::HEAP_OBJECTS),

@@ -21,10 +21,10 @@ use super::record::{push_frame, Sample};
 use super::sampler::{Inner, Sampler};
 use super::state::SamplerStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
-use crate::facade::sync::lock;
 use crate::facade::{EventPipeEvent, Result};
 use crate::profile::FrameId;
 use crate::profiling::{ClassID, ObjectID, ThreadID, EVENTPIPE_PROVIDER};
+use crate::support::sync::lock;
 
 impl Sampler {
     /// Counts an allocation (forward `Profiler::object_allocated`; for

@@ -10,10 +10,10 @@ use std::sync::{Condvar, Mutex};
 
 use super::options::{SamplerOptions, CPU, SAMPLE_TYPES};
 use super::state::{SamplerStats, State};
-use crate::facade::sync::lock;
 use crate::facade::{ProfilerInfo, StackFrame};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
+use crate::support::sync::lock;
 
 /// What the sampling modes, the events and the sampler share: the runtime,
 /// the options, the threads' trees and the name cache, the stop.

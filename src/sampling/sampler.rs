@@ -32,10 +32,10 @@ use super::suspend_runtime;
 use super::thread_suspend;
 use super::ticker::{random_seed, Host};
 use crate::eventpipe::RUNTIME_PROVIDER;
-use crate::facade::sync::lock;
 use crate::facade::{EventPipeProvider, ProfilerInfo, Result};
 use crate::profile::{Frames, StackTree};
 use crate::profiling::{ThreadID, EVENTPIPE_PROVIDER, EVENTPIPE_SESSION};
+use crate::support::sync::lock;
 use crate::E_NOTIMPL;
 
 /// The sampler's parts: the [`Core`] the modes and the events share (and

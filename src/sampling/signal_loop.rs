@@ -14,8 +14,8 @@ use super::signal;
 use super::slots::{drain, RawSample};
 use super::ticker::{wait_until, Host};
 use super::walk::{refresh_modules, WalkEnd};
-use crate::facade::sync::lock;
 use crate::profiling::{FunctionID, ThreadID};
+use crate::support::sync::lock;
 
 /// The sampler thread in signal mode: each tick, signals a few threads for
 /// wall samples and records what the handlers wrote; at the stop, deletes

@@ -12,8 +12,8 @@ use super::options::{sample_interval, SAMPLE_TYPES, WALL};
 use super::record::{push_frame, Core, Sample};
 use super::state::{Pause, MAX_PAUSES};
 use super::ticker::{beats, Host};
-use crate::facade::sync::lock;
 use crate::profiling::{FunctionID, ThreadID};
+use crate::support::sync::lock;
 use crate::E_NOTIMPL;
 
 /// One thread's walk in a suspension: its frames innermost first

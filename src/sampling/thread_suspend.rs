@@ -59,7 +59,6 @@ mod imp {
     use core::time::Duration;
     use std::time::Instant;
 
-    use crate::facade::sync::lock;
     use crate::facade::StackFrame;
     use crate::profiling::{FunctionID, ThreadID};
     use crate::sampling::clock::thread_handle_cpu_nanos;
@@ -73,6 +72,7 @@ mod imp {
         CONTEXT_CONTROL, FAILED_COUNT, THREAD_GET_CONTEXT, THREAD_QUERY_LIMITED_INFORMATION,
         THREAD_SUSPEND_RESUME,
     };
+    use crate::support::sync::lock;
 
     /// How one thread's turn went.
     enum Turn {

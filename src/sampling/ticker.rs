@@ -10,7 +10,7 @@ use std::time::{Instant, SystemTime};
 
 use super::options::sample_interval;
 use super::record::Core;
-use crate::facade::sync::lock;
+use crate::support::sync::lock;
 
 /// What a sampling mode needs of the sampler: the shared [`Core`] and the
 /// cut of a period for the exporters. The sampler (`sampler.rs`)

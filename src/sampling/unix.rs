@@ -55,7 +55,7 @@ mod nr {
 /// `sigset_t`, `struct sigaction` and `sigaction`: shared with the rest
 /// of the crate (`crate::sys`), so that one declaration of `sigaction`
 /// exists.
-pub(super) use crate::sys::linux::{sigaction, sigaction_t};
+pub(super) use crate::support::sys::linux::{sigaction, sigaction_t};
 
 /// The head of `siginfo_t` (`bits/types/siginfo_t.h`, 128 bytes on 64-bit
 /// targets): `si_signo`, `si_errno`, `si_code`, then the union at offset

@@ -252,7 +252,7 @@ impl CallTarget<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::fake_scope::{FakeScope, TD_PUBLIC};
     use crate::metadata::mdToken;
     use alloc::collections::BTreeMap;
     use alloc::string::ToString;

@@ -437,7 +437,7 @@ impl CallTarget<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::fake_scope::{FakeScope, TD_PUBLIC};
     use alloc::string::ToString;
 
     /// What the module's own types are, read through the facade: value

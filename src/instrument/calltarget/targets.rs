@@ -282,7 +282,7 @@ impl MethodTargets {
     }
 
     fn lock(&self) -> MutexGuard<'_, Seen> {
-        crate::facade::sync::lock(&self.seen)
+        crate::support::sync::lock(&self.seen)
     }
 
     /// The target methods `module` defines (every overload). The first
@@ -407,7 +407,7 @@ impl MethodTargets {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facade::fake_scope::{FakeScope, TD_PUBLIC};
+    use crate::fake_scope::{FakeScope, TD_PUBLIC};
     use crate::metadata::{mdToken, IMetaDataImport};
     use alloc::string::ToString;
 

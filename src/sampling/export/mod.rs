@@ -37,7 +37,7 @@ pub use http::{HttpError, ResponseError, Timeouts};
 pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
 pub use url::Url;
 
-pub(crate) use crate::facade::sync::lock;
+pub(crate) use crate::support::sync::lock;
 
 use self::queue::Queue;
 use crate::sampling::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};

@@ -23,7 +23,7 @@ impl<T> Queue<T> {
     }
 
     fn lock(&self) -> MutexGuard<'_, (VecDeque<T>, bool)> {
-        crate::facade::sync::lock(&self.state)
+        crate::support::sync::lock(&self.state)
     }
 
     /// Adds `item`; returns how many old items were dropped to make room

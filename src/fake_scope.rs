@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use core::ffi::c_void;
 use std::sync::{Mutex, MutexGuard};
 
-use super::{MetadataEmit, MetadataImport};
+use crate::facade::{MetadataEmit, MetadataImport};
 use crate::metadata::{
     mdAssemblyRef, mdGenericParam, mdMemberRef, mdMethodDef, mdMethodSpec, mdSignature, mdString,
     mdToken, mdTypeDef, mdTypeRef, mdTypeSpec, IMetaDataAssemblyEmit, IMetaDataAssemblyEmit_Impl,

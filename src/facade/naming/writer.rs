@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::info::{ProfilerInfo, Result};
+use crate::facade::info::{ProfilerInfo, Result};
 use crate::profiling::FunctionID;
 
 impl ProfilerInfo {

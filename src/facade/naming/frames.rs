@@ -4,8 +4,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::info::{ProfilerInfo, Result};
-use super::stack::FrameInfo;
+use crate::facade::info::{ProfilerInfo, Result};
+use crate::facade::stack::FrameInfo;
 use crate::metadata::mdToken;
 use crate::profiling::*;
 use crate::E_UNEXPECTED;

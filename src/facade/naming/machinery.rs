@@ -1,7 +1,7 @@
 //! Frames of the runtime's own machinery on a managed stack:
 //! [`ProfilerInfo::runtime_machinery`].
 
-use super::info::{ProfilerInfo, Result};
+use crate::facade::info::{ProfilerInfo, Result};
 use crate::profiling::FunctionID;
 
 /// A managed function of the runtime's own machinery (in

@@ -1,0 +1,55 @@
+//! What the macros' expansions refer to (`$crate::__private::...`, the
+//! crate root re-exports this module under that name): the `core` they
+//! expand against, the exporter's and invokers' entry points, and the
+//! compile-time checks. Not public API; it may change at any time.
+
+pub use ::core;
+
+pub use super::export::{guard, null_this, object};
+pub use super::interface::invoker::{as_raw, cast, from_raw, into_raw, vtable};
+
+/// Compile-time check that a parameter type may cross the ABI.
+pub const fn assert_abi_param<T: crate::AbiParam>() {}
+/// Compile-time check that a return type may cross the ABI.
+pub const fn assert_abi_return<T: crate::AbiReturn>() {}
+
+/// How often the IID `iid` occurs in `all` (compile-time duplicate
+/// check). Strings that do not parse count as nothing: the IID check
+/// of their own interface reports them.
+pub const fn count_iid(all: &[&str], iid: &str) -> usize {
+    let Ok(iid) = crate::GUID::try_parse(iid) else {
+        return 1;
+    };
+    let mut count = 0;
+    let mut i = 0;
+    while i < all.len() {
+        if let Ok(other) = crate::GUID::try_parse(all[i]) {
+            if other.to_u128() == iid.to_u128() {
+                count += 1;
+            }
+        }
+        i += 1;
+    }
+    count
+}
+
+/// Whether `I` or an interface it inherits from has the IID `iid`
+/// (false when `iid` does not parse: its own check reports that).
+pub const fn chain_has_iid<I: crate::Interface>(iid: &str) -> bool {
+    match crate::GUID::try_parse(iid) {
+        Ok(iid) => chain_has::<I>(iid.to_u128()),
+        Err(_) => false,
+    }
+}
+
+/// The walk of `chain_has_iid`, one interface at a time.
+const fn chain_has<I: crate::Interface>(iid: u128) -> bool {
+    if I::IID.to_u128() == iid {
+        return true;
+    }
+    // The root is its own parent.
+    if <I::Parent as crate::Interface>::IID.to_u128() == I::IID.to_u128() {
+        return false;
+    }
+    chain_has::<I::Parent>(iid)
+}

@@ -1,0 +1,23 @@
+//! The support floor: the crate-wide utilities, below everything (they use
+//! nothing of the crate but the root's COM items, `GUID` and `Error`), one
+//! implementation each, none of them public:
+//!
+//! * [`bytes`]: the one byte reader of every binary format;
+//! * [`sys`]: the operating system's calls, declared once;
+//! * [`sync`]: the one poison-tolerant lock;
+//! * [`env`]: the one reader of boolean environment variables.
+
+// The byte reader the binary formats share.
+#[cfg(any(
+    feature = "cil",
+    feature = "eventpipe",
+    feature = "diagnostics",
+    feature = "nettrace"
+))]
+pub(crate) mod bytes;
+// The capabilities' boolean variables (coverage's, the sampler's).
+#[cfg(any(feature = "sampling", feature = "coverage"))]
+pub(crate) mod env;
+#[cfg(feature = "std")]
+pub(crate) mod sync;
+pub(crate) mod sys;
