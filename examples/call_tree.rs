@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use corprof::facade::{Profiler, ProfilerInfo, Result};
-use corprof::hooks::{CallTree, FunctionHooks, HookMode, Hooked};
+use corprof::hooks::{CallTree, FunctionHooks, HookMode, Hooked, ProfilerInfoHooks};
 use corprof::profile::{inclusive_widths, write_flame, write_folded, FlameOptions, Pprof};
 use corprof::profiling::*;
 

@@ -38,22 +38,20 @@
 //!
 //! # The modules, floor by floor
 //!
-//! Each module uses only the ones below it (docs/design.md, "The layers"):
+//! Each module uses only the ones below it: the crate's one layering table
+//! is docs/design.md, "The layers" (every module, the capabilities
+//! `instrument`, `hooks`, `sampling` and `coverage`, the formats beside
+//! them, and the `corprof` command), enforced by `tests/layers.rs`. In
+//! short: the support floor (private), the COM core at the crate root
+//! ([`GUID`], [`HRESULT`], [`com_interface!`], [`export`]), the raw API
+//! with the IDL's names ([`profiling`], [`metadata`]), the safe API
+//! (`facade`, feature `std`), and the capabilities, each a feature of its
+//! own. The default features turn everything on;
+//! `default-features = false, features = ["std"]` builds the floors up to
+//! the facade only.
 //!
-//! 1. the COM core, at the crate root: [`GUID`], [`HRESULT`],
-//!    [`com_interface!`], [`export`], [`IUnknown`], [`IClassFactory`];
-//! 2. the raw API, with the IDL's names: [`profiling`] (corprof.idl) and
-//!    [`metadata`] (cor.h);
-//! 3. the safe API, feature `std`: `facade` (the `Profiler` trait,
-//!    `ProfilerInfo`, metadata import and emit, names, stack walks);
-//! 4. the capabilities, each a feature of its own: `instrument`
-//!    (CallTarget, ReJIT bodies), `hooks` (enter/leave/tailcall hooks) and
-//!    `eventpipe` (decoding in-process EventPipe events);
-//!
-//! and beside them `cil` (the CIL codec, `no_std`), `diagnostics` (the
-//! diagnostics IPC client, EventPipe sessions) and `nettrace` (the trace
-//! format reader, `no_std`). The default features turn everything on;
-//! `default-features = false, features = ["std"]` builds floors 1-3 only.
+//! This file is the table of contents: the modules, the crate root's
+//! re-exports of the COM core, and the doc tests of the README and docs/.
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

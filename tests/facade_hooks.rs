@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use corprof::facade::{ProfilerInfo, StackFrame};
-use corprof::hooks::{FunctionHooks, HookMode, Hooked};
+use corprof::hooks::{FunctionHooks, HookMode, Hooked, ProfilerInfoHooks};
 use corprof::profiling::*;
 use corprof::*;
 

@@ -1,13 +1,17 @@
-//! The layering rule of docs/design.md ("The layers"), checked on the
+//! The layering rule of docs/design.md ("The layers", whose table of
+//! modules [`the_layering_table_names_every_module_of_src`] holds against
+//! `src/`), checked on the
 //! sources: each module of `src/` may use only the modules on its own floor
 //! or below. A `crate::m` (or `$crate::m`) path in code (comments and doc
 //! comments aside) is a use of module `m`; the crate root's items
 //! (`crate::GUID`, `crate::export`, `$crate::__private`) are the COM core's
 //! public face and allowed everywhere.
 //!
-//! Floors, bottom to top: `bytes` (the one byte reader) and `sys` (the
-//! operating system's calls declared once), which use nothing and which
-//! every module may use; `com` (with `ctypes`, `codes`); `profiling` and
+//! Floors, bottom to top: `support` (the crate-wide utilities: the one
+//! byte reader, the operating system's calls declared once, the lock, the
+//! boolean variables), which uses nothing and which every module may use
+//! (and `fake_scope`, the unit tests' fake, `#[cfg(test)]` only); `com`
+//! (with `ctypes`, `codes`, `error`); `profiling` and
 //! `metadata`; `facade`; the capability modules (`instrument`, `hooks`,
 //! `sampling`, `coverage`), each on its own. `cil`, `eventpipe`, `profile`,
 //! `nettrace` and `diagnostics` stand beside: `cil` uses only the COM core,
@@ -26,6 +30,14 @@
 //! the room it lives in); the root (`mod.rs`) only declares and re-exports.
 //! No file of `src/` has more than [`MAX_CODE_LINES`] lines of code but
 //! those of [`ONE_IDEA`], each one idea named in its first line.
+//!
+//! Methods too: an `impl` block stands in its type's room or a room above
+//! it in the same module, never below and never in a capability (which
+//! adds methods to a facade type only through a trait of its own:
+//! `hooks::ProfilerInfoHooks`); and a room calls no inherent method defined
+//! in a room above or beside it, where the scanner can see it (a `.name(`
+//! call of a name defined once in `src/`, and not a standard library
+//! method's: [`STD_METHODS`]).
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -176,15 +188,17 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
             // settings; the module table and its CFI step.
             &["env", "state", "unwind"],
             // The one record path; the memory parts in a profile; the
-            // exporters (a directory: one room); the handler's walk.
-            &["export", "memory", "record", "walk"],
-            // The ticker; the output files; the attach request; signal
-            // mode's buffer and registry.
-            &["attach", "output", "slots", "ticker"],
-            // The `SIGPROF` handler.
-            &["handler"],
-            // Signal mode's registrations, timers, start and stop.
-            &["signal"],
+            // handler's walk.
+            &["memory", "record", "walk"],
+            // A profile as pprof; the ticker; signal mode's buffer and
+            // registry.
+            &["pprof", "slots", "ticker"],
+            // The exporters (a directory: one room); the output files; the
+            // `SIGPROF` handler.
+            &["export", "handler", "output"],
+            // The attach request; signal mode's registrations, timers,
+            // start and stop.
+            &["attach", "signal"],
             // The modes, on the ticker and the record path.
             &["signal_loop", "suspend_runtime", "thread_suspend"],
             // The public `Sampler`.
@@ -658,4 +672,542 @@ fn the_check_sees_a_violation() {
     assert!(!allowed("sampling").contains(&"hooks"));
     assert!(!allowed("com").contains(&"profiling"));
     assert!(allowed("support").is_empty());
+}
+
+/// Where an item of `src/` stands: its module and, in a module with
+/// [`ROOMS`], its room (`None` for a module's `mod.rs` or a module without
+/// rooms).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Place {
+    module: String,
+    room: Option<String>,
+    file: PathBuf,
+}
+
+impl Place {
+    fn of(src: &Path, file: &Path) -> Option<Place> {
+        let module = module_of(src, file)?;
+        let room = ROOMS.iter().find(|r| r.0 == module).and_then(|_| {
+            let rel = file.strip_prefix(src.join(&module)).ok()?;
+            let first = rel.components().next()?.as_os_str().to_str()?;
+            let room = first.strip_suffix(".rs").unwrap_or(first);
+            (room != "mod").then(|| room.to_owned())
+        });
+        Some(Place {
+            module,
+            room,
+            file: file.to_owned(),
+        })
+    }
+
+    /// The floor of this place's room in its module's [`ROOMS`].
+    fn floor(&self) -> Option<usize> {
+        let floors = ROOMS.iter().find(|r| r.0 == self.module)?.1;
+        floor_of(floors, self.room.as_deref()?)
+    }
+
+    /// Whether code at `self` may reach what stands at `other`: the same
+    /// file or room, a module it may use, or a room on a floor below.
+    fn may_reach(&self, other: &Place) -> bool {
+        if self.file == other.file {
+            return true;
+        }
+        if self.module != other.module {
+            return allowed_or_everywhere(&self.module, &other.module);
+        }
+        if self.room.is_none() || self.room == other.room {
+            return true;
+        }
+        match (self.floor(), other.floor()) {
+            (Some(mine), Some(theirs)) => theirs < mine,
+            // The module's root declares and re-exports: reachable.
+            _ => other.room.is_none(),
+        }
+    }
+}
+
+/// Whether module `module` may use module `used`.
+fn allowed_or_everywhere(module: &str, used: &str) -> bool {
+    allowed(module).contains(&used) || (module != "support" && EVERYWHERE.contains(&used))
+}
+
+/// The identifier at the start of `s`.
+fn ident(s: &str) -> &str {
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(s.len());
+    &s[..end]
+}
+
+/// The code of a file, line by line, comments cut (a `//` inside a string
+/// cuts too: the scanner stays on the safe side of what it sees).
+fn code_of(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap().to_owned())
+        .collect()
+}
+
+/// The types, traits and aliases a line of code defines at any depth
+/// (`struct X`, `enum X`, `trait X`, `type X`, `union X`, and the
+/// `interface X` of a `com_interface!`).
+fn defined_types(code: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for keyword in [
+        "struct ",
+        "enum ",
+        "trait ",
+        "type ",
+        "union ",
+        "interface ",
+    ] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(keyword) {
+            let at = from + at;
+            from = at + keyword.len();
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+                continue;
+            }
+            let name = ident(&code[at + keyword.len()..]);
+            if name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// An `impl` line's trait (if any) and self type: `impl<T> Tr<A> for X<T>
+/// where` gives `(Some("Tr<A>"), "X")`; `impl X {` gives `(None, "X")`.
+/// `None` for a line that is not an `impl` header.
+fn impl_header(code: &str) -> Option<(Option<String>, String)> {
+    let t = code.trim_start();
+    let t = t.strip_prefix("unsafe ").unwrap_or(t);
+    let rest = t.strip_prefix("impl")?;
+    // `impl<...>`: skip the generics, balanced.
+    let rest = if let Some(g) = rest.strip_prefix('<') {
+        let mut depth = 1;
+        let mut end = None;
+        for (i, c) in g.char_indices() {
+            match c {
+                '<' => depth += 1,
+                '>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        &g[end?..]
+    } else if rest.starts_with(' ') {
+        rest
+    } else {
+        return None;
+    };
+    let rest = rest.split(" where").next()?.split('{').next()?.trim();
+    let (tr, ty) = match rest.split_once(" for ") {
+        Some((tr, ty)) => (Some(tr.trim().to_owned()), ty.trim()),
+        None => (None, rest),
+    };
+    // The self type's last path segment, without generics or references.
+    let ty = ty.trim_start_matches('&').trim_start_matches("mut ").trim();
+    let ty = ty.split('<').next()?.rsplit("::").next()?.trim();
+    let ty = ident(ty);
+    (!ty.is_empty()).then(|| (tr, ty.to_owned()))
+}
+
+/// The uppercase identifiers in `s` (a trait's name and arguments).
+fn type_names(s: &str) -> Vec<&str> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+        .collect()
+}
+
+/// Every `.rs` file of `src/` with its place (lib.rs and the docs-only
+/// example aside) and its code.
+fn sources() -> Vec<(Place, Vec<String>)> {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    files
+        .iter()
+        .filter_map(|f| Some((Place::of(&src, f)?, code_of(&fs::read_to_string(f).ok()?))))
+        .collect()
+}
+
+/// Where each type name is defined: names defined in more than one place
+/// are ambiguous to a text scanner and left out.
+fn type_places(sources: &[(Place, Vec<String>)]) -> std::collections::BTreeMap<String, Place> {
+    let mut all: std::collections::BTreeMap<String, Vec<Place>> = Default::default();
+    for (place, code) in sources {
+        for line in code {
+            for name in defined_types(line) {
+                let places = all.entry(name.to_owned()).or_default();
+                if !places.contains(place) {
+                    places.push(place.clone());
+                }
+            }
+        }
+    }
+    all.into_iter()
+        .filter(|(_, p)| p.len() == 1)
+        .map(|(n, mut p)| (n, p.remove(0)))
+        .collect()
+}
+
+/// The COM core's modules: one floor (`codes` and `error` add `HRESULT`'s
+/// names and conversions).
+const CORE: &[&str] = &["com", "codes", "ctypes", "error"];
+
+/// The capabilities, each a module of its own on the top floor.
+const CAPABILITIES: &[&str] = &["instrument", "hooks", "sampling", "coverage"];
+
+/// The `impl` blocks placed where their type's room cannot have them: an
+/// inherent `impl` for a type of another module (but within the COM core),
+/// an `impl` in a capability of a trait that is not the capability's own
+/// and names nothing of it (`From<Mine>` is its own) for a type of another
+/// module, and, inside a module with rooms, any `impl` for a type of a room
+/// on a floor above or beside the impl's. A room may add methods to a type of a room
+/// below it (the tokio shape: `info.rs` + the rooms above); a capability
+/// adds methods to a facade type only through a trait of its own.
+fn impl_violations(sources: &[(Place, Vec<String>)]) -> Vec<String> {
+    let types = type_places(sources);
+    let mut found = Vec::new();
+    for (place, code) in sources {
+        for (n, line) in code.iter().enumerate() {
+            let Some((tr, ty)) = impl_header(line) else {
+                continue;
+            };
+            let Some(home) = types.get(&ty) else {
+                continue;
+            };
+            if home.file == place.file {
+                continue;
+            }
+            let own = |name: &str| {
+                types
+                    .get(name)
+                    .is_some_and(|p| p.module == place.module && p.room == place.room)
+            };
+            let problem = if home.module != place.module {
+                let core = |m: &str| CORE.contains(&m);
+                match &tr {
+                    // The COM core is one floor in several modules.
+                    None if core(&home.module) && core(&place.module) => None,
+                    None => Some(format!(
+                        "inherent impl for `{ty}` of module `{}` placed in module `{}`: put it beside the type, or make it a trait of `{}`'s own",
+                        home.module, place.module, place.module
+                    )),
+                    // My trait, or a trait about my type (`From<Mine>`).
+                    Some(tr) if type_names(tr).into_iter().any(own) => None,
+                    Some(_) if CAPABILITIES.contains(&place.module.as_str()) => Some(format!(
+                        "impl for `{ty}` of module `{}` placed in capability `{}`: implement a trait of `{}`'s own",
+                        home.module, place.module, place.module
+                    )),
+                    Some(_) => None,
+                }
+            } else if place.room.is_some() && home.room.is_some() && home.room != place.room {
+                match (place.floor(), home.floor()) {
+                    (Some(mine), Some(theirs)) if theirs < mine => None,
+                    _ => Some(format!(
+                        "impl for `{ty}` of room `{}` placed in room `{}`, beside or below it",
+                        home.room.as_deref().unwrap_or(""),
+                        place.room.as_deref().unwrap_or("")
+                    )),
+                }
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                found.push(format!(
+                    "{}:{}: {problem}: {}",
+                    place.file.display(),
+                    n + 1,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    found
+}
+
+/// The inherent methods of `src/`, by name, where each is defined: names
+/// defined in more than one place are ambiguous and left out.
+fn method_places(sources: &[(Place, Vec<String>)]) -> std::collections::BTreeMap<String, Place> {
+    let mut all: std::collections::BTreeMap<String, Vec<Place>> = Default::default();
+    for (place, code) in sources {
+        // Inside an inherent impl (`Some(true)`), a trait impl or a trait
+        // (`Some(false)`), or neither.
+        let mut inside: Option<bool> = None;
+        for line in code {
+            if !line.starts_with(' ') {
+                if let Some((tr, _)) = impl_header(line) {
+                    inside = Some(tr.is_none());
+                    continue;
+                }
+                if line.contains("trait ") && line.trim_end().ends_with('{') {
+                    inside = Some(false);
+                    continue;
+                }
+                if line.starts_with('}') {
+                    inside = None;
+                }
+            }
+            let Some(inherent) = inside else { continue };
+            let t = line.trim_start();
+            let Some(at) = t.find("fn ") else { continue };
+            let head = &t[..at];
+            if !head
+                .split_whitespace()
+                .all(|w| w == "pub" || w.starts_with("pub(") || w == "unsafe" || w == "const")
+            {
+                continue;
+            }
+            let name = ident(&t[at + 3..]);
+            // A trait's method makes the name ambiguous.
+            let here = if inherent {
+                place.clone()
+            } else {
+                Place {
+                    module: String::new(),
+                    room: None,
+                    file: PathBuf::new(),
+                }
+            };
+            all.entry(name.to_owned()).or_default().push(here);
+        }
+    }
+    all.into_iter()
+        .filter(|(_, p)| p.len() == 1 && !p[0].module.is_empty())
+        .map(|(n, mut p)| (n, p.remove(0)))
+        .collect()
+}
+
+/// Names that are also methods of the standard library's types: a call
+/// of one may be the standard library's, so the scanner cannot tell.
+const STD_METHODS: &[&str] = &[
+    "clear",
+    "contains",
+    "count",
+    "find",
+    "flush",
+    "get",
+    "insert",
+    "is_empty",
+    "iter",
+    "len",
+    "lock",
+    "new",
+    "next",
+    "pop",
+    "push",
+    "read",
+    "remove",
+    "take",
+    "to_string_lossy",
+    "write",
+];
+
+/// The calls of an inherent method defined in a room above or beside the
+/// caller's, in a module with rooms (`.name(` of a method
+/// whose name is defined in exactly one place of `src/` and is not a
+/// standard library method's): "no room names one above it", for methods.
+fn call_violations(sources: &[(Place, Vec<String>)]) -> Vec<String> {
+    let methods = method_places(sources);
+    let mut found = Vec::new();
+    for (place, code) in sources {
+        for (n, line) in code.iter().enumerate() {
+            for sep in ["."] {
+                let mut from = 0;
+                while let Some(at) = line[from..].find(sep) {
+                    let at = from + at + sep.len();
+                    from = at;
+                    let name = ident(&line[at..]);
+                    if name.is_empty() || !line[at + name.len()..].starts_with('(') {
+                        continue;
+                    }
+                    if STD_METHODS.contains(&name) {
+                        continue;
+                    }
+                    let Some(home) = methods.get(name) else {
+                        continue;
+                    };
+                    // Across modules the paths tell: a module reaches a
+                    // method of a module above only through an impl placed
+                    // there (refused by `impl_violations`) or a trait it
+                    // names (refused by `violations`).
+                    if home.module == place.module && !place.may_reach(home) {
+                        found.push(format!(
+                            "{}:{}: calls `{name}`, a method of {}{}, above or beside it: {}",
+                            place.file.display(),
+                            n + 1,
+                            home.module,
+                            home.room
+                                .as_deref()
+                                .map(|r| format!("/{r}"))
+                                .unwrap_or_default(),
+                            line.trim()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_impl_is_placed_below_its_type_or_in_a_higher_capability() {
+    let found = impl_violations(&sources());
+    assert!(found.is_empty(), "impl violations:\n{}", found.join("\n"));
+}
+
+#[test]
+fn no_method_of_a_room_above_is_called() {
+    let found = call_violations(&sources());
+    assert!(found.is_empty(), "upward calls:\n{}", found.join("\n"));
+}
+
+/// A synthetic source file at `path` (relative to `src/`).
+fn fake(path: &str, code: &str) -> (Place, Vec<String>) {
+    let src = PathBuf::from("/src");
+    let place = Place::of(&src, &src.join(path)).unwrap();
+    (place, code_of(code))
+}
+
+#[test]
+fn the_impl_check_sees_a_method_added_from_above() {
+    assert_eq!(
+        impl_header("impl<'a, T: X<U>> fmt::Debug for Foo<'a, T> where T: Y {"),
+        Some((Some("fmt::Debug".to_owned()), "Foo".to_owned()))
+    );
+    assert_eq!(
+        impl_header("unsafe impl Send for Bar {}"),
+        Some((Some("Send".to_owned()), "Bar".to_owned()))
+    );
+    assert_eq!(
+        impl_header("impl ProfilerInfo {"),
+        Some((None, "ProfilerInfo".to_owned()))
+    );
+    assert_eq!(impl_header("fn implement() {"), None);
+    let info = fake("facade/info.rs", "pub struct ProfilerInfo {\n}\n");
+    let sources = [
+        info.clone(),
+        fake("facade/suspend.rs", "pub struct SuspendedRuntime;\n"),
+        // A room above `info` may add methods; a capability may not.
+        fake("facade/naming/mod.rs", "impl ProfilerInfo {\n}\n"),
+        fake(
+            "hooks/function_hooks.rs",
+            "pub trait Mine {}\nimpl ProfilerInfo {\n}\n",
+        ),
+        // A trait of the capability's own is its own.
+        fake(
+            "hooks/call_tree.rs",
+            "impl crate::hooks::Mine for ProfilerInfo {}\n",
+        ),
+        // A room below the type's may not.
+        fake("facade/metadata.rs", "impl SuspendedRuntime {\n}\n"),
+    ];
+    let found = impl_violations(&sources);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found[0].contains("hooks/function_hooks.rs:2"), "{found:#?}");
+    assert!(found[1].contains("facade/metadata.rs:1"), "{found:#?}");
+}
+
+#[test]
+fn the_call_check_sees_a_method_of_a_room_above() {
+    let sources = [
+        fake(
+            "sampling/state.rs",
+            "pub struct Profile;\nfn f(p: &Profile) { p.to_pprof(); }\n",
+        ),
+        fake(
+            "sampling/pprof.rs",
+            "impl Profile {\n    pub fn to_pprof(&self) {}\n}\n",
+        ),
+        fake(
+            "sampling/sampler.rs",
+            "fn g(p: &Profile) { p.to_pprof(); }\n",
+        ),
+        // A name a trait also defines is ambiguous: not resolved.
+        fake(
+            "sampling/output.rs",
+            "impl Profile {\n    pub fn write_all(&self) {}\n}\n",
+        ),
+        fake(
+            "sampling/export/mod.rs",
+            "trait W {\n    fn write_all(&self);\n}\n",
+        ),
+        fake(
+            "sampling/record.rs",
+            "fn h(p: &Profile) { p.write_all(); }\n",
+        ),
+    ];
+    let found = call_violations(&sources);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].contains("sampling/state.rs:2"), "{found:#?}");
+    assert!(found[0].contains("to_pprof"), "{found:#?}");
+}
+
+/// The modules docs/design.md's table ("The layers") names: the backticked
+/// names of its second column, before any `:` or `(`.
+fn design_modules(design: &str) -> BTreeSet<String> {
+    let table = design
+        .split("## The layers")
+        .nth(1)
+        .expect("docs/design.md has \"## The layers\"")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let mut modules = BTreeSet::new();
+    for row in table.lines().filter(|l| l.starts_with('|')) {
+        let Some(cell) = row.split('|').nth(2) else {
+            continue;
+        };
+        let head = cell.split([':', '(']).next().unwrap();
+        for (i, part) in head.split('`').enumerate() {
+            if i % 2 == 1 {
+                modules.insert(part.to_owned());
+            }
+        }
+    }
+    modules
+}
+
+#[test]
+fn the_layering_table_names_every_module_of_src() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let design = fs::read_to_string(root.join("docs/design.md")).unwrap();
+    let listed = design_modules(&design);
+    let mut in_src = BTreeSet::new();
+    for entry in fs::read_dir(root.join("src")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let name = name.strip_suffix(".rs").unwrap_or(&name).to_owned();
+        if name != "lib" {
+            in_src.insert(name);
+        }
+    }
+    assert!(in_src.contains("facade") && in_src.len() > 15, "{in_src:?}");
+    assert_eq!(
+        listed, in_src,
+        "docs/design.md's table of the layers and the modules of src/ differ"
+    );
+    // And tests/layers.rs gives each a floor.
+    for module in in_src.iter().filter(|m| *m != "example_generated") {
+        assert!(
+            MODULES.contains(&module.as_str()),
+            "{module} has no floor here"
+        );
+    }
+    // The reader: a row's modules, not the words after its colon.
+    assert_eq!(
+        design_modules(
+            "## The layers\n| x | `bin`: the `corprof` command | f |\n| y | `a`, `b` (`f`) | g |\n"
+        ),
+        BTreeSet::from(["a".to_owned(), "b".to_owned(), "bin".to_owned()])
+    );
 }

@@ -18,6 +18,15 @@
 //!   `coverage-<pid>.xml` (Cobertura).
 //! * [`report`](crate::coverage::report): the two formats.
 //!
+//! The data's route, PDB -> probes -> counters -> report: a module's
+//! Portable PDB is found (its CodeView path or embedded: `pe.rs`,
+//! `inflate.rs`) and read (`pdb.rs`, `symbols.rs`) into sequence points;
+//! at a method's first JIT the session (`session.rs`, claiming it once:
+//! `claims.rs`, filtered by `filter.rs` and `options.rs`) rewrites its IL
+//! with probes (`probes.rs`) that increment counters in native memory; at
+//! shutdown the counters are read back, named (`naming.rs`) and written as
+//! lcov and Cobertura (`report.rs`). `component.rs` is the `Profiler` part.
+//!
 //! Methods without sequence points, compiler-generated methods
 //! (`[CompilerGenerated]` on the method) and methods under
 //! `[ExcludeFromCodeCoverage]` (on the method, a declaring type, or the

@@ -109,7 +109,7 @@ impl<C> Hooked<C> {
 /// use std::sync::atomic::{AtomicU64, Ordering};
 /// use std::sync::Arc;
 /// use corprof::facade::{Profiler, ProfilerInfo, Result};
-/// use corprof::hooks::{FunctionHooks, HookMode, Hooked};
+/// use corprof::hooks::{FunctionHooks, HookMode, Hooked, ProfilerInfoHooks};
 /// use corprof::profiling::*;
 ///
 /// /// Counts calls of the program's own functions.
@@ -420,7 +420,11 @@ unsafe extern "system" fn mapper<H: FunctionHooks>(
     }
 }
 
-impl ProfilerInfo {
+/// The hooks' methods on [`ProfilerInfo`]: installing enter/leave/tailcall
+/// hooks and reading a string argument. A trait of this module's, because
+/// the facade stands below `hooks` and knows nothing of it; bring it into
+/// scope with `use corprof::hooks::ProfilerInfoHooks;`.
+pub trait ProfilerInfoHooks {
     /// Installs `hooks` as the process's enter/leave/tailcall hooks, with a
     /// function-ID mapper that asks [`FunctionHooks::map_function`] which
     /// functions to hook.
@@ -441,11 +445,22 @@ impl ProfilerInfo {
     /// `E_NOTIMPL` on a runtime without `ICorProfilerInfo3` or, for
     /// [`HookMode::FastPath`], on a platform without trampolines (see
     /// [`fast_path_hooks`](crate::profiling::fast_path_hooks)).
-    pub fn set_function_hooks<H: FunctionHooks>(
-        &self,
-        hooks: Arc<H>,
-        mode: HookMode,
-    ) -> Result<()> {
+    fn set_function_hooks<H: FunctionHooks>(&self, hooks: Arc<H>, mode: HookMode) -> Result<()>;
+
+    /// Reads a managed `System.String` object's characters, with the layout
+    /// the runtime reports (`GetStringLayout2`). Strings longer than 2^20
+    /// characters are `E_UNEXPECTED`.
+    ///
+    /// # Safety
+    ///
+    /// `string` must be a live `System.String` object that the garbage
+    /// collector cannot move during the call: for example an argument read
+    /// in a [`HookMode::WithInfo`] hook, on the hooked thread.
+    unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String>;
+}
+
+impl ProfilerInfoHooks for ProfilerInfo {
+    fn set_function_hooks<H: FunctionHooks>(&self, hooks: Arc<H>, mode: HookMode) -> Result<()> {
         let v3 = self.live_v3()?;
         if !(H::ENTER || H::LEAVE || H::TAILCALL) {
             return Err(E_INVALIDARG.into());
@@ -473,7 +488,7 @@ impl ProfilerInfo {
             return Err(E_UNEXPECTED.into());
         }
         let before = self.event_mask();
-        let result = self.install::<H>(&v3, installed, trampolines);
+        let result = install::<H>(self, &v3, installed, trampolines);
         if result.is_err() {
             // No hooks were set, so nothing calls the targets; the record is
             // kept (leaked), because the runtime may already hold the mapper
@@ -493,85 +508,7 @@ impl ProfilerInfo {
         result
     }
 
-    fn install<H: FunctionHooks>(
-        &self,
-        v3: &ICorProfilerInfo3,
-        installed: *mut Installed<H>,
-        trampolines: Option<FastPathHooks>,
-    ) -> Result<()> {
-        let current = self.event_mask()?;
-        let needed = match trampolines {
-            Some(_) => COR_PRF_MONITOR_ENTERLEAVE,
-            None => {
-                COR_PRF_MONITOR_ENTERLEAVE
-                    | COR_PRF_ENABLE_FUNCTION_ARGS
-                    | COR_PRF_ENABLE_FUNCTION_RETVAL
-                    | COR_PRF_ENABLE_FRAME_INFO
-            }
-        };
-        self.set_event_mask(current | needed)?;
-        // SAFETY: `mapper::<H>` reads `clientData` as the `Installed<H>`
-        // passed here, which is never freed while installed.
-        unsafe { v3.SetFunctionIDMapper2(Some(mapper::<H>), installed as *mut c_void) }
-            .ok_with("SetFunctionIDMapper2")?;
-        match trampolines {
-            Some(t) => {
-                // A kind the profiler does not want gets no hook (the JIT's
-                // default stub) and no target.
-                // SAFETY: these hooks are the process's only ones
-                // (INSTALLED), and their targets read the client IDs of
-                // `mapper::<H>`, set just above, and never unwind (a panic
-                // aborts).
-                unsafe {
-                    set_fast_path_targets(
-                        H::ENTER.then_some(enter_target::<H> as FastPathTarget),
-                        H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
-                        H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
-                    )
-                };
-                // SAFETY: the trampolines follow the JIT's register contract
-                // and call the targets just set.
-                unsafe {
-                    v3.SetEnterLeaveFunctionHooks3(
-                        H::ENTER.then_some(t.enter),
-                        H::LEAVE.then_some(t.leave),
-                        H::TAILCALL.then_some(t.tailcall),
-                    )
-                }
-                .ok_with("SetEnterLeaveFunctionHooks3")
-            }
-            // SAFETY: the thunks have the IDL's signatures and only read
-            // what the runtime passes during the call; the guard calls the
-            // enter thunk with the same arguments, keeping xmm0-xmm7.
-            None => unsafe {
-                let enter: Option<FunctionEnter3WithInfo> = match enter_with_info_guard() {
-                    _ if !H::ENTER => None,
-                    Some(guard) => {
-                        set_enter_with_info_target(Some(enter_with_info_target::<H>));
-                        Some(guard)
-                    }
-                    None => Some(enter_with_info::<H>),
-                };
-                v3.SetEnterLeaveFunctionHooks3WithInfo(
-                    enter,
-                    H::LEAVE.then_some(leave_with_info::<H> as FunctionLeave3WithInfo),
-                    H::TAILCALL.then_some(tailcall_with_info::<H> as FunctionTailcall3WithInfo),
-                )
-            }
-            .ok_with("SetEnterLeaveFunctionHooks3WithInfo"),
-        }
-    }
-
-    /// Reads a managed `System.String` object's characters, with the layout
-    /// the runtime reports (`GetStringLayout2`). Strings longer than 2^20
-    /// characters are `E_UNEXPECTED`.
-    ///
-    /// # Safety
-    ///
-    /// `string` must be a live `System.String` object that the garbage
-    /// collector cannot move during the call: for example an argument read
-    /// in a [`HookMode::WithInfo`] hook, on the hooked thread.
-    pub unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String> {
+    unsafe fn read_string_object(&self, string: ObjectID) -> Result<alloc::string::String> {
         let v2 = self.live_v3()?;
         if string.is_null() {
             return Err(E_POINTER.into());
@@ -598,6 +535,77 @@ impl ProfilerInfo {
             }
             Ok(decode(&units))
         }
+    }
+}
+
+/// The install of [`ProfilerInfoHooks::set_function_hooks`]: the event mask,
+/// the mapper, the hooks of `mode`.
+fn install<H: FunctionHooks>(
+    info: &ProfilerInfo,
+    v3: &ICorProfilerInfo3,
+    installed: *mut Installed<H>,
+    trampolines: Option<FastPathHooks>,
+) -> Result<()> {
+    let current = info.event_mask()?;
+    let needed = match trampolines {
+        Some(_) => COR_PRF_MONITOR_ENTERLEAVE,
+        None => {
+            COR_PRF_MONITOR_ENTERLEAVE
+                | COR_PRF_ENABLE_FUNCTION_ARGS
+                | COR_PRF_ENABLE_FUNCTION_RETVAL
+                | COR_PRF_ENABLE_FRAME_INFO
+        }
+    };
+    info.set_event_mask(current | needed)?;
+    // SAFETY: `mapper::<H>` reads `clientData` as the `Installed<H>`
+    // passed here, which is never freed while installed.
+    unsafe { v3.SetFunctionIDMapper2(Some(mapper::<H>), installed as *mut c_void) }
+        .ok_with("SetFunctionIDMapper2")?;
+    match trampolines {
+        Some(t) => {
+            // A kind the profiler does not want gets no hook (the JIT's
+            // default stub) and no target.
+            // SAFETY: these hooks are the process's only ones
+            // (INSTALLED), and their targets read the client IDs of
+            // `mapper::<H>`, set just above, and never unwind (a panic
+            // aborts).
+            unsafe {
+                set_fast_path_targets(
+                    H::ENTER.then_some(enter_target::<H> as FastPathTarget),
+                    H::LEAVE.then_some(leave_target::<H> as FastPathTarget),
+                    H::TAILCALL.then_some(tailcall_target::<H> as FastPathTarget),
+                )
+            };
+            // SAFETY: the trampolines follow the JIT's register contract
+            // and call the targets just set.
+            unsafe {
+                v3.SetEnterLeaveFunctionHooks3(
+                    H::ENTER.then_some(t.enter),
+                    H::LEAVE.then_some(t.leave),
+                    H::TAILCALL.then_some(t.tailcall),
+                )
+            }
+            .ok_with("SetEnterLeaveFunctionHooks3")
+        }
+        // SAFETY: the thunks have the IDL's signatures and only read
+        // what the runtime passes during the call; the guard calls the
+        // enter thunk with the same arguments, keeping xmm0-xmm7.
+        None => unsafe {
+            let enter: Option<FunctionEnter3WithInfo> = match enter_with_info_guard() {
+                _ if !H::ENTER => None,
+                Some(guard) => {
+                    set_enter_with_info_target(Some(enter_with_info_target::<H>));
+                    Some(guard)
+                }
+                None => Some(enter_with_info::<H>),
+            };
+            v3.SetEnterLeaveFunctionHooks3WithInfo(
+                enter,
+                H::LEAVE.then_some(leave_with_info::<H> as FunctionLeave3WithInfo),
+                H::TAILCALL.then_some(tailcall_with_info::<H> as FunctionTailcall3WithInfo),
+            )
+        }
+        .ok_with("SetEnterLeaveFunctionHooks3WithInfo"),
     }
 }
 

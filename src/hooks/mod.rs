@@ -1,5 +1,5 @@
 //! Enter/leave/tailcall hooks: [`FunctionHooks`], installed with
-//! [`ProfilerInfo::set_function_hooks`](crate::facade::ProfilerInfo::set_function_hooks).
+//! [`ProfilerInfoHooks::set_function_hooks`] on the facade's `ProfilerInfo`.
 //!
 //! Built on the [facade](crate::facade) and on the raw layer's assembly
 //! trampolines ([`profiling::fast_path_hooks`](crate::profiling::fast_path_hooks));
@@ -26,5 +26,6 @@ mod function_hooks;
 pub use call_tree::{CallTree, CallTreeReport};
 
 pub use function_hooks::{
-    Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, TailcallCall,
+    Arguments, EnterCall, FunctionHooks, HookMode, Hooked, LeaveCall, ProfilerInfoHooks,
+    TailcallCall,
 };

@@ -52,6 +52,31 @@
 //! The files are rooms on floors (docs/sampling.md, "The sources";
 //! tests/layers.rs): each names only rooms below its own, and this root
 //! only declares and re-exports.
+//!
+//! # The data's route
+//!
+//! options -> start -> modes -> record -> period -> export:
+//!
+//! 1. **options**: [`SamplerOptions`] (`options.rs`), from code or the
+//!    environment (`env.rs`);
+//! 2. **start**: [`Sampler`] (`sampler.rs`), started by the builder
+//!    (`builder.rs`) or the `Profiler` part (`component.rs`), which also
+//!    feeds it the runtime's events (`events.rs`: allocations, exceptions,
+//!    contention, GC pauses);
+//! 3. **modes**: a stack is taken by signal mode (`signal.rs`, `handler.rs`,
+//!    `walk.rs`, `unwind.rs`, its buffer `slots.rs`, its thread
+//!    `signal_loop.rs`), by thread suspension (`thread_suspend.rs`) or by
+//!    suspending the runtime (`suspend_runtime.rs`), on the ticker
+//!    (`ticker.rs`);
+//! 4. **record**: every stack goes through the one record path
+//!    (`record.rs`) into the sampler's state (`state.rs`: per-thread stack
+//!    trees, names resolved once per `FunctionID`);
+//! 5. **period**: at each [`SamplerOptions::period`] (or at
+//!    [`Sampler::stop`]) the state is taken as a [`Profile`], the memory
+//!    parts added (`memory.rs`), and made pprof (`pprof.rs`);
+//! 6. **export**: the exporters (`export/`: period files, a push to a
+//!    Pyroscope-compatible server) and the output files (`output.rs`:
+//!    pprof, speedscope, folded stacks, flame graph).
 
 mod alloc;
 mod attach;
@@ -78,6 +103,7 @@ mod memory;
 mod mode;
 mod options;
 mod output;
+mod pprof;
 mod record;
 mod resolver;
 mod sampler;

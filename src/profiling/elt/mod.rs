@@ -65,7 +65,7 @@ pub fn enter_with_info_guard() -> Option<FunctionEnter3WithInfo> {
 ///
 /// As for [`set_fast_path_targets`]: the target is process-wide and
 /// `corprof::hooks` installs its own (do not replace it while hooks
-/// installed by `ProfilerInfo::set_function_hooks` may run), and the target
+/// installed by `hooks::ProfilerInfoHooks::set_function_hooks` may run), and the target
 /// must accept every `FunctionIDOrClientID` and `COR_PRF_ELT_INFO` the
 /// runtime passes, on any thread, without blocking or unwinding.
 pub unsafe fn set_enter_with_info_target(target: Option<WithInfoTarget>) {
@@ -189,7 +189,7 @@ fn platform_hooks() -> Option<FastPathHooks> {
 /// # Safety
 ///
 /// - The targets are process-wide, and `corprof::hooks` installs its own
-///   (`ProfilerInfo::set_function_hooks`, with a `FunctionIDMapper2` whose
+///   (`hooks::ProfilerInfoHooks::set_function_hooks`, with a `FunctionIDMapper2` whose
 ///   client IDs point into the hooks' own records). Do not call this while
 ///   hooks installed that way may run: their trampolines would hand those
 ///   client IDs to your targets, and theirs would stop being called.
