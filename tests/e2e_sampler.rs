@@ -12,7 +12,7 @@
 //!   allocation events, not by default: it slows every allocation).
 //!
 //! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
-//! file by speedscope in headless Chromium; scripts/install-profile-readers.sh
+//! file by speedscope in headless Chromium; scripts/provision/install-profile-readers.sh
 //! installs both (never skipped).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
