@@ -173,7 +173,7 @@ impl ProfilerInfo {
 }
 
 /// The per-method ReJIT controller that
-/// [`Profiler::get_rejit_parameters`](super::Profiler::get_rejit_parameters)
+/// [`Profiler::get_rejit_parameters`](crate::facade::Profiler::get_rejit_parameters)
 /// receives (`ICorProfilerFunctionControl`), valid only during that call.
 #[derive(Clone, Copy)]
 pub struct FunctionControl<'a> {
