@@ -520,6 +520,7 @@ fn lcov_and_cobertura_of_hand_made_counts() {
             assembly: "A".into(),
             class: "N.A".into(),
             name: "N.A::F".into(),
+            token: 0x0600_0001,
             calls: 2,
             points: vec![point(3, 2), point(4, 2), point(5, 0), point(4, 7)],
             branches: vec![
@@ -543,6 +544,7 @@ fn lcov_and_cobertura_of_hand_made_counts() {
             assembly: "A".into(),
             class: "N.A".into(),
             name: "N.A::G<&>".into(),
+            token: 0x0600_0002,
             calls: 0,
             points: vec![point(8, 0)],
             branches: vec![],
@@ -567,9 +569,76 @@ fn lcov_and_cobertura_of_hand_made_counts() {
     );
     assert!(xml.contains(r#"<method name="G&lt;&amp;&gt;""#), "{xml}");
     assert!(
-        xml.contains(r#"<class name="N.A" filename="/src/A.cs" line-rate="0.5000""#),
+        xml.contains(r#"<class name="N.A" filename="A.cs" line-rate="0.5000""#),
         "{xml}"
     );
+    assert!(
+        xml.contains("<sources>\n    <source>/src/</source>\n  </sources>"),
+        "{xml}"
+    );
+}
+
+/// A report does not depend on the order the methods were compiled in:
+/// overloads are numbered in token order, and the methods given in any
+/// order make the same bytes. Cobertura's `<source>` is the directory the
+/// documents share, and its file names are relative to it.
+#[test]
+fn reports_do_not_depend_on_the_compilation_order() {
+    use corprof::coverage::report::{cobertura, lcov, BranchHits, MethodCoverage, PointHits};
+    let method = |doc: &str, name: &str, token: u32, line: u32, hits: u64| MethodCoverage {
+        assembly: "A".into(),
+        class: "N.A".into(),
+        name: name.into(),
+        token,
+        calls: hits,
+        points: vec![PointHits {
+            document: doc.into(),
+            start_line: line,
+            end_line: line,
+            hits,
+        }],
+        branches: vec![BranchHits {
+            document: doc.into(),
+            line,
+            il_offset: 4,
+            arm: 0,
+            hits,
+        }],
+    };
+    let methods = vec![
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0003, 30, 5),
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0001, 10, 0),
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0002, 10, 7),
+        method("/src/lib/sub/B.cs", "N.A::Other", 0x0600_0004, 3, 1),
+    ];
+    let (text, xml) = (lcov(&methods), cobertura(&methods, 1));
+    let fnda: Vec<&str> = text.lines().filter(|l| l.starts_with("FNDA:")).collect();
+    // Two overloads on line 10: named by token, not by count or input order.
+    assert_eq!(
+        fnda,
+        ["FNDA:0,N.A::Neg", "FNDA:7,N.A::Neg#2", "FNDA:5,N.A::Neg#3", "FNDA:1,N.A::Other"],
+        "{text}"
+    );
+    let brda: Vec<&str> = text.lines().filter(|l| l.starts_with("BRDA:")).collect();
+    assert_eq!(
+        brda,
+        ["BRDA:10,0,0,-", "BRDA:10,1,0,7", "BRDA:30,2,0,5", "BRDA:3,0,0,1"],
+        "{text}"
+    );
+    for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+        let shuffled: Vec<MethodCoverage> = order.iter().map(|&i| methods[i].clone()).collect();
+        assert_eq!(lcov(&shuffled), text);
+        assert_eq!(cobertura(&shuffled, 1), xml);
+    }
+    assert!(xml.contains("<source>/src/lib/</source>"), "{xml}");
+    assert!(xml.contains(r#"filename="A.cs""#), "{xml}");
+    assert!(xml.contains(r#"filename="sub/B.cs""#), "{xml}");
+    // The overloads' <method> elements in token order: counts 0, 7, 5.
+    let rates: Vec<&str> = xml
+        .match_indices("<method name=\"Neg\" signature=\"\" line-rate=\"")
+        .map(|(at, m)| &xml[at + m.len()..at + m.len() + 1])
+        .collect();
+    assert_eq!(rates, ["0", "1", "1"], "{xml}");
 }
 
 /// A multi-line sequence point (a `switch` expression, lines 10-16) counts
@@ -591,6 +660,7 @@ fn a_multi_line_point_does_not_cover_the_lines_with_points_of_their_own() {
         assembly: "S".into(),
         class: "S".into(),
         name: "S::Classify".into(),
+        token: 0x0600_0001,
         calls: 3,
         points: vec![
             point(10, 16, 3),
