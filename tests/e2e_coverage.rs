@@ -288,30 +288,6 @@ fn reports(dir: &Path) -> (String, PathBuf) {
     )
 }
 
-fn readers() -> BTreeMap<String, String> {
-    static READERS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
-    READERS
-        .get_or_init(|| {
-            let out = Command::new("bash")
-                .arg("scripts/install-coverage-readers.sh")
-                .current_dir(dotnet::repo_root())
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "scripts/install-coverage-readers.sh failed:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8(out.stdout)
-                .unwrap()
-                .lines()
-                .filter_map(|l| l.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .clone()
-}
-
 fn check_program(program: &str) {
     let rt = runtime();
     let sdk = sdk();
@@ -346,7 +322,7 @@ fn check_program(program: &str) {
     );
 
     // The readers: lcov's summary, genhtml without warnings, ReportGenerator.
-    let tools = readers();
+    let tools = common::readers::coverage_readers();
     let info = dir.join(
         std::fs::read_dir(&dir)
             .unwrap()

@@ -76,3 +76,30 @@ pub(crate) fn readers() -> &'static Path {
         )
     })
 }
+
+/// Installs the coverage readers once (lcov's `lcov` and `genhtml`,
+/// ReportGenerator) with scripts/install-coverage-readers.sh; returns its
+/// `NAME=path` lines (`LCOV`, `GENHTML`, `REPORTGENERATOR`).
+pub(crate) fn coverage_readers() -> BTreeMap<String, String> {
+    static READERS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    READERS
+        .get_or_init(|| {
+            let out = Command::new("bash")
+                .arg("scripts/install-coverage-readers.sh")
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("bash");
+            assert!(
+                out.status.success(),
+                "scripts/install-coverage-readers.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .clone()
+}
