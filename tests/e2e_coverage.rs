@@ -727,7 +727,7 @@ fn the_web_app_is_covered_and_reported_on_sigterm() {
     }
 }
 
-/// `scripts/coverage-sample.sh` runs the Coverage program under the
+/// `scripts/samples/coverage-sample.sh` runs the Coverage program under the
 /// example (release build) and says where the reports are; given a
 /// program (here CoverageEmbedded, as a user would pass theirs), it covers
 /// that one.
@@ -737,7 +737,7 @@ fn the_sample_script_writes_the_reports() {
     for program in [None, Some(&embedded)] {
         let dir = fresh_dir("sample-script");
         let mut cmd = Command::new("bash");
-        cmd.arg("scripts/coverage-sample.sh")
+        cmd.arg("scripts/samples/coverage-sample.sh")
             .args(program)
             .current_dir(dotnet::repo_root())
             .env("CORPROF_COVERAGE_DIR", &dir);
