@@ -80,24 +80,23 @@ fn counts_of_every_process_are_added_up() {
         profiler = CORPROF,
         work = work.display()
     );
-    let (code, stdout, stderr) = corprof(
-        &[
-            "coverage",
-            "--include",
-            "[Lib]*",
-            "--include",
-            "[Other]N.*",
-            "--profiler",
-            CORPROF,
-            "-o",
-            out.to_str().unwrap(),
-            "--",
-            "sh",
-            "-c",
-            &script,
-        ],
-        &[("CORECLR_PROFILER_PATH_64", "/elsewhere/lib.so")],
-    );
+    let args = [
+        "coverage",
+        "--include",
+        "[Lib]*",
+        "--include",
+        "[Other]N.*",
+        "--profiler",
+        CORPROF,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ];
+    let (code, stdout, stderr) =
+        corprof(&args, &[("CORECLR_PROFILER_PATH_64", "/elsewhere/lib.so")]);
     assert_eq!(code, 3, "{stdout}{stderr}");
     assert!(
         stdout.contains("process 101: 3 methods instrumented (0 failed)")
@@ -133,24 +132,7 @@ fn counts_of_every_process_are_added_up() {
 
     // The same counts again, with a fixed timestamp: the same bytes.
     let again = |epoch: &str| {
-        let (code, stdout, _) = corprof(
-            &[
-                "coverage",
-                "--include",
-                "[Lib]*",
-                "--include",
-                "[Other]N.*",
-                "--profiler",
-                CORPROF,
-                "-o",
-                out.to_str().unwrap(),
-                "--",
-                "sh",
-                "-c",
-                &script,
-            ],
-            &[("SOURCE_DATE_EPOCH", epoch)],
-        );
+        let (code, stdout, _) = corprof(&args, &[("SOURCE_DATE_EPOCH", epoch)]);
         assert_eq!(code, 3, "{stdout}");
         (
             std::fs::read(out.join("coverage.info")).unwrap(),

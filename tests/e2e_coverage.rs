@@ -358,37 +358,12 @@ fn check_program(program: &str) {
         summary_text.contains(&branches_line),
         "{summary_text}\nwanted {branches_line}"
     );
-    let html = dir.join("html");
-    let genhtml = Command::new(&tools["GENHTML"])
-        .args(["--rc", "lcov_branch_coverage=1", "-o"])
-        .arg(&html)
-        .arg(&info)
-        .output()
-        .unwrap();
-    let genhtml_text = String::from_utf8_lossy(&genhtml.stderr).into_owned()
-        + &String::from_utf8_lossy(&genhtml.stdout);
-    assert!(genhtml.status.success(), "{genhtml_text}");
-    assert!(
-        !genhtml_text.to_lowercase().contains("warning"),
-        "{genhtml_text}"
-    );
-    assert!(html.join("index.html").is_file());
+    common::readers::genhtml_clean(&info, &dir.join("html"));
 
     // ReportGenerator reads the Cobertura file and writes it again as lcov
     // and as a JSON summary: the lines it saw, their hits, the branches.
     let converted = dir.join("reportgenerator");
-    let rg = Command::new(&tools["REPORTGENERATOR"])
-        .arg(format!("-reports:{}", xml.display()))
-        .arg(format!("-targetdir:{}", converted.display()))
-        .arg("-reporttypes:lcov;JsonSummary")
-        .output()
-        .unwrap();
-    let rg_text =
-        String::from_utf8_lossy(&rg.stdout).into_owned() + &String::from_utf8_lossy(&rg.stderr);
-    assert!(rg.status.success(), "{rg_text}");
-    assert!(!rg_text.contains("ERROR"), "{rg_text}");
-    let read_back = std::fs::read_to_string(converted.join("lcov.info"))
-        .unwrap_or_else(|e| panic!("ReportGenerator wrote no lcov.info ({e}):\n{rg_text}"));
+    let read_back = common::readers::report_generator_lcov(&xml, &converted, "lcov;JsonSummary");
     let read_back = parse_lcov(&read_back);
     assert!(
         read_back.files.iter().any(|f| f.ends_with(&source)),

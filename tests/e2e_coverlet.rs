@@ -461,8 +461,14 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         ],
         "{lcov}"
     );
-    // The branch of the `?? new` (taken: the exception given, once of 2).
+    // The branch of the `?? new` (taken: the exception given, once of 2),
+    // and the one on the awaited value (2 passed, 1 threw).
     let arms = brda(&lcov);
+    assert_eq!(
+        arms.get(&line_of("if (!await predicate(input))")),
+        Some(&vec![2, 1]),
+        "{lcov}"
+    );
     assert_eq!(
         arms.get(&line_of("throw exception ?? new ArgumentNullException")),
         Some(&vec![1, 1]),
@@ -472,23 +478,7 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
     // The readers: genhtml without warnings, ReportGenerator reads the
     // Cobertura file (its file names relative to <source>) and gives back
     // the same lines and hits.
-    let tools = common::readers::coverage_readers();
-    let info = dir.join("corprof-0/coverage.info");
-    let html = dir.join("html");
-    let genhtml = Command::new(&tools["GENHTML"])
-        .args(["--rc", "lcov_branch_coverage=1", "-o"])
-        .arg(&html)
-        .arg(&info)
-        .output()
-        .unwrap();
-    let genhtml_text = String::from_utf8_lossy(&genhtml.stderr).into_owned()
-        + &String::from_utf8_lossy(&genhtml.stdout);
-    assert!(genhtml.status.success(), "{genhtml_text}");
-    assert!(
-        !genhtml_text.to_lowercase().contains("warning"),
-        "{genhtml_text}"
-    );
-    assert!(html.join("index.html").is_file());
+    common::readers::genhtml_clean(&dir.join("corprof-0/coverage.info"), &dir.join("html"));
     assert!(
         cobertura.contains(&format!(
             "<source>{}/</source>",
@@ -497,21 +487,11 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         "{cobertura}"
     );
     let converted = dir.join("reportgenerator");
-    let rg = Command::new(&tools["REPORTGENERATOR"])
-        .arg(format!(
-            "-reports:{}",
-            dir.join("corprof-0/coverage.cobertura.xml").display()
-        ))
-        .arg(format!("-targetdir:{}", converted.display()))
-        .arg("-reporttypes:lcov")
-        .output()
-        .unwrap();
-    let rg_text =
-        String::from_utf8_lossy(&rg.stdout).into_owned() + &String::from_utf8_lossy(&rg.stderr);
-    assert!(rg.status.success(), "{rg_text}");
-    assert!(!rg_text.contains("ERROR"), "{rg_text}");
-    let read_back = std::fs::read_to_string(converted.join("lcov.info"))
-        .unwrap_or_else(|e| panic!("ReportGenerator wrote no lcov.info ({e}):\n{rg_text}"));
+    let read_back = common::readers::report_generator_lcov(
+        &dir.join("corprof-0/coverage.cobertura.xml"),
+        &converted,
+        "lcov",
+    );
     assert_eq!(
         lcov_lines(&read_back, "tests/e2e/xunit/Shapes/Shapes.cs"),
         corprof,

@@ -103,3 +103,39 @@ pub(crate) fn coverage_readers() -> BTreeMap<String, String> {
         })
         .clone()
 }
+
+/// `genhtml` (branches on) of the lcov file `info` into `html`: it must
+/// succeed without a warning and write `index.html`.
+pub(crate) fn genhtml_clean(info: &Path, html: &Path) {
+    let tools = coverage_readers();
+    let out = Command::new(&tools["GENHTML"])
+        .args(["--rc", "lcov_branch_coverage=1", "-o"])
+        .arg(html)
+        .arg(info)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.to_lowercase().contains("warning"), "{text}");
+    assert!(html.join("index.html").is_file());
+}
+
+/// ReportGenerator on the Cobertura file `xml`, writing `types` (its
+/// `-reporttypes`) into `target`: it must succeed without an `ERROR`;
+/// returns the `lcov.info` it wrote.
+pub(crate) fn report_generator_lcov(xml: &Path, target: &Path, types: &str) -> String {
+    let tools = coverage_readers();
+    let out = Command::new(&tools["REPORTGENERATOR"])
+        .arg(format!("-reports:{}", xml.display()))
+        .arg(format!("-targetdir:{}", target.display()))
+        .arg(format!("-reporttypes:{types}"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("ERROR"), "{text}");
+    std::fs::read_to_string(target.join("lcov.info"))
+        .unwrap_or_else(|e| panic!("ReportGenerator wrote no lcov.info ({e}):\n{text}"))
+}
