@@ -91,7 +91,7 @@ done
 
 # Every e2e suite runs on 3.1 (the oldest, with everything else), on 10.0
 # (the LTS users run) and on 11.0; the sampler, CallTarget, hooks, web,
-# services, coverage, termination, trace, cli and oop suites on 8.0 and 9.0 too (docs/e2e.md,
+# services, coverage, coverlet, termination, trace, cli and oop suites on 8.0 and 9.0 too (docs/e2e.md,
 # "Runtimes").
 step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR 3.1, doc"
 CORPROF_RUNTIME=3.1 tests cargo test --all-targets
@@ -104,9 +104,9 @@ done
 
 E2E_OLDER=(--test e2e_runtime --test e2e_sampler --test e2e_services --test e2e_memory --test e2e_calltarget
     --test e2e_hooks --test e2e_web --test e2e_coverage --test e2e_termination --test e2e_trace
-    --test e2e_cli --test e2e_oop)
+    --test e2e_cli --test e2e_oop --test e2e_coverlet)
 for r in 8.0 9.0; do
-    step "end-to-end on CoreCLR $r: the harness, sampler, services, memory, CallTarget, hooks, web, coverage, termination, trace, cli and oop suites"
+    step "end-to-end on CoreCLR $r: the harness, sampler, services, memory, CallTarget, hooks, web, coverage, coverlet, termination, trace, cli and oop suites"
     CORPROF_RUNTIME=$r tests cargo test "${E2E_OLDER[@]}"
 done
 

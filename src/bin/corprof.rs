@@ -8,6 +8,7 @@
 //! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
 //! corprof stack -p PID [--duration SECONDS]
 //! corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+//! corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 //! ```
 //!
 //! `ps` lists the .NET processes of this machine (their diagnostics
@@ -23,7 +24,9 @@
 //! instruments, as `dotnet-counters` does. `stack` prints every managed
 //! thread's stack now, as `dotnet-stack` does. `gcdump` prints a type
 //! histogram of the live heap and writes it as pprof, from a heap dump
-//! asked for as `dotnet-gcdump` does.
+//! asked for as `dotnet-gcdump` does. `coverage` runs a command (`dotnet test`)
+//! with the coverage profiler in each of its .NET processes and writes one
+//! lcov and one Cobertura report of them all.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -45,6 +48,8 @@ use corprof::profile::{
 
 #[path = "corprof/counters.rs"]
 mod counters;
+#[path = "corprof/coverage.rs"]
+mod coverage;
 #[path = "corprof/gcdump.rs"]
 mod gcdump;
 #[path = "corprof/stack.rs"]
@@ -59,6 +64,7 @@ const USAGE: &str = "usage:
                            [--format csv|json] [-o FILE]
   corprof stack -p PID [--duration SECONDS]
   corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+  corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 
 counters: comma-separated EventSource or Meter names, each maybe with its counters in
 brackets (System.Runtime[cpu-usage,gc-heap-size]); default System.Runtime; interval 1 s.
@@ -72,6 +78,10 @@ const DEFAULT_RUNTIME_KEYWORDS: u64 = 0x18;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Its own exit code (COMMAND's) and its own usage.
+    if let ["coverage", rest @ ..] = args.as_slice() {
+        return coverage::coverage(rest);
+    }
     let result = match args.as_slice() {
         ["ps"] => ps(),
         ["trace", "collect", rest @ ..] => collect(rest),
