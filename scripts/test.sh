@@ -94,7 +94,9 @@ done
 # services, coverage, coverlet, termination, trace, cli and oop suites on 8.0 and 9.0 too (docs/e2e.md,
 # "Runtimes").
 step "tests: unit, integration, compile-fail (ui-tests/), end-to-end on CoreCLR 3.1, doc"
-CORPROF_RUNTIME=3.1 tests cargo test --all-targets
+# (e2e_coverlet's test host cannot run on 3.1: with CORPROF_RUNTIME=3.1 it
+# runs on 10.0, what the 10.0 step runs again: left out here.)
+CORPROF_RUNTIME=3.1 tests cargo test --all-targets -- --skip corprof_and_coverlet_agree_on_an_xunit_run
 tests cargo test --doc
 
 for r in 10.0 11.0; do

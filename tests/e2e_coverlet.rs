@@ -292,10 +292,17 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
     runsettings(&plain_settings, &plain_env);
     let test = test_args(&build_dir, tfm, &plain_settings);
 
-    // corprof coverage, three times: the same bytes each time.
+    // corprof coverage, three times on the default runtime (10.0): the same
+    // bytes each time; once on the others (CI runs this test on each, and
+    // a `dotnet test` run is 10-25 s on 2 cores).
+    let runs = if dotnet::runtime().major() == 10 {
+        3
+    } else {
+        1
+    };
     let mut reports = Vec::new();
     let mut corprof_time = Duration::ZERO;
-    for run in 0..3 {
+    for run in 0..runs {
         let out = dir.join(format!("corprof-{run}"));
         let started = Instant::now();
         let (code, text) = corprof_coverage(
@@ -325,8 +332,9 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
             std::fs::read_to_string(out.join("coverage.cobertura.xml")).unwrap(),
         ));
     }
-    assert_eq!(reports[1], reports[0], "two runs, two reports");
-    assert_eq!(reports[2], reports[0], "two runs, two reports");
+    for report in &reports[1..] {
+        assert_eq!(*report, reports[0], "two runs, two reports");
+    }
     let ran_on = std::fs::read_to_string(&version_file).unwrap();
     assert!(ran_on.starts_with(version), "the tests ran on {ran_on}");
     let (lcov, cobertura) = reports.remove(0);
