@@ -176,6 +176,13 @@ impl Profiler for SamplingProfiler {
             ));
             return Ok(());
         }
+        let mut export = export;
+        if let Some(otlp) = export.otlp.as_mut().filter(|o| o.runtime_version.is_none()) {
+            otlp.runtime_version = info
+                .runtime_information()
+                .ok()
+                .map(|r| format!("{}.{}.{}", r.major, r.minor, r.build));
+        }
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {

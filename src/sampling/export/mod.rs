@@ -10,7 +10,11 @@
 //!   beyond a count;
 //! - [`PushExporter`]: `POST /ingest` to a Grafana Pyroscope–compatible
 //!   server, from a thread and a bounded queue of its own, over plain
-//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]).
+//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]);
+//! - [`OtlpExporter`]: the period's pprof (kept beside its gzip in
+//!   [`PeriodProfile::pprof`]) as an OpenTelemetry profiles request, to an
+//!   OTLP/HTTP receiver, with the same thread, queue and client
+//!   (`sender.rs`).
 //!
 //! Nothing here ever makes the sampler or an application thread wait: the
 //! hand-off queue drops its oldest period when full (counted in
@@ -18,8 +22,10 @@
 
 mod dir;
 pub(in crate::sampling) mod http;
+mod otlp;
 pub(in crate::sampling) mod push;
 mod queue;
+mod sender;
 pub(in crate::sampling) mod url;
 
 use alloc::boxed::Box;
@@ -34,12 +40,15 @@ use std::time::{Instant, SystemTime};
 
 pub use dir::{is_period_file, period_file_name, utc_stamp, DirectoryExporter};
 pub use http::{HttpError, ResponseError, Timeouts};
-pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+pub use otlp::{OtlpExporter, OtlpTarget};
+pub use push::{PushExporter, PushTarget};
+pub use sender::{PushOptions, PUSH_FAILURES};
 pub use url::Url;
 
 pub(crate) use crate::facade::sync::lock;
 
 use self::queue::Queue;
+use crate::profile::Pprof;
 use crate::sampling::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
 use crate::sampling::state::Profile;
 use crate::{Error, E_INVALIDARG};
@@ -59,6 +68,9 @@ pub struct PeriodProfile {
     pub pprof_gz: Vec<u8>,
     /// pprof samples in it.
     pub samples: usize,
+    /// The same profile before its encoding (what the OTLP exporter
+    /// encodes, on its own thread).
+    pub pprof: Arc<Pprof>,
 }
 
 impl PeriodProfile {
@@ -374,6 +386,7 @@ fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
         duration: profile.duration,
         samples: pprof.sample_count(),
         pprof_gz: pprof.encode_gzip(),
+        pprof: Arc::new(pprof),
     }
 }
 
@@ -398,6 +411,10 @@ pub struct ExportOptions {
     /// default: the process's name, or for `dotnet App.dll` the
     /// assembly's, `App`).
     pub app: String,
+    /// The OTLP receiver (`OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT`,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` and the other variables of
+    /// [`OtlpTarget::from_env`]).
+    pub otlp: Option<OtlpTarget>,
 }
 
 impl Default for ExportOptions {
@@ -407,6 +424,7 @@ impl Default for ExportOptions {
             keep: 60,
             push: None,
             app: process_name(),
+            otlp: None,
         }
     }
 }
@@ -433,6 +451,13 @@ impl ExportOptions {
         self
     }
 
+    /// With [`otlp`](Self::otlp) set (`None`: no OTLP receiver).
+    #[must_use]
+    pub fn with_otlp(mut self, otlp: Option<OtlpTarget>) -> ExportOptions {
+        self.otlp = otlp;
+        self
+    }
+
     /// With [`app`](Self::app) set.
     #[must_use]
     pub fn with_app(mut self, app: impl Into<String>) -> ExportOptions {
@@ -442,7 +467,8 @@ impl ExportOptions {
 
     /// The options from the environment (`CORPROF_SAMPLER_DIR`,
     /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
-    /// `CORPROF_SAMPLER_APP`); a bad value is an `Err` naming the variable
+    /// `CORPROF_SAMPLER_APP`, and OpenTelemetry's of
+    /// [`OtlpTarget::from_env`]); a bad value is an `Err` naming the variable
     /// and what it should be. (`CORPROF_SAMPLER_PERIOD` is
     /// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)'s.)
     pub fn from_env() -> Result<ExportOptions, Error> {
@@ -470,6 +496,7 @@ impl ExportOptions {
             keep: keep as usize,
             push,
             app,
+            otlp: OtlpTarget::from_env()?,
         })
     }
 
@@ -486,6 +513,11 @@ impl ExportOptions {
         if let Some(target) = &self.push {
             let exporter = PushExporter::start(target.clone(), &self.app, PushOptions::default())
                 .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
+            exporters.push(Box::new(exporter));
+        }
+        if let Some(target) = &self.otlp {
+            let exporter = OtlpExporter::start(target.clone(), PushOptions::default())
+                .map_err(|e| Error::from(e).context("cannot start the OTLP thread"))?;
             exporters.push(Box::new(exporter));
         }
         Ok(exporters)
