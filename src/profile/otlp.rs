@@ -165,6 +165,10 @@ impl Pprof {
             alloc::vec![HashMap::new(); self.sample_types.len()];
         let mut stack = Vec::new();
         self.for_each_sample(|ids, values, labels| {
+            // A sample of zeros is in no profile: nothing of it is interned.
+            if values.iter().all(|&v| v == 0) {
+                return;
+            }
             stack.clear();
             for &id in ids {
                 let Some(slot) = location_of.get_mut(id as usize) else {
