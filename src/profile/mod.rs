@@ -6,7 +6,8 @@
 //! - [`write_flame`]: a flame-graph SVG that leaves out frames narrower
 //!   than a minimum width;
 //! - [`Pprof`]: pprof's `profile.proto`, gzipped ([`gzip`], no dependency),
-//!   and the same as an OpenTelemetry profiles request ([`Pprof::to_otlp`]);
+//!   and the same as an OpenTelemetry profiles request ([`Pprof::to_otlp`])
+//!   or a Pyroscope push request ([`push_request`]);
 //! - [`write_speedscope`]: speedscope's JSON.
 //!
 //! The writers hold the current stack, never every path as text: memory is
@@ -19,6 +20,7 @@ mod gzip;
 mod heap_graph;
 mod otlp;
 mod pprof;
+mod pyroscope;
 mod speedscope;
 mod tree;
 
@@ -31,5 +33,6 @@ pub use heap_graph::{
 };
 pub use otlp::AttributeValue;
 pub use pprof::Pprof;
+pub use pyroscope::push_request;
 pub use speedscope::{write_speedscope, SpeedscopeProfile};
 pub use tree::{Children, FrameId, Frames, NodeId, StackTree};

@@ -352,6 +352,50 @@ impl Pprof {
         }
     }
 
+    /// The profile with only the sample types named in `kinds` (in this
+    /// profile's order), its samples whose values of those types are not
+    /// all zero, with their stacks and labels; the same time and period.
+    /// `None` when no sample is left.
+    pub fn select(&self, kinds: &[&str]) -> Option<Pprof> {
+        let text = |id: i64| self.strings.get(id as usize).map_or("", String::as_str);
+        let keep: Vec<usize> = (0..self.sample_types.len())
+            .filter(|&i| kinds.contains(&text(self.sample_types[i].0)))
+            .collect();
+        let types: Vec<(&str, &str)> = keep
+            .iter()
+            .map(|&i| (text(self.sample_types[i].0), text(self.sample_types[i].1)))
+            .collect();
+        let mut out = Pprof::new(&types);
+        out.time_nanos = self.time_nanos;
+        out.duration_nanos = self.duration_nanos;
+        if let Some((kind, unit)) = self.period_type {
+            out.set_period(text(kind), text(unit), self.period);
+        }
+        if let Some(&first) = types.first() {
+            out.set_default_sample_type(first.0);
+        }
+        let mut values = Vec::with_capacity(keep.len());
+        self.for_each_sample(|ids, all, labels| {
+            values.clear();
+            values.extend(keep.iter().map(|&i| all.get(i).copied().unwrap_or(0)));
+            if values.iter().all(|&v| v == 0) {
+                return;
+            }
+            let stack: Vec<&str> = ids
+                .iter()
+                .map(|&id| {
+                    let index = (id as usize).checked_sub(1);
+                    let name = index.and_then(|i| self.function_names.get(i)).copied();
+                    name.map_or("", text)
+                })
+                .collect();
+            let labels: Vec<(&str, &str)> =
+                labels.iter().map(|&(k, v)| (text(k), text(v))).collect();
+            out.add_sample(&stack, &values, &labels);
+        });
+        (out.sample_count > 0).then_some(out)
+    }
+
     /// The profile as protobuf bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.samples.len() + 64 * self.strings.len());

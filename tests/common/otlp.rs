@@ -175,14 +175,46 @@ message ExportProfilesPartialSuccess { int64 rejected_profiles = 1; string error
     ),
 ];
 
-/// The schema written out once, under the target directory.
+/// Pyroscope's push API request, transcribed from grafana/pyroscope
+/// `api/push/v1/push.proto` and `api/types/v1/types.proto` (commit
+/// 3fe6a457a; the fields corprof sends, and the annotations' number).
+const PUSH_SCHEMA: [(&str, &str); 2] = [
+    (
+        "types/v1/types.proto",
+        r#"syntax = "proto3";
+package types.v1;
+message LabelPair { string name = 1; string value = 2; }
+"#,
+    ),
+    (
+        "push/v1/push.proto",
+        r#"syntax = "proto3";
+package push.v1;
+import "types/v1/types.proto";
+message PushRequest { repeated RawProfileSeries series = 1; }
+message RawProfileSeries {
+  repeated types.v1.LabelPair labels = 1;
+  repeated RawSample samples = 2;
+  reserved 3;
+}
+message RawSample { bytes raw_profile = 1; string ID = 2; }
+"#,
+    ),
+];
+
+/// `protoc --decode=push.v1.PushRequest` of `body`: its text format.
+pub(crate) fn decode_push(body: &[u8]) -> Result<String, String> {
+    protoc(PUSH_SCHEMA[1].0, "push.v1.PushRequest", body)
+}
+
+/// The schemas written out once, under the target directory.
 fn schema_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("target")
             .join("otlp-schema");
-        for (path, text) in SCHEMA {
+        for (path, text) in SCHEMA.iter().chain(&PUSH_SCHEMA) {
             let file = dir.join(path);
             std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             std::fs::write(&file, text).unwrap();
@@ -194,10 +226,14 @@ fn schema_dir() -> &'static Path {
 /// `protoc --decode` of `body` as an `ExportProfilesServiceRequest`: its
 /// text format. Panics when protoc is missing (the test needs it).
 pub(crate) fn decode(body: &[u8]) -> Result<String, String> {
+    protoc(SCHEMA[3].0, REQUEST, body)
+}
+
+fn protoc(file: &str, message: &str, body: &[u8]) -> Result<String, String> {
     let mut child = Command::new("protoc")
         .arg(format!("-I{}", schema_dir().display()))
-        .arg(format!("--decode={REQUEST}"))
-        .arg(SCHEMA[3].0)
+        .arg(format!("--decode={message}"))
+        .arg(file)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -291,7 +327,7 @@ impl Node {
         self.messages(name).into_iter().next()
     }
 
-    fn scalars(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn scalars(&self, name: &str) -> Vec<&str> {
         self.all(name)
             .into_iter()
             .filter_map(|v| match v {
@@ -314,7 +350,7 @@ impl Node {
     }
 
     /// A string or bytes field, unescaped ("" when absent).
-    fn bytes(&self, name: &str) -> Vec<u8> {
+    pub(crate) fn bytes(&self, name: &str) -> Vec<u8> {
         self.scalars(name)
             .first()
             .map_or(Vec::new(), |s| unquote(s))
@@ -770,7 +806,7 @@ fn read_request(stream: &mut TcpStream) -> Result<Received, String> {
     })
 }
 
-fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
     let mut child = Command::new("gzip")
         .arg("-dc")
         .stdin(Stdio::piped())

@@ -41,7 +41,7 @@ use std::time::{Instant, SystemTime};
 pub use dir::{is_period_file, period_file_name, utc_stamp, DirectoryExporter};
 pub use http::{HttpError, ResponseError, Timeouts};
 pub use otlp::{OtlpExporter, OtlpTarget};
-pub use push::{PushExporter, PushTarget};
+pub use push::{PushApi, PushExporter, PushTarget, PUSH_SERIES};
 pub use sender::{PushOptions, PUSH_FAILURES};
 pub use url::Url;
 
@@ -49,7 +49,10 @@ pub(crate) use crate::facade::sync::lock;
 
 use self::queue::Queue;
 use crate::profile::Pprof;
-use crate::sampling::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
+use crate::sampling::env::{
+    number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_API, SAMPLER_PUSH_URL,
+    SAMPLER_TENANT,
+};
 use crate::sampling::state::Profile;
 use crate::{Error, E_INVALIDARG};
 
@@ -407,6 +410,12 @@ pub struct ExportOptions {
     pub keep: usize,
     /// The profile server (`CORPROF_SAMPLER_PUSH_URL`, `http://host:port`).
     pub push: Option<PushTarget>,
+    /// Which of its APIs ([`PushApi`]: `CORPROF_SAMPLER_PUSH_API`, `ingest`
+    /// or `push`; default `ingest`, which every version takes).
+    pub push_api: PushApi,
+    /// The tenant, for a multi-tenant server (`CORPROF_SAMPLER_TENANT`:
+    /// `X-Scope-OrgID` of the push API).
+    pub tenant: Option<String>,
     /// The application's name on the server (`CORPROF_SAMPLER_APP`;
     /// default: the process's name, or for `dotnet App.dll` the
     /// assembly's, `App`).
@@ -423,6 +432,8 @@ impl Default for ExportOptions {
             dir: None,
             keep: 60,
             push: None,
+            push_api: PushApi::Ingest,
+            tenant: None,
             app: process_name(),
             otlp: None,
         }
@@ -448,6 +459,14 @@ impl ExportOptions {
     #[must_use]
     pub fn with_push(mut self, push: Option<PushTarget>) -> ExportOptions {
         self.push = push;
+        self
+    }
+
+    /// With [`push_api`](Self::push_api) and [`tenant`](Self::tenant) set.
+    #[must_use]
+    pub fn with_push_api(mut self, api: PushApi, tenant: Option<String>) -> ExportOptions {
+        self.push_api = api;
+        self.tenant = tenant;
         self
     }
 
@@ -491,10 +510,31 @@ impl ExportOptions {
                 ))
             }
         };
+        let push_api = match var(SAMPLER_PUSH_API)? {
+            None => PushApi::Ingest,
+            Some(text) => PushApi::from_name(text.trim()).ok_or_else(|| {
+                Error::new(
+                    E_INVALIDARG,
+                    format!("{SAMPLER_PUSH_API}={text:?} is not one of ingest, push"),
+                )
+            })?,
+        };
+        let tenant = match var(SAMPLER_TENANT)? {
+            None => None,
+            Some(t) if valid_tenant(t.trim()) => Some(String::from(t.trim())),
+            Some(t) => return Err(Error::new(
+                E_INVALIDARG,
+                format!(
+                    "{SAMPLER_TENANT}={t:?} is not a tenant of 1 to 150 visible ASCII characters"
+                ),
+            )),
+        };
         Ok(ExportOptions {
             dir: var(SAMPLER_DIR)?.map(PathBuf::from),
             keep: keep as usize,
             push,
+            push_api,
+            tenant,
             app,
             otlp: OtlpTarget::from_env()?,
         })
@@ -511,8 +551,11 @@ impl ExportOptions {
             exporters.push(Box::new(exporter));
         }
         if let Some(target) = &self.push {
-            let exporter = PushExporter::start(target.clone(), &self.app, PushOptions::default())
-                .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
+            let tenant = self.tenant.as_deref();
+            let options = PushOptions::default();
+            let exporter =
+                PushExporter::start_api(target.clone(), &self.app, self.push_api, tenant, options)
+                    .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
             exporters.push(Box::new(exporter));
         }
         if let Some(target) = &self.otlp {
@@ -522,6 +565,11 @@ impl ExportOptions {
         }
         Ok(exporters)
     }
+}
+
+/// A tenant id as a header value can carry it.
+fn valid_tenant(tenant: &str) -> bool {
+    (1..=150).contains(&tenant.len()) && tenant.bytes().all(|b| b.is_ascii_graphic())
 }
 
 /// A name Pyroscope takes as an application name.
@@ -704,6 +752,17 @@ mod tests {
              export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n\
              export_push_failed_quota=1\n"
         );
+    }
+
+    #[test]
+    fn push_apis_and_tenants() {
+        assert_eq!(PushApi::from_name("push"), Some(PushApi::Push));
+        assert_eq!(PushApi::from_name("ingest"), Some(PushApi::Ingest));
+        assert_eq!(PushApi::from_name("grpc"), None);
+        assert!(valid_tenant("team-a|team-b"));
+        assert!(!valid_tenant(""));
+        assert!(!valid_tenant("a b"));
+        assert!(!valid_tenant("a\r\nX: y"));
     }
 
     #[test]

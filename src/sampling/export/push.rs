@@ -40,6 +40,80 @@ impl PushTarget {
     }
 }
 
+/// Which of Pyroscope's APIs the push exporter speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PushApi {
+    /// `POST /ingest`, multipart (every Pyroscope version, Grafana Alloy's
+    /// `pyroscope.receive_http`): the default.
+    #[default]
+    Ingest,
+    /// `POST /push.v1.PusherService/Push`, Connect unary with
+    /// `application/proto` (Pyroscope 1.x, what its own .NET agent sends).
+    Push,
+}
+
+impl PushApi {
+    /// From `ingest` or `push` (`CORPROF_SAMPLER_PUSH_API`).
+    pub fn from_name(name: &str) -> Option<PushApi> {
+        match name {
+            "ingest" => Some(PushApi::Ingest),
+            "push" => Some(PushApi::Push),
+            _ => None,
+        }
+    }
+}
+
+/// The series of a push request: each `__name__` Pyroscope's .NET agent
+/// gives a profile type (grafana/pyroscope-dotnet `PyroscopePprofSink.cpp`,
+/// `ProfileTypeName`), with the sample types of corprof's that it holds.
+pub const PUSH_SERIES: [(&str, &[&str]); 6] = [
+    ("process_cpu", &["cpu"]),
+    ("wall", &["wall"]),
+    (
+        "memory",
+        &[
+            "alloc_objects",
+            "alloc_space",
+            "inuse_objects",
+            "inuse_space",
+        ],
+    ),
+    ("exception", &["exception"]),
+    ("lock", &["lock-count", "lock-time"]),
+    ("gc", &["gc-pause"]),
+];
+
+/// The request of `push.v1.PusherService/Push` for `period`: one series
+/// per [`PUSH_SERIES`] entry that has samples, labelled `service_name`
+/// `app` and `spy_name` `corprof`, its pprof gzipped; the tenant (when
+/// given) in `X-Scope-OrgID`.
+pub(crate) fn push_api_request(
+    url: &Url,
+    app: &str,
+    tenant: Option<&str>,
+    period: &PeriodProfile,
+) -> (Vec<u8>, Vec<u8>) {
+    let series: Vec<(&str, Vec<u8>)> = PUSH_SERIES
+        .iter()
+        .filter_map(|(name, kinds)| {
+            let pprof = period.pprof.select(kinds)?;
+            Some((*name, pprof.encode_gzip()))
+        })
+        .collect();
+    let body =
+        crate::profile::push_request(&series, &[("service_name", app), ("spy_name", "corprof")]);
+    let mut headers = alloc::vec![
+        ("Content-Type", "application/proto"),
+        ("Connect-Protocol-Version", "1"),
+    ];
+    if let Some(tenant) = tenant {
+        headers.push(("X-Scope-OrgID", tenant));
+    }
+    let target = format!("{}/push.v1.PusherService/Push", url.prefix);
+    (post_head(url, &target, &headers, body.len()), body)
+}
+
 /// Pushes each period to a Pyroscope-compatible server from a thread of its
 /// own (`corprof-push`) and a bounded queue (the oldest period dropped
 /// when full, counted): a server that is down, slow or answers garbage
@@ -60,10 +134,12 @@ impl core::fmt::Debug for PushExporter {
     }
 }
 
-/// Pyroscope's `/ingest`, for the sender.
+/// Pyroscope's `/ingest` or push API, for the sender.
 struct Ingest {
     target: PushTarget,
     app: String,
+    api: PushApi,
+    tenant: Option<String>,
 }
 
 impl Protocol for Ingest {
@@ -72,6 +148,10 @@ impl Protocol for Ingest {
     }
 
     fn request(&self, period: &PeriodProfile) -> (Vec<u8>, Vec<u8>) {
+        if self.api == PushApi::Push {
+            let tenant = self.tenant.as_deref();
+            return push_api_request(&self.target.url, &self.app, tenant, period);
+        }
         let seed = period.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ period
                 .start
@@ -87,15 +167,30 @@ impl Protocol for Ingest {
 }
 
 impl PushExporter {
-    /// Starts the push thread for `target`, as application `app`.
+    /// Starts the push thread for `target`, as application `app`, over
+    /// `/ingest`.
     pub fn start(
         target: PushTarget,
         app: &str,
         options: PushOptions,
     ) -> std::io::Result<PushExporter> {
+        PushExporter::start_api(target, app, PushApi::Ingest, None, options)
+    }
+
+    /// Starts the push thread for `target`, as application `app`, over
+    /// `api`, with `tenant` (when given) in `X-Scope-OrgID`.
+    pub fn start_api(
+        target: PushTarget,
+        app: &str,
+        api: PushApi,
+        tenant: Option<&str>,
+        options: PushOptions,
+    ) -> std::io::Result<PushExporter> {
         let ingest = Ingest {
             target: target.clone(),
             app: String::from(app),
+            api,
+            tenant: tenant.map(String::from),
         };
         let sender = Sender::start("push", "corprof-push", Box::new(ingest), options)?;
         Ok(PushExporter { target, sender })
