@@ -522,12 +522,11 @@ impl ExportOptions {
         let tenant = match var(SAMPLER_TENANT)? {
             None => None,
             Some(t) if valid_tenant(t.trim()) => Some(String::from(t.trim())),
-            Some(t) => return Err(Error::new(
-                E_INVALIDARG,
-                format!(
-                    "{SAMPLER_TENANT}={t:?} is not a tenant of 1 to 150 visible ASCII characters"
-                ),
-            )),
+            Some(t) => {
+                let why = "is not a tenant of 1 to 150 visible ASCII characters";
+                let message = format!("{SAMPLER_TENANT}={t:?} {why}");
+                return Err(Error::new(E_INVALIDARG, message));
+            }
         };
         Ok(ExportOptions {
             dir: var(SAMPLER_DIR)?.map(PathBuf::from),
