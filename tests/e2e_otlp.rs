@@ -85,11 +85,12 @@ fn each_period_reaches_the_otlp_receiver_and_decodes_under_the_schema() {
         assert_eq!(r["service.name"], "webapp");
         assert_eq!(r["deployment.environment"], "test");
         assert_eq!(r["process.runtime.name"], ".NET");
-        let major = dotnet::runtime().major().to_string();
-        assert!(
-            r["process.runtime.version"].starts_with(&format!("{major}.")),
-            "{r:?}"
-        );
+        // .NET Core 3.1 answers 4.0.30319 for its version: none is sent.
+        let major = dotnet::runtime().major();
+        match r.get("process.runtime.version") {
+            Some(version) => assert!(major >= 5 && version.starts_with(&format!("{major}."))),
+            None => assert!(major < 5, "{r:?}"),
+        }
         let kinds: Vec<&str> = decoded
             .profiles
             .iter()
