@@ -49,7 +49,7 @@ if ! command -v chromium >/dev/null; then
 fi
 chromium --version >/dev/null 2>&1 || die "chromium is installed but does not run"
 
-step "profile readers: Go's pprof, gzip and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs)"
+step "profile readers: Go's pprof, gzip, protoc and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs, tests/otlp_export.rs)"
 bash scripts/provision/install-profile-readers.sh >/dev/null
 
 step "coverage readers: Debian's lcov (lcov --summary, genhtml) and ReportGenerator (dotnet tool; tests/e2e_coverage.rs)"

@@ -176,6 +176,16 @@ impl Profiler for SamplingProfiler {
             ));
             return Ok(());
         }
+        let mut export = export;
+        if let Some(otlp) = export.otlp.as_mut().filter(|o| o.runtime_version.is_none()) {
+            // .NET Core 3.x answers the desktop-compatible 4.0.30319, not
+            // its own version: only .NET 5 and later name theirs.
+            otlp.runtime_version = info
+                .runtime_information()
+                .ok()
+                .filter(|r| r.major >= 5)
+                .map(|r| format!("{}.{}.{}", r.major, r.minor, r.build));
+        }
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {
