@@ -25,7 +25,7 @@ def methods(n: int, test: bool) -> str:
            f'    #[iid("{iid(1, n)}")]',
            "    #[vtable(IWide_Vtbl)]",
            "    #[implement(IWide_Impl)]",
-           "    pub interface IWide: IUnknown {"]
+           "    pub unsafe interface IWide: IUnknown {"]
     for i in range(n):
         if i % 3 == 0:
             out.append(f"        fn M{i:04}(a: u32, out: *mut u32) -> HRESULT;")
@@ -77,7 +77,7 @@ def chain(d: int, test: bool) -> str:
                 f'    #[iid("{iid(2, i)}")]',
                 f"    #[vtable(IDeep{i:02}_Vtbl)]",
                 f"    #[implement({implement})]",
-                f"    pub interface IDeep{i:02}: {parent} {{",
+                f"    pub unsafe interface IDeep{i:02}: {parent} {{",
                 f"        fn Level{i:02}(out: *mut u32) -> HRESULT;",
                 f"        fn Echo{i:02}(x: u32) -> u32 {{ x ^ {i + 1} }}",
                 "    }"]

@@ -14,7 +14,7 @@
 //!     #[iid("3E8F4C2A-6C3B-4C8E-9D0B-2C4D5E6F7A8B")]
 //!     #[vtable(IGreeter_Vtbl)]
 //!     #[implement(IGreeter_Impl)]
-//!     pub interface IGreeter: IUnknown {
+//!     pub unsafe interface IGreeter: IUnknown {
 //!         fn Greet(times: u32, out: *mut u32) -> HRESULT;
 //!     }
 //! }

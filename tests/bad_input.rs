@@ -1565,7 +1565,7 @@ com_interface! {
     #[iid("6A1D2C3B-4E5F-4A6B-8C7D-9E0F1A2B3C4D")]
     #[vtable(ICounted_Vtbl)]
     #[implement(ICounted_Impl)]
-    pub interface ICounted: IUnknown {
+    pub unsafe interface ICounted: IUnknown {
         fn Count() -> u32;
         fn Real() -> f64;
         fn Name() -> *const u8;

@@ -19,7 +19,7 @@ com_interface! {
     #[vtable(ITestBase_Vtbl)]
     #[implement(ITestBase_Impl)]
     #[agile]
-    pub interface ITestBase: IUnknown {
+    pub unsafe interface ITestBase: IUnknown {
         /// Writes `a + b` to `sum`.
         fn Add(a: i32, b: i32, sum: *mut i32) -> HRESULT;
         fn Twice(x: u64) -> u64;
@@ -36,7 +36,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000002")]
     #[vtable(ITestChild_Vtbl)]
     #[implement(ITestChild_Impl: ITestBase_Impl)]
-    pub interface ITestChild: ITestBase {
+    pub unsafe interface ITestChild: ITestBase {
         fn Child(out: *mut u32) -> HRESULT;
     }
 }
@@ -46,7 +46,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000FF")]
     #[vtable(IOther_Vtbl)]
     #[implement(IOther_Impl)]
-    pub interface IOther: IUnknown {
+    pub unsafe interface IOther: IUnknown {
         fn Other() -> HRESULT;
     }
 }

@@ -18,7 +18,7 @@ com_interface! {
     #[iid("11111111-2222-4333-8444-555555555555")]
     #[vtable(IServed_Vtbl)]
     #[implement(IServed_Impl)]
-    pub interface IServed: IUnknown {
+    pub unsafe interface IServed: IUnknown {
         fn Ping(out: *mut u32) -> HRESULT;
     }
 }

@@ -12,7 +12,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000A1")]
     #[vtable(IPaths_Vtbl)]
     #[implement(IPaths_Impl)]
-    pub interface IPaths: IUnknown {
+    pub unsafe interface IPaths: IUnknown {
         fn P0() -> corprof::HRESULT;
         fn P1() -> u32;
         fn P2() -> u32;
@@ -121,7 +121,7 @@ com_interface! {
     #[vtable(IAgileThing_Vtbl)]
     #[implement(IAgileThing_Impl)]
     #[agile]
-    pub(crate) interface IAgileThing: IUnknown {
+    pub(crate) unsafe interface IAgileThing: IUnknown {
         fn Get() -> u32;
     }
 
@@ -130,7 +130,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000A3")]
     #[vtable(IAgileChild_Vtbl)]
     #[implement(IAgileChild_Impl: IAgileThing_Impl)]
-    interface IAgileChild: IAgileThing {
+    unsafe interface IAgileChild: IAgileThing {
         fn More() -> u32;
     }
 }

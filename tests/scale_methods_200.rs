@@ -7,7 +7,7 @@ com_interface! {
     #[iid("5CA1E000-0001-4000-8000-0000000000C8")]
     #[vtable(IWide_Vtbl)]
     #[implement(IWide_Impl)]
-    pub interface IWide: IUnknown {
+    pub unsafe interface IWide: IUnknown {
         fn M0000(a: u32, out: *mut u32) -> HRESULT;
         fn M0001(a: u64) -> u64 { a + 1 }
         fn M0002(a: i32, b: i32) -> HRESULT { if a + b == 2 { S_OK } else { HRESULT(-1) } }

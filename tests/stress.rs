@@ -44,7 +44,7 @@ com_interface! {
     #[vtable(IStressed_Vtbl)]
     #[implement(IStressed_Impl)]
     #[agile]
-    pub interface IStressed: IUnknown {
+    pub unsafe interface IStressed: IUnknown {
         fn Touch(out: *mut u64) -> HRESULT;
     }
 
@@ -52,7 +52,7 @@ com_interface! {
     #[iid("57E55000-0000-4000-8000-000000000002")]
     #[vtable(IStressedChild_Vtbl)]
     #[implement(IStressedChild_Impl: IStressed_Impl)]
-    pub interface IStressedChild: IStressed {
+    pub unsafe interface IStressedChild: IStressed {
         fn Id() -> u64;
     }
 }

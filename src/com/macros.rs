@@ -33,7 +33,7 @@
 ///     #[iid("6B29FC40-CA47-1067-B31D-00DD010662DA")]
 ///     #[vtable(ICalculator_Vtbl)]
 ///     #[implement(ICalculator_Impl)]
-///     pub interface ICalculator: IUnknown {
+///     pub unsafe interface ICalculator: IUnknown {
 ///         /// Adds two numbers (doc comments go on every generated method).
 ///         fn Add(a: i32, b: i32, out: *mut i32) -> HRESULT;
 ///         /// A method with a default body: implementers may leave it out.
@@ -46,7 +46,7 @@
 ///     #[iid("6B29FC41-CA47-1067-B31D-00DD010662DA")]
 ///     #[vtable(IScientific_Vtbl)]
 ///     #[implement(IScientific_Impl: ICalculator_Impl)]
-///     pub interface IScientific: ICalculator {
+///     pub unsafe interface IScientific: ICalculator {
 ///         fn Sqrt(x: f64) -> f64;
 ///     }
 /// }
@@ -60,14 +60,14 @@
 /// `IUnknown`); then, optionally, `#[agile]` (the interface's objects are
 /// free-threaded: its invoker is `Send + Sync`; without it the invoker is
 /// neither, unless its parent is agile); then
-/// `pub interface Name: Parent { methods }`. Methods are
+/// `pub unsafe interface Name: Parent { methods }`. Methods are
 /// listed in vtable order, named exactly as in the IDL, with an implicit
 /// `this`; each ends with `;` or carries a default body in braces. `IUnknown`
 /// as a parent needs no import.
 ///
 /// # What it generates
 ///
-/// For `interface IFoo: IParent` with `#[vtable(IFoo_Vtbl)]` and
+/// For `unsafe interface IFoo: IParent` with `#[vtable(IFoo_Vtbl)]` and
 /// `#[implement(IFoo_Impl: IParent_Impl)]`:
 ///
 /// - `struct IFoo`, the **invoker**: `#[repr(transparent)]` over `IParent`
@@ -106,7 +106,7 @@ macro_rules! com_interface {
             // fragment right after this optional attribute would make the
             // match ambiguous.)
             $(#[$threading:ident])?
-            $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
@@ -146,10 +146,30 @@ macro_rules! __com_interface_diagnose {
         #[vtable($vtbl:ident)]
         #[implement($impl_:ident $(: $pimpl:path)?)]
         $(#[$threading:ident])?
-        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_methods_check! { $($methods)* }
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
+    // The same without `unsafe`: the declaration is an assertion only its
+    // author can make.
+    (
+        $(#[doc = $doc:expr])*
+        #[iid($iid:expr)]
+        #[vtable($vtbl:ident)]
+        #[implement($impl_:ident $(: $pimpl:path)?)]
+        $(#[$threading:ident])?
+        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: write `unsafe interface ", $crate::__private::core::stringify!($name),
+            "`: declaring a COM interface asserts that every object answering QueryInterface for its IID (",
+            $iid, ") has exactly this vtable (the parent's slots, then these methods, in this order, with ",
+            "these parameter and return types) and that no other interface uses this IID; ",
+            "calls through the interface trust that assertion"
+        ));
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     // Attributes missing, unknown or out of order: collect their names.
@@ -158,7 +178,7 @@ macro_rules! __com_interface_diagnose {
     };
     ($($other:tt)*) => {
         $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
         );
     };
 }
@@ -210,14 +230,14 @@ macro_rules! __com_attrs_diagnose {
     (@report $name:ident [iid vtable implement agile]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `#[agile]` (no arguments), then `pub interface ", $crate::__private::core::stringify!($name),
+            "`: expected `#[agile]` (no arguments), then `pub unsafe interface ", $crate::__private::core::stringify!($name),
             ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         ));
     };
     (@report $name:ident [iid vtable implement]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `pub interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+            "`: expected `pub unsafe interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         ));
     };
     (@report $name:ident [$($seen:ident)*]) => {
@@ -287,7 +307,7 @@ macro_rules! __com_attrs_diagnose {
     };
     ($seen:tt) => {
         $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         );
     };
 }
@@ -533,7 +553,7 @@ macro_rules! __com_root_interface {
         $(#[doc = $doc:expr])*
         #[iid($iid:expr)]
         #[vtable($vtbl:ident)]
-        $vis:vis interface $name:ident {
+        $vis:vis unsafe interface $name:ident {
             $(
                 $(#[$mattr:meta])*
                 fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)?;

@@ -13,7 +13,7 @@ com_interface! {
     #[vtable(IGreeter_Vtbl)]
     #[implement(IGreeter_Impl)]
     #[agile]
-    pub interface IGreeter: IUnknown {
+    pub unsafe interface IGreeter: IUnknown {
         /// Writes `2 * times` to `out`.
         fn Greet(times: u32, out: *mut u32) -> corprof::HRESULT;
         /// A method with a default body and no return type.

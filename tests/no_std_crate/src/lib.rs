@@ -8,7 +8,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-00000000ABCD")]
     #[vtable(ITiny_Vtbl)]
     #[implement(ITiny_Impl)]
-    pub interface ITiny: IUnknown {
+    pub unsafe interface ITiny: IUnknown {
         /// Doubles `x` into `out`.
         fn Double(x: u32, out: *mut u32) -> HRESULT;
     }
