@@ -42,7 +42,7 @@ struct Exported {
 
 impl IBench_Impl for Exported {
     #[inline]
-    fn Method(&self, a: u32, b: u32) -> HRESULT {
+    unsafe fn Method(&self, a: u32, b: u32) -> HRESULT {
         self.total.fetch_add(a ^ b, Ordering::Relaxed);
         S_OK
     }

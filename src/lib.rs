@@ -21,7 +21,7 @@
 //!
 //! struct Greeter;
 //! impl IGreeter_Impl for Greeter {
-//!     fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
+//!     unsafe fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
 //!         if out.is_null() { return E_INVALIDARG; }
 //!         unsafe { *out = times * 2 };
 //!         S_OK

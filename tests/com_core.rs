@@ -72,7 +72,7 @@ impl Drop for Object {
 }
 
 impl ITestBase_Impl for Object {
-    fn Add(&self, a: i32, b: i32, sum: *mut i32) -> HRESULT {
+    unsafe fn Add(&self, a: i32, b: i32, sum: *mut i32) -> HRESULT {
         if sum.is_null() {
             return E_POINTER;
         }
@@ -80,23 +80,23 @@ impl ITestBase_Impl for Object {
         unsafe { *sum = a + b };
         S_OK
     }
-    fn Twice(&self, x: u64) -> u64 {
+    unsafe fn Twice(&self, x: u64) -> u64 {
         x * 2
     }
-    fn Half(&self, x: f64) -> f64 {
+    unsafe fn Half(&self, x: f64) -> f64 {
         x / 2.0
     }
-    fn Remember(&self, value: u32) {
+    unsafe fn Remember(&self, value: u32) {
         self.memory.store(value as usize, Ordering::SeqCst);
     }
-    fn Recall(&self) -> u32 {
+    unsafe fn Recall(&self) -> u32 {
         self.memory.load(Ordering::SeqCst) as u32
     }
-    fn Name(&self) -> *const u8 {
+    unsafe fn Name(&self) -> *const u8 {
         c"object".as_ptr().cast()
     }
     #[allow(clippy::too_many_arguments)]
-    fn Many(
+    unsafe fn Many(
         &self,
         a: u8,
         b: u16,
@@ -122,7 +122,7 @@ impl ITestBase_Impl for Object {
         unsafe { *out = total };
         S_OK
     }
-    fn Panics(&self, flag: BOOL) -> HRESULT {
+    unsafe fn Panics(&self, flag: BOOL) -> HRESULT {
         if flag != FALSE {
             panic!("user code panicked on purpose");
         }
@@ -131,7 +131,7 @@ impl ITestBase_Impl for Object {
 }
 
 impl ITestChild_Impl for Object {
-    fn Child(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Child(&self, out: *mut u32) -> HRESULT {
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = 0xC41D };
         S_OK
@@ -516,7 +516,7 @@ fn answer_other(object: &Object, iid: &GUID) -> Option<IUnknown> {
         // Answer IOther with a separate exported object sharing the same drops counter.
         struct Side(#[allow(dead_code)] Arc<AtomicUsize>);
         impl IOther_Impl for Side {
-            fn Other(&self) -> HRESULT {
+            unsafe fn Other(&self) -> HRESULT {
                 S_FALSE
             }
         }
@@ -644,7 +644,7 @@ fn vtable_layout_matches_the_abi() {
 fn class_factory_default_lock_server_and_typed_create() {
     struct Factory(Arc<AtomicUsize>);
     impl IClassFactory_Impl for Factory {
-        fn CreateInstance(
+        unsafe fn CreateInstance(
             &self,
             outer: *mut c_void,
             riid: *const GUID,

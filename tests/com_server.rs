@@ -30,7 +30,7 @@ impl Drop for Served {
     }
 }
 impl IServed_Impl for Served {
-    fn Ping(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Ping(&self, out: *mut u32) -> HRESULT {
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = 0x9146 };
         S_OK

@@ -713,7 +713,7 @@ com_interface! {
 struct Probe;
 
 impl ITypesProbe_Impl for Probe {
-    fn AddProvider(
+    unsafe fn AddProvider(
         &self,
         session: EVENTPIPE_SESSION,
         providerConfig: COR_PRF_EVENTPIPE_PROVIDER_CONFIG,
@@ -729,7 +729,7 @@ impl ITypesProbe_Impl for Probe {
             S_OK
         }
     }
-    fn SetHooks(
+    unsafe fn SetHooks(
         &self,
         pFuncEnter: Option<FunctionEnter3>,
         callback: Option<ObjectCallback>,
@@ -748,7 +748,7 @@ impl ITypesProbe_Impl for Probe {
             }
         }
     }
-    fn Classify(&self, reason: COR_PRF_GC_REASON, dwEvents: COR_PRF_MONITOR) -> u32 {
+    unsafe fn Classify(&self, reason: COR_PRF_GC_REASON, dwEvents: COR_PRF_MONITOR) -> u32 {
         reason.0 * 1000 + dwEvents.bits()
     }
 }

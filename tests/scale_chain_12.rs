@@ -104,84 +104,84 @@ com_interface! {
 struct Deep;
 
 impl IDeep00_Impl for Deep {
-    fn Level00(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level00(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 0 };
         S_OK
     }
 }
 impl IDeep01_Impl for Deep {
-    fn Level01(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level01(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 1 };
         S_OK
     }
 }
 impl IDeep02_Impl for Deep {
-    fn Level02(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level02(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 2 };
         S_OK
     }
 }
 impl IDeep03_Impl for Deep {
-    fn Level03(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level03(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 3 };
         S_OK
     }
 }
 impl IDeep04_Impl for Deep {
-    fn Level04(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level04(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 4 };
         S_OK
     }
 }
 impl IDeep05_Impl for Deep {
-    fn Level05(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level05(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 5 };
         S_OK
     }
 }
 impl IDeep06_Impl for Deep {
-    fn Level06(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level06(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 6 };
         S_OK
     }
 }
 impl IDeep07_Impl for Deep {
-    fn Level07(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level07(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 7 };
         S_OK
     }
 }
 impl IDeep08_Impl for Deep {
-    fn Level08(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level08(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 8 };
         S_OK
     }
 }
 impl IDeep09_Impl for Deep {
-    fn Level09(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level09(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 9 };
         S_OK
     }
 }
 impl IDeep10_Impl for Deep {
-    fn Level10(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level10(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 10 };
         S_OK
     }
 }
 impl IDeep11_Impl for Deep {
-    fn Level11(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level11(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 11 };
         S_OK

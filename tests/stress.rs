@@ -77,7 +77,7 @@ impl Drop for Victim {
 }
 
 impl IStressed_Impl for Victim {
-    fn Touch(&self, out: *mut u64) -> HRESULT {
+    unsafe fn Touch(&self, out: *mut u64) -> HRESULT {
         if out.is_null() {
             return E_POINTER;
         }
@@ -88,7 +88,7 @@ impl IStressed_Impl for Victim {
 }
 
 impl IStressedChild_Impl for Victim {
-    fn Id(&self) -> u64 {
+    unsafe fn Id(&self) -> u64 {
         self.id
     }
 }

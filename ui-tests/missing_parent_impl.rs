@@ -20,7 +20,7 @@ com_interface! {
 struct Object;
 
 impl IDerived_Impl for Object {
-    fn Derived(&self) -> HRESULT {
+    unsafe fn Derived(&self) -> HRESULT {
         S_OK
     }
 }

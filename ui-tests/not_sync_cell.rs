@@ -16,7 +16,7 @@ struct Counter {
 }
 
 impl IFoo_Impl for Counter {
-    fn Method(&self) -> HRESULT {
+    unsafe fn Method(&self) -> HRESULT {
         self.calls.set(self.calls.get() + 1);
         S_OK
     }

@@ -13,7 +13,7 @@ com_interface! {
 struct Object;
 
 impl IFoo_Impl for Object {
-    fn Method(&self, value: u64) -> HRESULT {
+    unsafe fn Method(&self, value: u64) -> HRESULT {
         let _ = value;
         S_OK
     }

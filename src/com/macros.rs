@@ -79,9 +79,11 @@
 ///   `#[agile]` (or an agile parent) only.
 /// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
 ///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
-/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one `&self`
-///   method per interface method. Implement it (and the parents' traits) to
-///   export a type with [`export`](crate::export).
+/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one
+///   `unsafe fn(&self, ...)` per interface method (its caller, the vtable
+///   thunk's caller, guarantees the COM contract: see `# Safety` on each).
+///   Implement it (and the parents' traits) to export a type with
+///   [`export`](crate::export).
 /// - `impl Interface for IFoo` (IID, name, slot count, vtable and parent
 ///   types, the inheritance-chain test QueryInterface uses) and
 ///   `impl<T: IFoo_Impl> Exports<T, _> for IFoo` (the `'static` vtable of
@@ -507,7 +509,10 @@ macro_rules! __com_interface {
                         // for `__U`, kept alive by the caller's reference.
                         match unsafe { $crate::__private::object::<__U>(this) } {
                             $crate::__private::core::option::Option::Some(object) => $crate::__private::guard(
-                                move || <__U as $impl_>::$method(object $(, $param)*)
+                                // SAFETY: the thunk's caller made this COM call,
+                                // and so guarantees the method's contract, which
+                                // is the `_Impl` method's `# Safety` condition.
+                                move || unsafe { <__U as $impl_>::$method(object $(, $param)*) }
                             ),
                             $crate::__private::core::option::Option::None => $crate::__private::null_this(),
                         }
@@ -636,12 +641,27 @@ macro_rules! __com_root_interface {
 macro_rules! __com_trait_method {
     ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [;]) => {
         $(#[$mattr])*
-        fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
+        ///
+        /// # Safety
+        ///
+        /// Called by the vtable thunk, whose caller (native code, or Rust
+        /// through an invoker's `unsafe fn`) guarantees the COM contract of
+        /// this method: pointer arguments valid as the interface documents
+        /// them, counts matching their buffers, and the call on a thread the
+        /// object accepts. Implementations may rely on that; calling it
+        /// directly is `unsafe` because the caller then makes that promise.
+        unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
     };
     ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [{ $($body:tt)* }]) => {
         $(#[$mattr])*
+        ///
+        /// # Safety
+        ///
+        /// As every method of this trait: the caller guarantees the COM
+        /// contract of this method (valid pointer arguments, matching counts,
+        /// an accepted thread), as the vtable thunk's caller does.
         #[allow(unused_variables)]
-        fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
+        unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
     };
 }
 

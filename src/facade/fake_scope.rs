@@ -378,11 +378,16 @@ unsafe fn put_blob(blob: &[u8], out: *mut PCCOR_SIGNATURE, len: *mut ULONG) {
 }
 
 impl IMetaDataImport_Impl for FakeScope {
-    fn CloseEnum(&self, _handle: HCORENUM) {
+    unsafe fn CloseEnum(&self, _handle: HCORENUM) {
         self.t().closed += 1;
     }
 
-    fn FindTypeDefByName(&self, name: LPCWSTR, enclosing: mdToken, out: *mut mdTypeDef) -> HRESULT {
+    unsafe fn FindTypeDefByName(
+        &self,
+        name: LPCWSTR,
+        enclosing: mdToken,
+        out: *mut mdTypeDef,
+    ) -> HRESULT {
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { read_wide(name) };
         let found = self.t().types.iter().position(|t| {
@@ -396,7 +401,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn FindMethod(
+    unsafe fn FindMethod(
         &self,
         class: mdTypeDef,
         name: LPCWSTR,
@@ -425,7 +430,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn EnumMethods(
+    unsafe fn EnumMethods(
         &self,
         handle: *mut HCORENUM,
         class: mdTypeDef,
@@ -447,7 +452,7 @@ impl IMetaDataImport_Impl for FakeScope {
         unsafe { self.answer(handle, out, max, count, &methods) }
     }
 
-    fn GetMethodProps(
+    unsafe fn GetMethodProps(
         &self,
         method: mdMethodDef,
         class: *mut mdTypeDef,
@@ -475,7 +480,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetTypeDefProps(
+    unsafe fn GetTypeDefProps(
         &self,
         typedef: mdTypeDef,
         name: LPWSTR,
@@ -496,7 +501,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetTypeRefProps(
+    unsafe fn GetTypeRefProps(
         &self,
         typeref: mdTypeRef,
         scope: *mut mdToken,
@@ -515,7 +520,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn ResolveTypeRef(
+    unsafe fn ResolveTypeRef(
         &self,
         _typeref: mdTypeRef,
         _iid: REFIID,
@@ -527,7 +532,7 @@ impl IMetaDataImport_Impl for FakeScope {
         CLDB_E_RECORD_NOTFOUND
     }
 
-    fn GetCustomAttributeByName(
+    unsafe fn GetCustomAttributeByName(
         &self,
         owner: mdToken,
         name: LPCWSTR,
@@ -554,7 +559,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
+    unsafe fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
         let Some(outer) = type_row(&self.t(), nested.0).and_then(|t| t.enclosing) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
@@ -563,7 +568,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn GetMemberRefProps(
+    unsafe fn GetMemberRefProps(
         &self,
         member: mdMemberRef,
         parent: *mut mdToken,
@@ -586,7 +591,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetSigFromToken(
+    unsafe fn GetSigFromToken(
         &self,
         signature: mdSignature,
         sig: *mut PCCOR_SIGNATURE,
@@ -601,7 +606,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn EnumTypeRefs(
+    unsafe fn EnumTypeRefs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdTypeRef,
@@ -612,7 +617,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+    unsafe fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
         // SAFETY: a NUL-terminated name.
         let name = unsafe { read(name) };
         let (found, delay) = {
@@ -637,7 +642,7 @@ impl IMetaDataImport_Impl for FakeScope {
             None => CLDB_E_RECORD_NOTFOUND,
         }
     }
-    fn FindMemberRef(
+    unsafe fn FindMemberRef(
         &self,
         parent: mdTypeRef,
         name: LPCWSTR,
@@ -661,7 +666,7 @@ impl IMetaDataImport_Impl for FakeScope {
             None => CLDB_E_RECORD_NOTFOUND,
         }
     }
-    fn EnumTypeSpecs(
+    unsafe fn EnumTypeSpecs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdTypeSpec,
@@ -672,7 +677,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetTypeSpecFromToken(
+    unsafe fn GetTypeSpecFromToken(
         &self,
         ts: mdTypeSpec,
         sig: *mut PCCOR_SIGNATURE,
@@ -687,7 +692,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
         S_OK
     }
-    fn EnumSignatures(
+    unsafe fn EnumSignatures(
         &self,
         h: *mut HCORENUM,
         out: *mut mdSignature,
@@ -698,7 +703,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn EnumUserStrings(
+    unsafe fn EnumUserStrings(
         &self,
         h: *mut HCORENUM,
         out: *mut mdString,
@@ -709,7 +714,13 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetUserString(&self, s: mdString, buf: LPWSTR, cap: ULONG, len: *mut ULONG) -> HRESULT {
+    unsafe fn GetUserString(
+        &self,
+        s: mdString,
+        buf: LPWSTR,
+        cap: ULONG,
+        len: *mut ULONG,
+    ) -> HRESULT {
         let t = self.t();
         let units = &t.user_strings[s.rid() as usize - 1];
         // SAFETY: a buffer of `cap` units (null when 0); valid out-pointer.
@@ -725,7 +736,7 @@ impl IMetaDataImport_Impl for FakeScope {
 }
 
 impl IMetaDataImport2_Impl for FakeScope {
-    fn EnumGenericParams(
+    unsafe fn EnumGenericParams(
         &self,
         handle: *mut HCORENUM,
         owner: mdToken,
@@ -740,7 +751,7 @@ impl IMetaDataImport2_Impl for FakeScope {
         unsafe { self.answer(handle, out, max, count, &params) }
     }
 
-    fn EnumMethodSpecs(
+    unsafe fn EnumMethodSpecs(
         &self,
         h: *mut HCORENUM,
         parent: mdToken,
@@ -759,7 +770,7 @@ impl IMetaDataImport2_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetMethodSpecProps(
+    unsafe fn GetMethodSpecProps(
         &self,
         spec: mdMethodSpec,
         parent: *mut mdToken,
@@ -780,7 +791,12 @@ impl IMetaDataImport2_Impl for FakeScope {
 }
 
 impl IMetaDataEmit_Impl for FakeScope {
-    fn DefineTypeRefByName(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+    unsafe fn DefineTypeRefByName(
+        &self,
+        scope: mdToken,
+        name: LPCWSTR,
+        out: *mut mdTypeRef,
+    ) -> HRESULT {
         let mut t = self.t();
         // SAFETY: the facade passes a NUL-terminated name.
         t.type_refs.push((scope, unsafe { read(name) }));
@@ -789,7 +805,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdTypeRef::from_rid(t.type_refs.len() as u32) };
         S_OK
     }
-    fn DefineMemberRef(
+    unsafe fn DefineMemberRef(
         &self,
         parent: mdToken,
         name: LPCWSTR,
@@ -806,7 +822,12 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdMemberRef::from_rid(t.member_refs.len() as u32) };
         S_OK
     }
-    fn GetTokenFromSig(&self, sig: PCCOR_SIGNATURE, len: ULONG, out: *mut mdSignature) -> HRESULT {
+    unsafe fn GetTokenFromSig(
+        &self,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdSignature,
+    ) -> HRESULT {
         let mut t = self.t();
         // SAFETY: `len` bytes.
         t.signatures.push(unsafe { bytes(sig, len) });
@@ -815,7 +836,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdSignature::from_rid(t.signatures.len() as u32) };
         S_OK
     }
-    fn GetTokenFromTypeSpec(
+    unsafe fn GetTokenFromTypeSpec(
         &self,
         sig: PCCOR_SIGNATURE,
         len: ULONG,
@@ -829,7 +850,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdTypeSpec::from_rid(t.type_specs.len() as u32) };
         S_OK
     }
-    fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
+    unsafe fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
         let mut t = self.t();
         // SAFETY: `len` units at `s`.
         let units = unsafe { core::slice::from_raw_parts(s, len as usize) }.to_vec();
@@ -842,7 +863,7 @@ impl IMetaDataEmit_Impl for FakeScope {
 }
 
 impl IMetaDataEmit2_Impl for FakeScope {
-    fn DefineMethodSpec(
+    unsafe fn DefineMethodSpec(
         &self,
         parent: mdToken,
         sig: PCCOR_SIGNATURE,
@@ -860,7 +881,7 @@ impl IMetaDataEmit2_Impl for FakeScope {
 }
 
 impl IMetaDataAssemblyEmit_Impl for FakeScope {
-    fn DefineAssemblyRef(
+    unsafe fn DefineAssemblyRef(
         &self,
         key: *const c_void,
         key_len: ULONG,
@@ -897,7 +918,7 @@ impl IMetaDataAssemblyEmit_Impl for FakeScope {
 }
 
 impl IMetaDataAssemblyImport_Impl for FakeScope {
-    fn EnumAssemblyRefs(
+    unsafe fn EnumAssemblyRefs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdAssemblyRef,
@@ -908,7 +929,7 @@ impl IMetaDataAssemblyImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetAssemblyRefProps(
+    unsafe fn GetAssemblyRefProps(
         &self,
         r: mdAssemblyRef,
         key: *mut *const c_void,

@@ -24,7 +24,7 @@ com_interface! {
 struct Greeter;
 
 impl IGreeter_Impl for Greeter {
-    fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
+    unsafe fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
         if out.is_null() {
             return E_POINTER;
         }

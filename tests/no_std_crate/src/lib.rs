@@ -17,7 +17,7 @@ com_interface! {
 struct Tiny;
 
 impl ITiny_Impl for Tiny {
-    fn Double(&self, x: u32, out: *mut u32) -> HRESULT {
+    unsafe fn Double(&self, x: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = x * 2 };
         S_OK
