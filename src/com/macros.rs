@@ -495,19 +495,20 @@ macro_rules! __com_interface {
         unsafe impl<__T, __Id> $crate::Exports<__T, __Id> for $name
         where
             __T: $impl_,
-            __Id: $crate::Interface,
+            __Id: $crate::__private::Slot,
             $($parent)+: $crate::Exports<__T, __Id>,
         {
             const VTABLE: $vtbl = {
                 $(
                     #[allow(non_snake_case, clippy::too_many_arguments)]
-                    unsafe extern "system" fn $method<__U: $impl_>(
+                    unsafe extern "system" fn $method<__U: $impl_, __I: $crate::__private::Slot>(
                         this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                     ) $(-> $ret)? {
                         // SAFETY: this thunk is installed only in vtables built
-                        // for `__U`, so a non-null `this` is a block exported
-                        // for `__U`, kept alive by the caller's reference.
-                        match unsafe { $crate::__private::object::<__U>(this) } {
+                        // for `__U` at `__I`, so a non-null `this` is vtable
+                        // pointer `__I::INDEX` of a block exported for `__U`,
+                        // kept alive by the caller's reference.
+                        match unsafe { $crate::__private::object::<__U, __I>(this) } {
                             $crate::__private::core::option::Option::Some(object) => $crate::__private::guard(
                                 // SAFETY: the thunk's caller made this COM call,
                                 // and so guarantees the method's contract, which
@@ -520,7 +521,7 @@ macro_rules! __com_interface {
                 )*
                 $vtbl {
                     base__: <$($parent)+ as $crate::Exports<__T, __Id>>::VTABLE,
-                    $($method: $method::<__T>,)*
+                    $($method: $method::<__T, __Id>,)*
                 }
             };
             const VTABLE_REF: &'static $vtbl = &<Self as $crate::Exports<__T, __Id>>::VTABLE;

@@ -29,7 +29,7 @@ use crate::metadata::{
     CLDB_S_TRUNCATION, HCORENUM, PCCOR_SIGNATURE,
 };
 use crate::ULONG;
-use crate::{IUnknown, Interface, DWORD, GUID, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK};
+use crate::{DWORD, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK};
 
 /// `tdPublic`, a top-level type's visibility (corhdr.h `CorTypeAttr`).
 pub(crate) const TD_PUBLIC: u32 = 0x1;
@@ -240,25 +240,18 @@ impl FakeScope {
         MetadataImport::new(self.raw())
     }
 
-    /// The scope behind the facade's writer: an `IMetaDataEmit2` whose
-    /// `QueryInterface` answers the import and assembly interfaces with
-    /// objects over the same tables.
+    /// The scope behind the facade's writer: one object with the emit, the
+    /// import and the assembly interfaces over the same tables.
     pub(crate) fn emit(&self) -> MetadataEmit {
-        fn query(fake: &FakeScope, iid: &GUID) -> Option<IUnknown> {
-            let raw = if *iid == IMetaDataImport::IID || *iid == IMetaDataImport2::IID {
-                crate::export::<IMetaDataImport2, _>(fake.clone()).into_raw()
-            } else if *iid == IMetaDataAssemblyEmit::IID {
-                crate::export::<IMetaDataAssemblyEmit, _>(fake.clone()).into_raw()
-            } else if *iid == IMetaDataAssemblyImport::IID {
-                crate::export::<IMetaDataAssemblyImport, _>(fake.clone()).into_raw()
-            } else {
-                return None;
-            };
-            // SAFETY: an owning pointer to an object implementing `iid`.
-            unsafe { IUnknown::from_raw(raw) }
-        }
-        let emit: IMetaDataEmit2 =
-            crate::com::export::export_with_query_hook(Arc::new(self.clone()), query);
+        let emit = crate::export_multi::<
+            (
+                IMetaDataEmit2,
+                IMetaDataImport2,
+                IMetaDataAssemblyEmit,
+                IMetaDataAssemblyImport,
+            ),
+            _,
+        >(self.clone());
         MetadataEmit::new(emit.cast::<IMetaDataEmit>().expect("a parent interface"))
             .expect("an emitter with the import and assembly interfaces")
     }
