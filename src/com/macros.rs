@@ -56,8 +56,8 @@
 /// (the IID in registry form, checked at compile time), `#[vtable(Name)]`
 /// (the vtable struct's name) and `#[implement(Name)]` or
 /// `#[implement(Name: ParentTrait)]` (the implementation trait's name, and
-/// the parent interface's trait, which may be left out when the parent is
-/// `IUnknown`); then, optionally, `#[agile]` (the interface's objects are
+/// the parent interface's trait, its supertrait; without it `export` still
+/// requires the parent's trait); then, optionally, `#[agile]` (the interface's objects are
 /// free-threaded: its invoker is `Send + Sync`; without it the invoker is
 /// neither, unless its parent is agile); then
 /// `pub unsafe interface Name: Parent { methods }`. Methods are
@@ -300,9 +300,27 @@ macro_rules! __com_attrs_diagnose {
         $crate::__com_attrs_diagnose! { [$($seen)* $attr] $($rest)* }
     };
     // The attributes are over: find the interface's name.
+    // No `: Parent` (a well-formed interface always has one).
+    ($seen:tt interface $name:ident { $($methods:tt)* } $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` names no parent: write `unsafe interface ",
+            $crate::__private::core::stringify!($name), ": IUnknown {` (or `: IParent` for the interface it derives from; ",
+            "every COM interface derives from IUnknown)"
+        ));
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
     ($seen:tt interface $name:ident $($rest:tt)*) => {
         $crate::__com_attrs_diagnose! { @report $name $seen }
         $crate::__com_attrs_diagnose! { @next $($rest)* }
+    };
+    // Another word where `interface` belongs (a typo).
+    ($seen:tt $word:ident $name:ident : $($parent:ident)::+ { $($methods:tt)* } $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: expected `interface` before `", $crate::__private::core::stringify!($name),
+            "`, found `", $crate::__private::core::stringify!($word), "`: write `pub unsafe interface ",
+            $crate::__private::core::stringify!($name), ": Parent { ... }`"
+        ));
+        $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt $skip:tt $($rest:tt)*) => {
         $crate::__com_attrs_diagnose! { $seen $($rest)* }
