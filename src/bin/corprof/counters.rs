@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use corprof::diagnostics::{DiagnosticsClient, Provider, Rundown, SessionConfig};
 use corprof::nettrace::{Event, NettraceReader, Value};
 
-use super::{options, start_session};
+use super::{options, start_session, usage_error};
 
 /// The `System.Diagnostics.Metrics` EventSource.
 const METRICS_PROVIDER: &str = "System.Diagnostics.Metrics";
@@ -290,17 +290,20 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
     let duration = o.seconds("--duration", year)?;
     let format = o.named.get("--format").copied().unwrap_or("csv");
     if !["csv", "json"].contains(&format) {
-        return Err(format!("unknown format {format} (csv, json)"));
+        return Err(usage_error(format!("unknown format {format} (csv, json)")));
     }
     if !collect && (o.named.contains_key("--format") || o.named.contains_key("-o")) {
-        return Err("counters monitor prints a table: --format and -o are collect's".into());
+        return Err(usage_error(
+            "counters monitor prints a table: --format and -o are collect's",
+        ));
     }
     let list = parse_list(
         o.named
             .get("--counters")
             .copied()
             .unwrap_or("System.Runtime"),
-    )?;
+    )
+    .map_err(usage_error)?;
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
