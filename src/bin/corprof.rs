@@ -51,6 +51,8 @@ use corprof::profile::{
 mod counters;
 #[path = "corprof/gcdump.rs"]
 mod gcdump;
+#[path = "corprof/show.rs"]
+mod show;
 #[path = "corprof/stack.rs"]
 mod stack;
 #[path = "corprof/usage.rs"]
