@@ -38,6 +38,11 @@ fn method(start: u64, size: u32, namespace: &str, name: &str) -> Vec<u8> {
 /// alone once; the rundown names Main (0x1000..0x1100) and Hot
 /// (0x2000..0x2040).
 fn trace_file(path: &Path) {
+    trace_file_with(path, true);
+}
+
+/// [`trace_file`], with or without its rundown.
+fn trace_file_with(path: &Path, rundown_events: bool) {
     let mut s = Stream::new();
     s.trace(8);
     let meta = |id, provider: &str, event, version| Blob {
@@ -79,16 +84,12 @@ fn trace_file(path: &Path) {
         payload,
         ..Blob::default()
     };
-    s.block(
-        "EventBlock",
-        &compressed_block(&[
-            sample(1, 1),
-            sample(2, 2),
-            sample(3, 3),
-            rundown(4, method(0x1000, 0x100, "App.Program", "Main")),
-            rundown(5, method(0x2000, 0x40, "App.Program", "Hot")),
-        ]),
-    );
+    let mut events = vec![sample(1, 1), sample(2, 2), sample(3, 3)];
+    if rundown_events {
+        events.push(rundown(4, method(0x1000, 0x100, "App.Program", "Main")));
+        events.push(rundown(5, method(0x2000, 0x40, "App.Program", "Hot")));
+    }
+    s.block("EventBlock", &compressed_block(&events));
     s.end();
     std::fs::write(path, s.bytes).unwrap();
 }
@@ -145,6 +146,28 @@ fn convert_names_the_samples_through_the_rundown() {
     assert_eq!(code, 0, "{err}");
     let json = std::fs::read_to_string(dir.join("t.speedscope.json")).unwrap();
     assert!(json.contains("\"App.Program.Hot\""), "{json}");
+}
+
+#[test]
+fn convert_without_a_rundown_says_where_names_come_from() {
+    let dir = dir();
+    let trace = dir.join("no-rundown.nettrace");
+    trace_file_with(&trace, false);
+    let (code, _, err) = corprof(&["trace", "convert", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 samples, 0 methods named"), "{err}");
+    assert!(
+        err.contains("names no method") && err.contains("without --no-rundown"),
+        "{err}"
+    );
+    let folded = std::fs::read_to_string(dir.join("no-rundown.folded")).unwrap();
+    assert_eq!(folded, "[native] 3\n");
+    // With the rundown: no such hint.
+    let trace = dir.join("rundown.nettrace");
+    trace_file(&trace);
+    let (code, _, err) = corprof(&["trace", "convert", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("names no method"), "{err}");
 }
 
 #[test]

@@ -459,5 +459,12 @@ fn convert(args: &[&str]) -> Result<(), String> {
         samples.len(),
         methods.len()
     );
+    if methods.is_empty() && !samples.is_empty() {
+        eprintln!(
+            "corprof: {input} names no method, so every frame is [native]: the names come from \
+             the rundown at the session's end (trace collect without --no-rundown) and the \
+             runtime's JIT events (keyword 0x10, in trace collect's default providers)"
+        );
+    }
     Ok(())
 }
