@@ -172,7 +172,7 @@ fn counters_write_json_and_monitor_a_table() {
         .join(format!("json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("counters.json");
-    let (_, stderr) = corprof(&[
+    let (code, _, stderr) = corprof_status(&[
         "counters",
         "collect",
         "-p",
@@ -186,6 +186,8 @@ fn counters_write_json_and_monitor_a_table() {
         "-o",
         file.to_str().unwrap(),
     ]);
+    // Before .NET 6 the Meter gives nothing: exit 1 (the file complete).
+    assert_eq!(code, Some(if rt.major() < 6 { 1 } else { 0 }), "{stderr}");
     let json = std::fs::read_to_string(&file).unwrap();
     assert!(
         json.starts_with(&format!("{{\"TargetProcess\":{pid},\"Events\":[{{")),
@@ -207,7 +209,7 @@ fn counters_write_json_and_monitor_a_table() {
         );
     }
 
-    let (_, table, stderr) = corprof_status(&[
+    let (code, table, stderr) = corprof_status(&[
         "counters",
         "monitor",
         "-p",
@@ -217,6 +219,7 @@ fn counters_write_json_and_monitor_a_table() {
         "--duration",
         "4",
     ]);
+    assert_eq!(code, Some(if rt.major() < 6 { 1 } else { 0 }), "{stderr}");
     let last = table.rsplit("\n\n").next().unwrap_or("");
     assert!(last.contains("[System.Runtime]\n"), "{table}\n{stderr}");
     assert!(last.contains("    gc-heap-size (MB) "), "{last}");
