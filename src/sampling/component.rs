@@ -387,9 +387,16 @@ impl Profiler for SamplingProfiler {
                 (Some(snapshots), Some(stats)) => stats.summary_lines(snapshots.state()),
                 _ => HeapSnapshotStats::default().summary_lines("off"),
             };
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, &heap, dir) {
-                say(&format!("writing {}: {error}", dir.display()));
+            match write_dir(&profile, &sampler.export_stats(), asked, &heap, dir) {
+                Ok(written) => say(&format!(
+                    "wrote the profile ({} pprof samples) into {}",
+                    written.pprof_samples,
+                    dir.display()
+                )),
+                Err(error) => say(&format!("writing {}: {error}", dir.display())),
             }
+        } else {
+            say("no output directory (CORPROF_SAMPLER_DIR, SamplingProfiler::write_to): the profile was not written");
         }
         Ok(())
     }
