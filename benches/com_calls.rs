@@ -20,7 +20,7 @@ com_interface! {
     #[vtable(IBench_Vtbl)]
     #[implement(IBench_Impl)]
     #[agile]
-    pub interface IBench: IUnknown {
+    pub unsafe interface IBench: IUnknown {
         fn Method(a: u32, b: u32) -> HRESULT;
     }
 }
@@ -30,7 +30,7 @@ com_interface! {
     #[iid("BE4C0000-0000-4000-8000-0000000000FF")]
     #[vtable(IMissing_Vtbl)]
     #[implement(IMissing_Impl)]
-    pub interface IMissing: IUnknown {
+    pub unsafe interface IMissing: IUnknown {
         fn Nothing() -> HRESULT;
     }
 }
@@ -42,7 +42,7 @@ struct Exported {
 
 impl IBench_Impl for Exported {
     #[inline]
-    fn Method(&self, a: u32, b: u32) -> HRESULT {
+    unsafe fn Method(&self, a: u32, b: u32) -> HRESULT {
         self.total.fetch_add(a ^ b, Ordering::Relaxed);
         S_OK
     }

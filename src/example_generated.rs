@@ -10,7 +10,7 @@
 //!     #[iid("6F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9")]
 //!     #[vtable(IExampleCounter_Vtbl)]
 //!     #[implement(IExampleCounter_Impl)]
-//!     pub interface IExampleCounter: IUnknown {
+//!     pub unsafe interface IExampleCounter: IUnknown {
 //!         /// Adds `amount` and writes the new total to `total`.
 //!         fn Increment(amount: u32, total: *mut u32) -> HRESULT;
 //!         /// Resets the counter. Optional: the default does nothing.
@@ -21,7 +21,7 @@
 //!     #[iid("6F1E2D3C-4B5A-4978-8695-A4B3C2D1E0FA")]
 //!     #[vtable(IExampleCounter2_Vtbl)]
 //!     #[implement(IExampleCounter2_Impl: IExampleCounter_Impl)]
-//!     pub interface IExampleCounter2: IExampleCounter {
+//!     pub unsafe interface IExampleCounter2: IExampleCounter {
 //!         /// Whether the counter has overflowed (a non-HRESULT return).
 //!         fn HasOverflowed() -> BOOL;
 //!     }
@@ -40,7 +40,7 @@ crate::com_interface! {
     #[iid("6F1E2D3C-4B5A-4978-8695-A4B3C2D1E0F9")]
     #[vtable(IExampleCounter_Vtbl)]
     #[implement(IExampleCounter_Impl)]
-    pub interface IExampleCounter: IUnknown {
+    pub unsafe interface IExampleCounter: IUnknown {
         /// Adds `amount` and writes the new total to `total`.
         fn Increment(amount: u32, total: *mut u32) -> HRESULT;
         /// Resets the counter. Optional: the default does nothing.
@@ -51,7 +51,7 @@ crate::com_interface! {
     #[iid("6F1E2D3C-4B5A-4978-8695-A4B3C2D1E0FA")]
     #[vtable(IExampleCounter2_Vtbl)]
     #[implement(IExampleCounter2_Impl: IExampleCounter_Impl)]
-    pub interface IExampleCounter2: IExampleCounter {
+    pub unsafe interface IExampleCounter2: IExampleCounter {
         /// Whether the counter has overflowed (a non-HRESULT return).
         fn HasOverflowed() -> BOOL;
     }

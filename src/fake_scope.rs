@@ -29,7 +29,7 @@ use crate::metadata::{
     CLDB_S_TRUNCATION, HCORENUM, PCCOR_SIGNATURE,
 };
 use crate::ULONG;
-use crate::{IUnknown, Interface, DWORD, GUID, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK};
+use crate::{DWORD, HRESULT, LPCWSTR, LPWSTR, REFIID, S_FALSE, S_OK};
 
 /// `tdPublic`, a top-level type's visibility (corhdr.h `CorTypeAttr`).
 pub(crate) const TD_PUBLIC: u32 = 0x1;
@@ -240,25 +240,18 @@ impl FakeScope {
         MetadataImport::new(self.raw())
     }
 
-    /// The scope behind the facade's writer: an `IMetaDataEmit2` whose
-    /// `QueryInterface` answers the import and assembly interfaces with
-    /// objects over the same tables.
+    /// The scope behind the facade's writer: one object with the emit, the
+    /// import and the assembly interfaces over the same tables.
     pub(crate) fn emit(&self) -> MetadataEmit {
-        fn query(fake: &FakeScope, iid: &GUID) -> Option<IUnknown> {
-            let raw = if *iid == IMetaDataImport::IID || *iid == IMetaDataImport2::IID {
-                crate::export::<IMetaDataImport2, _>(fake.clone()).into_raw()
-            } else if *iid == IMetaDataAssemblyEmit::IID {
-                crate::export::<IMetaDataAssemblyEmit, _>(fake.clone()).into_raw()
-            } else if *iid == IMetaDataAssemblyImport::IID {
-                crate::export::<IMetaDataAssemblyImport, _>(fake.clone()).into_raw()
-            } else {
-                return None;
-            };
-            // SAFETY: an owning pointer to an object implementing `iid`.
-            unsafe { IUnknown::from_raw(raw) }
-        }
-        let emit: IMetaDataEmit2 =
-            crate::com::export::export_with_query_hook(Arc::new(self.clone()), query);
+        let emit = crate::export_multi::<
+            (
+                IMetaDataEmit2,
+                IMetaDataImport2,
+                IMetaDataAssemblyEmit,
+                IMetaDataAssemblyImport,
+            ),
+            _,
+        >(self.clone());
         MetadataEmit::new(emit.cast::<IMetaDataEmit>().expect("a parent interface"))
             .expect("an emitter with the import and assembly interfaces")
     }
@@ -378,11 +371,16 @@ unsafe fn put_blob(blob: &[u8], out: *mut PCCOR_SIGNATURE, len: *mut ULONG) {
 }
 
 impl IMetaDataImport_Impl for FakeScope {
-    fn CloseEnum(&self, _handle: HCORENUM) {
+    unsafe fn CloseEnum(&self, _handle: HCORENUM) {
         self.t().closed += 1;
     }
 
-    fn FindTypeDefByName(&self, name: LPCWSTR, enclosing: mdToken, out: *mut mdTypeDef) -> HRESULT {
+    unsafe fn FindTypeDefByName(
+        &self,
+        name: LPCWSTR,
+        enclosing: mdToken,
+        out: *mut mdTypeDef,
+    ) -> HRESULT {
         // SAFETY: the caller passes a NUL-terminated name.
         let name = unsafe { read_wide(name) };
         let found = self.t().types.iter().position(|t| {
@@ -396,7 +394,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn FindMethod(
+    unsafe fn FindMethod(
         &self,
         class: mdTypeDef,
         name: LPCWSTR,
@@ -425,7 +423,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn EnumMethods(
+    unsafe fn EnumMethods(
         &self,
         handle: *mut HCORENUM,
         class: mdTypeDef,
@@ -447,7 +445,7 @@ impl IMetaDataImport_Impl for FakeScope {
         unsafe { self.answer(handle, out, max, count, &methods) }
     }
 
-    fn GetMethodProps(
+    unsafe fn GetMethodProps(
         &self,
         method: mdMethodDef,
         class: *mut mdTypeDef,
@@ -475,7 +473,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetTypeDefProps(
+    unsafe fn GetTypeDefProps(
         &self,
         typedef: mdTypeDef,
         name: LPWSTR,
@@ -496,7 +494,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetTypeRefProps(
+    unsafe fn GetTypeRefProps(
         &self,
         typeref: mdTypeRef,
         scope: *mut mdToken,
@@ -515,7 +513,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn ResolveTypeRef(
+    unsafe fn ResolveTypeRef(
         &self,
         _typeref: mdTypeRef,
         _iid: REFIID,
@@ -527,7 +525,7 @@ impl IMetaDataImport_Impl for FakeScope {
         CLDB_E_RECORD_NOTFOUND
     }
 
-    fn GetCustomAttributeByName(
+    unsafe fn GetCustomAttributeByName(
         &self,
         owner: mdToken,
         name: LPCWSTR,
@@ -554,7 +552,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
+    unsafe fn GetNestedClassProps(&self, nested: mdTypeDef, enclosing: *mut mdTypeDef) -> HRESULT {
         let Some(outer) = type_row(&self.t(), nested.0).and_then(|t| t.enclosing) else {
             return CLDB_E_RECORD_NOTFOUND;
         };
@@ -563,7 +561,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn GetMemberRefProps(
+    unsafe fn GetMemberRefProps(
         &self,
         member: mdMemberRef,
         parent: *mut mdToken,
@@ -586,7 +584,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
     }
 
-    fn GetSigFromToken(
+    unsafe fn GetSigFromToken(
         &self,
         signature: mdSignature,
         sig: *mut PCCOR_SIGNATURE,
@@ -601,7 +599,7 @@ impl IMetaDataImport_Impl for FakeScope {
         S_OK
     }
 
-    fn EnumTypeRefs(
+    unsafe fn EnumTypeRefs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdTypeRef,
@@ -612,7 +610,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+    unsafe fn FindTypeRef(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
         // SAFETY: a NUL-terminated name.
         let name = unsafe { read(name) };
         let (found, delay) = {
@@ -637,7 +635,7 @@ impl IMetaDataImport_Impl for FakeScope {
             None => CLDB_E_RECORD_NOTFOUND,
         }
     }
-    fn FindMemberRef(
+    unsafe fn FindMemberRef(
         &self,
         parent: mdTypeRef,
         name: LPCWSTR,
@@ -661,7 +659,7 @@ impl IMetaDataImport_Impl for FakeScope {
             None => CLDB_E_RECORD_NOTFOUND,
         }
     }
-    fn EnumTypeSpecs(
+    unsafe fn EnumTypeSpecs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdTypeSpec,
@@ -672,7 +670,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetTypeSpecFromToken(
+    unsafe fn GetTypeSpecFromToken(
         &self,
         ts: mdTypeSpec,
         sig: *mut PCCOR_SIGNATURE,
@@ -687,7 +685,7 @@ impl IMetaDataImport_Impl for FakeScope {
         }
         S_OK
     }
-    fn EnumSignatures(
+    unsafe fn EnumSignatures(
         &self,
         h: *mut HCORENUM,
         out: *mut mdSignature,
@@ -698,7 +696,7 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn EnumUserStrings(
+    unsafe fn EnumUserStrings(
         &self,
         h: *mut HCORENUM,
         out: *mut mdString,
@@ -709,7 +707,13 @@ impl IMetaDataImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetUserString(&self, s: mdString, buf: LPWSTR, cap: ULONG, len: *mut ULONG) -> HRESULT {
+    unsafe fn GetUserString(
+        &self,
+        s: mdString,
+        buf: LPWSTR,
+        cap: ULONG,
+        len: *mut ULONG,
+    ) -> HRESULT {
         let t = self.t();
         let units = &t.user_strings[s.rid() as usize - 1];
         // SAFETY: a buffer of `cap` units (null when 0); valid out-pointer.
@@ -725,7 +729,7 @@ impl IMetaDataImport_Impl for FakeScope {
 }
 
 impl IMetaDataImport2_Impl for FakeScope {
-    fn EnumGenericParams(
+    unsafe fn EnumGenericParams(
         &self,
         handle: *mut HCORENUM,
         owner: mdToken,
@@ -740,7 +744,7 @@ impl IMetaDataImport2_Impl for FakeScope {
         unsafe { self.answer(handle, out, max, count, &params) }
     }
 
-    fn EnumMethodSpecs(
+    unsafe fn EnumMethodSpecs(
         &self,
         h: *mut HCORENUM,
         parent: mdToken,
@@ -759,7 +763,7 @@ impl IMetaDataImport2_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetMethodSpecProps(
+    unsafe fn GetMethodSpecProps(
         &self,
         spec: mdMethodSpec,
         parent: *mut mdToken,
@@ -780,7 +784,12 @@ impl IMetaDataImport2_Impl for FakeScope {
 }
 
 impl IMetaDataEmit_Impl for FakeScope {
-    fn DefineTypeRefByName(&self, scope: mdToken, name: LPCWSTR, out: *mut mdTypeRef) -> HRESULT {
+    unsafe fn DefineTypeRefByName(
+        &self,
+        scope: mdToken,
+        name: LPCWSTR,
+        out: *mut mdTypeRef,
+    ) -> HRESULT {
         let mut t = self.t();
         // SAFETY: the facade passes a NUL-terminated name.
         t.type_refs.push((scope, unsafe { read(name) }));
@@ -789,7 +798,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdTypeRef::from_rid(t.type_refs.len() as u32) };
         S_OK
     }
-    fn DefineMemberRef(
+    unsafe fn DefineMemberRef(
         &self,
         parent: mdToken,
         name: LPCWSTR,
@@ -806,7 +815,12 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdMemberRef::from_rid(t.member_refs.len() as u32) };
         S_OK
     }
-    fn GetTokenFromSig(&self, sig: PCCOR_SIGNATURE, len: ULONG, out: *mut mdSignature) -> HRESULT {
+    unsafe fn GetTokenFromSig(
+        &self,
+        sig: PCCOR_SIGNATURE,
+        len: ULONG,
+        out: *mut mdSignature,
+    ) -> HRESULT {
         let mut t = self.t();
         // SAFETY: `len` bytes.
         t.signatures.push(unsafe { bytes(sig, len) });
@@ -815,7 +829,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdSignature::from_rid(t.signatures.len() as u32) };
         S_OK
     }
-    fn GetTokenFromTypeSpec(
+    unsafe fn GetTokenFromTypeSpec(
         &self,
         sig: PCCOR_SIGNATURE,
         len: ULONG,
@@ -829,7 +843,7 @@ impl IMetaDataEmit_Impl for FakeScope {
         unsafe { *out = mdTypeSpec::from_rid(t.type_specs.len() as u32) };
         S_OK
     }
-    fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
+    unsafe fn DefineUserString(&self, s: LPCWSTR, len: ULONG, out: *mut mdString) -> HRESULT {
         let mut t = self.t();
         // SAFETY: `len` units at `s`.
         let units = unsafe { core::slice::from_raw_parts(s, len as usize) }.to_vec();
@@ -842,7 +856,7 @@ impl IMetaDataEmit_Impl for FakeScope {
 }
 
 impl IMetaDataEmit2_Impl for FakeScope {
-    fn DefineMethodSpec(
+    unsafe fn DefineMethodSpec(
         &self,
         parent: mdToken,
         sig: PCCOR_SIGNATURE,
@@ -860,7 +874,7 @@ impl IMetaDataEmit2_Impl for FakeScope {
 }
 
 impl IMetaDataAssemblyEmit_Impl for FakeScope {
-    fn DefineAssemblyRef(
+    unsafe fn DefineAssemblyRef(
         &self,
         key: *const c_void,
         key_len: ULONG,
@@ -897,7 +911,7 @@ impl IMetaDataAssemblyEmit_Impl for FakeScope {
 }
 
 impl IMetaDataAssemblyImport_Impl for FakeScope {
-    fn EnumAssemblyRefs(
+    unsafe fn EnumAssemblyRefs(
         &self,
         h: *mut HCORENUM,
         out: *mut mdAssemblyRef,
@@ -908,7 +922,7 @@ impl IMetaDataAssemblyImport_Impl for FakeScope {
         // SAFETY: the caller's pointers.
         unsafe { self.answer(h, out, max, n, &tokens) }
     }
-    fn GetAssemblyRefProps(
+    unsafe fn GetAssemblyRefProps(
         &self,
         r: mdAssemblyRef,
         key: *mut *const c_void,

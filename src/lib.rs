@@ -14,14 +14,14 @@
 //!     #[iid("3E8F4C2A-6C3B-4C8E-9D0B-2C4D5E6F7A8B")]
 //!     #[vtable(IGreeter_Vtbl)]
 //!     #[implement(IGreeter_Impl)]
-//!     pub interface IGreeter: IUnknown {
+//!     pub unsafe interface IGreeter: IUnknown {
 //!         fn Greet(times: u32, out: *mut u32) -> HRESULT;
 //!     }
 //! }
 //!
 //! struct Greeter;
 //! impl IGreeter_Impl for Greeter {
-//!     fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
+//!     unsafe fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
 //!         if out.is_null() { return E_INVALIDARG; }
 //!         unsafe { *out = times * 2 };
 //!         S_OK
@@ -122,7 +122,9 @@ pub use com::abi::{
     LPCGUID, LPCWSTR, LPWSTR, REFCLSID, REFGUID, REFIID, SIZE_T, TRUE, UINT, UINT_PTR, ULONG,
     ULONG32, ULONGLONG, ULONG_PTR, USHORT, WCHAR,
 };
-pub use com::export::{export, export_arc, export_with_query_hook, QueryHook};
+pub use com::export::{
+    arc_of, export, export_arc, export_multi, export_multi_arc, object_of, ExportsAll, Interfaces,
+};
 pub use com::guid::{GuidParseError, GUID};
 pub use com::hresult::{
     HResultInfo, CLASS_E_CLASSNOTAVAILABLE, CLASS_E_NOAGGREGATION, E_ABORT, E_ACCESSDENIED, E_FAIL,

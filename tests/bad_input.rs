@@ -174,30 +174,30 @@ unsafe fn put<T>(ptr: *mut T, value: T) {
 }
 
 impl ICorProfilerInfo_Impl for FakeInfo {
-    fn SetEventMask(&self, _events: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, _events: DWORD) -> HRESULT {
         self.answer(|| {})
     }
-    fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(events, 0x80) })
     }
-    fn GetClassFromObject(&self, _object: ObjectID, class: *mut ClassID) -> HRESULT {
+    unsafe fn GetClassFromObject(&self, _object: ObjectID, class: *mut ClassID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(class, ClassID::from_raw(0xC1)) })
     }
-    fn GetThreadInfo(&self, _thread: ThreadID, os: *mut DWORD) -> HRESULT {
+    unsafe fn GetThreadInfo(&self, _thread: ThreadID, os: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(os, 77) })
     }
-    fn GetHandleFromThread(&self, _thread: ThreadID, handle: *mut HANDLE) -> HRESULT {
+    unsafe fn GetHandleFromThread(&self, _thread: ThreadID, handle: *mut HANDLE) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(handle, fake_handle()) })
     }
-    fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
+    unsafe fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         self.answer(|| unsafe { put(thread, ThreadID::from_raw(0x7EAD)) })
     }
-    fn GetClassIDInfo(
+    unsafe fn GetClassIDInfo(
         &self,
         _class: ClassID,
         module: *mut ModuleID,
@@ -209,7 +209,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(typedef, mdTypeDef(0x0200_0002));
         })
     }
-    fn GetFunctionInfo(
+    unsafe fn GetFunctionInfo(
         &self,
         _function: FunctionID,
         class: *mut ClassID,
@@ -223,7 +223,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(token, mdToken(0x0600_0001));
         })
     }
-    fn GetTokenAndMetaDataFromFunction(
+    unsafe fn GetTokenAndMetaDataFromFunction(
         &self,
         _function: FunctionID,
         _riid: REFIID,
@@ -241,7 +241,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(token, mdToken(0x0600_0001));
         })
     }
-    fn GetModuleInfo(
+    unsafe fn GetModuleInfo(
         &self,
         _module: ModuleID,
         base: *mut *const BYTE,
@@ -257,7 +257,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         }
         self.string(capacity, needed, name)
     }
-    fn GetModuleMetaData(
+    unsafe fn GetModuleMetaData(
         &self,
         _module: ModuleID,
         _flags: DWORD,
@@ -273,7 +273,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(out, fake.into_raw());
         })
     }
-    fn GetILFunctionBody(
+    unsafe fn GetILFunctionBody(
         &self,
         _module: ModuleID,
         _method: mdMethodDef,
@@ -287,7 +287,11 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(size, 2);
         })
     }
-    fn GetILFunctionBodyAllocator(&self, _module: ModuleID, malloc: *mut *mut c_void) -> HRESULT {
+    unsafe fn GetILFunctionBodyAllocator(
+        &self,
+        _module: ModuleID,
+        malloc: *mut *mut c_void,
+    ) -> HRESULT {
         let fails = self.behaviour() == Behaviour::MallocFails;
         // SAFETY: the facade passes a valid out-pointer and takes over the
         // reference.
@@ -299,7 +303,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
             put(malloc, fake.into_raw());
         })
     }
-    fn SetILFunctionBody(
+    unsafe fn SetILFunctionBody(
         &self,
         _module: ModuleID,
         _method: mdMethodDef,
@@ -307,7 +311,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
     ) -> HRESULT {
         self.answer(|| {})
     }
-    fn GetAppDomainInfo(
+    unsafe fn GetAppDomainInfo(
         &self,
         _app_domain: AppDomainID,
         capacity: ULONG,
@@ -319,7 +323,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
         unsafe { put(process, ProcessID::from_raw(1)) };
         self.string(capacity, needed, name)
     }
-    fn GetAssemblyInfo(
+    unsafe fn GetAssemblyInfo(
         &self,
         _assembly: AssemblyID,
         capacity: ULONG,
@@ -338,7 +342,7 @@ impl ICorProfilerInfo_Impl for FakeInfo {
 }
 
 impl ICorProfilerInfo2_Impl for FakeInfo {
-    fn GetClassIDInfo2(
+    unsafe fn GetClassIDInfo2(
         &self,
         _class: ClassID,
         module: *mut ModuleID,
@@ -367,7 +371,7 @@ impl ICorProfilerInfo2_Impl for FakeInfo {
     }
 }
 impl ICorProfilerInfo3_Impl for FakeInfo {
-    fn EnumJITedFunctions(&self, out: *mut *mut c_void) -> HRESULT {
+    unsafe fn EnumJITedFunctions(&self, out: *mut *mut c_void) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer and takes over the
         // reference.
         self.answer(|| unsafe {
@@ -375,7 +379,7 @@ impl ICorProfilerInfo3_Impl for FakeInfo {
             put(out, fake.into_raw());
         })
     }
-    fn EnumModules(&self, out: *mut *mut c_void) -> HRESULT {
+    unsafe fn EnumModules(&self, out: *mut *mut c_void) -> HRESULT {
         let asked = self.asked.clone();
         // SAFETY: the facade passes a valid out-pointer and takes over the
         // reference.
@@ -387,7 +391,7 @@ impl ICorProfilerInfo3_Impl for FakeInfo {
             put(out, fake.into_raw());
         })
     }
-    fn GetRuntimeInformation(
+    unsafe fn GetRuntimeInformation(
         &self,
         _instance: *mut USHORT,
         runtime_type: *mut COR_PRF_RUNTIME_TYPE,
@@ -408,7 +412,7 @@ impl ICorProfilerInfo3_Impl for FakeInfo {
     }
 }
 impl ICorProfilerInfo4_Impl for FakeInfo {
-    fn RequestReJIT(
+    unsafe fn RequestReJIT(
         &self,
         _n: ULONG,
         _modules: *mut ModuleID,
@@ -416,7 +420,7 @@ impl ICorProfilerInfo4_Impl for FakeInfo {
     ) -> HRESULT {
         self.answer(|| {})
     }
-    fn RequestRevert(
+    unsafe fn RequestRevert(
         &self,
         _n: ULONG,
         _modules: *mut ModuleID,
@@ -427,14 +431,14 @@ impl ICorProfilerInfo4_Impl for FakeInfo {
     }
 }
 impl ICorProfilerInfo5_Impl for FakeInfo {
-    fn GetEventMask2(&self, low: *mut DWORD, high: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask2(&self, low: *mut DWORD, high: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes valid out-pointers.
         self.answer(|| unsafe {
             put(low, 0x80);
             put(high, 0);
         })
     }
-    fn SetEventMask2(&self, _low: DWORD, _high: DWORD) -> HRESULT {
+    unsafe fn SetEventMask2(&self, _low: DWORD, _high: DWORD) -> HRESULT {
         self.answer(|| {})
     }
 }
@@ -462,7 +466,7 @@ impl FakeImport {
 }
 
 impl IMetaDataImport_Impl for FakeImport {
-    fn GetTypeDefProps(
+    unsafe fn GetTypeDefProps(
         &self,
         _typedef: mdTypeDef,
         name: LPWSTR,
@@ -478,7 +482,7 @@ impl IMetaDataImport_Impl for FakeImport {
         }
         self.string(capacity, needed, name)
     }
-    fn GetMethodProps(
+    unsafe fn GetMethodProps(
         &self,
         _method: mdMethodDef,
         class: *mut mdTypeDef,
@@ -511,7 +515,7 @@ struct EndlessMethods {
 }
 
 impl IMetaDataImport_Impl for EndlessMethods {
-    fn EnumMethods(
+    unsafe fn EnumMethods(
         &self,
         _handle: *mut HCORENUM,
         _typedef: mdTypeDef,
@@ -544,7 +548,7 @@ struct FakeMalloc {
 }
 
 impl IMethodMalloc_Impl for FakeMalloc {
-    fn Alloc(&self, size: ULONG) -> *mut c_void {
+    unsafe fn Alloc(&self, size: ULONG) -> *mut c_void {
         if self.fails {
             return null_mut();
         }
@@ -563,7 +567,7 @@ struct LyingEnumerator {
 }
 
 impl ICorProfilerModuleEnum_Impl for LyingEnumerator {
-    fn Next(&self, celt: ULONG, _ids: *mut ModuleID, fetched: *mut ULONG) -> HRESULT {
+    unsafe fn Next(&self, celt: ULONG, _ids: *mut ModuleID, fetched: *mut ULONG) -> HRESULT {
         self.asked.lock().unwrap().push(celt);
         if self.calls.fetch_add(1, Ordering::SeqCst) > 0 {
             return E_FAIL;
@@ -956,10 +960,10 @@ fn a_metadata_enumerator_that_never_ends_is_an_error_not_an_endless_list() {
 /// A ReJIT controller that refuses everything.
 struct RefusingControl;
 impl ICorProfilerFunctionControl_Impl for RefusingControl {
-    fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
+    unsafe fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
         E_INVALIDARG
     }
-    fn SetILFunctionBody(&self, _size: ULONG, _body: *const BYTE) -> HRESULT {
+    unsafe fn SetILFunctionBody(&self, _size: ULONG, _body: *const BYTE) -> HRESULT {
         CORPROF_E_UNSUPPORTED_CALL_SEQUENCE
     }
 }
@@ -1025,7 +1029,7 @@ fn from_unknown_on_an_object_without_info_interfaces_is_no_interface() {
 /// A runtime as old as .NET Framework 2.0: `ICorProfilerInfo2` and no more.
 struct OldRuntime;
 impl ICorProfilerInfo_Impl for OldRuntime {
-    fn SetEventMask(&self, _events: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, _events: DWORD) -> HRESULT {
         S_OK
     }
 }
@@ -1565,7 +1569,7 @@ com_interface! {
     #[iid("6A1D2C3B-4E5F-4A6B-8C7D-9E0F1A2B3C4D")]
     #[vtable(ICounted_Vtbl)]
     #[implement(ICounted_Impl)]
-    pub interface ICounted: IUnknown {
+    pub unsafe interface ICounted: IUnknown {
         fn Count() -> u32;
         fn Real() -> f64;
         fn Name() -> *const u8;
@@ -1577,20 +1581,20 @@ com_interface! {
 
 struct Counted;
 impl ICounted_Impl for Counted {
-    fn Count(&self) -> u32 {
+    unsafe fn Count(&self) -> u32 {
         3
     }
-    fn Real(&self) -> f64 {
+    unsafe fn Real(&self) -> f64 {
         0.5
     }
-    fn Name(&self) -> *const u8 {
+    unsafe fn Name(&self) -> *const u8 {
         c"counted".as_ptr().cast::<u8>()
     }
-    fn Touch(&self) {}
-    fn Boom(&self) -> u32 {
+    unsafe fn Touch(&self) {}
+    unsafe fn Boom(&self) -> u32 {
         panic!("deliberate panic in a method returning u32")
     }
-    fn BoomUnit(&self) {
+    unsafe fn BoomUnit(&self) {
         panic!("deliberate panic in a method returning nothing")
     }
 }

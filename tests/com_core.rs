@@ -19,7 +19,7 @@ com_interface! {
     #[vtable(ITestBase_Vtbl)]
     #[implement(ITestBase_Impl)]
     #[agile]
-    pub interface ITestBase: IUnknown {
+    pub unsafe interface ITestBase: IUnknown {
         /// Writes `a + b` to `sum`.
         fn Add(a: i32, b: i32, sum: *mut i32) -> HRESULT;
         fn Twice(x: u64) -> u64;
@@ -36,7 +36,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000002")]
     #[vtable(ITestChild_Vtbl)]
     #[implement(ITestChild_Impl: ITestBase_Impl)]
-    pub interface ITestChild: ITestBase {
+    pub unsafe interface ITestChild: ITestBase {
         fn Child(out: *mut u32) -> HRESULT;
     }
 }
@@ -46,7 +46,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000FF")]
     #[vtable(IOther_Vtbl)]
     #[implement(IOther_Impl)]
-    pub interface IOther: IUnknown {
+    pub unsafe interface IOther: IUnknown {
         fn Other() -> HRESULT;
     }
 }
@@ -72,7 +72,7 @@ impl Drop for Object {
 }
 
 impl ITestBase_Impl for Object {
-    fn Add(&self, a: i32, b: i32, sum: *mut i32) -> HRESULT {
+    unsafe fn Add(&self, a: i32, b: i32, sum: *mut i32) -> HRESULT {
         if sum.is_null() {
             return E_POINTER;
         }
@@ -80,23 +80,23 @@ impl ITestBase_Impl for Object {
         unsafe { *sum = a + b };
         S_OK
     }
-    fn Twice(&self, x: u64) -> u64 {
+    unsafe fn Twice(&self, x: u64) -> u64 {
         x * 2
     }
-    fn Half(&self, x: f64) -> f64 {
+    unsafe fn Half(&self, x: f64) -> f64 {
         x / 2.0
     }
-    fn Remember(&self, value: u32) {
+    unsafe fn Remember(&self, value: u32) {
         self.memory.store(value as usize, Ordering::SeqCst);
     }
-    fn Recall(&self) -> u32 {
+    unsafe fn Recall(&self) -> u32 {
         self.memory.load(Ordering::SeqCst) as u32
     }
-    fn Name(&self) -> *const u8 {
+    unsafe fn Name(&self) -> *const u8 {
         c"object".as_ptr().cast()
     }
     #[allow(clippy::too_many_arguments)]
-    fn Many(
+    unsafe fn Many(
         &self,
         a: u8,
         b: u16,
@@ -122,7 +122,7 @@ impl ITestBase_Impl for Object {
         unsafe { *out = total };
         S_OK
     }
-    fn Panics(&self, flag: BOOL) -> HRESULT {
+    unsafe fn Panics(&self, flag: BOOL) -> HRESULT {
         if flag != FALSE {
             panic!("user code panicked on purpose");
         }
@@ -131,7 +131,7 @@ impl ITestBase_Impl for Object {
 }
 
 impl ITestChild_Impl for Object {
-    fn Child(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Child(&self, out: *mut u32) -> HRESULT {
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = 0xC41D };
         S_OK
@@ -511,100 +511,196 @@ fn concurrent_add_ref_query_release_frees_exactly_once() {
     assert_eq!(drops.load(Ordering::SeqCst), 1);
 }
 
-fn answer_other(object: &Object, iid: &GUID) -> Option<IUnknown> {
-    (*iid == IOther::IID).then(|| {
-        // Answer IOther with a separate exported object sharing the same drops counter.
-        struct Side(#[allow(dead_code)] Arc<AtomicUsize>);
-        impl IOther_Impl for Side {
-            fn Other(&self) -> HRESULT {
-                S_FALSE
-            }
+com_interface! {
+    /// An interface nobody implements.
+    #[iid("0A1B2C3D-0000-4000-8000-0000000000FE")]
+    #[vtable(INone_Vtbl)]
+    #[implement(INone_Impl)]
+    pub unsafe interface INone: IUnknown {
+        fn Never() -> HRESULT;
+    }
+}
+
+impl IOther_Impl for Object {
+    unsafe fn Other(&self) -> HRESULT {
+        S_FALSE
+    }
+}
+
+/// QueryInterface through slot 0 of `this`'s vtable, as native code calls it:
+/// the answer's HRESULT and out pointer (null on failure).
+fn query(this: *mut c_void, iid: &GUID) -> (HRESULT, *mut c_void) {
+    type Query = unsafe extern "system" fn(*mut c_void, *const GUID, *mut *mut c_void) -> HRESULT;
+    // A non-null value, to see that a failure clears it.
+    let mut out = 1usize as *mut c_void;
+    // SAFETY: `this` is a live exported object; slot 0 is QueryInterface.
+    let hr =
+        unsafe { core::mem::transmute::<*const c_void, Query>(slot(this, 0))(this, iid, &mut out) };
+    (hr, out)
+}
+
+/// Release through slot 2, as native code calls it: the new count.
+fn release(this: *mut c_void) -> u32 {
+    type Release = unsafe extern "system" fn(*mut c_void) -> u32;
+    // SAFETY: `this` is a live exported object on which the caller holds a
+    // reference; slot 2 is Release.
+    unsafe { core::mem::transmute::<*const c_void, Release>(slot(this, 2))(this) }
+}
+
+#[test]
+fn an_object_with_two_unrelated_interfaces_keeps_com_identity() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    let child: ITestChild = export_multi::<(ITestChild, IOther), _>(Object::new(&drops));
+    let a = child.as_raw();
+    // IOther is a second vtable pointer of the same block.
+    let (hr, b) = query(a, &IOther::IID);
+    assert_eq!(hr, S_OK);
+    assert_ne!(b, a, "each chain has its own vtable pointer");
+    let ids = [ITestChild::IID, ITestBase::IID, IOther::IID, IUnknown::IID];
+    // Identity: one IUnknown pointer, asked from either interface.
+    let (hr, unknown_a) = query(a, &IUnknown::IID);
+    let (hr2, unknown_b) = query(b, &IUnknown::IID);
+    assert_eq!((hr, hr2), (S_OK, S_OK));
+    assert_eq!(unknown_a, unknown_b, "one IUnknown");
+    assert_eq!(unknown_a, a, "the first chain's pointer is the identity");
+    // Reflexive, symmetric and transitive: every IID from every pointer
+    // gives the same pointer, whichever pointer is asked.
+    let pointers = [a, b, unknown_a];
+    for from in pointers {
+        for iid in &ids {
+            let expected = if *iid == IOther::IID { b } else { a };
+            let (hr, got) = query(from, iid);
+            assert_eq!((hr, got), (S_OK, expected), "{iid:?} from {from:p}");
+            let (hr, back) = query(got, &ITestChild::IID);
+            assert_eq!((hr, back), (S_OK, a), "and back from {got:p}");
+            // Four references before (`child`, two IUnknowns, `b`), two more now.
+            assert_eq!(release(back), 5);
+            assert_eq!(release(got), 4);
         }
-        let side: IOther = export(Side(object.drops.clone()));
-        side.into()
-    })
-}
-
-#[test]
-fn a_query_hook_answers_extra_iids() {
-    let drops = Arc::new(AtomicUsize::new(0));
-    let base: ITestBase = export_with_query_hook(Arc::new(Object::new(&drops)), answer_other);
-    let other: IOther = base.cast().expect("the hook answers IOther");
-    // SAFETY: no arguments.
-    assert_eq!(unsafe { other.Other() }, S_FALSE);
+    }
+    // E_NOINTERFACE, with a null out pointer, from either interface.
     assert_eq!(
-        base.cast::<ITestChild>().unwrap_err(),
-        E_NOINTERFACE,
-        "the hook declines other IIDs"
+        query(a, &INone::IID),
+        (E_NOINTERFACE, core::ptr::null_mut())
     );
     assert_eq!(
-        base.cast::<ITestBase>().unwrap().as_raw(),
-        base.as_raw(),
-        "the chain wins before the hook"
+        query(b, &INone::IID),
+        (E_NOINTERFACE, core::ptr::null_mut())
     );
-    drop((other, base));
-    assert_eq!(drops.load(Ordering::SeqCst), 1);
-}
-
-/// The program of issue 29: a hook that answers IMetaDataImport with an
-/// object implementing only IUnknown (a three-slot vtable). Before the hook's
-/// answer was queried, `cast` handed that pointer out as an IMetaDataImport
-/// and `find_type_def` called slot 9 of the three-slot vtable (SIGSEGV).
-struct Liar(Arc<AtomicUsize>);
-struct Nothing(Arc<AtomicUsize>);
-impl Drop for Nothing {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::SeqCst);
+    // One count: `child`, plus the three references taken above.
+    assert_eq!(release(unknown_b), 3);
+    assert_eq!(release(unknown_a), 2);
+    assert_eq!(release(b), 1);
+    // The methods of each interface reach the same object.
+    let other: IOther = child.cast().unwrap();
+    // SAFETY: no arguments; the object is free-threaded.
+    unsafe {
+        child.Remember(41);
+        assert_eq!(other.Other(), S_FALSE);
+        let base: ITestBase = other.cast().unwrap();
+        assert_eq!(base.Recall(), 41);
     }
-}
-
-fn lying_hook(liar: &Liar, _: &GUID) -> Option<IUnknown> {
-    Some(export::<IUnknown, _>(Nothing(liar.0.clone())))
-}
-
-#[test]
-fn a_query_hook_that_answers_with_the_wrong_object_gives_e_nointerface() {
-    let drops = Arc::new(AtomicUsize::new(0));
-    let liar: IUnknown =
-        export_with_query_hook::<IUnknown, _>(Arc::new(Liar(drops.clone())), lying_hook);
-    let answer = liar.cast::<corprof::metadata::IMetaDataImport>();
-    // Had the lie been handed out, the safe facade below would call a slot
-    // past the end of `Nothing`'s vtable.
-    if let Ok(import) = &answer {
-        let _ = corprof::facade::MetadataImport::new(import.clone()).find_type_def("X", None);
-    }
-    assert_eq!(answer.err(), Some(E_NOINTERFACE));
+    drop(child);
+    assert_eq!(
+        drops.load(Ordering::SeqCst),
+        0,
+        "`other` still holds the object"
+    );
+    drop(other);
     assert_eq!(
         drops.load(Ordering::SeqCst),
         1,
-        "the hook's object was asked, and released when it said no"
-    );
-    assert_eq!(
-        liar.cast::<IUnknown>().unwrap().as_raw(),
-        liar.as_raw(),
-        "the chain still answers"
+        "dropped once, at the last release"
     );
 }
 
 #[test]
-fn a_query_hook_answer_is_what_the_hooked_object_answers_for_the_iid() {
-    // The hook answers IOther with an object exported as IOther but handed
-    // back as its IUnknown: the caller receives that object's own answer
-    // for IOther, one reference, usable.
+fn the_object_comes_back_from_any_of_its_interfaces() {
     let drops = Arc::new(AtomicUsize::new(0));
-    let base: ITestBase = export_with_query_hook(Arc::new(Object::new(&drops)), answer_other);
-    let other: IOther = base.cast().unwrap();
-    let again: IOther = other.cast().unwrap();
-    assert_eq!(
-        other.as_raw(),
-        again.as_raw(),
-        "the side object's own identity"
+    let child: ITestChild = export_multi::<(ITestChild, IOther), _>(Object::new(&drops));
+    let other: IOther = child.cast().unwrap();
+    let from_child = object_of::<Object, _>(&child).expect("exported for Object");
+    let from_other = object_of::<Object, _>(&other).expect("the same block");
+    assert!(core::ptr::eq(from_child, from_other));
+    // SAFETY: no pointer arguments.
+    unsafe { child.Remember(5) };
+    assert_eq!(from_other.memory.load(Ordering::SeqCst), 5);
+    assert!(
+        object_of::<String, _>(&child).is_none(),
+        "not exported for String"
     );
-    // SAFETY: AddRef/Release pair: `other` and `again` hold the only references.
+    // An `Arc` of its own outlives the COM object.
+    let kept: Arc<Object> = arc_of::<Object, _>(&other).unwrap();
+    drop((child, other));
+    assert_eq!(drops.load(Ordering::SeqCst), 0);
+    assert_eq!(kept.memory.load(Ordering::SeqCst), 5);
+    drop(kept);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
+
+    let single: ITestBase = export(Object::new(&drops));
+    assert!(object_of::<Object, _>(&single).is_some());
+}
+
+/// A COM object the exporter did not make: a hand-written IUnknown, as a
+/// native object is (its QueryInterface knows only IUnknown).
+#[repr(C)]
+struct Foreign {
+    vtable: &'static IUnknown_Vtbl,
+    refs: AtomicUsize,
+}
+
+unsafe extern "system" fn foreign_query(
+    this: *mut c_void,
+    iid: *const GUID,
+    out: *mut *mut c_void,
+) -> HRESULT {
+    // SAFETY: the caller passes valid pointers (QueryInterface's contract).
     unsafe {
-        assert_eq!(other.AddRef(), 3);
-        assert_eq!(other.Release(), 2);
+        if *iid == IUnknown::IID {
+            foreign_add_ref(this);
+            *out = this;
+            return S_OK;
+        }
+        *out = core::ptr::null_mut();
     }
+    E_NOINTERFACE
+}
+unsafe extern "system" fn foreign_add_ref(this: *mut c_void) -> u32 {
+    // SAFETY: `this` is a live `Foreign`.
+    unsafe {
+        (*(this as *const Foreign))
+            .refs
+            .fetch_add(1, Ordering::SeqCst) as u32
+            + 1
+    }
+}
+unsafe extern "system" fn foreign_release(this: *mut c_void) -> u32 {
+    // SAFETY: `this` is a live `Foreign`; the test keeps it alive.
+    unsafe {
+        (*(this as *const Foreign))
+            .refs
+            .fetch_sub(1, Ordering::SeqCst) as u32
+            - 1
+    }
+}
+static FOREIGN_VTABLE: IUnknown_Vtbl = IUnknown_Vtbl {
+    QueryInterface: foreign_query,
+    AddRef: foreign_add_ref,
+    Release: foreign_release,
+};
+
+#[test]
+fn a_pointer_the_exporter_did_not_make_gives_none() {
+    let foreign = Foreign {
+        vtable: &FOREIGN_VTABLE,
+        refs: AtomicUsize::new(1),
+    };
+    let raw = &foreign as *const Foreign as *mut c_void;
+    // SAFETY: a live COM object implementing IUnknown, alive for the borrow.
+    let view = unsafe { ComRef::<IUnknown>::from_raw(raw) }.unwrap();
+    assert!(object_of::<Object, _>(&*view).is_none());
+    assert!(object_of::<Foreign, _>(&*view).is_none());
+    assert_eq!(foreign.refs.load(Ordering::SeqCst), 1, "no reference kept");
 }
 
 #[test]
@@ -644,7 +740,7 @@ fn vtable_layout_matches_the_abi() {
 fn class_factory_default_lock_server_and_typed_create() {
     struct Factory(Arc<AtomicUsize>);
     impl IClassFactory_Impl for Factory {
-        fn CreateInstance(
+        unsafe fn CreateInstance(
             &self,
             outer: *mut c_void,
             riid: *const GUID,

@@ -18,7 +18,7 @@ com_interface! {
     #[iid("11111111-2222-4333-8444-555555555555")]
     #[vtable(IServed_Vtbl)]
     #[implement(IServed_Impl)]
-    pub interface IServed: IUnknown {
+    pub unsafe interface IServed: IUnknown {
         fn Ping(out: *mut u32) -> HRESULT;
     }
 }
@@ -30,7 +30,7 @@ impl Drop for Served {
     }
 }
 impl IServed_Impl for Served {
-    fn Ping(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Ping(&self, out: *mut u32) -> HRESULT {
         // SAFETY: the test passes a valid pointer.
         unsafe { *out = 0x9146 };
         S_OK

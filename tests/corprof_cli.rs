@@ -1,6 +1,7 @@
 //! The `corprof` command without a runtime: `trace convert` on streams
-//! written by hand (tests/common/nettrace_writer.rs) and its errors, and
-//! the errors of `counters`, `stack` and `gcdump`.
+//! written by hand (tests/common/nettrace_writer.rs) and its errors, the
+//! errors of `counters`, `stack` and `gcdump`, and the conventions of every
+//! subcommand (`-h`, `--help`, `--version`, usage errors).
 
 mod common;
 
@@ -37,6 +38,11 @@ fn method(start: u64, size: u32, namespace: &str, name: &str) -> Vec<u8> {
 /// alone once; the rundown names Main (0x1000..0x1100) and Hot
 /// (0x2000..0x2040).
 fn trace_file(path: &Path) {
+    trace_file_with(path, true);
+}
+
+/// [`trace_file`], with or without its rundown.
+fn trace_file_with(path: &Path, rundown_events: bool) {
     let mut s = Stream::new();
     s.trace(8);
     let meta = |id, provider: &str, event, version| Blob {
@@ -78,16 +84,12 @@ fn trace_file(path: &Path) {
         payload,
         ..Blob::default()
     };
-    s.block(
-        "EventBlock",
-        &compressed_block(&[
-            sample(1, 1),
-            sample(2, 2),
-            sample(3, 3),
-            rundown(4, method(0x1000, 0x100, "App.Program", "Main")),
-            rundown(5, method(0x2000, 0x40, "App.Program", "Hot")),
-        ]),
-    );
+    let mut events = vec![sample(1, 1), sample(2, 2), sample(3, 3)];
+    if rundown_events {
+        events.push(rundown(4, method(0x1000, 0x100, "App.Program", "Main")));
+        events.push(rundown(5, method(0x2000, 0x40, "App.Program", "Hot")));
+    }
+    s.block("EventBlock", &compressed_block(&events));
     s.end();
     std::fs::write(path, s.bytes).unwrap();
 }
@@ -147,21 +149,52 @@ fn convert_names_the_samples_through_the_rundown() {
 }
 
 #[test]
+fn convert_without_a_rundown_says_where_names_come_from() {
+    let dir = dir();
+    let trace = dir.join("no-rundown.nettrace");
+    trace_file_with(&trace, false);
+    let (code, _, err) = corprof(&["trace", "convert", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("3 samples, 0 methods named"), "{err}");
+    assert!(
+        err.contains("names no method") && err.contains("without --no-rundown"),
+        "{err}"
+    );
+    let folded = std::fs::read_to_string(dir.join("no-rundown.folded")).unwrap();
+    assert_eq!(folded, "[native] 3\n");
+    // With the rundown: no such hint.
+    let trace = dir.join("rundown.nettrace");
+    trace_file(&trace);
+    let (code, _, err) = corprof(&["trace", "convert", trace.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("names no method"), "{err}");
+}
+
+#[test]
 fn bad_input_and_usage_are_errors() {
     let dir = dir();
     let trace = dir.join("cut.nettrace");
     trace_file(&trace);
     let bytes = std::fs::read(&trace).unwrap();
     std::fs::write(&trace, &bytes[..bytes.len() - 7]).unwrap();
+    // Failures: exit 1, the message alone.
     let (code, _, err) = corprof(&["trace", "convert", trace.to_str().unwrap()]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         err.contains("at byte") && err.contains("ends inside"),
         "{err}"
     );
+    assert!(!err.contains("usage:"), "{err}");
     let (code, _, err) = corprof(&["trace", "convert", "/nonexistent.nettrace"]);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("/nonexistent.nettrace"), "{err}");
+    // No process has a pid over Linux's largest (2^22).
+    let (code, _, err) = corprof(&["stack", "-p", "4000000000"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("4000000000") && !err.contains("usage:"),
+        "{err}"
+    );
     let (code, _, err) = corprof(&["trace", "convert", "x", "--format", "svg"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown format svg"), "{err}");
@@ -209,11 +242,134 @@ fn bad_input_and_usage_are_errors() {
     assert!(err.contains("--timeout takes a number"), "{err}");
     let (code, _, err) = corprof(&["frobnicate"]);
     assert_eq!(code, 2);
-    assert!(err.contains("usage:"), "{err}");
+    assert!(
+        err.starts_with("corprof: no command `corprof frobnicate`\nusage:\n"),
+        "{err}"
+    );
     let (code, out, _) = corprof(&["--help"]);
     assert_eq!(code, 0);
     assert!(out.contains("corprof trace collect"));
     assert!(out.contains("corprof counters collect"));
     assert!(out.contains("corprof stack -p PID"));
     assert!(out.contains("corprof gcdump -p PID"));
+}
+
+/// The subcommands `corprof --help` lists: the words after `corprof` on
+/// each synopsis line, up to the first option or placeholder.
+fn subcommands() -> Vec<Vec<String>> {
+    let (code, out, err) = corprof(&["--help"]);
+    assert_eq!(code, 0, "{err}");
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for line in out.lines() {
+        let Some(rest) = line.trim_start().strip_prefix("corprof ") else {
+            continue;
+        };
+        let words: Vec<String> = rest
+            .split_whitespace()
+            .take_while(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+            .map(str::to_string)
+            .collect();
+        if !found.contains(&words) {
+            found.push(words);
+        }
+    }
+    found
+}
+
+#[test]
+fn every_subcommand_has_its_help_and_usage_errors() {
+    let all = subcommands();
+    // Today's seven at least (a new one is checked as soon as it is listed).
+    for known in [
+        "ps",
+        "trace collect",
+        "trace convert",
+        "counters monitor",
+        "counters collect",
+        "stack",
+        "gcdump",
+    ] {
+        assert!(all.iter().any(|w| w.join(" ") == known), "{known}: {all:?}");
+    }
+    for words in &all {
+        let command = words.join(" ");
+        for flag in ["-h", "--help"] {
+            let mut args: Vec<&str> = words.iter().map(String::as_str).collect();
+            args.push(flag);
+            let (code, out, err) = corprof(&args);
+            assert_eq!(code, 0, "{command} {flag}: {err}");
+            assert!(err.is_empty(), "{command} {flag}: {err}");
+            // This subcommand's synopsis, no other's.
+            assert!(
+                out.starts_with(&format!("usage:\n  corprof {command}")),
+                "{command} {flag}: {out}"
+            );
+            for line in out.lines().filter(|l| l.contains("corprof ")) {
+                assert!(
+                    line.trim_start().starts_with(&format!("corprof {command}")),
+                    "{command} {flag}: {out}"
+                );
+            }
+        }
+    }
+    // A group: its subcommands.
+    let (code, out, _) = corprof(&["trace", "--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("corprof trace collect") && out.contains("corprof trace convert"));
+    assert!(!out.contains("corprof counters"), "{out}");
+    let (code, out, _) = corprof(&["help", "counters", "collect"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.starts_with("usage:\n  corprof counters collect"),
+        "{out}"
+    );
+    assert!(out.contains("counters: comma-separated"), "{out}");
+    // `--version`: the crate's.
+    let (code, out, _) = corprof(&["--version"]);
+    assert_eq!(code, 0);
+    assert_eq!(out, format!("corprof {}\n", env!("CARGO_PKG_VERSION")));
+    // A usage error: exit 2, the wrong line, then the subcommand's usage
+    // only.
+    for (args, line, usage) in [
+        (
+            &["trace", "collect"][..],
+            "trace collect needs -p PID",
+            "corprof trace collect",
+        ),
+        (
+            &["gcdump", "-p", "1", "--frob"],
+            "unknown option --frob",
+            "corprof gcdump",
+        ),
+        (&["ps", "x"], "no command `corprof ps x`", "corprof ps"),
+        (
+            &["trace", "frob"],
+            "no command `corprof trace frob`",
+            "corprof trace",
+        ),
+        (
+            &["counters", "monitor", "-p", "x"],
+            "-p takes a process id",
+            "corprof counters monitor",
+        ),
+        (
+            &["trace", "convert", "a", "b"],
+            "trace convert takes one file",
+            "corprof trace convert",
+        ),
+    ] {
+        let (code, out, err) = corprof(args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+        assert!(
+            err.starts_with(&format!("corprof: {line}\nusage:\n  {usage}")),
+            "{args:?}: {err}"
+        );
+        for l in err
+            .lines()
+            .filter(|l| l.trim_start().starts_with("corprof "))
+        {
+            assert!(l.trim_start().starts_with(usage), "{args:?}: {err}");
+        }
+    }
 }

@@ -520,6 +520,7 @@ fn lcov_and_cobertura_of_hand_made_counts() {
             assembly: "A".into(),
             class: "N.A".into(),
             name: "N.A::F".into(),
+            token: 0x0600_0001,
             calls: 2,
             points: vec![point(3, 2), point(4, 2), point(5, 0), point(4, 7)],
             branches: vec![
@@ -543,6 +544,7 @@ fn lcov_and_cobertura_of_hand_made_counts() {
             assembly: "A".into(),
             class: "N.A".into(),
             name: "N.A::G<&>".into(),
+            token: 0x0600_0002,
             calls: 0,
             points: vec![point(8, 0)],
             branches: vec![],
@@ -567,9 +569,86 @@ fn lcov_and_cobertura_of_hand_made_counts() {
     );
     assert!(xml.contains(r#"<method name="G&lt;&amp;&gt;""#), "{xml}");
     assert!(
-        xml.contains(r#"<class name="N.A" filename="/src/A.cs" line-rate="0.5000""#),
+        xml.contains(r#"<class name="N.A" filename="A.cs" line-rate="0.5000""#),
         "{xml}"
     );
+    assert!(
+        xml.contains("<sources>\n    <source>/src/</source>\n  </sources>"),
+        "{xml}"
+    );
+}
+
+/// A report does not depend on the order the methods were compiled in:
+/// overloads are numbered in token order, and the methods given in any
+/// order make the same bytes. Cobertura's `<source>` is the directory the
+/// documents share, and its file names are relative to it.
+#[test]
+fn reports_do_not_depend_on_the_compilation_order() {
+    use corprof::coverage::report::{cobertura, lcov, BranchHits, MethodCoverage, PointHits};
+    let method = |doc: &str, name: &str, token: u32, line: u32, hits: u64| MethodCoverage {
+        assembly: "A".into(),
+        class: "N.A".into(),
+        name: name.into(),
+        token,
+        calls: hits,
+        points: vec![PointHits {
+            document: doc.into(),
+            start_line: line,
+            end_line: line,
+            hits,
+        }],
+        branches: vec![BranchHits {
+            document: doc.into(),
+            line,
+            il_offset: 4,
+            arm: 0,
+            hits,
+        }],
+    };
+    let methods = vec![
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0003, 30, 5),
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0001, 10, 0),
+        method("/src/lib/A.cs", "N.A::Neg", 0x0600_0002, 10, 7),
+        method("/src/lib/sub/B.cs", "N.A::Other", 0x0600_0004, 3, 1),
+    ];
+    let (text, xml) = (lcov(&methods), cobertura(&methods, 1));
+    let fnda: Vec<&str> = text.lines().filter(|l| l.starts_with("FNDA:")).collect();
+    // Two overloads on line 10: named by token, not by count or input order.
+    assert_eq!(
+        fnda,
+        [
+            "FNDA:0,N.A::Neg",
+            "FNDA:7,N.A::Neg#2",
+            "FNDA:5,N.A::Neg#3",
+            "FNDA:1,N.A::Other"
+        ],
+        "{text}"
+    );
+    let brda: Vec<&str> = text.lines().filter(|l| l.starts_with("BRDA:")).collect();
+    assert_eq!(
+        brda,
+        [
+            "BRDA:10,0,0,-",
+            "BRDA:10,1,0,7",
+            "BRDA:30,2,0,5",
+            "BRDA:3,0,0,1"
+        ],
+        "{text}"
+    );
+    for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+        let shuffled: Vec<MethodCoverage> = order.iter().map(|&i| methods[i].clone()).collect();
+        assert_eq!(lcov(&shuffled), text);
+        assert_eq!(cobertura(&shuffled, 1), xml);
+    }
+    assert!(xml.contains("<source>/src/lib/</source>"), "{xml}");
+    assert!(xml.contains(r#"filename="A.cs""#), "{xml}");
+    assert!(xml.contains(r#"filename="sub/B.cs""#), "{xml}");
+    // The overloads' <method> elements in token order: counts 0, 7, 5.
+    let rates: Vec<&str> = xml
+        .match_indices("<method name=\"Neg\" signature=\"\" line-rate=\"")
+        .map(|(at, m)| &xml[at + m.len()..at + m.len() + 1])
+        .collect();
+    assert_eq!(rates, ["0", "1", "1"], "{xml}");
 }
 
 /// A multi-line sequence point (a `switch` expression, lines 10-16) counts
@@ -591,6 +670,7 @@ fn a_multi_line_point_does_not_cover_the_lines_with_points_of_their_own() {
         assembly: "S".into(),
         class: "S".into(),
         name: "S::Classify".into(),
+        token: 0x0600_0001,
         calls: 3,
         points: vec![
             point(10, 16, 3),
@@ -636,4 +716,101 @@ fn probes_are_shared_on_straight_lines_only() {
     let div = [0x02, 0x17, 0x5B, 0x10, 0x00, 0x02, 0x2A];
     let apart = plan(&body(&div), &[0, 5], &[], true);
     assert_eq!(apart.same_as, [None, None, Some(0)]);
+}
+
+/// The `.counts` format: a method with awkward names (tab, newline,
+/// backslash) read back as written, counts of two processes added up
+/// (an arm one process never compiled counts the other's), and each
+/// malformed line an error naming it.
+#[test]
+fn counts_files_round_trip_and_add_up() {
+    use corprof::coverage::merge::{read_counts, write_counts, Merge, COUNTS_HEADER};
+    use corprof::coverage::report::{BranchHits, MethodCoverage, PointHits};
+    let method = |hits: u64, arms: &[(u32, u64)]| MethodCoverage {
+        assembly: "A\tB".into(),
+        class: "N.C\\x".into(),
+        name: "N.C::M\nline".into(),
+        token: 0x0600_0007,
+        calls: hits,
+        points: vec![PointHits {
+            document: "/src/C d.cs".into(),
+            start_line: 4,
+            end_line: 6,
+            hits,
+        }],
+        branches: arms
+            .iter()
+            .map(|&(arm, hits)| BranchHits {
+                document: "/src/C d.cs".into(),
+                line: 4,
+                il_offset: 12,
+                arm,
+                hits,
+            })
+            .collect(),
+    };
+    let one = method(3, &[(0, 1), (1, 2)]);
+    let text = write_counts(std::slice::from_ref(&one), "summary\twith a tab");
+    assert!(text.starts_with(&format!("{COUNTS_HEADER}\n")), "{text}");
+    assert_eq!(
+        text.lines().count(),
+        6,
+        "header, summary, method, point, 2 arms: {text}"
+    );
+    let back = read_counts(&text).unwrap();
+    assert_eq!(back.summary, "summary\twith a tab");
+    assert_eq!(back.methods, std::slice::from_ref(&one));
+
+    // A process that never compiled it (no arms), one that did, and
+    // another method of the same name and token from another build
+    // (other lines): kept apart.
+    let mut merge = Merge::new();
+    merge.add(vec![method(0, &[])]);
+    merge.add(vec![one.clone()]);
+    merge.add(vec![method(2, &[(1, 2)])]);
+    let mut other = one.clone();
+    other.points[0].start_line = 40;
+    merge.add(vec![other.clone()]);
+    let methods = merge.into_methods();
+    assert_eq!(methods.len(), 2);
+    assert_eq!(methods[0].calls, 5);
+    assert_eq!(methods[0].points[0].hits, 5);
+    let arms: Vec<(u32, u64)> = methods[0]
+        .branches
+        .iter()
+        .map(|b| (b.arm, b.hits))
+        .collect();
+    assert_eq!(arms, [(0, 1), (1, 4)]);
+    assert_eq!(methods[1], other);
+
+    for (bad, message) in [
+        ("", "line 1: not a corprof counts file"),
+        (
+            "corprof-coverage-counts 2\n",
+            "line 1: not a corprof counts file",
+        ),
+        (
+            "corprof-coverage-counts 1\nbranch\ta\t1\t2\t0\t1\n",
+            "line 2: a record before the first method",
+        ),
+        (
+            "corprof-coverage-counts 1\nmethod\ta\tb\tc\t1\t-1\n",
+            "line 2: calls \"-1\" is not a number",
+        ),
+        (
+            "corprof-coverage-counts 1\nmethod\ta\tb\tc\t1\n",
+            "line 2: unexpected record \"method\" with 5 fields",
+        ),
+        (
+            "corprof-coverage-counts 1\nsummary\tx\\q\n",
+            "line 2: bad escape \\q",
+        ),
+        (
+            "corprof-coverage-counts 1\nmethod\ta\tb\tc\t1\t1\npoint\td\t1\t99999999999\t1\n",
+            "line 3: end line \"99999999999\" is not a number",
+        ),
+    ] {
+        let error = read_counts(bad).unwrap_err();
+        assert!(error.starts_with(message), "{bad:?}: {error}");
+    }
 }

@@ -392,6 +392,7 @@ fn huge_spans_give_bounded_reports() {
             assembly: "C".into(),
             class: format!("C{}", n % 7),
             name: format!("C{}::M", n % 7),
+            token: 0x0600_0001 + n as u32,
             calls: 1,
             points: m
                 .sequence_points
@@ -454,6 +455,7 @@ fn span_lines_match_the_rule_on_random_points() {
                 assembly: "R".into(),
                 class: "R".into(),
                 name: format!("R::M{m}"),
+                token: 0x0600_0001 + m as u32,
                 calls: 0,
                 points: (0..rng.below(12))
                     .map(|_| {
@@ -512,6 +514,7 @@ fn overloads_are_numbered_in_linear_time() {
         assembly: "O".into(),
         class: "O".into(),
         name: name.into(),
+        token: 0x0600_0000 + line,
         calls: 1,
         points: vec![PointHits {
             document: "O.cs".into(),

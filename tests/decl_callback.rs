@@ -364,7 +364,11 @@ struct MyProfiler {
 }
 
 impl ICorProfilerCallback_Impl for MyProfiler {
-    fn JITCompilationStarted(&self, functionId: FunctionID, fIsSafeToBlock: BOOL) -> HRESULT {
+    unsafe fn JITCompilationStarted(
+        &self,
+        functionId: FunctionID,
+        fIsSafeToBlock: BOOL,
+    ) -> HRESULT {
         self.events
             .lock()
             .unwrap()
@@ -378,7 +382,7 @@ impl ICorProfilerCallback4_Impl for MyProfiler {}
 impl ICorProfilerCallback5_Impl for MyProfiler {}
 impl ICorProfilerCallback6_Impl for MyProfiler {}
 impl ICorProfilerCallback7_Impl for MyProfiler {
-    fn ModuleInMemorySymbolsUpdated(&self, moduleId: ModuleID) -> HRESULT {
+    unsafe fn ModuleInMemorySymbolsUpdated(&self, moduleId: ModuleID) -> HRESULT {
         self.events.lock().unwrap().push(Event::Symbols(moduleId));
         S_FALSE
     }
@@ -387,7 +391,7 @@ impl ICorProfilerCallback8_Impl for MyProfiler {}
 impl ICorProfilerCallback9_Impl for MyProfiler {}
 impl ICorProfilerCallback10_Impl for MyProfiler {}
 impl ICorProfilerCallback11_Impl for MyProfiler {
-    fn LoadAsNotificationOnly(&self, pbNotificationOnly: *mut BOOL) -> HRESULT {
+    unsafe fn LoadAsNotificationOnly(&self, pbNotificationOnly: *mut BOOL) -> HRESULT {
         if pbNotificationOnly.is_null() {
             return E_POINTER;
         }
@@ -761,7 +765,7 @@ fn query_interface_answers_every_callback_version_with_one_identity() {
 struct FixedModules(Vec<ModuleID>);
 
 impl ICorProfilerModuleEnum_Impl for FixedModules {
-    fn GetCount(&self, pcelt: *mut ULONG) -> HRESULT {
+    unsafe fn GetCount(&self, pcelt: *mut ULONG) -> HRESULT {
         // SAFETY: the test passes a valid pointer.
         unsafe { *pcelt = self.0.len() as ULONG };
         S_OK

@@ -487,7 +487,7 @@ const HEAP: [ObjectID; 4] = [
 ];
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
-    fn GetFunctionInfo(
+    unsafe fn GetFunctionInfo(
         &self,
         functionId: FunctionID,
         pClassId: *mut ClassID,
@@ -509,18 +509,18 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
         S_OK
     }
 
-    fn SetEventMask(&self, dwEvents: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, dwEvents: DWORD) -> HRESULT {
         self.event_mask.store(dwEvents, Ordering::SeqCst);
         S_OK
     }
 
-    fn GetEventMask(&self, pdwEvents: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask(&self, pdwEvents: *mut DWORD) -> HRESULT {
         // SAFETY: the tests pass a writable DWORD.
         unsafe { *pdwEvents = self.event_mask.load(Ordering::SeqCst) };
         S_OK
     }
 
-    fn GetILFunctionBody(
+    unsafe fn GetILFunctionBody(
         &self,
         moduleId: ModuleID,
         methodId: mdMethodDef,
@@ -539,7 +539,7 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
     }
 }
 impl ICorProfilerInfo2_Impl for FakeRuntime {
-    fn DoStackSnapshot(
+    unsafe fn DoStackSnapshot(
         &self,
         thread: ThreadID,
         callback: Option<StackSnapshotCallback>,
@@ -577,7 +577,7 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {
 impl ICorProfilerInfo3_Impl for FakeRuntime {}
 impl ICorProfilerInfo4_Impl for FakeRuntime {}
 impl ICorProfilerInfo5_Impl for FakeRuntime {
-    fn SetEventMask2(&self, dwEventsLow: DWORD, dwEventsHigh: DWORD) -> HRESULT {
+    unsafe fn SetEventMask2(&self, dwEventsLow: DWORD, dwEventsHigh: DWORD) -> HRESULT {
         self.event_mask.store(dwEventsLow, Ordering::SeqCst);
         self.event_mask_high.store(dwEventsHigh, Ordering::SeqCst);
         S_OK
@@ -590,7 +590,7 @@ impl ICorProfilerInfo9_Impl for FakeRuntime {}
 impl ICorProfilerInfo10_Impl for FakeRuntime {}
 impl ICorProfilerInfo11_Impl for FakeRuntime {}
 impl ICorProfilerInfo12_Impl for FakeRuntime {
-    fn EventPipeAddProviderToSession(
+    unsafe fn EventPipeAddProviderToSession(
         &self,
         session: EVENTPIPE_SESSION,
         providerConfig: COR_PRF_EVENTPIPE_PROVIDER_CONFIG,
@@ -610,7 +610,7 @@ impl ICorProfilerInfo12_Impl for FakeRuntime {
 impl ICorProfilerInfo13_Impl for FakeRuntime {}
 impl ICorProfilerInfo14_Impl for FakeRuntime {}
 impl ICorProfilerInfo15_Impl for FakeRuntime {
-    fn EnumerateGCHeapObjects(
+    unsafe fn EnumerateGCHeapObjects(
         &self,
         callback: Option<ObjectCallback>,
         callbackState: *mut c_void,

@@ -247,11 +247,11 @@ struct FakeImport {
 }
 
 impl IMetaDataImport_Impl for FakeImport {
-    fn CloseEnum(&self, hEnum: HCORENUM) {
+    unsafe fn CloseEnum(&self, hEnum: HCORENUM) {
         self.closed.fetch_add(hEnum as usize, Ordering::SeqCst);
     }
 
-    fn GetMethodProps(
+    unsafe fn GetMethodProps(
         &self,
         mb: mdMethodDef,
         pClass: *mut mdTypeDef,
@@ -305,7 +305,7 @@ impl IMetaDataImport_Impl for FakeImport {
         S_OK
     }
 
-    fn IsValidToken(&self, tk: mdToken) -> BOOL {
+    unsafe fn IsValidToken(&self, tk: mdToken) -> BOOL {
         if tk == METHOD.token() || tk == CLASS.token() {
             TRUE
         } else {
@@ -315,7 +315,7 @@ impl IMetaDataImport_Impl for FakeImport {
 }
 
 impl IMetaDataImport2_Impl for FakeImport {
-    fn GetVersionString(
+    unsafe fn GetVersionString(
         &self,
         pwzBuf: LPWSTR,
         ccBufSize: DWORD,

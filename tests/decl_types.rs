@@ -703,7 +703,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000D1")]
     #[vtable(ITypesProbe_Vtbl)]
     #[implement(ITypesProbe_Impl)]
-    pub interface ITypesProbe: IUnknown {
+    pub unsafe interface ITypesProbe: IUnknown {
         fn AddProvider(session: EVENTPIPE_SESSION, providerConfig: COR_PRF_EVENTPIPE_PROVIDER_CONFIG, pOut: *mut u64) -> HRESULT;
         fn SetHooks(pFuncEnter: Option<FunctionEnter3>, callback: Option<ObjectCallback>, pCount: *mut u32) -> HRESULT;
         fn Classify(reason: COR_PRF_GC_REASON, dwEvents: COR_PRF_MONITOR) -> u32;
@@ -713,7 +713,7 @@ com_interface! {
 struct Probe;
 
 impl ITypesProbe_Impl for Probe {
-    fn AddProvider(
+    unsafe fn AddProvider(
         &self,
         session: EVENTPIPE_SESSION,
         providerConfig: COR_PRF_EVENTPIPE_PROVIDER_CONFIG,
@@ -729,7 +729,7 @@ impl ITypesProbe_Impl for Probe {
             S_OK
         }
     }
-    fn SetHooks(
+    unsafe fn SetHooks(
         &self,
         pFuncEnter: Option<FunctionEnter3>,
         callback: Option<ObjectCallback>,
@@ -748,7 +748,7 @@ impl ITypesProbe_Impl for Probe {
             }
         }
     }
-    fn Classify(&self, reason: COR_PRF_GC_REASON, dwEvents: COR_PRF_MONITOR) -> u32 {
+    unsafe fn Classify(&self, reason: COR_PRF_GC_REASON, dwEvents: COR_PRF_MONITOR) -> u32 {
         reason.0 * 1000 + dwEvents.bits()
     }
 }

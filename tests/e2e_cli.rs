@@ -7,7 +7,9 @@
 //! `counters collect` (csv and json) and `counters monitor` show the
 //! runtime's `cpu-usage` and `gc-heap-size` EventCounters and the program's
 //! instruments; on .NET Core 3.1, which has no `System.Diagnostics.Metrics`,
-//! the EventCounters and the command's message saying so. `stack` shows
+//! the EventCounters and the command's message saying so. `counters
+//! monitor` draws at most a table a second, in place on a terminal, and
+//! names a provider or counter that never reported (exit 1). `stack` shows
 //! the `blocker` thread waiting in `Blocker.WaitHere` and the main thread
 //! in `Program.Main`. `gcdump` counts the 1234 `DiagKept` objects the
 //! program keeps, in its histogram and in its pprof (read by Go's pprof).
@@ -53,8 +55,8 @@ fn start_diag(rt: &Runtime, seconds: u32, count: u32) -> Target {
     child
 }
 
-/// Runs `corprof ARGS`, which must succeed: (stdout, stderr).
-fn corprof(args: &[&str]) -> (String, String) {
+/// Runs `corprof ARGS`: (exit code, stdout, stderr).
+fn corprof_status(args: &[&str]) -> (Option<i32>, String, String) {
     let out = Command::new(CORPROF)
         .args(args)
         .stdin(Stdio::null())
@@ -62,11 +64,13 @@ fn corprof(args: &[&str]) -> (String, String) {
         .expect("run corprof");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "corprof {args:?}: {}\n{stderr}",
-        out.status
-    );
+    (out.status.code(), stdout, stderr)
+}
+
+/// Runs `corprof ARGS`, which must succeed: (stdout, stderr).
+fn corprof(args: &[&str]) -> (String, String) {
+    let (code, stdout, stderr) = corprof_status(args);
+    assert_eq!(code, Some(0), "corprof {args:?}:\n{stderr}");
     (stdout, stderr)
 }
 
@@ -85,7 +89,7 @@ fn counters_show_the_runtime_and_a_custom_meter() {
     let rt = dotnet::runtime();
     let target = start_diag(&rt, 30, 10);
     let pid = target.0.id().to_string();
-    let (csv, stderr) = corprof(&[
+    let (code, csv, stderr) = corprof_status(&[
         "counters",
         "collect",
         "-p",
@@ -95,6 +99,16 @@ fn counters_show_the_runtime_and_a_custom_meter() {
         "--duration",
         "5",
     ]);
+    // Before .NET 6 the Meter cannot report: said, exit 1, the runtime's
+    // values written all the same.
+    let no_meter =
+        "no values from Corprof.Diag: is the name right? (a Meter needs .NET 6 or later)";
+    if rt.major() < 6 {
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(no_meter), "{stderr}");
+    } else {
+        assert_eq!(code, Some(0), "{stderr}");
+    }
     assert_eq!(
         csv.lines().next(),
         Some("Timestamp,Provider,Counter Name,Counter Type,Unit,Value")
@@ -158,7 +172,7 @@ fn counters_write_json_and_monitor_a_table() {
         .join(format!("json-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("counters.json");
-    let (_, stderr) = corprof(&[
+    let (code, _, stderr) = corprof_status(&[
         "counters",
         "collect",
         "-p",
@@ -172,6 +186,8 @@ fn counters_write_json_and_monitor_a_table() {
         "-o",
         file.to_str().unwrap(),
     ]);
+    // Before .NET 6 the Meter gives nothing: exit 1 (the file complete).
+    assert_eq!(code, Some(if rt.major() < 6 { 1 } else { 0 }), "{stderr}");
     let json = std::fs::read_to_string(&file).unwrap();
     assert!(
         json.starts_with(&format!("{{\"TargetProcess\":{pid},\"Events\":[{{")),
@@ -193,7 +209,7 @@ fn counters_write_json_and_monitor_a_table() {
         );
     }
 
-    let (table, stderr) = corprof(&[
+    let (code, table, stderr) = corprof_status(&[
         "counters",
         "monitor",
         "-p",
@@ -203,6 +219,7 @@ fn counters_write_json_and_monitor_a_table() {
         "--duration",
         "4",
     ]);
+    assert_eq!(code, Some(if rt.major() < 6 { 1 } else { 0 }), "{stderr}");
     let last = table.rsplit("\n\n").next().unwrap_or("");
     assert!(last.contains("[System.Runtime]\n"), "{table}\n{stderr}");
     assert!(last.contains("    gc-heap-size (MB) "), "{last}");
@@ -213,6 +230,85 @@ fn counters_write_json_and_monitor_a_table() {
             .unwrap_or_else(|| panic!("no diag.queue in {last}"));
         assert_eq!(line.split_whitespace().last(), Some("42"), "{line}");
     }
+    drop(target);
+}
+
+/// Cursor home, erase below: the start of a frame drawn in place.
+const HOME_AND_ERASE: &str = "\x1b[H\x1b[J";
+
+#[test]
+fn counters_monitor_draws_one_table_per_interval() {
+    let rt = dotnet::runtime();
+    let target = start_diag(&rt, 40, 10);
+    let pid = target.0.id().to_string();
+    let monitor = format!("{CORPROF} counters monitor -p {pid} --duration 5");
+    // On a terminal (a pseudo-terminal of util-linux `script`; `-e`: its
+    // exit code is the command's): each frame in place, at most one a
+    // second and one at the end.
+    let out = Command::new("script")
+        .args(["-q", "-e", "-c", &monitor, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux `script` (package bsdutils) runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}\n{text}", out.status);
+    let frames: Vec<&str> = text.split(HOME_AND_ERASE).collect();
+    let drawn = frames.len() - 1;
+    assert!((2..=6).contains(&drawn), "{drawn} frames:\n{text}");
+    // Before the first frame only the command's own line (stderr, on the
+    // same terminal); each frame a title and the newest values.
+    assert!(!frames[0].contains("[System.Runtime]"), "{text}");
+    for frame in &frames[1..] {
+        let title = format!("corprof counters monitor: {pid} every 1 s; press Enter to stop\r\n");
+        assert!(frame.starts_with(&title), "{frame:?}");
+        assert!(frame.contains("[System.Runtime]\r\n"), "{frame:?}");
+        assert!(frame.contains("    cpu-usage (%) "), "{frame:?}");
+    }
+    // `alloc-rate`, a Sum: the bytes per interval.
+    assert!(
+        frames[drawn].contains("    alloc-rate (B / 1 s) "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(" values in {drawn} tables")),
+        "{text}"
+    );
+
+    // Through a pipe: the same, one table after another, no escapes.
+    let (code, table, stderr) =
+        corprof_status(&["counters", "monitor", "-p", &pid, "--duration", "5"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let tables = table.matches("[System.Runtime]\n").count();
+    assert!((2..=6).contains(&tables), "{tables} tables:\n{table}");
+    assert!(!table.contains('\x1b'), "{table}");
+    assert!(
+        stderr.contains(&format!(" values in {tables} tables")),
+        "{stderr}"
+    );
+
+    // A provider that never reports: named, exit 1.
+    let (code, table, stderr) = corprof_status(&[
+        "counters",
+        "monitor",
+        "-p",
+        &pid,
+        "--counters",
+        "Nope.Source,System.Runtime[cpu-usage,cpu-usag]",
+        "--duration",
+        "3",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(table.contains("    cpu-usage (%) "), "{table}");
+    assert!(
+        stderr.contains("corprof: no values from Nope.Source: is the name right?"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "corprof: no values of cpu-usag from System.Runtime: is the counter's name right?"
+        ),
+        "{stderr}"
+    );
     drop(target);
 }
 

@@ -1,24 +1,31 @@
 //! corprof's coverage against coverlet, the tool .NET users compare with,
 //! on one real xunit run: tests/e2e/xunit/Shapes (a library: branches,
 //! loops, `async`, generics, exceptions, a `switch` expression, lambdas, an
-//! iterator, auto-properties, a static constructor, a method never called)
-//! and tests/e2e/xunit/Shapes.Tests (xunit 2.9.3, Microsoft.NET.Test.Sdk
+//! iterator, auto-properties, a static constructor, a method never called,
+//! overloads, a branch on an awaited value, a `throw x ?? new ...`) and
+//! tests/e2e/xunit/Shapes.Tests (xunit 2.9.3, Microsoft.NET.Test.Sdk
 //! 18.11.0, coverlet.collector 10.0.1, from NuGet).
 //!
-//! The same `dotnet test` runs twice: once with the `coverage` example
-//! loaded into the test host (a runsettings file's environment variables;
-//! `CORPROF_COVERAGE_INCLUDE=[Shapes]*`, as coverlet covers the assembly
-//! under test only), once with `--collect "XPlat Code Coverage"` (coverlet
-//! rewrites Shapes.dll on disk before the run and puts it back after). The
-//! lines of Shapes.cs each reports, and which of them ran, must be the same
-//! sets. Hit counts differ by rule and are not compared: coverlet adds up
-//! the points that start on a line (a `for` header: 1 + 5 + 4), corprof
-//! takes the largest (docs/coverage.md, "What is counted").
+//! One build, then the same `dotnet test` several times: three times under
+//! `corprof coverage --include [Shapes]* -o DIR --` (one lcov and one
+//! Cobertura file each, byte for byte the same with `SOURCE_DATE_EPOCH`
+//! fixed, read by genhtml and ReportGenerator); once with the `coverage`
+//! example loaded into the test host only (docs/coverage.md's runsettings
+//! recipe), which must give the same lcov; once with `--collect "XPlat
+//! Code Coverage"` (coverlet rewrites Shapes.dll on disk before the run
+//! and puts it back after); once with neither, for the cost; and once with
+//! a failing test, whose exit code `corprof coverage` passes on, its report
+//! still written. The lines of Shapes.cs each reports, and which of them
+//! ran, must be the same sets. Hit counts differ by rule and are not
+//! compared: coverlet adds up the points that start on a line (a `for`
+//! header: 1 + 5 + 4), corprof takes the largest (docs/coverage.md, "What
+//! is counted").
 //!
-//! The test host runs on the runtime `CORPROF_RUNTIME` names when it is
-//! 10.0 or later (11.0: `DOTNET_ROLL_FORWARD=LatestMajor` from the net10.0
-//! build), on 10.0.15 otherwise (the projects need .NET 8+; the xunit run
-//! is the same); the test checks which one ran.
+//! The projects are built for the runtime `CORPROF_RUNTIME` names
+//! (`net8.0`, `net9.0`, `net10.0`; 11.0 runs the `net10.0` build with
+//! `DOTNET_ROLL_FORWARD=LatestMajor`, the SDK here having no `net11.0`;
+//! 3.1, which xunit no longer supports, runs 10.0's), and the test host
+//! runs on that runtime's layout; the test checks which one ran.
 #![cfg(target_os = "linux")]
 
 mod common;
@@ -33,11 +40,14 @@ use common::dotnet;
 const COVERAGE_CLSID: &str = "{2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60}";
 
 /// The runtime the test host runs on: (expected `Environment.Version`
-/// prefix, roll forward to the latest major).
-fn host_runtime() -> (&'static str, bool) {
+/// prefix, the projects' target framework, roll forward to the latest
+/// major).
+fn host_runtime() -> (&'static str, &'static str, bool) {
     match dotnet::runtime().major() {
-        11 => ("11.0.", true),
-        _ => ("10.0.", false),
+        8 => ("8.0.", "net8.0", false),
+        9 => ("9.0.", "net9.0", false),
+        11 => ("11.0.", "net10.0", true),
+        _ => ("10.0.", "net10.0", false),
     }
 }
 
@@ -67,12 +77,13 @@ fn dotnet_cmd() -> Command {
     cmd
 }
 
-/// Builds the two projects (Release) into `build`.
-fn build(build: &Path) {
+/// Builds the two projects (Release, for `tfm`) into `build`.
+fn build(build: &Path, tfm: &str) {
     let out = dotnet_cmd()
         .args(["build", "-c", "Release", "-v", "q", "-nologo"])
         .arg(project())
         .arg(format!("-p:E2EOut={}/", build.display()))
+        .arg(format!("-p:E2ETargetFramework={tfm}"))
         .output()
         .unwrap();
     assert!(
@@ -100,16 +111,26 @@ fn runsettings(path: &Path, env: &[(&str, String)]) {
     std::fs::write(path, text).unwrap();
 }
 
+/// The arguments of `dotnet test --no-build` of the `tfm` build in
+/// `build`, with `settings`.
+fn test_args(build: &Path, tfm: &str, settings: &Path) -> Vec<String> {
+    let mut args: Vec<String> = ["test", "--no-build", "-c", "Release", "-v", "q", "--nologo"]
+        .map(String::from)
+        .to_vec();
+    args.push(project().display().to_string());
+    args.push(format!("-p:E2EOut={}/", build.display()));
+    args.push(format!("-p:E2ETargetFramework={tfm}"));
+    args.push("--settings".into());
+    args.push(settings.display().to_string());
+    args
+}
+
 /// `dotnet test --no-build` with `settings` and `extra` arguments; the
 /// time it took.
-fn run_tests(build: &Path, settings: &Path, extra: &[&str]) -> Duration {
+fn run_tests(build: &Path, tfm: &str, settings: &Path, extra: &[&str]) -> Duration {
     let started = Instant::now();
     let out = dotnet_cmd()
-        .args(["test", "--no-build", "-c", "Release", "-v", "q", "--nologo"])
-        .arg(project())
-        .arg(format!("-p:E2EOut={}/", build.display()))
-        .arg("--settings")
-        .arg(settings)
+        .args(test_args(build, tfm, settings))
         .args(extra)
         .output()
         .unwrap();
@@ -197,36 +218,144 @@ fn line_of(needle: &str) -> u32 {
         + 1
 }
 
+/// `corprof coverage [ARGS] -o out -- dotnet test ...` with `env`: its
+/// exit code and output (stdout, then stderr).
+fn corprof_coverage(
+    library: &Path,
+    out: &Path,
+    test: &[String],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_corprof"));
+    cmd.args(["coverage", "--include", "[Shapes]*", "--profiler"])
+        .arg(library)
+        .arg("-o")
+        .arg(out)
+        .arg("--")
+        .arg("dotnet")
+        .args(test)
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .env("DOTNET_NOLOGO", "1")
+        .env("DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout).into_owned()
+        + &String::from_utf8_lossy(&output.stderr);
+    (output.status.code(), text)
+}
+
+/// The file names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The lines of Shapes.cs in lcov `text` whose `BRDA` arms are listed:
+/// line -> the arms' counts (`-` as 0), in order.
+fn brda(text: &str) -> BTreeMap<u32, Vec<u64>> {
+    let mut arms: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut current = false;
+    for line in text.lines() {
+        if let Some(file) = line.strip_prefix("SF:") {
+            current = file.ends_with("Shapes/Shapes.cs");
+        } else if let Some(rest) = line.strip_prefix("BRDA:").filter(|_| current) {
+            let parts: Vec<&str> = rest.split(',').collect();
+            arms.entry(parts[0].parse().unwrap())
+                .or_default()
+                .push(parts[3].parse().unwrap_or(0));
+        }
+    }
+    arms
+}
+
 #[test]
 fn corprof_and_coverlet_agree_on_an_xunit_run() {
     let dir = out_dir();
+    let (version, tfm, latest_major) = host_runtime();
     let build_dir = dotnet::target_dir().join("e2e-coverlet-build");
-    build(&build_dir);
+    build(&build_dir, tfm);
     let library = dotnet::build_example("coverage").unwrap();
-    let (version, latest_major) = host_runtime();
     let mut common = vec![];
     if latest_major {
         common.push(("DOTNET_ROLL_FORWARD", "LatestMajor".to_string()));
     }
-
-    // corprof: the coverage example in the test host.
-    let ours = dir.join("corprof");
-    std::fs::create_dir_all(&ours).unwrap();
     let version_file = dir.join("runtime-corprof.txt");
+    let mut plain_env = common.clone();
+    plain_env.push(("SHAPES_RUNTIME_FILE", version_file.display().to_string()));
+    let plain_settings = dir.join("plain.runsettings");
+    runsettings(&plain_settings, &plain_env);
+    let test = test_args(&build_dir, tfm, &plain_settings);
+
+    // corprof coverage, three times on the default runtime (10.0): the same
+    // bytes each time; once on the others (CI runs this test on each, and
+    // a `dotnet test` run is 10-25 s on 2 cores).
+    let runs = if dotnet::runtime().major() == 10 {
+        3
+    } else {
+        1
+    };
+    let mut reports = Vec::new();
+    let mut corprof_time = Duration::ZERO;
+    for run in 0..runs {
+        let out = dir.join(format!("corprof-{run}"));
+        let started = Instant::now();
+        let (code, text) = corprof_coverage(
+            &library,
+            &out,
+            &test,
+            &[("SOURCE_DATE_EPOCH", "1700000000")],
+        );
+        corprof_time = started.elapsed();
+        assert_eq!(code, Some(0), "{text}");
+        assert!(
+            text.contains("Passed!") && text.contains("Failed:     0"),
+            "{text}"
+        );
+        // The test host's summary, the only process that covered anything.
+        let summaries: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("corprof coverage: process "))
+            .collect();
+        assert_eq!(summaries.len(), 1, "{text}");
+        assert!(summaries[0].contains(" methods instrumented ("), "{text}");
+        assert!(summaries[0].contains(" 0 failed;"), "{text}");
+        assert!(text.contains("from 1 process(es)"), "{text}");
+        assert_eq!(names(&out), ["coverage.cobertura.xml", "coverage.info"]);
+        reports.push((
+            std::fs::read_to_string(out.join("coverage.info")).unwrap(),
+            std::fs::read_to_string(out.join("coverage.cobertura.xml")).unwrap(),
+        ));
+    }
+    for report in &reports[1..] {
+        assert_eq!(*report, reports[0], "two runs, two reports");
+    }
+    let ran_on = std::fs::read_to_string(&version_file).unwrap();
+    assert!(ran_on.starts_with(version), "the tests ran on {ran_on}");
+    let (lcov, cobertura) = reports.remove(0);
+
+    // The runsettings recipe: the example in the test host only; the same
+    // lcov, byte for byte.
+    let recipe = dir.join("recipe");
+    std::fs::create_dir_all(&recipe).unwrap();
     let mut env = common.clone();
     env.extend([
         ("CORECLR_ENABLE_PROFILING", "1".to_string()),
         ("CORECLR_PROFILER", COVERAGE_CLSID.to_string()),
         ("CORECLR_PROFILER_PATH", library.display().to_string()),
-        ("CORPROF_COVERAGE_DIR", ours.display().to_string()),
+        ("CORPROF_COVERAGE_DIR", recipe.display().to_string()),
         ("CORPROF_COVERAGE_INCLUDE", "[Shapes]*".to_string()),
-        ("SHAPES_RUNTIME_FILE", version_file.display().to_string()),
     ]);
-    let corprof_settings = dir.join("corprof.runsettings");
-    runsettings(&corprof_settings, &env);
-    let corprof_time = run_tests(&build_dir, &corprof_settings, &[]);
-    let ran_on = std::fs::read_to_string(&version_file).unwrap();
-    assert!(ran_on.starts_with(version), "the tests ran on {ran_on}");
+    let recipe_settings = dir.join("corprof.runsettings");
+    runsettings(&recipe_settings, &env);
+    run_tests(&build_dir, tfm, &recipe_settings, &[]);
+    let recipe_lcov = std::fs::read_to_string(find_one(&recipe, ".info")).unwrap();
+    assert_eq!(recipe_lcov, lcov, "the runsettings recipe's report");
 
     // coverlet: the collector, with the same host.
     let theirs = dir.join("coverlet");
@@ -240,6 +369,7 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
     runsettings(&coverlet_settings, &env);
     let coverlet_time = run_tests(
         &build_dir,
+        tfm,
         &coverlet_settings,
         &[
             "--collect",
@@ -253,23 +383,36 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         .starts_with(version));
 
     // And once with neither, for the cost of each.
-    let plain_settings = dir.join("plain.runsettings");
-    runsettings(&plain_settings, &common);
-    let plain_time = run_tests(&build_dir, &plain_settings, &[]);
+    let plain_time = run_tests(&build_dir, tfm, &plain_settings, &[]);
     eprintln!(
-        "dotnet test on {ran_on}: without coverage {:.2} s, corprof {:.2} s, coverlet {:.2} s",
+        "dotnet test on {ran_on}: without coverage {:.2} s, corprof coverage {:.2} s, coverlet {:.2} s",
         plain_time.as_secs_f64(),
         corprof_time.as_secs_f64(),
         coverlet_time.as_secs_f64()
     );
 
-    let lcov = std::fs::read_to_string(find_one(&ours, ".info")).unwrap();
+    // A failing test: its exit code, and the report all the same.
+    let failing = dir.join("failing");
+    let (code, text) = corprof_coverage(&library, &failing, &test, &[("SHAPES_FAIL", "1")]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("Failed!") && text.contains("Failed:     1"),
+        "{text}"
+    );
+    assert_eq!(names(&failing), ["coverage.cobertura.xml", "coverage.info"]);
+    let failing_lcov = std::fs::read_to_string(failing.join("coverage.info")).unwrap();
+    assert_eq!(
+        lcov_lines(&failing_lcov, "tests/e2e/xunit/Shapes/Shapes.cs"),
+        lcov_lines(&lcov, "tests/e2e/xunit/Shapes/Shapes.cs"),
+        "the failing test touches no line of Shapes"
+    );
+
     let xml = std::fs::read_to_string(find_one(&theirs, "coverage.cobertura.xml")).unwrap();
     let corprof = lcov_lines(&lcov, "tests/e2e/xunit/Shapes/Shapes.cs");
     let coverlet = cobertura_lines(&xml, "Shapes.cs");
-    // Both saw the library: more than 50 lines each.
-    assert!(corprof.len() > 50, "{lcov}");
-    assert!(coverlet.len() > 50, "{xml}");
+    // Both saw the library: more than 70 lines each (78 on 8.0.34).
+    assert!(corprof.len() > 70, "{lcov}");
+    assert!(coverlet.len() > 70, "{xml}");
     // The same lines, and the same of them run.
     let lines = |map: &BTreeMap<u32, u64>| map.keys().copied().collect::<Vec<_>>();
     assert_eq!(lines(&corprof), lines(&coverlet), "the lines reported");
@@ -286,10 +429,11 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         "int y = x * 2;",                                 // NeverCalled
         "_ => \"unknown\",",                              // the arm no test reaches
         "throw new InvalidOperationException(\"empty\")", // Box.Max of an empty box
+        "if (!predicate(input))",                         // Guards.Satisfies
     ] {
         assert_eq!(corprof.get(&line_of(needle)), Some(&0), "{needle}");
     }
-    // ... and lines run.
+    // ... and lines run, with their counts where a line has one point.
     for needle in [
         "public double Radius { get; }",        // an auto-property
         "yield return i * i;",                  // an iterator
@@ -304,4 +448,61 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
             "{needle}: {corprof:?}"
         );
     }
+    for (needle, hits) in [
+        ("if (!await predicate(input))", 3),
+        ("throw exception ?? new ArgumentNullException", 2),
+    ] {
+        assert_eq!(corprof.get(&line_of(needle)), Some(&hits), "{needle}");
+    }
+    // Overloads named in token order (the order of the source), whatever
+    // order the JIT compiled them in: Negative(int) called twice,
+    // Negative(double) once.
+    let fnda: Vec<&str> = lcov
+        .lines()
+        .filter(|l| l.starts_with("FNDA:") && l.contains("Guards::Negative"))
+        .collect();
+    assert_eq!(
+        fnda,
+        [
+            "FNDA:2,Shapes.Guards::Negative",
+            "FNDA:1,Shapes.Guards::Negative#2"
+        ],
+        "{lcov}"
+    );
+    // The branch of the `?? new` (taken: the exception given, once of 2),
+    // and of the null test before it (3 calls, 2 with null).
+    let arms = brda(&lcov);
+    assert_eq!(
+        arms.get(&line_of("if (input is null)")),
+        Some(&vec![2, 1]),
+        "{lcov}"
+    );
+    assert_eq!(
+        arms.get(&line_of("throw exception ?? new ArgumentNullException")),
+        Some(&vec![1, 1]),
+        "{lcov}"
+    );
+
+    // The readers: genhtml without warnings, ReportGenerator reads the
+    // Cobertura file (its file names relative to <source>) and gives back
+    // the same lines and hits.
+    common::readers::genhtml_clean(&dir.join("corprof-0/coverage.info"), &dir.join("html"));
+    assert!(
+        cobertura.contains(&format!(
+            "<source>{}/</source>",
+            dotnet::repo_root().join("tests/e2e/xunit/Shapes").display()
+        )),
+        "{cobertura}"
+    );
+    let converted = dir.join("reportgenerator");
+    let read_back = common::readers::report_generator_lcov(
+        &dir.join("corprof-0/coverage.cobertura.xml"),
+        &converted,
+        "lcov",
+    );
+    assert_eq!(
+        lcov_lines(&read_back, "tests/e2e/xunit/Shapes/Shapes.cs"),
+        corprof,
+        "the lines ReportGenerator read:\n{read_back}"
+    );
 }

@@ -490,7 +490,8 @@ fn median(values: &[f64]) -> f64 {
 /// second it allocates) agrees within 1 MB between the tools' medians.
 /// The two sessions cannot overlap: `System.Diagnostics.Metrics` refuses a
 /// second metrics session (`MultipleSessionsNotSupportedError`, measured
-/// with both tools). Before .NET 6 (no Meters) only the heap is compared.
+/// with both tools). Before .NET 6 (no Meters) only the heap is compared,
+/// and corprof exits 1 naming the Meter that gave no value.
 #[test]
 fn corprof_and_dotnet_counters_agree_within_an_interval() {
     let rt = dotnet::runtime();
@@ -509,14 +510,24 @@ fn corprof_and_dotnet_counters_agree_within_an_interval() {
     let dir = out_dir("counters");
     let (ours, theirs) = (dir.join("ours.csv"), dir.join("theirs.csv"));
     let list = "Corprof.Diag,System.Runtime[gc-heap-size]";
-    run(
-        Command::new(CORPROF)
-            .args(["counters", "collect", "-p", &pid, "--duration", "4"])
-            .args(["--counters", list, "-o"])
-            .arg(&ours)
-            .stdin(Stdio::null()),
-        "corprof counters collect",
-    );
+    let collect = Command::new(CORPROF)
+        .args(["counters", "collect", "-p", &pid, "--duration", "4"])
+        .args(["--counters", list, "-o"])
+        .arg(&ours)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run corprof counters collect");
+    let said = String::from_utf8_lossy(&collect.stderr);
+    if meters {
+        assert!(collect.status.success(), "{}\n{said}", collect.status);
+    } else {
+        // The Meter cannot report: named, exit 1, the rest written.
+        assert_eq!(collect.status.code(), Some(1), "{said}");
+        assert!(
+            said.contains("no values from Corprof.Diag: is the name right?"),
+            "{said}"
+        );
+    }
     run(
         Command::new(&tool)
             .args(["collect", "-p", &pid, "--duration", "00:00:00:04"])

@@ -119,6 +119,20 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// The exit code of a script whose profiler failed (scripts/lib/sample-lib.sh).
+const SAMPLE_FAILED: i32 = 70;
+
+/// Asserts the script's verdict, its last line on stderr:
+/// `NAME: ok|failed: ...; the program exited CODE...`.
+fn assert_verdict(stderr: &str, name: &str, verdict: &str, program: i32) {
+    let last = stderr.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with(&format!("{name}: {verdict}: "))
+            && last.contains(&format!("; the program exited {program}")),
+        "last line {last:?} of:\n{stderr}"
+    );
+}
+
 /// The program's own stdout for one pass, and its exit code: what every
 /// script must leave unchanged.
 const SHOP_ONCE: &str = "discount=10\nfailed>0=True\n";
@@ -143,6 +157,7 @@ fn trace_sample_traces_your_own_program() {
     let run = script("trace-sample.sh", &[shop()], &[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(7), "{stderr}");
+    assert_verdict(&stderr, "trace-sample", "ok", 7);
     assert_eq!(text(&run.stdout), SHOP_ONCE);
     for name in [
         "jit: Shop.Program.Main",
@@ -194,6 +209,25 @@ fn calltarget_sample_wraps_your_own_methods() {
         "{stderr}"
     );
 
+    assert_verdict(&stderr, "calltarget-sample", "ok", 7);
+
+    // A misspelt method: the program runs unwrapped, its own exit code on
+    // the last line, the script's 70.
+    let misspelt = Path::new("Shop!Shop.Pricing::Checkou");
+    let run = script("calltarget-sample.sh", &[shop(), misspelt], &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(SAMPLE_FAILED), "{stderr}");
+    assert_eq!(text(&run.stdout), SHOP_ONCE);
+    assert_verdict(&stderr, "calltarget-sample", "failed", 7);
+    assert!(
+        stderr
+            .lines()
+            .last()
+            .unwrap()
+            .contains("never found: Shop!Shop.Pricing::Checkou"),
+        "{stderr}"
+    );
+
     // A usage error names what is missing.
     let run = script("calltarget-sample.sh", &[shop()], &[]);
     assert_eq!(run.status.code(), Some(2));
@@ -218,6 +252,7 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
         stderr.contains(&format!("calltree-sample: wrote {}", out.display())),
         "{stderr}"
     );
+    assert_verdict(&stderr, "calltree-sample", "ok", 7);
     let folded = fs::read_to_string(out.join("calls.folded")).unwrap();
     let lines: Vec<&str> = folded.lines().collect();
     for line in [
@@ -249,13 +284,60 @@ fn calltree_sample_writes_folded_stacks_and_a_flame_graph_of_your_program() {
 #[test]
 fn sampler_sample_profiles_your_program_in_pprof() {
     let out = shop().parent().unwrap().join("sampler");
-    let run = script(
-        "sampler-sample.sh",
-        &[shop()],
-        &[("CORPROF_SAMPLER_DIR", out.to_str().unwrap())],
-    );
+    let _ = fs::remove_dir_all(&out);
+    fs::create_dir_all(&out).unwrap();
+    // A file of the user's, in the same directory.
+    fs::write(out.join("notes.txt"), "mine").unwrap();
+    let sampler = |env: &[(&str, &str)]| {
+        let mut all = vec![("CORPROF_SAMPLER_DIR", out.to_str().unwrap())];
+        all.extend_from_slice(env);
+        script("sampler-sample.sh", &[shop()], &all)
+    };
+    // The files of a run: the list the script keeps, and the period files
+    // in the directory.
+    let listed = || fs::read_to_string(out.join(".sampler-sample.files")).unwrap();
+    let periods = || {
+        let mut names: Vec<String> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("profile-") && n.ends_with(".pb.gz"))
+            .collect();
+        names.sort();
+        names
+    };
+    let first = sampler(&[]);
+    assert_eq!(first.status.code(), Some(7), "{}", text(&first.stderr));
+    let first_periods = periods();
+    assert!(!first_periods.is_empty(), "{}", listed());
+    // Period files are named by their start (to the second): the next run
+    // starts a second later at least.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let run = sampler(&[]);
     let stderr = text(&run.stderr);
     assert_eq!(run.status.code(), Some(7), "{stderr}");
+    assert_verdict(&stderr, "sampler-sample", "ok", 7);
+    // The profiler says where its output went.
+    assert!(
+        stderr.contains(&format!("pprof samples) into {}", out.display())),
+        "{stderr}"
+    );
+    // One run, one set of files: the first run's period files are gone,
+    // what is there is listed as this run's, the user's file stays.
+    let second_periods = periods();
+    assert!(!second_periods.is_empty(), "{stderr}");
+    assert!(
+        first_periods.iter().all(|p| !second_periods.contains(p)),
+        "{first_periods:?} {second_periods:?}"
+    );
+    let listed = listed();
+    assert!(
+        second_periods
+            .iter()
+            .all(|p| listed.lines().any(|l| l == p)),
+        "{listed}"
+    );
+    assert!(!listed.lines().any(|l| l == "notes.txt"), "{listed}");
+    assert_eq!(fs::read_to_string(out.join("notes.txt")).unwrap(), "mine");
     assert_eq!(text(&run.stdout), SHOP_ONCE);
     assert!(
         stderr.contains(&format!("sampler-sample: wrote {}", out.display())),
@@ -276,6 +358,16 @@ fn sampler_sample_profiles_your_program_in_pprof() {
     assert_eq!(&pprof[..2], &[0x1f, 0x8b], "gzip");
     let summary = fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(summary.contains("threads="), "{summary}");
+
+    // A setting the profiler refuses: nothing written, said, 70; the
+    // previous run's files removed all the same.
+    let run = sampler(&[("CORPROF_SAMPLER_HZ", "fast")]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(SAMPLE_FAILED), "{stderr}");
+    assert_verdict(&stderr, "sampler-sample", "failed", 7);
+    assert!(stderr.contains("the profiler wrote nothing"), "{stderr}");
+    assert!(periods().is_empty() && !out.join("summary.txt").exists());
+    assert!(out.join("notes.txt").is_file());
 }
 
 #[test]
@@ -299,6 +391,16 @@ fn attach_sample_patches_a_constant_of_your_running_program_and_reverts() {
         stderr.contains("live_patch: reverted: Shop!Shop.Pricing::DiscountPercent"),
         "{stderr}"
     );
+    assert_verdict(&stderr, "attach-sample", "ok", 7);
+
+    // A constant the method does not load: the runtime refuses the
+    // attach, the program runs on unpatched, the script exits 70.
+    let wrong = Path::new("Shop!Shop.Pricing::DiscountPercent 40 42 2");
+    let run = script("attach-sample.sh", &[shop(), wrong, seconds], &[]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(SAMPLE_FAILED), "{stderr}");
+    assert!(stderr.contains("attach: load failed"), "{stderr}");
+    assert_verdict(&stderr, "attach-sample", "failed", 7);
 
     // A usage error names what is missing.
     let run = script("attach-sample.sh", &[shop()], &[]);

@@ -163,11 +163,11 @@ impl Drop for FakeRuntime {
 }
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
-    fn SetEventMask(&self, events: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, events: DWORD) -> HRESULT {
         self.masks.lock().unwrap().push((events, None));
         S_OK
     }
-    fn GetFunctionInfo(
+    unsafe fn GetFunctionInfo(
         &self,
         _function: FunctionID,
         class: *mut ClassID,
@@ -182,7 +182,7 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
         }
         S_OK
     }
-    fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
+    unsafe fn GetCurrentThreadID(&self, thread: *mut ThreadID) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         unsafe { *thread = FAKE_THREAD };
         S_OK
@@ -192,7 +192,7 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {}
 impl ICorProfilerInfo3_Impl for FakeRuntime {}
 impl ICorProfilerInfo4_Impl for FakeRuntime {}
 impl ICorProfilerInfo5_Impl for FakeRuntime {
-    fn SetEventMask2(&self, low: DWORD, high: DWORD) -> HRESULT {
+    unsafe fn SetEventMask2(&self, low: DWORD, high: DWORD) -> HRESULT {
         self.masks.lock().unwrap().push((low, Some(high)));
         S_OK
     }
@@ -212,11 +212,11 @@ struct FakeFunctionControl {
 }
 
 impl ICorProfilerFunctionControl_Impl for FakeFunctionControl {
-    fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
+    unsafe fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
         self.flags.lock().unwrap().push(flags);
         S_OK
     }
-    fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+    unsafe fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
         // SAFETY: the caller passes `size` readable bytes.
         let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
         self.bodies.lock().unwrap().push(bytes.to_vec());
@@ -231,7 +231,10 @@ struct FakeReferenceProvider {
 }
 
 impl ICorProfilerAssemblyReferenceProvider_Impl for FakeReferenceProvider {
-    fn AddAssemblyReference(&self, _info: *const COR_PRF_ASSEMBLY_REFERENCE_INFO) -> HRESULT {
+    unsafe fn AddAssemblyReference(
+        &self,
+        _info: *const COR_PRF_ASSEMBLY_REFERENCE_INFO,
+    ) -> HRESULT {
         self.added.fetch_add(1, Ordering::SeqCst);
         S_OK
     }

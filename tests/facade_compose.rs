@@ -20,12 +20,12 @@ struct FakeRuntime {
 }
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
-    fn SetEventMask(&self, events: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, events: DWORD) -> HRESULT {
         self.sets.lock().unwrap().push((events, None));
         self.mask.lock().unwrap().0 = events;
         S_OK
     }
-    fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         unsafe { *events = self.mask.lock().unwrap().0 };
         S_OK
@@ -35,7 +35,7 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {}
 impl ICorProfilerInfo3_Impl for FakeRuntime {}
 impl ICorProfilerInfo4_Impl for FakeRuntime {}
 impl ICorProfilerInfo5_Impl for FakeRuntime {
-    fn GetEventMask2(&self, low: *mut DWORD, high: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask2(&self, low: *mut DWORD, high: *mut DWORD) -> HRESULT {
         let (l, h) = *self.mask.lock().unwrap();
         // SAFETY: the facade passes valid out-pointers.
         unsafe {
@@ -44,7 +44,7 @@ impl ICorProfilerInfo5_Impl for FakeRuntime {
         }
         S_OK
     }
-    fn SetEventMask2(&self, low: DWORD, high: DWORD) -> HRESULT {
+    unsafe fn SetEventMask2(&self, low: DWORD, high: DWORD) -> HRESULT {
         self.sets.lock().unwrap().push((low, Some(high)));
         *self.mask.lock().unwrap() = (low, high);
         S_OK
@@ -151,7 +151,9 @@ fn each_part_is_initialized_in_order_and_the_event_masks_merge() {
         // Already asked for: nothing more is set.
         Part::new("c", &log, COR_PRF_MONITOR_GC),
     ));
-    assert_eq!(profiler.Initialize(info.as_raw()), S_OK);
+    // SAFETY: a COM call made as the runtime makes it: the fake runtime's
+    // info pointer, live for the test.
+    assert_eq!(unsafe { profiler.Initialize(info.as_raw()) }, S_OK);
     assert_eq!(
         taken(&log),
         ["a initialize", "b initialize", "c initialize"]
@@ -181,7 +183,10 @@ fn a_failed_initialize_stops_there_and_reaches_the_runtime_as_its_code() {
         b,
         Part::new("c", &log, COR_PRF_MONITOR_THREADS),
     ));
-    assert_eq!(profiler.Initialize(info.as_raw()), E_ACCESSDENIED);
+    // SAFETY: a COM call made as the runtime makes it: the fake runtime's
+    // info pointer, live for the test.
+    let answer = unsafe { profiler.Initialize(info.as_raw()) };
+    assert_eq!(answer, E_ACCESSDENIED);
     assert_eq!(taken(&log), ["a initialize", "b initialize"]);
     assert_eq!(fake.sets.lock().unwrap().len(), 1, "only a's mask was set");
 }
@@ -195,10 +200,13 @@ fn every_part_hears_every_callback_and_the_first_error_is_returned() {
     let mut c = Part::new("c", &log, EventMask::EMPTY);
     c.fail_jit = true;
     let profiler = ProfilerCallback::new((Part::new("a", &log, EventMask::EMPTY), b, c));
-    assert_eq!(profiler.Initialize(info.as_raw()), S_OK);
+    // SAFETY: a COM call made as the runtime makes it: the fake runtime's
+    // info pointer, live for the test.
+    assert_eq!(unsafe { profiler.Initialize(info.as_raw()) }, S_OK);
     taken(&log);
     assert_eq!(
-        profiler.JITCompilationStarted(function(0x42), TRUE),
+        // SAFETY: no pointer argument; a function ID the fake runtime knows.
+        unsafe { profiler.JITCompilationStarted(function(0x42), TRUE) },
         E_INVALIDARG
     );
     assert_eq!(taken(&log), ["a jit 0x42", "b jit 0x42", "c jit 0x42"]);
@@ -208,14 +216,16 @@ fn every_part_hears_every_callback_and_the_first_error_is_returned() {
     // SAFETY: the fake runtime's thread ID is only passed along.
     let thread = unsafe { ThreadID::from_raw(7) };
     assert_eq!(
-        profiler.ThreadNameChanged(thread, name.len() as ULONG, name.as_mut_ptr()),
+        // SAFETY: `name` holds the `count` UTF-16 units passed, for the call.
+        unsafe { profiler.ThreadNameChanged(thread, name.len() as ULONG, name.as_mut_ptr()) },
         S_OK
     );
     assert_eq!(
         taken(&log),
         ["a thread worker", "b thread worker", "c thread worker"]
     );
-    assert_eq!(profiler.Shutdown(), S_OK);
+    // SAFETY: no arguments; the profiler was initialized.
+    assert_eq!(unsafe { profiler.Shutdown() }, S_OK);
     assert_eq!(taken(&log), ["a shutdown", "b shutdown", "c shutdown"]);
 }
 
@@ -254,9 +264,11 @@ trait Inlining {
 
 impl<P: Profiler> Inlining for ProfilerCallback<P> {
     fn init(&self, info: *mut core::ffi::c_void) -> HRESULT {
-        self.Initialize(info)
+        // SAFETY: the callers pass the fake runtime's live info pointer.
+        unsafe { self.Initialize(info) }
     }
     fn inline(&self, answer: &mut BOOL) -> HRESULT {
-        self.JITInlining(function(1), function(2), answer)
+        // SAFETY: `answer` is a valid BOOL for the call.
+        unsafe { self.JITInlining(function(1), function(2), answer) }
     }
 }

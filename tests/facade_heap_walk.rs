@@ -35,7 +35,7 @@ struct FakeRuntime {
 }
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
-    fn GetClassFromObject(&self, objectId: ObjectID, pClassId: *mut ClassID) -> HRESULT {
+    unsafe fn GetClassFromObject(&self, objectId: ObjectID, pClassId: *mut ClassID) -> HRESULT {
         if !HEAP.contains(&objectId) || pClassId.is_null() {
             return E_INVALIDARG;
         }
@@ -47,7 +47,7 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
 impl ICorProfilerInfo2_Impl for FakeRuntime {}
 impl ICorProfilerInfo3_Impl for FakeRuntime {}
 impl ICorProfilerInfo4_Impl for FakeRuntime {
-    fn GetObjectSize2(&self, objectId: ObjectID, pcSize: *mut SIZE_T) -> HRESULT {
+    unsafe fn GetObjectSize2(&self, objectId: ObjectID, pcSize: *mut SIZE_T) -> HRESULT {
         if !HEAP.contains(&objectId) || pcSize.is_null() {
             return E_INVALIDARG;
         }
@@ -62,11 +62,11 @@ impl ICorProfilerInfo7_Impl for FakeRuntime {}
 impl ICorProfilerInfo8_Impl for FakeRuntime {}
 impl ICorProfilerInfo9_Impl for FakeRuntime {}
 impl ICorProfilerInfo10_Impl for FakeRuntime {
-    fn SuspendRuntime(&self) -> HRESULT {
+    unsafe fn SuspendRuntime(&self) -> HRESULT {
         self.suspended.fetch_add(1, Ordering::SeqCst);
         S_OK
     }
-    fn ResumeRuntime(&self) -> HRESULT {
+    unsafe fn ResumeRuntime(&self) -> HRESULT {
         self.suspended.fetch_sub(1, Ordering::SeqCst);
         S_OK
     }
@@ -76,7 +76,7 @@ impl ICorProfilerInfo12_Impl for FakeRuntime {}
 impl ICorProfilerInfo13_Impl for FakeRuntime {}
 impl ICorProfilerInfo14_Impl for FakeRuntime {}
 impl ICorProfilerInfo15_Impl for FakeRuntime {
-    fn EnumerateGCHeapObjects(
+    unsafe fn EnumerateGCHeapObjects(
         &self,
         callback: Option<ObjectCallback>,
         callbackState: *mut c_void,

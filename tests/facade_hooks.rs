@@ -41,11 +41,11 @@ struct FakeRuntime {
 }
 
 impl ICorProfilerInfo_Impl for FakeRuntime {
-    fn SetEventMask(&self, events: DWORD) -> HRESULT {
+    unsafe fn SetEventMask(&self, events: DWORD) -> HRESULT {
         *self.mask.lock().unwrap() = events;
         S_OK
     }
-    fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
+    unsafe fn GetEventMask(&self, events: *mut DWORD) -> HRESULT {
         // SAFETY: the facade passes a valid out-pointer.
         unsafe { *events = *self.mask.lock().unwrap() };
         S_OK
@@ -53,7 +53,7 @@ impl ICorProfilerInfo_Impl for FakeRuntime {
 }
 
 impl ICorProfilerInfo2_Impl for FakeRuntime {
-    fn DoStackSnapshot(
+    unsafe fn DoStackSnapshot(
         &self,
         _thread: ThreadID,
         callback: Option<StackSnapshotCallback>,
@@ -87,7 +87,7 @@ impl ICorProfilerInfo2_Impl for FakeRuntime {
         S_OK
     }
     #[allow(clippy::too_many_arguments)]
-    fn GetFunctionInfo2(
+    unsafe fn GetFunctionInfo2(
         &self,
         _function: FunctionID,
         _frame: COR_PRF_FRAME_INFO,
@@ -110,7 +110,7 @@ impl FakeRuntime {
 }
 
 impl ICorProfilerInfo3_Impl for FakeRuntime {
-    fn SetFunctionIDMapper2(
+    unsafe fn SetFunctionIDMapper2(
         &self,
         mapper: Option<FunctionIDMapper2>,
         client_data: *mut c_void,
@@ -118,7 +118,7 @@ impl ICorProfilerInfo3_Impl for FakeRuntime {
         *self.mapper.lock().unwrap() = mapper.map(|m| (m, client_data as usize));
         S_OK
     }
-    fn SetEnterLeaveFunctionHooks3(
+    unsafe fn SetEnterLeaveFunctionHooks3(
         &self,
         enter: Option<FunctionEnter3>,
         leave: Option<FunctionLeave3>,

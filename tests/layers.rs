@@ -148,8 +148,9 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
         &[
             // Formats and the IL rewriting: nothing of coverage's own.
             &["claims", "filter", "inflate", "pdb", "probes", "report"],
-            // The assembly's debug directory (its embedded PDB, inflated).
-            &["pe"],
+            // The assembly's debug directory (its embedded PDB, inflated);
+            // several processes' counts added up.
+            &["pe", "merge"],
             // The settings; a module's PDB found and parsed.
             &["options", "symbols"],
             // What a method is reported under, whether it is covered.

@@ -12,7 +12,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000A1")]
     #[vtable(IPaths_Vtbl)]
     #[implement(IPaths_Impl)]
-    pub interface IPaths: IUnknown {
+    pub unsafe interface IPaths: IUnknown {
         fn P0() -> corprof::HRESULT;
         fn P1() -> u32;
         fn P2() -> u32;
@@ -37,49 +37,49 @@ com_interface! {
 struct Paths;
 
 impl IPaths_Impl for Paths {
-    fn P0(&self) -> HRESULT {
+    unsafe fn P0(&self) -> HRESULT {
         S_FALSE
     }
-    fn P1(&self) -> u32 {
+    unsafe fn P1(&self) -> u32 {
         1
     }
-    fn P2(&self) -> u32 {
+    unsafe fn P2(&self) -> u32 {
         2
     }
-    fn P3(&self) -> core::ffi::c_uint {
+    unsafe fn P3(&self) -> core::ffi::c_uint {
         3
     }
-    fn P4(&self) -> u32 {
+    unsafe fn P4(&self) -> u32 {
         4
     }
-    fn P6(&self) -> u32 {
+    unsafe fn P6(&self) -> u32 {
         6
     }
-    fn P7(&self) -> u32 {
+    unsafe fn P7(&self) -> u32 {
         7
     }
-    fn P8(&self) -> u32 {
+    unsafe fn P8(&self) -> u32 {
         8
     }
-    fn P9(&self) -> u32 {
+    unsafe fn P9(&self) -> u32 {
         9
     }
-    fn P10(&self) -> u32 {
+    unsafe fn P10(&self) -> u32 {
         10
     }
-    fn P11(&self) -> u32 {
+    unsafe fn P11(&self) -> u32 {
         11
     }
-    fn P12(&self) -> u32 {
+    unsafe fn P12(&self) -> u32 {
         12
     }
-    fn P13(&self) -> u32 {
+    unsafe fn P13(&self) -> u32 {
         13
     }
-    fn P14(&self) -> u32 {
+    unsafe fn P14(&self) -> u32 {
         14
     }
-    fn P15(&self) -> u32 {
+    unsafe fn P15(&self) -> u32 {
         15
     }
 }
@@ -121,7 +121,7 @@ com_interface! {
     #[vtable(IAgileThing_Vtbl)]
     #[implement(IAgileThing_Impl)]
     #[agile]
-    pub(crate) interface IAgileThing: IUnknown {
+    pub(crate) unsafe interface IAgileThing: IUnknown {
         fn Get() -> u32;
     }
 
@@ -130,7 +130,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-0000000000A3")]
     #[vtable(IAgileChild_Vtbl)]
     #[implement(IAgileChild_Impl: IAgileThing_Impl)]
-    interface IAgileChild: IAgileThing {
+    unsafe interface IAgileChild: IAgileThing {
         fn More() -> u32;
     }
 }
@@ -149,12 +149,12 @@ fn agile_interfaces_are_send_and_sync_and_so_are_the_runtimes() {
     // And one moves to another thread and is called there.
     struct Thing;
     impl IAgileThing_Impl for Thing {
-        fn Get(&self) -> u32 {
+        unsafe fn Get(&self) -> u32 {
             7
         }
     }
     impl IAgileChild_Impl for Thing {
-        fn More(&self) -> u32 {
+        unsafe fn More(&self) -> u32 {
             8
         }
     }

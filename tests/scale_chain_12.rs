@@ -7,7 +7,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000000")]
     #[vtable(IDeep00_Vtbl)]
     #[implement(IDeep00_Impl)]
-    pub interface IDeep00: IUnknown {
+    pub unsafe interface IDeep00: IUnknown {
         fn Level00(out: *mut u32) -> HRESULT;
         fn Echo00(x: u32) -> u32 { x ^ 1 }
     }
@@ -15,7 +15,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000001")]
     #[vtable(IDeep01_Vtbl)]
     #[implement(IDeep01_Impl: IDeep00_Impl)]
-    pub interface IDeep01: IDeep00 {
+    pub unsafe interface IDeep01: IDeep00 {
         fn Level01(out: *mut u32) -> HRESULT;
         fn Echo01(x: u32) -> u32 { x ^ 2 }
     }
@@ -23,7 +23,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000002")]
     #[vtable(IDeep02_Vtbl)]
     #[implement(IDeep02_Impl: IDeep01_Impl)]
-    pub interface IDeep02: IDeep01 {
+    pub unsafe interface IDeep02: IDeep01 {
         fn Level02(out: *mut u32) -> HRESULT;
         fn Echo02(x: u32) -> u32 { x ^ 3 }
     }
@@ -31,7 +31,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000003")]
     #[vtable(IDeep03_Vtbl)]
     #[implement(IDeep03_Impl: IDeep02_Impl)]
-    pub interface IDeep03: IDeep02 {
+    pub unsafe interface IDeep03: IDeep02 {
         fn Level03(out: *mut u32) -> HRESULT;
         fn Echo03(x: u32) -> u32 { x ^ 4 }
     }
@@ -39,7 +39,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000004")]
     #[vtable(IDeep04_Vtbl)]
     #[implement(IDeep04_Impl: IDeep03_Impl)]
-    pub interface IDeep04: IDeep03 {
+    pub unsafe interface IDeep04: IDeep03 {
         fn Level04(out: *mut u32) -> HRESULT;
         fn Echo04(x: u32) -> u32 { x ^ 5 }
     }
@@ -47,7 +47,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000005")]
     #[vtable(IDeep05_Vtbl)]
     #[implement(IDeep05_Impl: IDeep04_Impl)]
-    pub interface IDeep05: IDeep04 {
+    pub unsafe interface IDeep05: IDeep04 {
         fn Level05(out: *mut u32) -> HRESULT;
         fn Echo05(x: u32) -> u32 { x ^ 6 }
     }
@@ -55,7 +55,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000006")]
     #[vtable(IDeep06_Vtbl)]
     #[implement(IDeep06_Impl: IDeep05_Impl)]
-    pub interface IDeep06: IDeep05 {
+    pub unsafe interface IDeep06: IDeep05 {
         fn Level06(out: *mut u32) -> HRESULT;
         fn Echo06(x: u32) -> u32 { x ^ 7 }
     }
@@ -63,7 +63,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000007")]
     #[vtable(IDeep07_Vtbl)]
     #[implement(IDeep07_Impl: IDeep06_Impl)]
-    pub interface IDeep07: IDeep06 {
+    pub unsafe interface IDeep07: IDeep06 {
         fn Level07(out: *mut u32) -> HRESULT;
         fn Echo07(x: u32) -> u32 { x ^ 8 }
     }
@@ -71,7 +71,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000008")]
     #[vtable(IDeep08_Vtbl)]
     #[implement(IDeep08_Impl: IDeep07_Impl)]
-    pub interface IDeep08: IDeep07 {
+    pub unsafe interface IDeep08: IDeep07 {
         fn Level08(out: *mut u32) -> HRESULT;
         fn Echo08(x: u32) -> u32 { x ^ 9 }
     }
@@ -79,7 +79,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-000000000009")]
     #[vtable(IDeep09_Vtbl)]
     #[implement(IDeep09_Impl: IDeep08_Impl)]
-    pub interface IDeep09: IDeep08 {
+    pub unsafe interface IDeep09: IDeep08 {
         fn Level09(out: *mut u32) -> HRESULT;
         fn Echo09(x: u32) -> u32 { x ^ 10 }
     }
@@ -87,7 +87,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-00000000000A")]
     #[vtable(IDeep10_Vtbl)]
     #[implement(IDeep10_Impl: IDeep09_Impl)]
-    pub interface IDeep10: IDeep09 {
+    pub unsafe interface IDeep10: IDeep09 {
         fn Level10(out: *mut u32) -> HRESULT;
         fn Echo10(x: u32) -> u32 { x ^ 11 }
     }
@@ -95,7 +95,7 @@ com_interface! {
     #[iid("5CA1E000-0002-4000-8000-00000000000B")]
     #[vtable(IDeep11_Vtbl)]
     #[implement(IDeep11_Impl: IDeep10_Impl)]
-    pub interface IDeep11: IDeep10 {
+    pub unsafe interface IDeep11: IDeep10 {
         fn Level11(out: *mut u32) -> HRESULT;
         fn Echo11(x: u32) -> u32 { x ^ 12 }
     }
@@ -104,84 +104,84 @@ com_interface! {
 struct Deep;
 
 impl IDeep00_Impl for Deep {
-    fn Level00(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level00(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 0 };
         S_OK
     }
 }
 impl IDeep01_Impl for Deep {
-    fn Level01(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level01(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 1 };
         S_OK
     }
 }
 impl IDeep02_Impl for Deep {
-    fn Level02(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level02(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 2 };
         S_OK
     }
 }
 impl IDeep03_Impl for Deep {
-    fn Level03(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level03(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 3 };
         S_OK
     }
 }
 impl IDeep04_Impl for Deep {
-    fn Level04(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level04(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 4 };
         S_OK
     }
 }
 impl IDeep05_Impl for Deep {
-    fn Level05(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level05(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 5 };
         S_OK
     }
 }
 impl IDeep06_Impl for Deep {
-    fn Level06(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level06(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 6 };
         S_OK
     }
 }
 impl IDeep07_Impl for Deep {
-    fn Level07(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level07(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 7 };
         S_OK
     }
 }
 impl IDeep08_Impl for Deep {
-    fn Level08(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level08(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 8 };
         S_OK
     }
 }
 impl IDeep09_Impl for Deep {
-    fn Level09(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level09(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 9 };
         S_OK
     }
 }
 impl IDeep10_Impl for Deep {
-    fn Level10(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level10(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 10 };
         S_OK
     }
 }
 impl IDeep11_Impl for Deep {
-    fn Level11(&self, out: *mut u32) -> HRESULT {
+    unsafe fn Level11(&self, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = 11 };
         S_OK

@@ -7,7 +7,7 @@ com_interface! {
     #[iid("5CA1E000-0001-4000-8000-0000000000C8")]
     #[vtable(IWide_Vtbl)]
     #[implement(IWide_Impl)]
-    pub interface IWide: IUnknown {
+    pub unsafe interface IWide: IUnknown {
         fn M0000(a: u32, out: *mut u32) -> HRESULT;
         fn M0001(a: u64) -> u64 { a + 1 }
         fn M0002(a: i32, b: i32) -> HRESULT { if a + b == 2 { S_OK } else { HRESULT(-1) } }
@@ -214,337 +214,337 @@ com_interface! {
 struct Wide;
 
 impl IWide_Impl for Wide {
-    fn M0000(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0000(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(0) };
         S_OK
     }
-    fn M0003(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0003(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(3) };
         S_OK
     }
-    fn M0006(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0006(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(6) };
         S_OK
     }
-    fn M0009(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0009(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(9) };
         S_OK
     }
-    fn M0012(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0012(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(12) };
         S_OK
     }
-    fn M0015(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0015(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(15) };
         S_OK
     }
-    fn M0018(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0018(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(18) };
         S_OK
     }
-    fn M0021(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0021(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(21) };
         S_OK
     }
-    fn M0024(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0024(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(24) };
         S_OK
     }
-    fn M0027(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0027(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(27) };
         S_OK
     }
-    fn M0030(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0030(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(30) };
         S_OK
     }
-    fn M0033(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0033(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(33) };
         S_OK
     }
-    fn M0036(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0036(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(36) };
         S_OK
     }
-    fn M0039(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0039(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(39) };
         S_OK
     }
-    fn M0042(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0042(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(42) };
         S_OK
     }
-    fn M0045(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0045(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(45) };
         S_OK
     }
-    fn M0048(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0048(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(48) };
         S_OK
     }
-    fn M0051(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0051(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(51) };
         S_OK
     }
-    fn M0054(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0054(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(54) };
         S_OK
     }
-    fn M0057(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0057(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(57) };
         S_OK
     }
-    fn M0060(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0060(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(60) };
         S_OK
     }
-    fn M0063(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0063(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(63) };
         S_OK
     }
-    fn M0066(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0066(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(66) };
         S_OK
     }
-    fn M0069(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0069(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(69) };
         S_OK
     }
-    fn M0072(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0072(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(72) };
         S_OK
     }
-    fn M0075(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0075(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(75) };
         S_OK
     }
-    fn M0078(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0078(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(78) };
         S_OK
     }
-    fn M0081(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0081(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(81) };
         S_OK
     }
-    fn M0084(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0084(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(84) };
         S_OK
     }
-    fn M0087(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0087(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(87) };
         S_OK
     }
-    fn M0090(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0090(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(90) };
         S_OK
     }
-    fn M0093(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0093(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(93) };
         S_OK
     }
-    fn M0096(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0096(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(96) };
         S_OK
     }
-    fn M0099(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0099(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(99) };
         S_OK
     }
-    fn M0102(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0102(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(102) };
         S_OK
     }
-    fn M0105(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0105(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(105) };
         S_OK
     }
-    fn M0108(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0108(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(108) };
         S_OK
     }
-    fn M0111(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0111(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(111) };
         S_OK
     }
-    fn M0114(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0114(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(114) };
         S_OK
     }
-    fn M0117(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0117(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(117) };
         S_OK
     }
-    fn M0120(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0120(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(120) };
         S_OK
     }
-    fn M0123(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0123(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(123) };
         S_OK
     }
-    fn M0126(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0126(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(126) };
         S_OK
     }
-    fn M0129(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0129(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(129) };
         S_OK
     }
-    fn M0132(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0132(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(132) };
         S_OK
     }
-    fn M0135(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0135(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(135) };
         S_OK
     }
-    fn M0138(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0138(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(138) };
         S_OK
     }
-    fn M0141(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0141(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(141) };
         S_OK
     }
-    fn M0144(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0144(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(144) };
         S_OK
     }
-    fn M0147(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0147(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(147) };
         S_OK
     }
-    fn M0150(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0150(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(150) };
         S_OK
     }
-    fn M0153(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0153(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(153) };
         S_OK
     }
-    fn M0156(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0156(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(156) };
         S_OK
     }
-    fn M0159(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0159(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(159) };
         S_OK
     }
-    fn M0162(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0162(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(162) };
         S_OK
     }
-    fn M0165(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0165(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(165) };
         S_OK
     }
-    fn M0168(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0168(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(168) };
         S_OK
     }
-    fn M0171(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0171(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(171) };
         S_OK
     }
-    fn M0174(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0174(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(174) };
         S_OK
     }
-    fn M0177(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0177(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(177) };
         S_OK
     }
-    fn M0180(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0180(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(180) };
         S_OK
     }
-    fn M0183(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0183(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(183) };
         S_OK
     }
-    fn M0186(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0186(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(186) };
         S_OK
     }
-    fn M0189(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0189(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(189) };
         S_OK
     }
-    fn M0192(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0192(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(192) };
         S_OK
     }
-    fn M0195(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0195(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(195) };
         S_OK
     }
-    fn M0198(&self, a: u32, out: *mut u32) -> HRESULT {
+    unsafe fn M0198(&self, a: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = a.wrapping_add(198) };
         S_OK

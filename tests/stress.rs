@@ -44,7 +44,7 @@ com_interface! {
     #[vtable(IStressed_Vtbl)]
     #[implement(IStressed_Impl)]
     #[agile]
-    pub interface IStressed: IUnknown {
+    pub unsafe interface IStressed: IUnknown {
         fn Touch(out: *mut u64) -> HRESULT;
     }
 
@@ -52,7 +52,7 @@ com_interface! {
     #[iid("57E55000-0000-4000-8000-000000000002")]
     #[vtable(IStressedChild_Vtbl)]
     #[implement(IStressedChild_Impl: IStressed_Impl)]
-    pub interface IStressedChild: IStressed {
+    pub unsafe interface IStressedChild: IStressed {
         fn Id() -> u64;
     }
 }
@@ -77,7 +77,7 @@ impl Drop for Victim {
 }
 
 impl IStressed_Impl for Victim {
-    fn Touch(&self, out: *mut u64) -> HRESULT {
+    unsafe fn Touch(&self, out: *mut u64) -> HRESULT {
         if out.is_null() {
             return E_POINTER;
         }
@@ -88,7 +88,7 @@ impl IStressed_Impl for Victim {
 }
 
 impl IStressedChild_Impl for Victim {
-    fn Id(&self) -> u64 {
+    unsafe fn Id(&self) -> u64 {
         self.id
     }
 }

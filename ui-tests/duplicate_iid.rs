@@ -6,14 +6,14 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Foo() -> HRESULT;
     }
 
     #[iid("0a1b2c3d-0000-4000-8000-000000000001")]
     #[vtable(IBar_Vtbl)]
     #[implement(IBar_Impl)]
-    pub interface IBar: IUnknown {
+    pub unsafe interface IBar: IUnknown {
         fn Bar() -> HRESULT;
     }
 }

@@ -6,14 +6,14 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IBase_Vtbl)]
     #[implement(IBase_Impl)]
-    pub interface IBase: IUnknown {
+    pub unsafe interface IBase: IUnknown {
         fn Base() -> HRESULT;
     }
 
     #[iid("{00000000-0000-0000-C000-000000000046}")]
     #[vtable(IDerived_Vtbl)]
     #[implement(IDerived_Impl: IBase_Impl)]
-    pub interface IDerived: IBase {
+    pub unsafe interface IDerived: IBase {
         fn Derived() -> HRESULT;
     }
 }

@@ -5,7 +5,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Method() -> HRESULT;
         fn Method(x: u32) -> HRESULT;
     }

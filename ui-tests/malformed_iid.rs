@@ -5,7 +5,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-00000000001G")]
     #[vtable(IBad_Vtbl)]
     #[implement(IBad_Impl)]
-    pub interface IBad: IUnknown {
+    pub unsafe interface IBad: IUnknown {
         fn Method() -> HRESULT;
     }
 }

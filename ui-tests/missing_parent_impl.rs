@@ -5,14 +5,14 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IBase_Vtbl)]
     #[implement(IBase_Impl)]
-    pub interface IBase: IUnknown {
+    pub unsafe interface IBase: IUnknown {
         fn Base() -> HRESULT;
     }
 
     #[iid("0A1B2C3D-0000-4000-8000-000000000002")]
     #[vtable(IDerived_Vtbl)]
     #[implement(IDerived_Impl: IBase_Impl)]
-    pub interface IDerived: IBase {
+    pub unsafe interface IDerived: IBase {
         fn Derived() -> HRESULT;
     }
 }
@@ -20,7 +20,7 @@ com_interface! {
 struct Object;
 
 impl IDerived_Impl for Object {
-    fn Derived(&self) -> HRESULT {
+    unsafe fn Derived(&self) -> HRESULT {
         S_OK
     }
 }

@@ -4,7 +4,7 @@ use corprof::{com_interface, HRESULT};
 com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Foo() -> HRESULT;
     }
 }

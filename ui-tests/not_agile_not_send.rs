@@ -7,7 +7,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IApartment_Vtbl)]
     #[implement(IApartment_Impl)]
-    pub interface IApartment: IUnknown {
+    pub unsafe interface IApartment: IUnknown {
         fn Method() -> HRESULT;
     }
 }

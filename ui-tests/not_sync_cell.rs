@@ -6,7 +6,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Method() -> HRESULT;
     }
 }
@@ -16,7 +16,7 @@ struct Counter {
 }
 
 impl IFoo_Impl for Counter {
-    fn Method(&self) -> HRESULT {
+    unsafe fn Method(&self) -> HRESULT {
         self.calls.set(self.calls.get() + 1);
         S_OK
     }

@@ -7,7 +7,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IChild_Vtbl)]
     #[implement(IChild_Impl)]
-    pub interface IChild: NotAnInterface {
+    pub unsafe interface IChild: NotAnInterface {
         fn Method() -> HRESULT;
     }
 }

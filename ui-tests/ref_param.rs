@@ -5,7 +5,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IShape_Vtbl)]
     #[implement(IShape_Impl)]
-    pub interface IShape: IUnknown {
+    pub unsafe interface IShape: IUnknown {
         fn Area(out: &mut f64) -> HRESULT;
     }
 }

@@ -6,7 +6,7 @@ com_interface! {
     #[threadsafe]
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Method() -> HRESULT;
     }
 }

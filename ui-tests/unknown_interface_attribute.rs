@@ -7,7 +7,7 @@ com_interface! {
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
     #[agil]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Method() -> HRESULT;
     }
 }

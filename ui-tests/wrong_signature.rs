@@ -5,7 +5,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
     #[vtable(IFoo_Vtbl)]
     #[implement(IFoo_Impl)]
-    pub interface IFoo: IUnknown {
+    pub unsafe interface IFoo: IUnknown {
         fn Method(value: u32) -> HRESULT;
     }
 }
@@ -13,7 +13,7 @@ com_interface! {
 struct Object;
 
 impl IFoo_Impl for Object {
-    fn Method(&self, value: u64) -> HRESULT {
+    unsafe fn Method(&self, value: u64) -> HRESULT {
         let _ = value;
         S_OK
     }

@@ -25,7 +25,7 @@ def methods(n: int, test: bool) -> str:
            f'    #[iid("{iid(1, n)}")]',
            "    #[vtable(IWide_Vtbl)]",
            "    #[implement(IWide_Impl)]",
-           "    pub interface IWide: IUnknown {"]
+           "    pub unsafe interface IWide: IUnknown {"]
     for i in range(n):
         if i % 3 == 0:
             out.append(f"        fn M{i:04}(a: u32, out: *mut u32) -> HRESULT;")
@@ -35,7 +35,7 @@ def methods(n: int, test: bool) -> str:
             out.append(f"        fn M{i:04}(a: i32, b: i32) -> HRESULT {{ if a + b == {i} {{ S_OK }} else {{ HRESULT(-1) }} }}")
     out += ["    }", "}", "", "struct Wide;", "", "impl IWide_Impl for Wide {"]
     for i in range(0, n, 3):
-        out += [f"    fn M{i:04}(&self, a: u32, out: *mut u32) -> HRESULT {{",
+        out += [f"    unsafe fn M{i:04}(&self, a: u32, out: *mut u32) -> HRESULT {{",
                 f"        // SAFETY: callers pass a valid pointer.",
                 f"        unsafe {{ *out = a.wrapping_add({i}) }};", "        S_OK", "    }"]
     out += ["}", "", "pub fn make() -> IWide {", "    export(Wide)", "}"]
@@ -77,14 +77,14 @@ def chain(d: int, test: bool) -> str:
                 f'    #[iid("{iid(2, i)}")]',
                 f"    #[vtable(IDeep{i:02}_Vtbl)]",
                 f"    #[implement({implement})]",
-                f"    pub interface IDeep{i:02}: {parent} {{",
+                f"    pub unsafe interface IDeep{i:02}: {parent} {{",
                 f"        fn Level{i:02}(out: *mut u32) -> HRESULT;",
                 f"        fn Echo{i:02}(x: u32) -> u32 {{ x ^ {i + 1} }}",
                 "    }"]
     out += ["}", "", "struct Deep;", ""]
     for i in range(d):
         out += [f"impl IDeep{i:02}_Impl for Deep {{",
-                f"    fn Level{i:02}(&self, out: *mut u32) -> HRESULT {{",
+                f"    unsafe fn Level{i:02}(&self, out: *mut u32) -> HRESULT {{",
                 "        // SAFETY: callers pass a valid pointer.",
                 f"        unsafe {{ *out = {i} }};", "        S_OK", "    }", "}"]
     top = f"IDeep{d - 1:02}"

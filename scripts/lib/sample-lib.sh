@@ -51,3 +51,66 @@ webapp_start() {
     done
     [ -n "$port" ] || die "$label: no ready line in 60 s"
 }
+
+# A sample script's verdict, its last line, the same for every script
+# (README, "Exit codes of the samples"): `sample_finish NAME STATUS ok|failed
+# WHAT` prints `NAME: ok: WHAT; the program exited STATUS` and exits with
+# STATUS, the program's own exit code, when the profiler did what was asked;
+# otherwise `NAME: failed: WHAT; the program exited STATUS` and exits with
+# SAMPLE_FAILED (70), whatever the program's code was.
+SAMPLE_FAILED=70
+sample_finish() {
+    local name=$1 status=$2 verdict=$3 what=$4
+    if [ "$verdict" = ok ]; then
+        echo "$name: ok: $what; the program exited $status" >&2
+        exit "$status"
+    fi
+    echo "$name: failed: $what; the program exited $status (the script exits $SAMPLE_FAILED)" >&2
+    exit "$SAMPLE_FAILED"
+}
+
+# One run, one set of files. `sample_clear_last_run DIR NAME` removes the
+# files the previous run of NAME wrote into DIR, as listed in DIR/.NAME.files,
+# and nothing else (a file of yours in DIR stays), then notes what DIR holds.
+# `sample_note_run DIR NAME PATTERN...` lists into DIR/.NAME.files the files
+# matching a PATTERN (globs relative to DIR) that were not there before, and
+# warns of files matching a PATTERN that this run did not write (an earlier
+# run's from before these lists, or yours): they are left as they are.
+sample_clear_last_run() {
+    local dir=$1 name=$2 f
+    if [ -f "$dir/.$name.files" ]; then
+        while IFS= read -r f; do
+            case "$f" in */* | '' | . | ..) continue ;; esac
+            rm -f -- "${dir:?}/$f"
+        done <"$dir/.$name.files"
+        rm -f -- "$dir/.$name.files"
+    fi
+    sample_before=$(cd "$dir" && ls -A)
+}
+sample_note_run() {
+    local dir=$1 name=$2 f
+    shift 2
+    local others=()
+    : >"$dir/.$name.files"
+    while IFS= read -r f; do
+        if printf '%s\n' "$sample_before" | grep -Fxq -- "$f"; then
+            others+=("$f")
+        else
+            printf '%s\n' "$f" >>"$dir/.$name.files"
+        fi
+    done < <(cd "$dir" && for p in "$@"; do compgen -G "$p" || true; done | sort -u)
+    if [ ${#others[@]} -gt 0 ]; then
+        echo "$name: $dir also holds ${others[*]}, which this run did not write (left as they are; remove them, or give another directory, so that globs read this run only)" >&2
+    fi
+}
+
+# `sample_run_logged LOG COMMAND...` runs COMMAND, its stdout to stdout and
+# its stderr to stderr as it comes and into LOG too (for the verdict), and
+# sets `status` to its exit code.
+sample_run_logged() {
+    local log=$1
+    shift
+    set +e
+    { "$@" 2>&1 1>&3 3>&- | tee "$log" >&2; status=${PIPESTATUS[0]}; } 3>&1
+    set -e
+}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the independent readers the profile tests check the sampler's
 # output with (tests/profile_formats.rs, tests/e2e_sampler.rs): Go's own
-# pprof (Debian's golang-go: `go tool pprof`), gzip, and speedscope from npm
+# pprof (Debian's golang-go: `go tool pprof`), gzip, protoc (Debian's
+# protobuf-compiler: `protoc --decode` reads the OTLP requests of
+# tests/otlp_export.rs and tests/e2e_otlp.rs), and speedscope from npm
 # (unpacked under .cache/speedscope; npm from Debian when missing). Prints
 # SPEEDSCOPE_INDEX=<path of speedscope's index.html>. Never skipped: what
 # cannot be installed is an error.
@@ -17,9 +19,11 @@ say() { echo "install-profile-readers: $*" >&2; }
 missing=()
 command -v go >/dev/null 2>&1 || missing+=(golang-go)
 command -v gzip >/dev/null 2>&1 || missing+=(gzip)
+command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
 install_apt_packages target/apt-profile-readers.log "${missing[@]}"
 go version >/dev/null 2>&1 || die "go is installed but does not run"
+protoc --version >/dev/null 2>&1 || die "protoc is installed but does not run"
 
 dir=.cache/speedscope
 index="$PWD/$dir/package/dist/release/index.html"

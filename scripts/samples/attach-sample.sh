@@ -7,17 +7,20 @@
 #
 #   bash scripts/samples/attach-sample.sh
 #       The `Attach` sample: a loop printing the value its method `Value()`
-#       returns; `value=41` becomes `value=42` for 2 seconds. Exits with the
-#       sample's own exit code (45).
+#       returns; `value=41` becomes `value=42` for 2 seconds. The sample
+#       exits 45 (its own code: that is success).
 #   bash scripts/samples/attach-sample.sh PATH/App.dll 'App!Ns.Type::Method OLD NEW [SECONDS]' [ARGS...]
 #       Your own program (built with scripts/samples/compile-csharp.sh), run with
 #       ARGS: it must still be running a second after it starts, and the
 #       method must load OLD itself and be [MethodImpl(NoInlining)]
-#       (docs/attach.md, "Your own program"). Waits for the program to exit
-#       and exits with its exit code.
+#       (docs/attach.md, "Your own program"). Waits for the program to exit.
 #
 # The program's output goes to stdout, the profiler's and the attach
-# program's to stderr.
+# program's to stderr. Exit code: the program's own when the runtime loaded
+# the profiler; 70 when the attach failed (`attach: load failed: ...`: the
+# runtime or the profiler refused it, for instance a method or a constant
+# the profiler could not find) or the program exited before it. The last
+# line on stderr says which (`attach-sample: ok: ...; the program exited 45`).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -60,16 +63,20 @@ for _ in $(seq 50); do
 done
 sleep 0.5
 if ! kill -0 "$pid" 2>/dev/null; then
-    echo "attach-sample: the program exited before the attach: make it run longer (a loop, or an argument)" >&2
-    wait "$pid"
-    exit
+    status=0
+    wait "$pid" || status=$?
+    sample_finish attach-sample "$status" failed "the program exited before the attach: make it run longer (a loop, or an argument)"
 fi
 echo "--- attach list" >&2
 "$attach" list >&2
 echo "--- attach $pid live_patch '$patch'" >&2
-"$attach" "$pid" "$library" 7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A "$patch" >&2 || true
+attached=0
+"$attach" "$pid" "$library" 7E4D2C1B-9A8F-4E3D-B2C1-0F9E8D7C6B5A "$patch" >&2 || attached=$?
 if [ -z "$own" ]; then
     sleep 3
     touch "$sync/stop"
 fi
-wait "$pid"
+status=0
+wait "$pid" || status=$?
+[ "$attached" = 0 ] && sample_finish attach-sample "$status" ok "attached live_patch '$patch'"
+sample_finish attach-sample "$status" failed "the attach failed (attach exited $attached: its message and the profiler's above)"

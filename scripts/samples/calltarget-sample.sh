@@ -7,8 +7,11 @@
 # (scripts/gen/build-calltarget-helper.sh) and the profiler, and runs the
 # program with the five variables it needs. The program's output goes to
 # stdout, the profiler's messages and the integration's lines
-# (LogIntegration: `calltarget begin ...`) to stderr; the script exits
-# with the program's own exit code (44 for the CallTarget sample).
+# (LogIntegration: `calltarget begin ...`) to stderr. Exit code: the
+# program's own (44 for the CallTarget sample) when every target was found
+# (as far as the profiler can tell); 70 when one was never found (a
+# misspelt name, an assembly that did not load). The last line
+# on stderr says which (`calltarget-sample: ok: ...; the program exited 44`).
 #
 #   bash scripts/samples/calltarget-sample.sh                           # the CallTarget sample
 #   bash scripts/samples/calltarget-sample.sh PATH/App.dll TARGETS [ARGS...]
@@ -50,8 +53,10 @@ config="${dll%.dll}.runtimeconfig.json"
 cargo build --quiet --example call_target
 library="$PWD/target/debug/examples/libcall_target.so"
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 cd "$(dirname "$dll")"
-exec env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
+sample_run_logged "$log" env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORECLR_ENABLE_PROFILING=1 \
     CORECLR_PROFILER='{8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364}' \
     CORECLR_PROFILER_PATH="$library" \
@@ -59,3 +64,6 @@ exec env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORPROF_CALLTARGET_HELPER="$helper" \
     CORPROF_CALLTARGET="$targets" \
     "$host" exec --runtimeconfig "$config" "$dll" "$@"
+missing=$(grep -o 'target [^ ]* was never found' "$log" | sed 's/^target //; s/ was never found$//' | paste -sd ' ' || true)
+[ -z "$missing" ] || sample_finish calltarget-sample "$status" failed "never found: $missing (check the spelling: Assembly!Namespace.Type::Method)"
+sample_finish calltarget-sample "$status" ok "every target was found: $targets"

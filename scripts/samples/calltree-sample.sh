@@ -4,9 +4,11 @@
 # stacks (calls.folded, time.folded), a flame graph (flame.svg) and pprof
 # (profile.pb.gz), and says on stderr whether every stack balanced. Provisions a .NET
 # runtime when needed (scripts/provision/provision-dotnet.sh) and builds the
-# profiler first. The
-# program's output goes to stdout; the script exits with its exit code
-# (45 for the CallTree sample) and prints where the files are on stderr.
+# profiler first. The program's output goes to stdout, where the files are
+# to stderr; each run rewrites the same four files (nothing else there is
+# touched). Exit code: the program's own (45 for the CallTree sample) when
+# the profiler wrote its files; 70 when it wrote none. The last line on
+# stderr says which (`calltree-sample: ok: ...; the program exited 45`).
 #
 #   bash scripts/samples/calltree-sample.sh                       # the CallTree sample
 #   bash scripts/samples/calltree-sample.sh PATH/App.dll [ARGS...]
@@ -53,7 +55,6 @@ env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     "$host" exec --runtimeconfig "$config" "$dll" "$@" || status=$?
 if [ -f "$out/calls.folded" ]; then
     echo "calltree-sample: wrote $out/{calls.folded,time.folded,flame.svg,profile.pb.gz}" >&2
-else
-    echo "calltree-sample: the profiler wrote nothing to $out (see docs/troubleshooting.md)" >&2
+    sample_finish calltree-sample "$status" ok "wrote $out/calls.folded and the others"
 fi
-exit "$status"
+sample_finish calltree-sample "$status" failed "the profiler wrote nothing to $out (its messages above; docs/troubleshooting.md)"

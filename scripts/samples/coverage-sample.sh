@@ -4,12 +4,18 @@
 # At shutdown it writes coverage-<pid>.info (lcov) and coverage-<pid>.xml
 # (Cobertura). Provisions the runtime and the test programs when needed
 # (scripts/provision/provision-dotnet.sh) and builds the profiler first. The
-# program's output goes to stdout; the script exits with its exit code (3
-# for the Coverage sample) and prints where the files are, and how to open
-# them, on stderr.
+# program's output goes to stdout; where the files are, and how to open
+# them (with their branches), go to stderr.
 #
 #   bash scripts/samples/coverage-sample.sh                       # tests/e2e/roslyn/Coverage
 #   bash scripts/samples/coverage-sample.sh PATH/App.dll [ARGS...] # with App.pdb beside it, or embedded
+#
+# One run, one set of files: the script first removes the files its
+# previous run wrote into the directory (listed in .coverage-sample.files
+# there), and only those; a file of yours there stays (and is named).
+# Exit code: the program's own (3 for the Coverage sample) when the
+# profiler wrote its report; 70 when it wrote none. The last line on
+# stderr says which (`coverage-sample: ok: ...; the program exited 3`).
 #
 # CORPROF_COVERAGE_DIR: where the files go (default: target/coverage).
 # CORPROF_COVERAGE_INCLUDE, CORPROF_COVERAGE_EXCLUDE ([assembly]type globs)
@@ -38,8 +44,8 @@ out="$(cd "$out" && pwd)"
 cargo build --quiet --release --example coverage
 library="$PWD/target/release/examples/libcoverage.so"
 
+sample_clear_last_run "$out" coverage-sample
 cd "$(dirname "$dll")"
-before=$(ls "$out" 2>/dev/null | grep -c '^coverage-.*\.info$' || true)
 status=0
 env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORECLR_ENABLE_PROFILING=1 \
@@ -47,11 +53,12 @@ env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORECLR_PROFILER_PATH="$library" \
     CORPROF_COVERAGE_DIR="$out" \
     "$host" exec --runtimeconfig "$config" "$dll" "$@" || status=$?
-after=$(ls "$out" 2>/dev/null | grep -c '^coverage-.*\.info$' || true)
-if [ "$after" -gt "$before" ]; then
-    echo "coverage-sample: wrote $out/coverage-<pid>.{info,xml}" >&2
-    echo "coverage-sample: open with: genhtml -o $out/html $out/coverage-*.info (then $out/html/index.html), lcov --summary $out/coverage-*.info, or ReportGenerator: .cache/tools/reportgenerator '-reports:$out/coverage-*.xml' -targetdir:$out/report (bash scripts/provision/install-coverage-readers.sh installs it)" >&2
-else
-    echo "coverage-sample: the profiler wrote nothing to $out (see docs/coverage.md)" >&2
+sample_note_run "$out" coverage-sample 'coverage-*.info' 'coverage-*.xml'
+info=$(grep -m1 '\.info$' "$out/.coverage-sample.files" || true)
+if [ -n "$info" ]; then
+    info="$out/$info"
+    echo "coverage-sample: wrote $out/coverage-<pid>.{info,xml}: $(paste -sd ' ' "$out/.coverage-sample.files")" >&2
+    echo "coverage-sample: open with: genhtml --rc lcov_branch_coverage=1 -o $out/html $info (then $out/html/index.html), lcov --rc lcov_branch_coverage=1 --summary $info, or ReportGenerator: .cache/tools/reportgenerator '-reports:${info%.info}.xml' -targetdir:$out/report (bash scripts/provision/install-coverage-readers.sh installs it)" >&2
+    sample_finish coverage-sample "$status" ok "wrote $info"
 fi
-exit "$status"
+sample_finish coverage-sample "$status" failed "the profiler wrote no report to $out (its messages above; docs/coverage.md)"

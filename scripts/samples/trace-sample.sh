@@ -4,7 +4,10 @@
 # the program with it. The program's own output goes to stdout; the method
 # names go to stderr (the tracer buffers them and writes them when its
 # 64 KiB buffer fills and at shutdown, so they come after the program's
-# output for a small program). The script exits with the program's exit code.
+# output for a small program). Exit code: the program's own (42 for
+# Basics) when the tracer named methods; 70 when it named none (the
+# profiler did not load, or the program ran no JIT). The last line on
+# stderr says which (`trace-sample: ok: ...; the program exited 42`).
 #
 #   bash scripts/samples/trace-sample.sh [Basics|Rewrite|JitHeavy]   # a sample program
 #   bash scripts/samples/trace-sample.sh PATH/App.dll [ARGS...]      # your own program
@@ -34,9 +37,14 @@ esac
 cargo build --quiet --example jit_tracer
 library="$PWD/target/debug/examples/libjit_tracer.so"
 
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 cd "$(dirname "$dll")"
-exec env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
+sample_run_logged "$log" env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 \
     CORECLR_ENABLE_PROFILING=1 \
     CORECLR_PROFILER='{DF63A541-5A33-4611-8829-F4E495985EE3}' \
     CORECLR_PROFILER_PATH="$library" \
     "$host" exec --runtimeconfig "$config" "$dll" "$@"
+named=$(grep -c '^jit: ' "$log" || true)
+[ "$named" -gt 0 ] && sample_finish trace-sample "$status" ok "the tracer named $named JIT compilations"
+sample_finish trace-sample "$status" failed "the tracer named no JIT compilation (did the profiler load? its messages above)"

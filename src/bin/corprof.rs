@@ -8,6 +8,7 @@
 //! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
 //! corprof stack -p PID [--duration SECONDS]
 //! corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+//! corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 //! ```
 //!
 //! `ps` lists the .NET processes of this machine (their diagnostics
@@ -23,7 +24,13 @@
 //! instruments, as `dotnet-counters` does. `stack` prints every managed
 //! thread's stack now, as `dotnet-stack` does. `gcdump` prints a type
 //! histogram of the live heap and writes it as pprof, from a heap dump
-//! asked for as `dotnet-gcdump` does.
+//! asked for as `dotnet-gcdump` does. `coverage` runs a command (`dotnet test`)
+//! with the coverage profiler in each of its .NET processes and writes one
+//! lcov and one Cobertura report of them all.
+//!
+//! `-h` or `--help` after a subcommand prints its usage, `--version` the
+//! crate's version (exit 0); a usage error exits 2, any other failure 1
+//! (corprof/usage.rs).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -45,10 +52,18 @@ use corprof::profile::{
 
 #[path = "corprof/counters.rs"]
 mod counters;
+#[path = "corprof/coverage.rs"]
+mod coverage;
 #[path = "corprof/gcdump.rs"]
 mod gcdump;
+#[path = "corprof/show.rs"]
+mod show;
 #[path = "corprof/stack.rs"]
 mod stack;
+#[path = "corprof/usage.rs"]
+mod usage;
+
+use usage::usage_error;
 
 const USAGE: &str = "usage:
   corprof ps
@@ -59,6 +74,7 @@ const USAGE: &str = "usage:
                            [--format csv|json] [-o FILE]
   corprof stack -p PID [--duration SECONDS]
   corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+  corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 
 counters: comma-separated EventSource or Meter names, each maybe with its counters in
 brackets (System.Runtime[cpu-usage,gc-heap-size]); default System.Runtime; interval 1 s.
@@ -72,6 +88,14 @@ const DEFAULT_RUNTIME_KEYWORDS: u64 = 0x18;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Its own exit code (COMMAND's) and its own usage; before the `-h`
+    // look-up below, which would take a `--help` meant for COMMAND.
+    if let ["coverage", rest @ ..] = args.as_slice() {
+        return coverage::coverage(rest);
+    }
+    if let Some(code) = usage::help_or_version(&args) {
+        return code;
+    }
     let result = match args.as_slice() {
         ["ps"] => ps(),
         ["trace", "collect", rest @ ..] => collect(rest),
@@ -86,13 +110,7 @@ fn main() -> ExitCode {
         }
         _ => Err(USAGE.to_string()),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("corprof: {message}");
-            ExitCode::from(2)
-        }
-    }
+    usage::finish(&args, result)
 }
 
 /// `--name value` options after the positional arguments.
@@ -107,13 +125,16 @@ impl<'a> Options<'a> {
     /// takes no positional arguments and needs `-p PID`: the process id.
     fn pid(&self, command: &str) -> Result<u32, String> {
         if !self.positional.is_empty() {
-            return Err(format!("unexpected {:?}\n{USAGE}", self.positional));
+            return Err(usage_error(format!(
+                "unexpected `{}`",
+                self.positional.join(" ")
+            )));
         }
         self.named
             .get("-p")
-            .ok_or_else(|| format!("{command} needs -p PID\n{USAGE}"))?
+            .ok_or_else(|| usage_error(format!("{command} needs -p PID")))?
             .parse()
-            .map_err(|_| "-p takes a process id".to_string())
+            .map_err(|_| usage_error("-p takes a process id"))
     }
 
     /// A number of seconds given to `key` (more than 0, at most `max`), or
@@ -127,7 +148,9 @@ impl<'a> Options<'a> {
             .filter(|s: &f64| *s > 0.0 && *s <= max)
             .map(Some)
             .ok_or_else(|| {
-                format!("{key} takes a number of seconds, more than 0 and at most {max}")
+                usage_error(format!(
+                    "{key} takes a number of seconds, more than 0 and at most {max}"
+                ))
             })
     }
 }
@@ -151,14 +174,14 @@ fn options<'a>(
         if with_value.contains(&arg) {
             let value = args
                 .get(i + 1)
-                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))?;
+                .ok_or_else(|| usage_error(format!("{arg} needs a value")))?;
             out.named.insert(arg, value);
             i += 2;
         } else if flags.contains(&arg) {
             out.flags.push(arg);
             i += 1;
         } else if arg.starts_with('-') {
-            return Err(format!("unknown option {arg}\n{USAGE}"));
+            return Err(usage_error(format!("unknown option {arg}")));
         } else {
             out.positional.push(arg);
             i += 1;
@@ -246,7 +269,8 @@ fn collect(args: &[&str]) -> Result<(), String> {
             .split(',')
             .filter(|p| !p.trim().is_empty())
             .map(Provider::parse)
-            .collect::<Result<Vec<_>, _>>()?,
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(usage_error)?,
         None => vec![
             Provider::new(SAMPLE_PROFILER_PROVIDER),
             Provider::new(RUNTIME_PROVIDER)
@@ -366,13 +390,13 @@ fn lookup(methods: &[Method], ip: u64) -> Option<&str> {
 fn convert(args: &[&str]) -> Result<(), String> {
     let o = options(args, &["--format", "-o"], &[])?;
     let [input] = o.positional.as_slice() else {
-        return Err(format!("trace convert takes one file\n{USAGE}"));
+        return Err(usage_error("trace convert takes one file"));
     };
     let format = o.named.get("--format").copied().unwrap_or("folded");
     if !["folded", "pprof", "speedscope"].contains(&format) {
-        return Err(format!(
+        return Err(usage_error(format!(
             "unknown format {format} (folded, pprof, speedscope)"
-        ));
+        )));
     }
     let file = File::open(input).map_err(|e| format!("{input}: {e}"))?;
     let mut reader = NettraceReader::new(io::BufReader::new(file));
@@ -446,5 +470,12 @@ fn convert(args: &[&str]) -> Result<(), String> {
         samples.len(),
         methods.len()
     );
+    if methods.is_empty() && !samples.is_empty() {
+        eprintln!(
+            "corprof: {input} names no method, so every frame is [native]: the names come from \
+             the rundown at the session's end (trace collect without --no-rundown) and the \
+             runtime's JIT events (keyword 0x10, in trace collect's default providers)"
+        );
+    }
     Ok(())
 }

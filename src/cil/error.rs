@@ -108,6 +108,24 @@ impl fmt::Display for Error {
 
 impl core::error::Error for Error {}
 
+impl From<Error> for crate::Error {
+    /// Keeps the CIL codec's error as the source (its text and offset in the
+    /// message), with the code `E_FAIL`: `?` on `MethodBody::decode` or
+    /// `encode` inside a `Profiler` callback.
+    ///
+    /// ```
+    /// fn body_len(il: &[u8]) -> Result<usize, corprof::Error> {
+    ///     Ok(corprof::cil::MethodBody::decode(il)?.encode()?.len())
+    /// }
+    /// let error = body_len(&[]).unwrap_err();
+    /// assert_eq!(error.code(), corprof::E_FAIL);
+    /// assert!(core::error::Error::source(&error).is_some());
+    /// ```
+    fn from(error: Error) -> crate::Error {
+        crate::Error::with_source(crate::E_FAIL, "", error)
+    }
+}
+
 /// The crate's byte reader ([`ByteReader`]) with the codec's errors.
 ///
 /// `base` is added to positions in errors, so that errors name offsets in the

@@ -49,9 +49,10 @@ pub unsafe trait Interface: Sized + 'static {
     }
 }
 
-/// Builds the exporter vtable of interface `Self` for the Rust type `T`,
-/// whose object identity is the interface `Id` (the most-derived interface
-/// the object is exported as).
+/// Builds the exporter vtable of interface `Self` for the Rust type `T`, at
+/// the place `Id` in its object: `Id` is the interface the object is
+/// exported as (alone), or chain `K` of the interfaces `L` of
+/// [`export_multi`](crate::export_multi) (`At<L, K>`).
 ///
 /// [`com_interface!`](crate::com_interface) implements it for every
 /// `T` that implements the interface's `_Impl` trait (and its parents');
@@ -60,13 +61,14 @@ pub unsafe trait Interface: Sized + 'static {
 /// # Safety
 ///
 /// `VTABLE` must be a vtable whose every slot is a thunk that expects `this`
-/// to point at a block created by [`export`](crate::export) for `T`.
+/// to be vtable pointer `Id::INDEX` of a block created by the exporter for
+/// `T` ([`export`](crate::export) or [`export_multi`](crate::export_multi)).
 #[diagnostic::on_unimplemented(
     message = "`{T}` does not implement the COM interface `{Self}`",
     label = "cannot be exported as `{Self}`",
     note = "implement the interface's `_Impl` trait (named in its `#[implement(...)]`), and those of its parents, for `{T}`"
 )]
-pub unsafe trait Exports<T, Id: Interface>: Interface {
+pub unsafe trait Exports<T, Id: crate::com::export::Slot>: Interface {
     /// The vtable, by value; the parent's part is embedded by the child.
     const VTABLE: Self::Vtable;
     /// The same vtable as a `'static` reference, the one objects point to.

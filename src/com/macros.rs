@@ -33,7 +33,7 @@
 ///     #[iid("6B29FC40-CA47-1067-B31D-00DD010662DA")]
 ///     #[vtable(ICalculator_Vtbl)]
 ///     #[implement(ICalculator_Impl)]
-///     pub interface ICalculator: IUnknown {
+///     pub unsafe interface ICalculator: IUnknown {
 ///         /// Adds two numbers (doc comments go on every generated method).
 ///         fn Add(a: i32, b: i32, out: *mut i32) -> HRESULT;
 ///         /// A method with a default body: implementers may leave it out.
@@ -46,7 +46,7 @@
 ///     #[iid("6B29FC41-CA47-1067-B31D-00DD010662DA")]
 ///     #[vtable(IScientific_Vtbl)]
 ///     #[implement(IScientific_Impl: ICalculator_Impl)]
-///     pub interface IScientific: ICalculator {
+///     pub unsafe interface IScientific: ICalculator {
 ///         fn Sqrt(x: f64) -> f64;
 ///     }
 /// }
@@ -56,18 +56,18 @@
 /// (the IID in registry form, checked at compile time), `#[vtable(Name)]`
 /// (the vtable struct's name) and `#[implement(Name)]` or
 /// `#[implement(Name: ParentTrait)]` (the implementation trait's name, and
-/// the parent interface's trait, which may be left out when the parent is
-/// `IUnknown`); then, optionally, `#[agile]` (the interface's objects are
+/// the parent interface's trait, its supertrait; without it `export` still
+/// requires the parent's trait); then, optionally, `#[agile]` (the interface's objects are
 /// free-threaded: its invoker is `Send + Sync`; without it the invoker is
 /// neither, unless its parent is agile); then
-/// `pub interface Name: Parent { methods }`. Methods are
+/// `pub unsafe interface Name: Parent { methods }`. Methods are
 /// listed in vtable order, named exactly as in the IDL, with an implicit
 /// `this`; each ends with `;` or carries a default body in braces. `IUnknown`
 /// as a parent needs no import.
 ///
 /// # What it generates
 ///
-/// For `interface IFoo: IParent` with `#[vtable(IFoo_Vtbl)]` and
+/// For `unsafe interface IFoo: IParent` with `#[vtable(IFoo_Vtbl)]` and
 /// `#[implement(IFoo_Impl: IParent_Impl)]`:
 ///
 /// - `struct IFoo`, the **invoker**: `#[repr(transparent)]` over `IParent`
@@ -79,9 +79,11 @@
 ///   `#[agile]` (or an agile parent) only.
 /// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
 ///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
-/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one `&self`
-///   method per interface method. Implement it (and the parents' traits) to
-///   export a type with [`export`](crate::export).
+/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one
+///   `unsafe fn(&self, ...)` per interface method (its caller, the vtable
+///   thunk's caller, guarantees the COM contract: see `# Safety` on each).
+///   Implement it (and the parents' traits) to export a type with
+///   [`export`](crate::export).
 /// - `impl Interface for IFoo` (IID, name, slot count, vtable and parent
 ///   types, the inheritance-chain test QueryInterface uses) and
 ///   `impl<T: IFoo_Impl> Exports<T, _> for IFoo` (the `'static` vtable of
@@ -106,7 +108,7 @@ macro_rules! com_interface {
             // fragment right after this optional attribute would make the
             // match ambiguous.)
             $(#[$threading:ident])?
-            $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
@@ -146,10 +148,30 @@ macro_rules! __com_interface_diagnose {
         #[vtable($vtbl:ident)]
         #[implement($impl_:ident $(: $pimpl:path)?)]
         $(#[$threading:ident])?
-        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_methods_check! { $($methods)* }
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
+    // The same without `unsafe`: the declaration is an assertion only its
+    // author can make.
+    (
+        $(#[doc = $doc:expr])*
+        #[iid($iid:expr)]
+        #[vtable($vtbl:ident)]
+        #[implement($impl_:ident $(: $pimpl:path)?)]
+        $(#[$threading:ident])?
+        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+        $($rest:tt)*
+    ) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: write `unsafe interface ", $crate::__private::core::stringify!($name),
+            "`: declaring a COM interface asserts that every object answering QueryInterface for its IID (",
+            $iid, ") has exactly this vtable (the parent's slots, then these methods, in this order, with ",
+            "these parameter and return types) and that no other interface uses this IID; ",
+            "calls through the interface trust that assertion"
+        ));
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     // Attributes missing, unknown or out of order: collect their names.
@@ -158,7 +180,7 @@ macro_rules! __com_interface_diagnose {
     };
     ($($other:tt)*) => {
         $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
         );
     };
 }
@@ -210,14 +232,14 @@ macro_rules! __com_attrs_diagnose {
     (@report $name:ident [iid vtable implement agile]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `#[agile]` (no arguments), then `pub interface ", $crate::__private::core::stringify!($name),
+            "`: expected `#[agile]` (no arguments), then `pub unsafe interface ", $crate::__private::core::stringify!($name),
             ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         ));
     };
     (@report $name:ident [iid vtable implement]) => {
         $crate::__private::core::compile_error!($crate::__private::core::concat!(
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `pub interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+            "`: expected `pub unsafe interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         ));
     };
     (@report $name:ident [$($seen:ident)*]) => {
@@ -278,16 +300,34 @@ macro_rules! __com_attrs_diagnose {
         $crate::__com_attrs_diagnose! { [$($seen)* $attr] $($rest)* }
     };
     // The attributes are over: find the interface's name.
+    // No `: Parent` (a well-formed interface always has one).
+    ($seen:tt interface $name:ident { $($methods:tt)* } $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` names no parent: write `unsafe interface ",
+            $crate::__private::core::stringify!($name), ": IUnknown {` (or `: IParent` for the interface it derives from; ",
+            "every COM interface derives from IUnknown)"
+        ));
+        $crate::__com_interface_diagnose! { $($rest)* }
+    };
     ($seen:tt interface $name:ident $($rest:tt)*) => {
         $crate::__com_attrs_diagnose! { @report $name $seen }
         $crate::__com_attrs_diagnose! { @next $($rest)* }
+    };
+    // Another word where `interface` belongs (a typo).
+    ($seen:tt $word:ident $name:ident : $($parent:ident)::+ { $($methods:tt)* } $($rest:tt)*) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: expected `interface` before `", $crate::__private::core::stringify!($name),
+            "`, found `", $crate::__private::core::stringify!($word), "`: write `pub unsafe interface ",
+            $crate::__private::core::stringify!($name), ": Parent { ... }`"
+        ));
+        $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt $skip:tt $($rest:tt)*) => {
         $crate::__com_attrs_diagnose! { $seen $($rest)* }
     };
     ($seen:tt) => {
         $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
+            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
         );
     };
 }
@@ -473,21 +513,25 @@ macro_rules! __com_interface {
         unsafe impl<__T, __Id> $crate::Exports<__T, __Id> for $name
         where
             __T: $impl_,
-            __Id: $crate::Interface,
+            __Id: $crate::__private::Slot,
             $($parent)+: $crate::Exports<__T, __Id>,
         {
             const VTABLE: $vtbl = {
                 $(
                     #[allow(non_snake_case, clippy::too_many_arguments)]
-                    unsafe extern "system" fn $method<__U: $impl_>(
+                    unsafe extern "system" fn $method<__U: $impl_, __I: $crate::__private::Slot>(
                         this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                     ) $(-> $ret)? {
                         // SAFETY: this thunk is installed only in vtables built
-                        // for `__U`, so a non-null `this` is a block exported
-                        // for `__U`, kept alive by the caller's reference.
-                        match unsafe { $crate::__private::object::<__U>(this) } {
+                        // for `__U` at `__I`, so a non-null `this` is vtable
+                        // pointer `__I::INDEX` of a block exported for `__U`,
+                        // kept alive by the caller's reference.
+                        match unsafe { $crate::__private::object::<__U, __I>(this) } {
                             $crate::__private::core::option::Option::Some(object) => $crate::__private::guard(
-                                move || <__U as $impl_>::$method(object $(, $param)*)
+                                // SAFETY: the thunk's caller made this COM call,
+                                // and so guarantees the method's contract, which
+                                // is the `_Impl` method's `# Safety` condition.
+                                move || unsafe { <__U as $impl_>::$method(object $(, $param)*) }
                             ),
                             $crate::__private::core::option::Option::None => $crate::__private::null_this(),
                         }
@@ -495,7 +539,7 @@ macro_rules! __com_interface {
                 )*
                 $vtbl {
                     base__: <$($parent)+ as $crate::Exports<__T, __Id>>::VTABLE,
-                    $($method: $method::<__T>,)*
+                    $($method: $method::<__T, __Id>,)*
                 }
             };
             const VTABLE_REF: &'static $vtbl = &<Self as $crate::Exports<__T, __Id>>::VTABLE;
@@ -533,7 +577,7 @@ macro_rules! __com_root_interface {
         $(#[doc = $doc:expr])*
         #[iid($iid:expr)]
         #[vtable($vtbl:ident)]
-        $vis:vis interface $name:ident {
+        $vis:vis unsafe interface $name:ident {
             $(
                 $(#[$mattr:meta])*
                 fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)?;
@@ -616,12 +660,27 @@ macro_rules! __com_root_interface {
 macro_rules! __com_trait_method {
     ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [;]) => {
         $(#[$mattr])*
-        fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
+        ///
+        /// # Safety
+        ///
+        /// Called by the vtable thunk, whose caller (native code, or Rust
+        /// through an invoker's `unsafe fn`) guarantees the COM contract of
+        /// this method: pointer arguments valid as the interface documents
+        /// them, counts matching their buffers, and the call on a thread the
+        /// object accepts. Implementations may rely on that; calling it
+        /// directly is `unsafe` because the caller then makes that promise.
+        unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)?;
     };
     ([$(#[$mattr:meta])*] $method:ident [$($param:ident : $pty:ty),*] [$($ret:ty)?] [{ $($body:tt)* }]) => {
         $(#[$mattr])*
+        ///
+        /// # Safety
+        ///
+        /// As every method of this trait: the caller guarantees the COM
+        /// contract of this method (valid pointer arguments, matching counts,
+        /// an accepted thread), as the vtable thunk's caller does.
         #[allow(unused_variables)]
-        fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
+        unsafe fn $method(&self $(, $param: $pty)*) $(-> $ret)? { $($body)* }
     };
 }
 

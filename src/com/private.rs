@@ -5,7 +5,7 @@
 
 pub use ::core;
 
-pub use super::export::{guard, null_this, object};
+pub use super::export::{guard, null_this, object, At, Slot};
 pub use super::interface::invoker::{as_raw, cast, from_raw, into_raw, vtable};
 
 /// Compile-time check that a parameter type may cross the ABI.

@@ -28,10 +28,8 @@ impl ClassFactory {
     }
 }
 
-// COM methods receive raw pointers by contract; each is null-checked before use.
-#[allow(clippy::not_unsafe_ptr_arg_deref)]
 impl IClassFactory_Impl for ClassFactory {
-    fn CreateInstance(
+    unsafe fn CreateInstance(
         &self,
         outer: *mut c_void,
         riid: *const GUID,

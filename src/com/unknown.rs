@@ -15,7 +15,7 @@ crate::__com_root_interface! {
     /// atomic); an invoker's `Clone`, `Drop` and `cast` call them for you.
     #[iid("00000000-0000-0000-C000-000000000046")]
     #[vtable(IUnknown_Vtbl)]
-    pub interface IUnknown {
+    pub unsafe interface IUnknown {
         /// Asks for a pointer to another interface of the same object; on
         /// success `*ppv` holds a new reference, on failure null.
         fn QueryInterface(riid: *const GUID, ppv: *mut *mut c_void) -> HRESULT;
@@ -32,7 +32,7 @@ crate::com_interface! {
     #[iid("00000001-0000-0000-C000-000000000046")]
     #[vtable(IClassFactory_Vtbl)]
     #[implement(IClassFactory_Impl)]
-    pub interface IClassFactory: IUnknown {
+    pub unsafe interface IClassFactory: IUnknown {
         /// Creates an uninitialised object of the class and asks it for
         /// interface `riid`. A non-null `outer` (aggregation) is refused with
         /// `CLASS_E_NOAGGREGATION` by well-behaved factories.

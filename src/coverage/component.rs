@@ -140,22 +140,36 @@ impl Profiler for CoverageProfiler {
             return Ok(());
         };
         let stats = coverage.stats();
-        match coverage.write_reports() {
-            Ok((lcov, xml)) => say(format_args!(
-                "{} methods instrumented ({} of them precompiled, compiled again; {} without debug info, \
-                 {} excluded, {} failed; {:.1} us of rewriting per method; {} inlinings of \
-                 instrumented methods, {} refused); wrote {} and {}",
-                stats.instrumented,
-                stats.precompiled,
-                stats.without_debug_info,
-                stats.excluded,
-                stats.failed,
-                stats.rewrite_nanos as f64 / 1000.0 / stats.instrumented.max(1) as f64,
-                stats.inlined,
-                stats.inlining_refused,
-                lcov.display(),
-                xml.display()
-            )),
+        let summary = format!(
+            "{} methods instrumented ({} of them precompiled, compiled again; {} without debug info, \
+             {} excluded, {} failed; {:.1} us of rewriting per method; {} inlinings of \
+             instrumented methods, {} refused)",
+            stats.instrumented,
+            stats.precompiled,
+            stats.without_debug_info,
+            stats.excluded,
+            stats.failed,
+            stats.rewrite_nanos as f64 / 1000.0 / stats.instrumented.max(1) as f64,
+            stats.inlined,
+            stats.inlining_refused,
+        );
+        // A process that ran none of the covered code (a build tool, a
+        // test launcher) writes nothing: no empty report to trip a reader.
+        if stats.instrumented == 0 {
+            say(format_args!("{summary}; no report written"));
+            return Ok(());
+        }
+        let written = if coverage.options().counts {
+            coverage
+                .write_counts(&summary)
+                .map(|p| format!("{}", p.display()))
+        } else {
+            coverage
+                .write_reports()
+                .map(|(lcov, xml)| format!("{} and {}", lcov.display(), xml.display()))
+        };
+        match written {
+            Ok(files) => say(format_args!("{summary}; wrote {files}")),
             Err(error) => say(format_args!("cannot write the reports: {error}")),
         }
         Ok(())

@@ -17,6 +17,9 @@
 //!   [`Coverage::write_reports`](crate::coverage::Coverage::write_reports) writes `coverage-<pid>.info` (lcov) and
 //!   `coverage-<pid>.xml` (Cobertura).
 //! * [`report`](crate::coverage::report): the two formats.
+//! * [`merge`](crate::coverage::merge): each process's counts as a
+//!   `.counts` file (with `CORPROF_COVERAGE_COUNTS`), read back and added
+//!   up by `corprof coverage` into one report.
 //!
 //! The data's route, PDB -> probes -> counters -> report: a module's
 //! Portable PDB is found (its CodeView path or embedded: `pe.rs`,
@@ -37,6 +40,7 @@ mod claims;
 mod component;
 pub mod filter;
 pub mod inflate;
+pub mod merge;
 mod naming;
 mod options;
 pub mod pdb;

@@ -26,6 +26,10 @@ pub struct CoverageOptions {
     pub exclude: Vec<Filter>,
     /// Count branch arms too.
     pub branches: bool,
+    /// Write the counts as `coverage-<pid>.counts` (for `corprof
+    /// coverage` to add up, [`merge`](super::merge)) instead of the lcov
+    /// and Cobertura reports.
+    pub counts: bool,
 }
 
 impl Default for CoverageOptions {
@@ -35,6 +39,7 @@ impl Default for CoverageOptions {
             include: Vec::new(),
             exclude: Vec::new(),
             branches: true,
+            counts: false,
         }
     }
 }
@@ -44,8 +49,10 @@ impl CoverageOptions {
     /// `CORPROF_COVERAGE_INCLUDE` and `CORPROF_COVERAGE_EXCLUDE` (lists of
     /// `[assembly-glob]type-glob`, separated by `,` or `;`) and
     /// `CORPROF_COVERAGE_BRANCHES` (a boolean, default on: `0`/`1`,
-    /// `true`/`false`, `yes`/`no`, `on`/`off`, any case). A bad pattern or
-    /// boolean is an `E_INVALIDARG` error that names the variable.
+    /// `true`/`false`, `yes`/`no`, `on`/`off`, any case) and
+    /// `CORPROF_COVERAGE_COUNTS` (a boolean, default off; `corprof
+    /// coverage` sets it). A bad pattern or boolean is an `E_INVALIDARG`
+    /// error that names the variable.
     pub fn from_env() -> core::result::Result<CoverageOptions, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let mut options = CoverageOptions::default();
@@ -61,6 +68,7 @@ impl CoverageOptions {
                 .map_err(|e| bad_setting(format!("CORPROF_COVERAGE_EXCLUDE: {e}")))?;
         }
         options.branches = crate::support::env::flag("CORPROF_COVERAGE_BRANCHES", true)?;
+        options.counts = crate::support::env::flag("CORPROF_COVERAGE_COUNTS", false)?;
         Ok(options)
     }
 
@@ -89,6 +97,13 @@ impl CoverageOptions {
     #[must_use]
     pub fn with_branches(mut self, branches: bool) -> CoverageOptions {
         self.branches = branches;
+        self
+    }
+
+    /// With [`counts`](Self::counts) set.
+    #[must_use]
+    pub fn with_counts(mut self, counts: bool) -> CoverageOptions {
+        self.counts = counts;
         self
     }
 

@@ -54,6 +54,11 @@ pub struct MethodCoverage {
     pub class: String,
     /// Its name (`Type::Method`; the kickoff method's for a state machine).
     pub name: String,
+    /// Its metadata token (`0x06xxxxxx`; the `MoveNext`'s for a state
+    /// machine): what orders the methods of a report, and names overloads
+    /// (`Name`, `Name#2`, ... in token order), whatever order the JIT
+    /// compiled them in.
+    pub token: u32,
     /// How often it was called (`FNDA`): its entries, or for a state
     /// machine's `MoveNext` (entered again at each resumption) the count
     /// of its first sequence point.
@@ -77,7 +82,7 @@ impl MethodCoverage {
 struct FileData<'a> {
     lines: BTreeMap<u32, u64>,
     functions: Vec<(String, u32, u64)>,
-    /// (line, method index, IL offset) -> arms' counts.
+    /// (line, method's rank in [`stable_order`], IL offset) -> arms' counts.
     branches: BTreeMap<(u32, usize, u32), BTreeMap<u32, u64>>,
     classes: BTreeMap<(&'a str, &'a str), Vec<usize>>,
     /// The function names taken, and per method name the last overload
@@ -177,10 +182,23 @@ fn line_hits<'p>(
     lines
 }
 
+/// The indices of `methods` in the reports' order: by assembly, then
+/// token (then class and name, for methods built by hand with one
+/// token), whatever order they were compiled in.
+fn stable_order(methods: &[MethodCoverage]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..methods.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&methods[a], &methods[b]);
+        (&a.assembly, a.token, &a.class, &a.name).cmp(&(&b.assembly, b.token, &b.class, &b.name))
+    });
+    order
+}
+
 fn by_file<'m>(methods: &'m [MethodCoverage], budget: &mut u64) -> BTreeMap<&'m str, FileData<'m>> {
     let mut files: BTreeMap<&str, FileData<'_>> = BTreeMap::new();
     let mut points: BTreeMap<&str, Vec<&PointHits>> = BTreeMap::new();
-    for (index, method) in methods.iter().enumerate() {
+    for (rank, index) in stable_order(methods).into_iter().enumerate() {
+        let method = &methods[index];
         for point in &method.points {
             points.entry(&point.document).or_default().push(point);
             let file = files.entry(&point.document).or_default();
@@ -191,8 +209,9 @@ fn by_file<'m>(methods: &'m [MethodCoverage], budget: &mut u64) -> BTreeMap<&'m 
         }
         if let Some((document, line, hits)) = method.entry() {
             let file = files.entry(document).or_default();
-            // Overloads: `Name`, `Name#2`, ... (the last number tried
-            // for each name kept, so n overloads take n steps).
+            // Overloads: `Name`, `Name#2`, ... in token order (the last
+            // number tried for each name kept, so n overloads take n
+            // steps).
             let n = file.tried.entry(&method.name).or_insert(0);
             let mut name = method.name.clone();
             while !file.names.insert(name.clone()) {
@@ -204,7 +223,7 @@ fn by_file<'m>(methods: &'m [MethodCoverage], budget: &mut u64) -> BTreeMap<&'m 
         for arm in &method.branches {
             let file = files.entry(&arm.document).or_default();
             file.branches
-                .entry((arm.line, index, arm.il_offset))
+                .entry((arm.line, rank, arm.il_offset))
                 .or_default()
                 .insert(arm.arm, arm.hits);
         }
@@ -359,6 +378,33 @@ fn totals(lines: &BTreeMap<u32, (u64, usize, usize)>) -> Totals {
     })
 }
 
+/// The directory every document of `files` is in (the longest common
+/// prefix that ends at a `/` or `\\`, the separator kept), Cobertura's
+/// `<source>`: its `filename`s are relative to it, as coverlet writes
+/// them and ReportGenerator reads them. Empty when the documents share no
+/// directory (then the names stay whole).
+fn source_root<'a>(mut files: impl Iterator<Item = &'a str>) -> &'a str {
+    let Some(first) = files.next() else {
+        return "";
+    };
+    let mut common = first.len();
+    for file in files {
+        common = first
+            .bytes()
+            .zip(file.bytes())
+            .take(common)
+            .take_while(|(a, b)| a == b)
+            .count();
+    }
+    // Back to the last separator within the common part (a separator is
+    // ASCII, so the cut is on a character boundary).
+    let end = first.as_bytes()[..common]
+        .iter()
+        .rposition(|&b| b == b'/' || b == b'\\')
+        .map_or(0, |i| i + 1);
+    &first[..end]
+}
+
 /// A class of a package: its name, its file and its methods' indices.
 type ClassEntry<'a> = (&'a str, &'a str, Vec<usize>);
 
@@ -378,6 +424,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
                 .push((class, path, indices.clone()));
         }
     }
+    let root = source_root(files.keys().copied());
     let mut body = String::new();
     let mut all = (0, 0, 0, 0);
     for (package, classes) in &packages {
@@ -391,7 +438,7 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
                 classes_xml,
                 "        <class name=\"{}\" filename=\"{}\" {} complexity=\"0\">\n          <methods>",
                 xml(class),
-                xml(path),
+                xml(&path[root.len()..]),
                 rates(t)
             );
             for &i in indices {
@@ -423,8 +470,13 @@ pub fn cobertura(methods: &[MethodCoverage], timestamp: u64) -> String {
             rates(package_totals)
         );
     }
+    let sources = if root.is_empty() {
+        String::new()
+    } else {
+        format!("    <source>{}</source>\n", xml(root))
+    };
     format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n<coverage {} lines-covered=\"{}\" lines-valid=\"{}\" branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" version=\"corprof {}\" timestamp=\"{timestamp}\">\n  <sources>\n    <source></source>\n  </sources>\n  <packages>\n{body}  </packages>\n</coverage>\n",
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n<coverage {} lines-covered=\"{}\" lines-valid=\"{}\" branches-covered=\"{}\" branches-valid=\"{}\" complexity=\"0\" version=\"corprof {}\" timestamp=\"{timestamp}\">\n  <sources>\n{sources}  </sources>\n  <packages>\n{body}  </packages>\n</coverage>\n",
         rates(all),
         all.0,
         all.1,

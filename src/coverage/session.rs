@@ -13,6 +13,7 @@ use std::time::Duration;
 use std::vec::Vec;
 
 use super::claims::{Claim, ClaimGuard, Claims, Outcome};
+use super::merge;
 use super::naming::{catalog, naming};
 use super::options::{CoverageOptions, CoverageStats};
 use super::pdb::{self, PortablePdb};
@@ -399,6 +400,7 @@ impl Coverage {
                 assembly: m.assembly.clone(),
                 class: m.class.clone(),
                 name: m.name.clone(),
+                token: m.token,
                 calls: 0,
                 points: Vec::new(),
                 branches: Vec::new(),
@@ -479,6 +481,7 @@ impl Coverage {
                     assembly: module.assembly.clone(),
                     class: class.clone(),
                     name: name.clone(),
+                    token: *token,
                     calls: 0,
                     points,
                     branches: Vec::new(),
@@ -486,6 +489,18 @@ impl Coverage {
             }
         }
         out
+    }
+
+    /// Writes `coverage-<pid>.counts` ([`merge::write_counts`], with
+    /// `summary`) into the output directory (created if missing); returns
+    /// its path.
+    pub fn write_counts(&self, summary: &str) -> std::io::Result<PathBuf> {
+        let methods = self.snapshot();
+        let dir = &self.options.output_dir;
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(format!("coverage-{}.counts", std::process::id()));
+        std::fs::write(&path, merge::write_counts(&methods, summary))?;
+        Ok(path)
     }
 
     /// Writes `coverage-<pid>.info` and `coverage-<pid>.xml` into the

@@ -7,9 +7,6 @@
 //! null out-pointer is answered with `E_POINTER` without calling the
 //! profiler. Panics in the profiler are contained by the COM core's thunks
 //! (they become `E_FAIL`).
-// The raw callback methods receive the runtime's pointers by the COM contract;
-// each is null- and alignment-checked (see `slice` and friends) before use.
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use alloc::string::String;
 use core::ffi::c_void;
@@ -263,7 +260,7 @@ fn b(value: BOOL) -> bool {
 }
 
 impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
-    fn Initialize(&self, unknown: *mut c_void) -> HRESULT {
+    unsafe fn Initialize(&self, unknown: *mut c_void) -> HRESULT {
         let result = self.init(unknown, |p, info| p.initialize(info));
         match &result {
             Ok(()) => self.arm_termination(),
@@ -271,7 +268,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         }
         result.into()
     }
-    fn Shutdown(&self) -> HRESULT {
+    unsafe fn Shutdown(&self) -> HRESULT {
         // Unless a SIGTERM has run (or runs) the profiler's shutdown: then
         // it is not run twice.
         let answer = if self.armed() {
@@ -287,68 +284,76 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         }
         answer
     }
-    fn AppDomainCreationStarted(&self, app_domain: AppDomainID) -> HRESULT {
+    unsafe fn AppDomainCreationStarted(&self, app_domain: AppDomainID) -> HRESULT {
         self.dispatch(|p, info| p.app_domain_creation_started(info, app_domain))
     }
-    fn AppDomainCreationFinished(&self, app_domain: AppDomainID, status: HRESULT) -> HRESULT {
+    unsafe fn AppDomainCreationFinished(
+        &self,
+        app_domain: AppDomainID,
+        status: HRESULT,
+    ) -> HRESULT {
         self.dispatch(|p, info| p.app_domain_creation_finished(info, app_domain, status))
     }
-    fn AppDomainShutdownStarted(&self, app_domain: AppDomainID) -> HRESULT {
+    unsafe fn AppDomainShutdownStarted(&self, app_domain: AppDomainID) -> HRESULT {
         self.dispatch(|p, info| p.app_domain_shutdown_started(info, app_domain))
     }
-    fn AppDomainShutdownFinished(&self, app_domain: AppDomainID, status: HRESULT) -> HRESULT {
+    unsafe fn AppDomainShutdownFinished(
+        &self,
+        app_domain: AppDomainID,
+        status: HRESULT,
+    ) -> HRESULT {
         self.dispatch(|p, info| p.app_domain_shutdown_finished(info, app_domain, status))
     }
-    fn AssemblyLoadStarted(&self, assembly: AssemblyID) -> HRESULT {
+    unsafe fn AssemblyLoadStarted(&self, assembly: AssemblyID) -> HRESULT {
         self.dispatch(|p, info| p.assembly_load_started(info, assembly))
     }
-    fn AssemblyLoadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
+    unsafe fn AssemblyLoadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.assembly_load_finished(info, assembly, status))
     }
-    fn AssemblyUnloadStarted(&self, assembly: AssemblyID) -> HRESULT {
+    unsafe fn AssemblyUnloadStarted(&self, assembly: AssemblyID) -> HRESULT {
         self.dispatch(|p, info| p.assembly_unload_started(info, assembly))
     }
-    fn AssemblyUnloadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
+    unsafe fn AssemblyUnloadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.assembly_unload_finished(info, assembly, status))
     }
-    fn ModuleLoadStarted(&self, module: ModuleID) -> HRESULT {
+    unsafe fn ModuleLoadStarted(&self, module: ModuleID) -> HRESULT {
         self.dispatch(|p, info| p.module_load_started(info, module))
     }
-    fn ModuleLoadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
+    unsafe fn ModuleLoadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.module_load_finished(info, module, status))
     }
-    fn ModuleUnloadStarted(&self, module: ModuleID) -> HRESULT {
+    unsafe fn ModuleUnloadStarted(&self, module: ModuleID) -> HRESULT {
         // The module's ID may name another module once it is gone.
         if let Some(info) = self.info.get() {
             info.forget_module(module);
         }
         self.dispatch(|p, info| p.module_unload_started(info, module))
     }
-    fn ModuleUnloadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
+    unsafe fn ModuleUnloadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.module_unload_finished(info, module, status))
     }
-    fn ModuleAttachedToAssembly(&self, module: ModuleID, assembly: AssemblyID) -> HRESULT {
+    unsafe fn ModuleAttachedToAssembly(&self, module: ModuleID, assembly: AssemblyID) -> HRESULT {
         self.dispatch(|p, info| p.module_attached_to_assembly(info, module, assembly))
     }
-    fn ClassLoadStarted(&self, class: ClassID) -> HRESULT {
+    unsafe fn ClassLoadStarted(&self, class: ClassID) -> HRESULT {
         self.dispatch(|p, info| p.class_load_started(info, class))
     }
-    fn ClassLoadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
+    unsafe fn ClassLoadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.class_load_finished(info, class, status))
     }
-    fn ClassUnloadStarted(&self, class: ClassID) -> HRESULT {
+    unsafe fn ClassUnloadStarted(&self, class: ClassID) -> HRESULT {
         self.dispatch(|p, info| p.class_unload_started(info, class))
     }
-    fn ClassUnloadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
+    unsafe fn ClassUnloadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
         self.dispatch(|p, info| p.class_unload_finished(info, class, status))
     }
-    fn FunctionUnloadStarted(&self, function: FunctionID) -> HRESULT {
+    unsafe fn FunctionUnloadStarted(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.function_unload_started(info, function))
     }
-    fn JITCompilationStarted(&self, function: FunctionID, safe_to_block: BOOL) -> HRESULT {
+    unsafe fn JITCompilationStarted(&self, function: FunctionID, safe_to_block: BOOL) -> HRESULT {
         self.dispatch(|p, info| p.jit_compilation_started(info, function, b(safe_to_block)))
     }
-    fn JITCompilationFinished(
+    unsafe fn JITCompilationFinished(
         &self,
         function: FunctionID,
         status: HRESULT,
@@ -358,7 +363,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.jit_compilation_finished(info, function, status, b(safe_to_block))
         })
     }
-    fn JITCachedFunctionSearchStarted(
+    unsafe fn JITCachedFunctionSearchStarted(
         &self,
         function: FunctionID,
         use_cached: *mut BOOL,
@@ -367,17 +372,17 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.jit_cached_function_search_started(info, function)
         })
     }
-    fn JITCachedFunctionSearchFinished(
+    unsafe fn JITCachedFunctionSearchFinished(
         &self,
         function: FunctionID,
         result: COR_PRF_JIT_CACHE,
     ) -> HRESULT {
         self.dispatch(|p, info| p.jit_cached_function_search_finished(info, function, result))
     }
-    fn JITFunctionPitched(&self, function: FunctionID) -> HRESULT {
+    unsafe fn JITFunctionPitched(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.jit_function_pitched(info, function))
     }
-    fn JITInlining(
+    unsafe fn JITInlining(
         &self,
         caller: FunctionID,
         callee: FunctionID,
@@ -387,83 +392,83 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.jit_inlining(info, caller, callee)
         })
     }
-    fn ThreadCreated(&self, thread: ThreadID) -> HRESULT {
+    unsafe fn ThreadCreated(&self, thread: ThreadID) -> HRESULT {
         self.dispatch(|p, info| p.thread_created(info, thread))
     }
-    fn ThreadDestroyed(&self, thread: ThreadID) -> HRESULT {
+    unsafe fn ThreadDestroyed(&self, thread: ThreadID) -> HRESULT {
         self.dispatch(|p, info| p.thread_destroyed(info, thread))
     }
-    fn ThreadAssignedToOSThread(&self, thread: ThreadID, os_thread_id: DWORD) -> HRESULT {
+    unsafe fn ThreadAssignedToOSThread(&self, thread: ThreadID, os_thread_id: DWORD) -> HRESULT {
         self.dispatch(|p, info| p.thread_assigned_to_os_thread(info, thread, os_thread_id))
     }
-    fn RemotingClientInvocationStarted(&self) -> HRESULT {
+    unsafe fn RemotingClientInvocationStarted(&self) -> HRESULT {
         self.dispatch(|p, info| p.remoting_client_invocation_started(info))
     }
-    fn RemotingClientSendingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
+    unsafe fn RemotingClientSendingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
         self.dispatch(|p, info| p.remoting_client_sending_message(info, cookie, b(is_async)))
     }
-    fn RemotingClientReceivingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
+    unsafe fn RemotingClientReceivingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
         self.dispatch(|p, info| p.remoting_client_receiving_reply(info, cookie, b(is_async)))
     }
-    fn RemotingClientInvocationFinished(&self) -> HRESULT {
+    unsafe fn RemotingClientInvocationFinished(&self) -> HRESULT {
         self.dispatch(|p, info| p.remoting_client_invocation_finished(info))
     }
-    fn RemotingServerReceivingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
+    unsafe fn RemotingServerReceivingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
         self.dispatch(|p, info| p.remoting_server_receiving_message(info, cookie, b(is_async)))
     }
-    fn RemotingServerInvocationStarted(&self) -> HRESULT {
+    unsafe fn RemotingServerInvocationStarted(&self) -> HRESULT {
         self.dispatch(|p, info| p.remoting_server_invocation_started(info))
     }
-    fn RemotingServerInvocationReturned(&self) -> HRESULT {
+    unsafe fn RemotingServerInvocationReturned(&self) -> HRESULT {
         self.dispatch(|p, info| p.remoting_server_invocation_returned(info))
     }
-    fn RemotingServerSendingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
+    unsafe fn RemotingServerSendingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
         self.dispatch(|p, info| p.remoting_server_sending_reply(info, cookie, b(is_async)))
     }
-    fn UnmanagedToManagedTransition(
+    unsafe fn UnmanagedToManagedTransition(
         &self,
         function: FunctionID,
         reason: COR_PRF_TRANSITION_REASON,
     ) -> HRESULT {
         self.dispatch(|p, info| p.unmanaged_to_managed_transition(info, function, reason))
     }
-    fn ManagedToUnmanagedTransition(
+    unsafe fn ManagedToUnmanagedTransition(
         &self,
         function: FunctionID,
         reason: COR_PRF_TRANSITION_REASON,
     ) -> HRESULT {
         self.dispatch(|p, info| p.managed_to_unmanaged_transition(info, function, reason))
     }
-    fn RuntimeSuspendStarted(&self, reason: COR_PRF_SUSPEND_REASON) -> HRESULT {
+    unsafe fn RuntimeSuspendStarted(&self, reason: COR_PRF_SUSPEND_REASON) -> HRESULT {
         self.dispatch(|p, info| p.runtime_suspend_started(info, reason))
     }
-    fn RuntimeSuspendFinished(&self) -> HRESULT {
+    unsafe fn RuntimeSuspendFinished(&self) -> HRESULT {
         self.dispatch(|p, info| p.runtime_suspend_finished(info))
     }
-    fn RuntimeSuspendAborted(&self) -> HRESULT {
+    unsafe fn RuntimeSuspendAborted(&self) -> HRESULT {
         self.dispatch(|p, info| p.runtime_suspend_aborted(info))
     }
-    fn RuntimeResumeStarted(&self) -> HRESULT {
+    unsafe fn RuntimeResumeStarted(&self) -> HRESULT {
         self.dispatch(|p, info| p.runtime_resume_started(info))
     }
-    fn RuntimeResumeFinished(&self) -> HRESULT {
+    unsafe fn RuntimeResumeFinished(&self) -> HRESULT {
         self.dispatch(|p, info| p.runtime_resume_finished(info))
     }
-    fn RuntimeThreadSuspended(&self, thread: ThreadID) -> HRESULT {
+    unsafe fn RuntimeThreadSuspended(&self, thread: ThreadID) -> HRESULT {
         self.dispatch(|p, info| p.runtime_thread_suspended(info, thread))
     }
-    fn RuntimeThreadResumed(&self, thread: ThreadID) -> HRESULT {
+    unsafe fn RuntimeThreadResumed(&self, thread: ThreadID) -> HRESULT {
         self.dispatch(|p, info| p.runtime_thread_resumed(info, thread))
     }
-    fn MovedReferences(
+    unsafe fn MovedReferences(
         &self,
         count: ULONG,
         old_starts: *mut ObjectID,
@@ -483,10 +488,10 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.moved_references(info, old_starts, new_starts, lengths)
         })
     }
-    fn ObjectAllocated(&self, object: ObjectID, class: ClassID) -> HRESULT {
+    unsafe fn ObjectAllocated(&self, object: ObjectID, class: ClassID) -> HRESULT {
         self.dispatch(|p, info| p.object_allocated(info, object, class))
     }
-    fn ObjectsAllocatedByClass(
+    unsafe fn ObjectsAllocatedByClass(
         &self,
         count: ULONG,
         classes: *mut ClassID,
@@ -499,7 +504,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.objects_allocated_by_class(info, classes, objects)
         })
     }
-    fn ObjectReferences(
+    unsafe fn ObjectReferences(
         &self,
         object: ObjectID,
         class: ClassID,
@@ -513,7 +518,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.object_references(info, object, class, references)
         })
     }
-    fn RootReferences(&self, count: ULONG, roots: *mut ObjectID) -> HRESULT {
+    unsafe fn RootReferences(&self, count: ULONG, roots: *mut ObjectID) -> HRESULT {
         self.dispatch(|p, info| {
             // SAFETY: the runtime passes an array of `count` elements,
             // valid for the call.
@@ -521,49 +526,49 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.root_references(info, roots)
         })
     }
-    fn ExceptionThrown(&self, thrown: ObjectID) -> HRESULT {
+    unsafe fn ExceptionThrown(&self, thrown: ObjectID) -> HRESULT {
         self.dispatch(|p, info| p.exception_thrown(info, thrown))
     }
-    fn ExceptionSearchFunctionEnter(&self, function: FunctionID) -> HRESULT {
+    unsafe fn ExceptionSearchFunctionEnter(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.exception_search_function_enter(info, function))
     }
-    fn ExceptionSearchFunctionLeave(&self) -> HRESULT {
+    unsafe fn ExceptionSearchFunctionLeave(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_search_function_leave(info))
     }
-    fn ExceptionSearchFilterEnter(&self, function: FunctionID) -> HRESULT {
+    unsafe fn ExceptionSearchFilterEnter(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.exception_search_filter_enter(info, function))
     }
-    fn ExceptionSearchFilterLeave(&self) -> HRESULT {
+    unsafe fn ExceptionSearchFilterLeave(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_search_filter_leave(info))
     }
-    fn ExceptionSearchCatcherFound(&self, function: FunctionID) -> HRESULT {
+    unsafe fn ExceptionSearchCatcherFound(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.exception_search_catcher_found(info, function))
     }
-    fn ExceptionOSHandlerEnter(&self, _unused: UINT_PTR) -> HRESULT {
+    unsafe fn ExceptionOSHandlerEnter(&self, _unused: UINT_PTR) -> HRESULT {
         self.dispatch(|p, info| p.exception_os_handler_enter(info))
     }
-    fn ExceptionOSHandlerLeave(&self, _unused: UINT_PTR) -> HRESULT {
+    unsafe fn ExceptionOSHandlerLeave(&self, _unused: UINT_PTR) -> HRESULT {
         self.dispatch(|p, info| p.exception_os_handler_leave(info))
     }
-    fn ExceptionUnwindFunctionEnter(&self, function: FunctionID) -> HRESULT {
+    unsafe fn ExceptionUnwindFunctionEnter(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.exception_unwind_function_enter(info, function))
     }
-    fn ExceptionUnwindFunctionLeave(&self) -> HRESULT {
+    unsafe fn ExceptionUnwindFunctionLeave(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_unwind_function_leave(info))
     }
-    fn ExceptionUnwindFinallyEnter(&self, function: FunctionID) -> HRESULT {
+    unsafe fn ExceptionUnwindFinallyEnter(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.exception_unwind_finally_enter(info, function))
     }
-    fn ExceptionUnwindFinallyLeave(&self) -> HRESULT {
+    unsafe fn ExceptionUnwindFinallyLeave(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_unwind_finally_leave(info))
     }
-    fn ExceptionCatcherEnter(&self, function: FunctionID, exception: ObjectID) -> HRESULT {
+    unsafe fn ExceptionCatcherEnter(&self, function: FunctionID, exception: ObjectID) -> HRESULT {
         self.dispatch(|p, info| p.exception_catcher_enter(info, function, exception))
     }
-    fn ExceptionCatcherLeave(&self) -> HRESULT {
+    unsafe fn ExceptionCatcherLeave(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_catcher_leave(info))
     }
-    fn COMClassicVTableCreated(
+    unsafe fn COMClassicVTableCreated(
         &self,
         wrapped_class: ClassID,
         implemented_iid: *const GUID,
@@ -576,7 +581,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.com_classic_vtable_created(info, wrapped_class, iid, vtable as usize, slots)
         })
     }
-    fn COMClassicVTableDestroyed(
+    unsafe fn COMClassicVTableDestroyed(
         &self,
         wrapped_class: ClassID,
         implemented_iid: *const GUID,
@@ -588,16 +593,21 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
             p.com_classic_vtable_destroyed(info, wrapped_class, iid, vtable as usize)
         })
     }
-    fn ExceptionCLRCatcherFound(&self) -> HRESULT {
+    unsafe fn ExceptionCLRCatcherFound(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_clr_catcher_found(info))
     }
-    fn ExceptionCLRCatcherExecute(&self) -> HRESULT {
+    unsafe fn ExceptionCLRCatcherExecute(&self) -> HRESULT {
         self.dispatch(|p, info| p.exception_clr_catcher_execute(info))
     }
 }
 
 impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
-    fn ThreadNameChanged(&self, thread: ThreadID, count: ULONG, name: *mut WCHAR) -> HRESULT {
+    unsafe fn ThreadNameChanged(
+        &self,
+        thread: ThreadID,
+        count: ULONG,
+        name: *mut WCHAR,
+    ) -> HRESULT {
         self.dispatch(|p, info| {
             // SAFETY: the runtime passes `count` UTF-16 units (or null with
             // a zero count), valid for the call.
@@ -605,7 +615,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
             p.thread_name_changed(info, thread, name)
         })
     }
-    fn GarbageCollectionStarted(
+    unsafe fn GarbageCollectionStarted(
         &self,
         count: i32,
         generations: *mut BOOL,
@@ -619,7 +629,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
             p.garbage_collection_started(info, Bools::new(generations), reason)
         })
     }
-    fn SurvivingReferences(
+    unsafe fn SurvivingReferences(
         &self,
         count: ULONG,
         starts: *mut ObjectID,
@@ -632,14 +642,14 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
             p.surviving_references(info, starts, lengths)
         })
     }
-    fn GarbageCollectionFinished(&self) -> HRESULT {
+    unsafe fn GarbageCollectionFinished(&self) -> HRESULT {
         self.dispatch(|p, info| p.garbage_collection_finished(info))
     }
-    fn FinalizeableObjectQueued(&self, finalizer_flags: DWORD, object: ObjectID) -> HRESULT {
+    unsafe fn FinalizeableObjectQueued(&self, finalizer_flags: DWORD, object: ObjectID) -> HRESULT {
         let flags = COR_PRF_FINALIZER_FLAGS::from_bits_retain(finalizer_flags);
         self.dispatch(|p, info| p.finalizeable_object_queued(info, flags, object))
     }
-    fn RootReferences2(
+    unsafe fn RootReferences2(
         &self,
         count: ULONG,
         roots: *mut ObjectID,
@@ -662,16 +672,16 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
             p.root_references2(info, roots, kinds, flags, root_ids)
         })
     }
-    fn HandleCreated(&self, handle: GCHandleID, initial_object: ObjectID) -> HRESULT {
+    unsafe fn HandleCreated(&self, handle: GCHandleID, initial_object: ObjectID) -> HRESULT {
         self.dispatch(|p, info| p.handle_created(info, handle, initial_object))
     }
-    fn HandleDestroyed(&self, handle: GCHandleID) -> HRESULT {
+    unsafe fn HandleDestroyed(&self, handle: GCHandleID) -> HRESULT {
         self.dispatch(|p, info| p.handle_destroyed(info, handle))
     }
 }
 
 impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
-    fn InitializeForAttach(
+    unsafe fn InitializeForAttach(
         &self,
         unknown: *mut c_void,
         client_data: *mut c_void,
@@ -695,10 +705,10 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
         }
         result.into()
     }
-    fn ProfilerAttachComplete(&self) -> HRESULT {
+    unsafe fn ProfilerAttachComplete(&self) -> HRESULT {
         self.dispatch(|p, info| p.profiler_attach_complete(info))
     }
-    fn ProfilerDetachSucceeded(&self) -> HRESULT {
+    unsafe fn ProfilerDetachSucceeded(&self) -> HRESULT {
         if self.armed() {
             termination::detached();
         }
@@ -707,7 +717,7 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
 }
 
 impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
-    fn ReJITCompilationStarted(
+    unsafe fn ReJITCompilationStarted(
         &self,
         function: FunctionID,
         rejit: ReJITID,
@@ -717,7 +727,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
             p.rejit_compilation_started(info, function, rejit, b(safe_to_block))
         })
     }
-    fn GetReJITParameters(
+    unsafe fn GetReJITParameters(
         &self,
         module: ModuleID,
         method: mdMethodDef,
@@ -730,7 +740,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
             p.get_rejit_parameters(info, module, method, control)
         })
     }
-    fn ReJITCompilationFinished(
+    unsafe fn ReJITCompilationFinished(
         &self,
         function: FunctionID,
         rejit: ReJITID,
@@ -741,7 +751,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
             p.rejit_compilation_finished(info, function, rejit, status, b(safe_to_block))
         })
     }
-    fn ReJITError(
+    unsafe fn ReJITError(
         &self,
         module: ModuleID,
         method: mdMethodDef,
@@ -750,7 +760,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
     ) -> HRESULT {
         self.dispatch(|p, info| p.rejit_error(info, module, method, function, status))
     }
-    fn MovedReferences2(
+    unsafe fn MovedReferences2(
         &self,
         count: ULONG,
         old_starts: *mut ObjectID,
@@ -770,7 +780,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
             p.moved_references2(info, old_starts, new_starts, lengths)
         })
     }
-    fn SurvivingReferences2(
+    unsafe fn SurvivingReferences2(
         &self,
         count: ULONG,
         starts: *mut ObjectID,
@@ -786,7 +796,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
 }
 
 impl<P: Profiler> ICorProfilerCallback5_Impl for ProfilerCallback<P> {
-    fn ConditionalWeakTableElementReferences(
+    unsafe fn ConditionalWeakTableElementReferences(
         &self,
         count: ULONG,
         keys: *mut ObjectID,
@@ -809,7 +819,7 @@ impl<P: Profiler> ICorProfilerCallback5_Impl for ProfilerCallback<P> {
 }
 
 impl<P: Profiler> ICorProfilerCallback6_Impl for ProfilerCallback<P> {
-    fn GetAssemblyReferences(&self, path: *const WCHAR, provider: *mut c_void) -> HRESULT {
+    unsafe fn GetAssemblyReferences(&self, path: *const WCHAR, provider: *mut c_void) -> HRESULT {
         self.dispatch(|p, info| {
             // SAFETY: the runtime passes a NUL-terminated path and a live
             // ICorProfilerAssemblyReferenceProvider, both valid for the call.
@@ -825,13 +835,13 @@ impl<P: Profiler> ICorProfilerCallback6_Impl for ProfilerCallback<P> {
 }
 
 impl<P: Profiler> ICorProfilerCallback7_Impl for ProfilerCallback<P> {
-    fn ModuleInMemorySymbolsUpdated(&self, module: ModuleID) -> HRESULT {
+    unsafe fn ModuleInMemorySymbolsUpdated(&self, module: ModuleID) -> HRESULT {
         self.dispatch(|p, info| p.module_in_memory_symbols_updated(info, module))
     }
 }
 
 impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
-    fn DynamicMethodJITCompilationStarted(
+    unsafe fn DynamicMethodJITCompilationStarted(
         &self,
         function: FunctionID,
         safe_to_block: BOOL,
@@ -845,7 +855,7 @@ impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
             p.dynamic_method_jit_compilation_started(info, function, b(safe_to_block), header)
         })
     }
-    fn DynamicMethodJITCompilationFinished(
+    unsafe fn DynamicMethodJITCompilationFinished(
         &self,
         function: FunctionID,
         status: HRESULT,
@@ -858,13 +868,13 @@ impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
 }
 
 impl<P: Profiler> ICorProfilerCallback9_Impl for ProfilerCallback<P> {
-    fn DynamicMethodUnloaded(&self, function: FunctionID) -> HRESULT {
+    unsafe fn DynamicMethodUnloaded(&self, function: FunctionID) -> HRESULT {
         self.dispatch(|p, info| p.dynamic_method_unloaded(info, function))
     }
 }
 
 impl<P: Profiler> ICorProfilerCallback10_Impl for ProfilerCallback<P> {
-    fn EventPipeEventDelivered(
+    unsafe fn EventPipeEventDelivered(
         &self,
         provider: EVENTPIPE_PROVIDER,
         event_id: DWORD,
@@ -899,14 +909,14 @@ impl<P: Profiler> ICorProfilerCallback10_Impl for ProfilerCallback<P> {
             p.event_pipe_event_delivered(info, &event)
         })
     }
-    fn EventPipeProviderCreated(&self, provider: EVENTPIPE_PROVIDER) -> HRESULT {
+    unsafe fn EventPipeProviderCreated(&self, provider: EVENTPIPE_PROVIDER) -> HRESULT {
         self.dispatch(|p, info| p.event_pipe_provider_created(info, provider))
     }
 }
 
 impl<P: Profiler> ICorProfilerCallback11_Impl for ProfilerCallback<P> {
     /// Asked before `Initialize`, so it needs no `ProfilerInfo`.
-    fn LoadAsNotificationOnly(&self, notification_only: *mut BOOL) -> HRESULT {
+    unsafe fn LoadAsNotificationOnly(&self, notification_only: *mut BOOL) -> HRESULT {
         if notification_only.is_null() || !notification_only.is_aligned() {
             return E_POINTER;
         }

@@ -235,10 +235,10 @@ pub(crate) mod tests {
     }
 
     impl ICorProfilerFunctionControl_Impl for Control {
-        fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
+        unsafe fn SetCodegenFlags(&self, _flags: DWORD) -> HRESULT {
             S_OK
         }
-        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+        unsafe fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
             // SAFETY: the facade passes `size` readable bytes.
             let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
             self.bodies.lock().unwrap().push(bytes.to_vec());
@@ -328,7 +328,7 @@ pub(crate) mod tests {
     impl crate::profiling::ICorProfilerInfo2_Impl for Info {}
     impl crate::profiling::ICorProfilerInfo3_Impl for Info {}
     impl crate::profiling::ICorProfilerInfo4_Impl for Info {
-        fn RequestReJIT(
+        unsafe fn RequestReJIT(
             &self,
             count: ULONG,
             modules: *mut ModuleID,
@@ -347,7 +347,7 @@ pub(crate) mod tests {
             self.requests.lock().unwrap().push(pairs);
             S_OK
         }
-        fn RequestRevert(
+        unsafe fn RequestRevert(
             &self,
             count: ULONG,
             modules: *mut ModuleID,

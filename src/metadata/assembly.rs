@@ -18,7 +18,7 @@ com_interface! {
     #[vtable(IMetaDataAssemblyEmit_Vtbl)]
     #[implement(IMetaDataAssemblyEmit_Impl)]
     #[agile]
-    pub interface IMetaDataAssemblyEmit: IUnknown {
+    pub unsafe interface IMetaDataAssemblyEmit: IUnknown {
         /// Defines the scope's assembly manifest: public key, hash algorithm, name, version data and flags.
         fn DefineAssembly(
             pbPublicKey: *const c_void,
@@ -115,7 +115,7 @@ com_interface! {
     #[vtable(IMetaDataAssemblyImport_Vtbl)]
     #[implement(IMetaDataAssemblyImport_Impl)]
     #[agile]
-    pub interface IMetaDataAssemblyImport: IUnknown {
+    pub unsafe interface IMetaDataAssemblyImport: IUnknown {
         /// Gives the public key, hash algorithm, name, version data and flags of the assembly.
         fn GetAssemblyProps(
             mda: mdAssembly,

@@ -16,7 +16,7 @@ com_interface! {
     #[vtable(IMetaDataDispenser_Vtbl)]
     #[implement(IMetaDataDispenser_Impl)]
     #[agile]
-    pub interface IMetaDataDispenser: IUnknown {
+    pub unsafe interface IMetaDataDispenser: IUnknown {
         /// Creates a new, empty metadata scope and returns it as the interface `riid` asks for.
         fn DefineScope(
             rclsid: REFCLSID,
@@ -48,7 +48,7 @@ com_interface! {
     #[vtable(IMetaDataDispenserEx_Vtbl)]
     #[implement(IMetaDataDispenserEx_Impl: IMetaDataDispenser_Impl)]
     #[agile]
-    pub interface IMetaDataDispenserEx: IMetaDataDispenser {
+    pub unsafe interface IMetaDataDispenserEx: IMetaDataDispenser {
         /// Sets a dispenser option (`optionid`) to a value (`value` points to a `VARIANT`).
         fn SetOption(optionid: REFGUID, value: *const c_void) -> HRESULT { E_NOTIMPL }
         /// Gives the value of a dispenser option (`pvalue` points to a `VARIANT`).

@@ -22,7 +22,7 @@ com_interface! {
     #[vtable(IMetaDataEmit_Vtbl)]
     #[implement(IMetaDataEmit_Impl)]
     #[agile]
-    pub interface IMetaDataEmit: IUnknown {
+    pub unsafe interface IMetaDataEmit: IUnknown {
         /// Sets the name of the module the scope describes.
         fn SetModuleProps(szName: LPCWSTR) -> HRESULT { E_NOTIMPL }
         /// Writes the scope's metadata to the file `szFile`.
@@ -339,7 +339,7 @@ com_interface! {
     #[vtable(IMetaDataEmit2_Vtbl)]
     #[implement(IMetaDataEmit2_Impl: IMetaDataEmit_Impl)]
     #[agile]
-    pub interface IMetaDataEmit2: IMetaDataEmit {
+    pub unsafe interface IMetaDataEmit2: IMetaDataEmit {
         /// Defines an instantiation (MethodSpec) of generic method `tkParent`.
         fn DefineMethodSpec(
             tkParent: mdToken,

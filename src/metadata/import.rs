@@ -25,7 +25,7 @@ com_interface! {
     #[vtable(IMetaDataImport_Vtbl)]
     #[implement(IMetaDataImport_Impl)]
     #[agile]
-    pub interface IMetaDataImport: IUnknown {
+    pub unsafe interface IMetaDataImport: IUnknown {
         /// Frees an enumerator returned by one of the `Enum*` methods.
         fn CloseEnum(hEnum: HCORENUM) {}
         /// Gives the number of items an enumerator covers.
@@ -507,7 +507,7 @@ com_interface! {
     #[vtable(IMetaDataImport2_Vtbl)]
     #[implement(IMetaDataImport2_Impl: IMetaDataImport_Impl)]
     #[agile]
-    pub interface IMetaDataImport2: IMetaDataImport {
+    pub unsafe interface IMetaDataImport2: IMetaDataImport {
         /// Enumerates the generic parameters of a type or method.
         fn EnumGenericParams(
             phEnum: *mut HCORENUM,

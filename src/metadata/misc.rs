@@ -15,7 +15,7 @@ com_interface! {
     #[vtable(IMetaDataError_Vtbl)]
     #[implement(IMetaDataError_Impl)]
     #[agile]
-    pub interface IMetaDataError: IUnknown {
+    pub unsafe interface IMetaDataError: IUnknown {
         /// Reports an error (`hrError`) the engine hit, with the token it concerns.
         fn OnError(hrError: HRESULT, token: mdToken) -> HRESULT { E_NOTIMPL }
     }
@@ -27,7 +27,7 @@ com_interface! {
     #[vtable(IMapToken_Vtbl)]
     #[implement(IMapToken_Impl)]
     #[agile]
-    pub interface IMapToken: IUnknown {
+    pub unsafe interface IMapToken: IUnknown {
         /// Reports that token `tkImp` of the imported scope became `tkEmit` in the emit scope.
         fn Map(tkImp: mdToken, tkEmit: mdToken) -> HRESULT { E_NOTIMPL }
     }
@@ -39,7 +39,7 @@ com_interface! {
     #[vtable(IMetaDataFilter_Vtbl)]
     #[implement(IMetaDataFilter_Impl)]
     #[agile]
-    pub interface IMetaDataFilter: IUnknown {
+    pub unsafe interface IMetaDataFilter: IUnknown {
         /// Clears every mark in the scope.
         fn UnmarkAll() -> HRESULT { E_NOTIMPL }
         /// Marks a token (to keep it when the scope is filtered).
@@ -55,7 +55,7 @@ com_interface! {
     #[vtable(IHostFilter_Vtbl)]
     #[implement(IHostFilter_Impl)]
     #[agile]
-    pub interface IHostFilter: IUnknown {
+    pub unsafe interface IHostFilter: IUnknown {
         /// Receives a token the metadata engine marked.
         fn MarkToken(tk: mdToken) -> HRESULT { E_NOTIMPL }
     }
@@ -67,7 +67,7 @@ com_interface! {
     #[vtable(IMetaDataValidate_Vtbl)]
     #[implement(IMetaDataValidate_Impl)]
     #[agile]
-    pub interface IMetaDataValidate: IUnknown {
+    pub unsafe interface IMetaDataValidate: IUnknown {
         /// Prepares validation for a module kind (`CorValidatorModuleType`), with an error handler.
         fn ValidatorInit(dwModuleType: DWORD, pUnk: *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Validates the scope's metadata, reporting errors to the handler.
@@ -81,7 +81,7 @@ com_interface! {
     #[vtable(IMetaDataInfo_Vtbl)]
     #[implement(IMetaDataInfo_Impl)]
     #[agile]
-    pub interface IMetaDataInfo: IUnknown {
+    pub unsafe interface IMetaDataInfo: IUnknown {
         /// Gives the address, size and kind (`CorFileMapping`) of the memory the scope's file is mapped into.
         fn GetFileMapping(
             ppvData: *mut *const c_void,

@@ -14,7 +14,7 @@ com_interface! {
     #[vtable(IMetaDataTables_Vtbl)]
     #[implement(IMetaDataTables_Impl)]
     #[agile]
-    pub interface IMetaDataTables: IUnknown {
+    pub unsafe interface IMetaDataTables: IUnknown {
         /// Gives the size of the string heap, in bytes.
         fn GetStringHeapSize(pcbStrings: *mut ULONG) -> HRESULT { E_NOTIMPL }
         /// Gives the size of the blob heap, in bytes.
@@ -94,7 +94,7 @@ com_interface! {
     #[vtable(IMetaDataTables2_Vtbl)]
     #[implement(IMetaDataTables2_Impl: IMetaDataTables_Impl)]
     #[agile]
-    pub interface IMetaDataTables2: IMetaDataTables {
+    pub unsafe interface IMetaDataTables2: IMetaDataTables {
         /// Gives a pointer to and the size of the whole metadata section (it starts with `BSJB`).
         fn GetMetaDataStorage(ppvMd: *mut *const c_void, pcbMd: *mut ULONG) -> HRESULT { E_NOTIMPL }
         /// Gives the name, location and size of metadata stream `ix`.

@@ -5,7 +5,9 @@
 //! - [`write_folded`]: folded stacks (`flamegraph.pl`, inferno, speedscope);
 //! - [`write_flame`]: a flame-graph SVG that leaves out frames narrower
 //!   than a minimum width;
-//! - [`Pprof`]: pprof's `profile.proto`, gzipped ([`gzip`], no dependency);
+//! - [`Pprof`]: pprof's `profile.proto`, gzipped ([`gzip`], no dependency),
+//!   and the same as an OpenTelemetry profiles request ([`Pprof::to_otlp`])
+//!   or a Pyroscope push request ([`push_request`]);
 //! - [`write_speedscope`]: speedscope's JSON.
 //!
 //! The writers hold the current stack, never every path as text: memory is
@@ -16,7 +18,9 @@ mod flame;
 mod folded;
 mod gzip;
 mod heap_graph;
+mod otlp;
 mod pprof;
+mod pyroscope;
 mod speedscope;
 mod tree;
 
@@ -27,6 +31,8 @@ pub use heap_graph::{
     HeapGraph, HeapLimits, HeapSnapshot, HeapStats, PathRow, TypeRow, MAX_PATH, UNREACHED_CYCLE,
     UNREFERENCED,
 };
+pub use otlp::AttributeValue;
 pub use pprof::Pprof;
+pub use pyroscope::push_request;
 pub use speedscope::{write_speedscope, SpeedscopeProfile};
 pub use tree::{Children, FrameId, Frames, NodeId, StackTree};

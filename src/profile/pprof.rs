@@ -26,24 +26,24 @@ use super::tree::{Frames, NodeId, StackTree};
 /// function and location tables they refer to.
 #[derive(Clone, Debug)]
 pub struct Pprof {
-    strings: Vec<String>,
+    pub(super) strings: Vec<String>,
     string_ids: HashMap<String, i64>,
-    sample_types: Vec<(i64, i64)>,
+    pub(super) sample_types: Vec<(i64, i64)>,
     /// `Sample` messages, each already encoded as field 2 of `Profile`.
     samples: Vec<u8>,
     sample_count: usize,
     /// Function (and location) id of each frame name's string id.
     functions: HashMap<i64, u64>,
     /// String id of each function, by id - 1.
-    function_names: Vec<i64>,
-    time_nanos: i64,
-    duration_nanos: i64,
-    period_type: Option<(i64, i64)>,
-    period: i64,
+    pub(super) function_names: Vec<i64>,
+    pub(super) time_nanos: i64,
+    pub(super) duration_nanos: i64,
+    pub(super) period_type: Option<(i64, i64)>,
+    pub(super) period: i64,
     default_sample_type: i64,
 }
 
-fn varint(out: &mut Vec<u8>, mut value: u64) {
+pub(super) fn varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push(value as u8 | 0x80);
         value >>= 7;
@@ -52,7 +52,7 @@ fn varint(out: &mut Vec<u8>, mut value: u64) {
 }
 
 /// A varint field (wire type 0); zero is left out, as proto3 does.
-fn field_varint(out: &mut Vec<u8>, field: u32, value: u64) {
+pub(super) fn field_varint(out: &mut Vec<u8>, field: u32, value: u64) {
     if value != 0 {
         varint(out, u64::from(field) << 3);
         varint(out, value);
@@ -60,14 +60,14 @@ fn field_varint(out: &mut Vec<u8>, field: u32, value: u64) {
 }
 
 /// A length-delimited field (wire type 2).
-fn field_bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+pub(super) fn field_bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
     varint(out, u64::from(field) << 3 | 2);
     varint(out, bytes.len() as u64);
     out.extend_from_slice(bytes);
 }
 
 /// A packed repeated varint field.
-fn field_packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
+pub(super) fn field_packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
     let mut packed = Vec::new();
     for value in values {
         varint(&mut packed, value);
@@ -75,6 +75,53 @@ fn field_packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>
     if !packed.is_empty() {
         field_bytes(out, field, &packed);
     }
+}
+
+/// A field read back by [`read_field`].
+enum Wire<'a> {
+    Varint(u64),
+    Bytes(&'a [u8]),
+}
+
+/// A varint from the front of `bytes` (`None` at the end or when cut).
+fn read_varint(bytes: &mut &[u8]) -> Option<u64> {
+    let (mut value, mut shift) = (0u64, 0u32);
+    loop {
+        let (&b, rest) = bytes.split_first()?;
+        *bytes = rest;
+        value |= u64::from(b & 0x7f) << shift.min(63);
+        if b < 0x80 {
+            return Some(value);
+        }
+        shift += 7;
+        if shift > 63 {
+            return None;
+        }
+    }
+}
+
+/// A varint or length-delimited field from the front of `bytes` (`None`
+/// at the end, or for anything else: only what [`Pprof`] writes is read).
+fn read_field<'a>(bytes: &mut &'a [u8]) -> Option<(u64, Wire<'a>)> {
+    let key = read_varint(bytes)?;
+    match key & 7 {
+        0 => Some((key >> 3, Wire::Varint(read_varint(bytes)?))),
+        2 => {
+            let len = usize::try_from(read_varint(bytes)?).ok()?;
+            if len > bytes.len() {
+                return None;
+            }
+            let (field, rest) = bytes.split_at(len);
+            *bytes = rest;
+            Some((key >> 3, Wire::Bytes(field)))
+        }
+        _ => None,
+    }
+}
+
+/// The varints of a packed field.
+fn read_packed(mut bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    core::iter::from_fn(move || read_varint(&mut bytes))
 }
 
 fn value_type(kind: (i64, i64)) -> Vec<u8> {
@@ -265,6 +312,88 @@ impl Pprof {
             }
             self.push_sample(&locations, &values, &labels);
         }
+    }
+
+    /// Each sample as added: its location (function) ids, leaf first, its
+    /// values, and its labels as string ids, read back from the encoded
+    /// `Sample` messages this type wrote (so the OTLP encoder sees what the
+    /// pprof holds, without a second copy of the samples).
+    pub(super) fn for_each_sample(&self, mut f: impl FnMut(&[u64], &[i64], &[(i64, i64)])) {
+        let (mut locations, mut values, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+        let mut rest = &self.samples[..];
+        // Each entry is field 2 of `Profile`, length-delimited, written by
+        // `push_sample`: a well-formed message by construction.
+        while let Some((2, Wire::Bytes(sample))) = read_field(&mut rest) {
+            locations.clear();
+            values.clear();
+            labels.clear();
+            let mut fields = sample;
+            while let Some((field, wire)) = read_field(&mut fields) {
+                match (field, wire) {
+                    (1, Wire::Bytes(packed)) => locations.extend(read_packed(packed)),
+                    (2, Wire::Bytes(packed)) => {
+                        values.extend(read_packed(packed).map(|v| v as i64))
+                    }
+                    (3, Wire::Bytes(mut label)) => {
+                        let (mut key, mut text) = (0, 0);
+                        while let Some((n, Wire::Varint(v))) = read_field(&mut label) {
+                            match n {
+                                1 => key = v as i64,
+                                2 => text = v as i64,
+                                _ => {}
+                            }
+                        }
+                        labels.push((key, text));
+                    }
+                    _ => {}
+                }
+            }
+            f(&locations, &values, &labels);
+        }
+    }
+
+    /// The profile with only the sample types named in `kinds` (in this
+    /// profile's order), its samples whose values of those types are not
+    /// all zero, with their stacks and labels; the same time and period.
+    /// `None` when no sample is left.
+    pub fn select(&self, kinds: &[&str]) -> Option<Pprof> {
+        let text = |id: i64| self.strings.get(id as usize).map_or("", String::as_str);
+        let keep: Vec<usize> = (0..self.sample_types.len())
+            .filter(|&i| kinds.contains(&text(self.sample_types[i].0)))
+            .collect();
+        let types: Vec<(&str, &str)> = keep
+            .iter()
+            .map(|&i| (text(self.sample_types[i].0), text(self.sample_types[i].1)))
+            .collect();
+        let mut out = Pprof::new(&types);
+        out.time_nanos = self.time_nanos;
+        out.duration_nanos = self.duration_nanos;
+        if let Some((kind, unit)) = self.period_type {
+            out.set_period(text(kind), text(unit), self.period);
+        }
+        if let Some(&first) = types.first() {
+            out.set_default_sample_type(first.0);
+        }
+        let mut values = Vec::with_capacity(keep.len());
+        self.for_each_sample(|ids, all, labels| {
+            values.clear();
+            values.extend(keep.iter().map(|&i| all.get(i).copied().unwrap_or(0)));
+            if values.iter().all(|&v| v == 0) {
+                return;
+            }
+            let stack: Vec<&str> = ids
+                .iter()
+                .map(|&id| {
+                    let index = (id as usize).checked_sub(1);
+                    let name = index.and_then(|i| self.function_names.get(i)).copied();
+                    name.map_or("", text)
+                })
+                .collect();
+            let labels: Vec<(&str, &str)> =
+                labels.iter().map(|&(k, v)| (text(k), text(v))).collect();
+            out.add_sample(&stack, &values, &labels);
+        });
+        (out.sample_count > 0).then_some(out)
     }
 
     /// The profile as protobuf bytes.

@@ -21,7 +21,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback_Vtbl)]
     #[implement(ICorProfilerCallback_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback: IUnknown {
+    pub unsafe interface ICorProfilerCallback: IUnknown {
         /// The profiler was loaded at startup; `pICorProfilerInfoUnk` is an `IUnknown *` to query for `ICorProfilerInfo*`.
         fn Initialize(pICorProfilerInfoUnk: *mut c_void) -> HRESULT { S_OK }
         /// The process is shutting down: the last safe point to call the info interfaces.
@@ -169,7 +169,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback2_Vtbl)]
     #[implement(ICorProfilerCallback2_Impl: ICorProfilerCallback_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback2: ICorProfilerCallback {
+    pub unsafe interface ICorProfilerCallback2: ICorProfilerCallback {
         /// A thread's name changed; `name` holds `cchName` characters, not NUL-terminated.
         fn ThreadNameChanged(threadId: ThreadID, cchName: ULONG, name: *mut WCHAR) -> HRESULT { S_OK }
         /// A GC is starting; `generationCollected[i]` says whether generation `i` is collected.
@@ -194,7 +194,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback3_Vtbl)]
     #[implement(ICorProfilerCallback3_Impl: ICorProfilerCallback2_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback3: ICorProfilerCallback2 {
+    pub unsafe interface ICorProfilerCallback3: ICorProfilerCallback2 {
         /// The profiler was attached to a running process (instead of `Initialize`), with the attacher's client data.
         fn InitializeForAttach(pCorProfilerInfoUnk: *mut c_void, pvClientData: *mut c_void, cbClientData: UINT) -> HRESULT { S_OK }
         /// The attach completed: the profiler may now catch up on what was loaded before it.
@@ -209,7 +209,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback4_Vtbl)]
     #[implement(ICorProfilerCallback4_Impl: ICorProfilerCallback3_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback4: ICorProfilerCallback3 {
+    pub unsafe interface ICorProfilerCallback4: ICorProfilerCallback3 {
         /// The JIT is starting to recompile a function for a ReJIT request.
         fn ReJITCompilationStarted(functionId: FunctionID, rejitId: ReJITID, fIsSafeToBlock: BOOL) -> HRESULT { S_OK }
         /// Once per rejitted method: set its new IL and codegen flags through `pFunctionControl` (an `ICorProfilerFunctionControl *`).
@@ -230,7 +230,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback5_Vtbl)]
     #[implement(ICorProfilerCallback5_Impl: ICorProfilerCallback4_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback5: ICorProfilerCallback4 {
+    pub unsafe interface ICorProfilerCallback5: ICorProfilerCallback4 {
         /// After a GC, dependent handles: `keyRefIds[i]` keeps `valueRefIds[i]` alive through handle `rootIds[i]`.
         fn ConditionalWeakTableElementReferences(cRootRefs: ULONG, keyRefIds: *mut ObjectID, valueRefIds: *mut ObjectID, rootIds: *mut GCHandleID) -> HRESULT { S_OK }
     }
@@ -241,7 +241,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback6_Vtbl)]
     #[implement(ICorProfilerCallback6_Impl: ICorProfilerCallback5_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback6: ICorProfilerCallback5 {
+    pub unsafe interface ICorProfilerCallback6: ICorProfilerCallback5 {
         /// An assembly is at its reference-closure walk; add the references you will emit through `pAsmRefProvider` (an `ICorProfilerAssemblyReferenceProvider *`). Not raised by CoreCLR.
         fn GetAssemblyReferences(wszAssemblyPath: *const WCHAR, pAsmRefProvider: *mut c_void) -> HRESULT { S_OK }
     }
@@ -252,7 +252,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback7_Vtbl)]
     #[implement(ICorProfilerCallback7_Impl: ICorProfilerCallback6_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback7: ICorProfilerCallback6 {
+    pub unsafe interface ICorProfilerCallback7: ICorProfilerCallback6 {
         /// The symbol stream of an in-memory module was updated.
         fn ModuleInMemorySymbolsUpdated(moduleId: ModuleID) -> HRESULT { S_OK }
     }
@@ -263,7 +263,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback8_Vtbl)]
     #[implement(ICorProfilerCallback8_Impl: ICorProfilerCallback7_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback8: ICorProfilerCallback7 {
+    pub unsafe interface ICorProfilerCallback8: ICorProfilerCallback7 {
         /// A dynamic method is being jitted; `pILHeader` (`cbILHeader` bytes) is valid only during the call.
         fn DynamicMethodJITCompilationStarted(functionId: FunctionID, fIsSafeToBlock: BOOL, pILHeader: *const BYTE, cbILHeader: ULONG) -> HRESULT { S_OK }
         /// A dynamic method finished jitting, with the outcome in `hrStatus`.
@@ -276,7 +276,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback9_Vtbl)]
     #[implement(ICorProfilerCallback9_Impl: ICorProfilerCallback8_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback9: ICorProfilerCallback8 {
+    pub unsafe interface ICorProfilerCallback9: ICorProfilerCallback8 {
         /// A dynamic method was garbage collected and unloaded.
         fn DynamicMethodUnloaded(functionId: FunctionID) -> HRESULT { S_OK }
     }
@@ -287,7 +287,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback10_Vtbl)]
     #[implement(ICorProfilerCallback10_Impl: ICorProfilerCallback9_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback10: ICorProfilerCallback9 {
+    pub unsafe interface ICorProfilerCallback10: ICorProfilerCallback9 {
         /// An EventPipe event reached the profiler's session: metadata and payload blobs, activity IDs, thread and stack (all valid only during the call).
         fn EventPipeEventDelivered(provider: EVENTPIPE_PROVIDER, eventId: DWORD, eventVersion: DWORD, cbMetadataBlob: ULONG, metadataBlob: *const BYTE, cbEventData: ULONG, eventData: *const BYTE, pActivityId: *const GUID, pRelatedActivityId: *const GUID, eventThread: ThreadID, numStackFrames: ULONG, stackFrames: *mut UINT_PTR) -> HRESULT { S_OK }
         /// An EventPipe provider was created; the profiler may add it to its session.
@@ -300,7 +300,7 @@ com_interface! {
     #[vtable(ICorProfilerCallback11_Vtbl)]
     #[implement(ICorProfilerCallback11_Impl: ICorProfilerCallback10_Impl)]
     #[agile]
-    pub interface ICorProfilerCallback11: ICorProfilerCallback10 {
+    pub unsafe interface ICorProfilerCallback11: ICorProfilerCallback10 {
         /// Asked before `Initialize`: write TRUE to `*pbNotificationOnly` to load as a notification-only profiler.
         fn LoadAsNotificationOnly(pbNotificationOnly: *mut BOOL) -> HRESULT { S_OK }
     }

@@ -15,7 +15,7 @@ com_interface! {
     #[vtable(ICorProfilerObjectEnum_Vtbl)]
     #[implement(ICorProfilerObjectEnum_Impl)]
     #[agile]
-    pub interface ICorProfilerObjectEnum: IUnknown {
+    pub unsafe interface ICorProfilerObjectEnum: IUnknown {
         /// Skips the next `celt` objects.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
         /// Goes back to the first object.
@@ -34,7 +34,7 @@ com_interface! {
     #[vtable(ICorProfilerFunctionEnum_Vtbl)]
     #[implement(ICorProfilerFunctionEnum_Impl)]
     #[agile]
-    pub interface ICorProfilerFunctionEnum: IUnknown {
+    pub unsafe interface ICorProfilerFunctionEnum: IUnknown {
         /// Skips the next `celt` functions.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
         /// Goes back to the first function.
@@ -52,7 +52,7 @@ com_interface! {
     #[vtable(ICorProfilerModuleEnum_Vtbl)]
     #[implement(ICorProfilerModuleEnum_Impl)]
     #[agile]
-    pub interface ICorProfilerModuleEnum: IUnknown {
+    pub unsafe interface ICorProfilerModuleEnum: IUnknown {
         /// Skips the next `celt` modules.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
         /// Goes back to the first module.
@@ -70,7 +70,7 @@ com_interface! {
     #[vtable(ICorProfilerThreadEnum_Vtbl)]
     #[implement(ICorProfilerThreadEnum_Impl)]
     #[agile]
-    pub interface ICorProfilerThreadEnum: IUnknown {
+    pub unsafe interface ICorProfilerThreadEnum: IUnknown {
         /// Skips the next `celt` threads.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
         /// Goes back to the first thread.
@@ -89,7 +89,7 @@ com_interface! {
     #[vtable(ICorProfilerMethodEnum_Vtbl)]
     #[implement(ICorProfilerMethodEnum_Impl)]
     #[agile]
-    pub interface ICorProfilerMethodEnum: IUnknown {
+    pub unsafe interface ICorProfilerMethodEnum: IUnknown {
         /// Skips the next `celt` methods.
         fn Skip(celt: ULONG) -> HRESULT { E_NOTIMPL }
         /// Goes back to the first method.

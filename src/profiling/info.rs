@@ -19,7 +19,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo_Vtbl)]
     #[implement(ICorProfilerInfo_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo: IUnknown {
+    pub unsafe interface ICorProfilerInfo: IUnknown {
         /// Gets the class of an object.
         fn GetClassFromObject(objectId: ObjectID, pClassId: *mut ClassID) -> HRESULT { E_NOTIMPL }
         /// Gets the class of a non-generic type from its TypeDef token (obsolete: use `GetClassFromTokenAndTypeArgs`).
@@ -94,7 +94,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo2_Vtbl)]
     #[implement(ICorProfilerInfo2_Impl: ICorProfilerInfo_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo2: ICorProfilerInfo {
+    pub unsafe interface ICorProfilerInfo2: ICorProfilerInfo {
         /// Walks a thread's managed stack, calling `callback` for each frame; `context` optionally seeds the walk with a register context of `contextSize` bytes.
         fn DoStackSnapshot(thread: ThreadID, callback: Option<StackSnapshotCallback>, infoFlags: ULONG32, clientData: *mut c_void, context: *mut BYTE, contextSize: ULONG32) -> HRESULT { E_NOTIMPL }
         /// Installs the version-2 enter/leave/tailcall hooks (`None` disables one); only during `Initialize`.
@@ -146,7 +146,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo3_Vtbl)]
     #[implement(ICorProfilerInfo3_Impl: ICorProfilerInfo2_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo3: ICorProfilerInfo2 {
+    pub unsafe interface ICorProfilerInfo3: ICorProfilerInfo2 {
         /// Gets an enumerator (`ICorProfilerFunctionEnum`, written to `ppEnum`) over the functions JIT-compiled so far (ReJIT IDs are 0).
         fn EnumJITedFunctions(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Asks the runtime to detach the profiler, waiting about the given time before checking it is safe.
@@ -183,7 +183,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo4_Vtbl)]
     #[implement(ICorProfilerInfo4_Impl: ICorProfilerInfo3_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo4: ICorProfilerInfo3 {
+    pub unsafe interface ICorProfilerInfo4: ICorProfilerInfo3 {
         /// Gets an enumerator (`ICorProfilerThreadEnum`, written to `ppEnum`) over the managed threads.
         fn EnumThreads(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Initializes the calling thread ahead of time, so later profiler calls on it do not deadlock.
@@ -212,7 +212,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo5_Vtbl)]
     #[implement(ICorProfilerInfo5_Impl: ICorProfilerInfo4_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo5: ICorProfilerInfo4 {
+    pub unsafe interface ICorProfilerInfo5: ICorProfilerInfo4 {
         /// Gets the event mask: `COR_PRF_MONITOR` bits (low) and `COR_PRF_HIGH_MONITOR` bits (high).
         fn GetEventMask2(pdwEventsLow: *mut DWORD, pdwEventsHigh: *mut DWORD) -> HRESULT { E_NOTIMPL }
         /// Sets the event mask: `COR_PRF_MONITOR` bits (low) and `COR_PRF_HIGH_MONITOR` bits (high).
@@ -225,7 +225,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo6_Vtbl)]
     #[implement(ICorProfilerInfo6_Impl: ICorProfilerInfo5_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo6: ICorProfilerInfo5 {
+    pub unsafe interface ICorProfilerInfo6: ICorProfilerInfo5 {
         /// Gets an enumerator (`ICorProfilerMethodEnum`, written to `ppEnum`) over the methods of a precompiled module that inlined a method; `incompleteData` says whether more may appear later.
         fn EnumNgenModuleMethodsInliningThisMethod(inlinersModuleId: ModuleID, inlineeModuleId: ModuleID, inlineeMethodId: mdMethodDef, incompleteData: *mut BOOL, ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
     }
@@ -236,7 +236,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo7_Vtbl)]
     #[implement(ICorProfilerInfo7_Impl: ICorProfilerInfo6_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo7: ICorProfilerInfo6 {
+    pub unsafe interface ICorProfilerInfo7: ICorProfilerInfo6 {
         /// Applies metadata the profiler defined through `IMetaDataEmit` to a module.
         fn ApplyMetaData(moduleId: ModuleID) -> HRESULT { E_NOTIMPL }
         /// Gets the length of a module's in-memory symbol stream (0 if none).
@@ -251,7 +251,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo8_Vtbl)]
     #[implement(ICorProfilerInfo8_Impl: ICorProfilerInfo7_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo8: ICorProfilerInfo7 {
+    pub unsafe interface ICorProfilerInfo8: ICorProfilerInfo7 {
         /// Tells whether a function is dynamic (has no metadata).
         fn IsFunctionDynamic(functionId: FunctionID, isDynamic: *mut BOOL) -> HRESULT { E_NOTIMPL }
         /// Maps an instruction pointer to its function and ReJIT version, dynamic methods included.
@@ -266,7 +266,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo9_Vtbl)]
     #[implement(ICorProfilerInfo9_Impl: ICorProfilerInfo8_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo9: ICorProfilerInfo8 {
+    pub unsafe interface ICorProfilerInfo9: ICorProfilerInfo8 {
         /// Gets the native start addresses of every existing compiled version of a function's ReJIT version.
         fn GetNativeCodeStartAddresses(functionID: FunctionID, reJitId: ReJITID, cCodeStartAddresses: ULONG32, pcCodeStartAddresses: *mut ULONG32, codeStartAddresses: *mut UINT_PTR) -> HRESULT { E_NOTIMPL }
         /// Gets the IL-to-native map of the code version starting at an address.
@@ -282,7 +282,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo10_Vtbl)]
     #[implement(ICorProfilerInfo10_Impl: ICorProfilerInfo9_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo10: ICorProfilerInfo9 {
+    pub unsafe interface ICorProfilerInfo10: ICorProfilerInfo9 {
         /// Calls `callback` for each object an object references.
         fn EnumerateObjectReferences(objectId: ObjectID, callback: Option<ObjectReferenceCallback>, clientData: *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Tells whether an object lives in a read-only (frozen) segment.
@@ -303,7 +303,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo11_Vtbl)]
     #[implement(ICorProfilerInfo11_Impl: ICorProfilerInfo10_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo11: ICorProfilerInfo10 {
+    pub unsafe interface ICorProfilerInfo11: ICorProfilerInfo10 {
         /// Gets the value of an environment variable as the managed code sees it.
         fn GetEnvironmentVariable(szName: *const WCHAR, cchValue: ULONG, pcchValue: *mut ULONG, szValue: *mut WCHAR) -> HRESULT { E_NOTIMPL }
         /// Sets (or, with a null value, deletes) an environment variable of the process.
@@ -316,7 +316,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo12_Vtbl)]
     #[implement(ICorProfilerInfo12_Impl: ICorProfilerInfo11_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo12: ICorProfilerInfo11 {
+    pub unsafe interface ICorProfilerInfo12: ICorProfilerInfo11 {
         /// Starts an EventPipe session with the given providers, optionally with rundown.
         fn EventPipeStartSession(cProviderConfigs: u32, pProviderConfigs: *mut COR_PRF_EVENTPIPE_PROVIDER_CONFIG, requestRundown: BOOL, pSession: *mut EVENTPIPE_SESSION) -> HRESULT { E_NOTIMPL }
         /// Enables one more provider in a running session (the configuration is passed by value).
@@ -341,7 +341,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo13_Vtbl)]
     #[implement(ICorProfilerInfo13_Impl: ICorProfilerInfo12_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo13: ICorProfilerInfo12 {
+    pub unsafe interface ICorProfilerInfo13: ICorProfilerInfo12 {
         /// Creates a GC handle of the given kind to an object; the handle (`ObjectHandleID`, i.e. `void**`) is written to `pHandle`.
         fn CreateHandle(object: ObjectID, r#type: COR_PRF_HANDLE_TYPE, pHandle: *mut *mut *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Destroys a GC handle (`ObjectHandleID`) made by `CreateHandle`.
@@ -356,7 +356,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo14_Vtbl)]
     #[implement(ICorProfilerInfo14_Impl: ICorProfilerInfo13_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo14: ICorProfilerInfo13 {
+    pub unsafe interface ICorProfilerInfo14: ICorProfilerInfo13 {
         /// Gets an enumerator (`ICorProfilerObjectEnum`, written to `ppEnum`) over the objects on the non-GC heap.
         fn EnumerateNonGCObjects(ppEnum: *mut *mut c_void) -> HRESULT { E_NOTIMPL }
         /// Gets the memory ranges of the non-GC heap.
@@ -370,7 +370,7 @@ com_interface! {
     #[vtable(ICorProfilerInfo15_Vtbl)]
     #[implement(ICorProfilerInfo15_Impl: ICorProfilerInfo14_Impl)]
     #[agile]
-    pub interface ICorProfilerInfo15: ICorProfilerInfo14 {
+    pub unsafe interface ICorProfilerInfo15: ICorProfilerInfo14 {
         /// Calls `callback` for each object on the GC heap until it returns `FALSE`, suspending the runtime unless already suspended.
         fn EnumerateGCHeapObjects(callback: Option<ObjectCallback>, callbackState: *mut c_void) -> HRESULT { E_NOTIMPL }
     }

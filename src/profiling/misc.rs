@@ -16,7 +16,7 @@ com_interface! {
     #[vtable(IMethodMalloc_Vtbl)]
     #[implement(IMethodMalloc_Impl)]
     #[agile]
-    pub interface IMethodMalloc: IUnknown {
+    pub unsafe interface IMethodMalloc: IUnknown {
         /// Allocates `cb` bytes after the module's base address; null on failure.
         fn Alloc(cb: ULONG) -> *mut c_void { core::ptr::null_mut() }
     }
@@ -28,7 +28,7 @@ com_interface! {
     #[vtable(ICorProfilerFunctionControl_Vtbl)]
     #[implement(ICorProfilerFunctionControl_Impl)]
     #[agile]
-    pub interface ICorProfilerFunctionControl: IUnknown {
+    pub unsafe interface ICorProfilerFunctionControl: IUnknown {
         /// Sets `COR_PRF_CODEGEN_FLAGS` bits for this method's recompilation.
         fn SetCodegenFlags(flags: DWORD) -> HRESULT { E_NOTIMPL }
         /// Replaces the method's body with the IL header and code in `pbNewILMethodHeader` (`cbNewILMethodHeader` bytes).
@@ -44,7 +44,7 @@ com_interface! {
     #[vtable(ICorProfilerAssemblyReferenceProvider_Vtbl)]
     #[implement(ICorProfilerAssemblyReferenceProvider_Impl)]
     #[agile]
-    pub interface ICorProfilerAssemblyReferenceProvider: IUnknown {
+    pub unsafe interface ICorProfilerAssemblyReferenceProvider: IUnknown {
         /// Declares one assembly reference the profiler will emit later.
         fn AddAssemblyReference(pAssemblyRefInfo: *const COR_PRF_ASSEMBLY_REFERENCE_INFO) -> HRESULT { E_NOTIMPL }
     }

@@ -176,6 +176,16 @@ impl Profiler for SamplingProfiler {
             ));
             return Ok(());
         }
+        let mut export = export;
+        if let Some(otlp) = export.otlp.as_mut().filter(|o| o.runtime_version.is_none()) {
+            // .NET Core 3.x answers the desktop-compatible 4.0.30319, not
+            // its own version: only .NET 5 and later name theirs.
+            otlp.runtime_version = info
+                .runtime_information()
+                .ok()
+                .filter(|r| r.major >= 5)
+                .map(|r| format!("{}.{}.{}", r.major, r.minor, r.build));
+        }
         let exporters = match export.exporters() {
             Ok(exporters) => exporters,
             Err(error) => {
@@ -377,9 +387,16 @@ impl Profiler for SamplingProfiler {
                 (Some(snapshots), Some(stats)) => stats.summary_lines(snapshots.state()),
                 _ => HeapSnapshotStats::default().summary_lines("off"),
             };
-            if let Err(error) = write_dir(&profile, &sampler.export_stats(), asked, &heap, dir) {
-                say(&format!("writing {}: {error}", dir.display()));
+            match write_dir(&profile, &sampler.export_stats(), asked, &heap, dir) {
+                Ok(written) => say(&format!(
+                    "wrote the profile ({} pprof samples) into {}",
+                    written.pprof_samples,
+                    dir.display()
+                )),
+                Err(error) => say(&format!("writing {}: {error}", dir.display())),
             }
+        } else {
+            say("no output directory (CORPROF_SAMPLER_DIR, SamplingProfiler::write_to): the profile was not written");
         }
         Ok(())
     }

@@ -42,6 +42,11 @@ pub(crate) const SAMPLER_PERIOD: &str = "CORPROF_SAMPLER_PERIOD";
 pub(crate) const SAMPLER_KEEP: &str = "CORPROF_SAMPLER_KEEP";
 /// The Pyroscope-compatible profile server (`http://host:port`).
 pub(crate) const SAMPLER_PUSH_URL: &str = "CORPROF_SAMPLER_PUSH_URL";
+/// Which of Pyroscope's APIs the push speaks: `ingest` (the default) or
+/// `push` (`push.v1.PusherService/Push`).
+pub(crate) const SAMPLER_PUSH_API: &str = "CORPROF_SAMPLER_PUSH_API";
+/// The tenant of a multi-tenant Pyroscope (`X-Scope-OrgID` of the push API).
+pub(crate) const SAMPLER_TENANT: &str = "CORPROF_SAMPLER_TENANT";
 /// The application's name on the profile server (default: the process's).
 pub(crate) const SAMPLER_APP: &str = "CORPROF_SAMPLER_APP";
 
@@ -92,7 +97,9 @@ impl SamplerOptions {
     /// files, and the exporters' variables of
     /// [`ExportOptions::from_env`](super::export::ExportOptions::from_env):
     /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
-    /// `CORPROF_SAMPLER_APP`.) A bad value is
+    /// `CORPROF_SAMPLER_PUSH_API`, `CORPROF_SAMPLER_TENANT`,
+    /// `CORPROF_SAMPLER_APP`, and OpenTelemetry's `OTEL_EXPORTER_OTLP_*`,
+    /// `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`.) A bad value is
     /// an `E_INVALIDARG` [`Error`] whose message names the variable and
     /// says why: `CORPROF_SAMPLER_HZ="fast" is not a number from 1 to 10000`.
     pub fn from_env() -> Result<SamplerOptions, Error> {

@@ -130,7 +130,8 @@ mod win32;
 #[doc(hidden)]
 pub mod __test {
     pub use super::export::http::{
-        exchange, exchange_until, parse_response, Response, BODY_PREVIEW, MAX_HEAD, MAX_RESPONSE,
+        exchange, exchange_until, parse_response, Response, BODY_KEPT, BODY_PREVIEW, MAX_HEAD,
+        MAX_RESPONSE,
     };
     pub use super::export::push::ingest_request;
     pub use super::export::url::percent_encode;

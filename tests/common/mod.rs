@@ -12,6 +12,8 @@ pub(crate) mod fuzz;
 pub(crate) mod ids;
 pub(crate) mod nettrace_writer;
 #[cfg(unix)]
+pub(crate) mod otlp;
+#[cfg(unix)]
 pub(crate) mod readers;
 #[cfg(unix)]
 pub(crate) mod runtime_async;

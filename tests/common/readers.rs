@@ -76,3 +76,66 @@ pub(crate) fn readers() -> &'static Path {
         )
     })
 }
+
+/// Installs the coverage readers once (lcov's `lcov` and `genhtml`,
+/// ReportGenerator) with scripts/provision/install-coverage-readers.sh; returns its
+/// `NAME=path` lines (`LCOV`, `GENHTML`, `REPORTGENERATOR`).
+pub(crate) fn coverage_readers() -> BTreeMap<String, String> {
+    static READERS: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    READERS
+        .get_or_init(|| {
+            let out = Command::new("bash")
+                .arg("scripts/provision/install-coverage-readers.sh")
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .expect("bash");
+            assert!(
+                out.status.success(),
+                "scripts/provision/install-coverage-readers.sh failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .filter_map(|l| l.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .clone()
+}
+
+/// `genhtml` (branches on) of the lcov file `info` into `html`: it must
+/// succeed without a warning and write `index.html`.
+pub(crate) fn genhtml_clean(info: &Path, html: &Path) {
+    let tools = coverage_readers();
+    let out = Command::new(&tools["GENHTML"])
+        .args(["--rc", "lcov_branch_coverage=1", "-o"])
+        .arg(html)
+        .arg(info)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.to_lowercase().contains("warning"), "{text}");
+    assert!(html.join("index.html").is_file());
+}
+
+/// ReportGenerator on the Cobertura file `xml`, writing `types` (its
+/// `-reporttypes`) into `target`: it must succeed without an `ERROR`;
+/// returns the `lcov.info` it wrote.
+pub(crate) fn report_generator_lcov(xml: &Path, target: &Path, types: &str) -> String {
+    let tools = coverage_readers();
+    let out = Command::new(&tools["REPORTGENERATOR"])
+        .arg(format!("-reports:{}", xml.display()))
+        .arg(format!("-targetdir:{}", target.display()))
+        .arg(format!("-reporttypes:{types}"))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    assert!(!text.contains("ERROR"), "{text}");
+    std::fs::read_to_string(target.join("lcov.info"))
+        .unwrap_or_else(|e| panic!("ReportGenerator wrote no lcov.info ({e}):\n{text}"))
+}

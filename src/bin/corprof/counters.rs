@@ -24,17 +24,18 @@
 //!   `TimeSeriesLimitReached`, `HistogramLimitReached` and
 //!   `MultipleSessions*Error`.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::sync::mpsc;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use corprof::diagnostics::{DiagnosticsClient, Provider, Rundown, SessionConfig};
 use corprof::nettrace::{Event, NettraceReader, Value};
 
-use super::{options, start_session};
+use super::show::{row, Monitor};
+use super::{options, start_session, usage_error};
 
 /// The `System.Diagnostics.Metrics` EventSource.
 const METRICS_PROVIDER: &str = "System.Diagnostics.Metrics";
@@ -248,28 +249,6 @@ pub(crate) fn read_event(event: &Event, session_id: &str, time: f64) -> Seen {
     })
 }
 
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// `counters monitor` (`collect == false`) and `counters collect`.
 pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
     let o = options(
@@ -290,17 +269,20 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
     let duration = o.seconds("--duration", year)?;
     let format = o.named.get("--format").copied().unwrap_or("csv");
     if !["csv", "json"].contains(&format) {
-        return Err(format!("unknown format {format} (csv, json)"));
+        return Err(usage_error(format!("unknown format {format} (csv, json)")));
     }
     if !collect && (o.named.contains_key("--format") || o.named.contains_key("-o")) {
-        return Err("counters monitor prints a table: --format and -o are collect's".into());
+        return Err(usage_error(
+            "counters monitor prints a table: --format and -o are collect's",
+        ));
     }
     let list = parse_list(
         o.named
             .get("--counters")
             .copied()
             .unwrap_or("System.Runtime"),
-    )?;
+    )
+    .map_err(usage_error)?;
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -358,16 +340,42 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
     let wanted = |r: &Reading| {
         list.iter().any(|(provider, names)| {
             provider == &r.provider
-                && (names.is_empty()
-                    || names
-                        .iter()
-                        .any(|n| r.name == *n || r.name.starts_with(&format!("{n}["))))
+                && (names.is_empty() || names.iter().any(|n| names_it(n, &r.name)))
         })
     };
-    let mut reader = NettraceReader::new(session);
-    let mut latest: BTreeMap<(String, String), Reading> = BTreeMap::new();
+    // The session is read on its own thread: a frame of the monitor is
+    // drawn when it is due, whether or not an event comes then.
+    let (events_tx, events) = mpsc::channel::<Result<Seen, String>>();
+    thread::spawn(move || {
+        let mut reader = NettraceReader::new(session);
+        loop {
+            let seen = match reader.next_event() {
+                Ok(Some(event)) => {
+                    let time = reader
+                        .trace()
+                        .and_then(|t| t.unix_nanos(event.timestamp))
+                        .map(|n| n as f64 / 1e9)
+                        .unwrap_or(0.0);
+                    Ok(read_event(&event, &session_id, time))
+                }
+                Ok(None) => break,
+                Err(e) => Err(format!("reading the session: {e}")),
+            };
+            let end = seen.is_err();
+            if events_tx.send(seen).is_err() || end {
+                break;
+            }
+        }
+    });
+    let in_place = output.is_none() && io::stdout().is_terminal();
+    let mut monitor = Monitor::new(
+        Duration::from_secs_f64(interval),
+        in_place,
+        format!("corprof counters monitor: {pid} every {interval} s; press Enter to stop"),
+    );
+    let mut heard: BTreeSet<(String, String)> = BTreeSet::new();
     let mut count = 0u64;
-    let mut first_json = true;
+    let mut first_row = true;
     let write_err = |e: io::Error| format!("writing: {e}");
     if collect {
         if format == "csv" {
@@ -381,71 +389,41 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
         }
     }
     let result = loop {
-        let event = match reader.next_event() {
-            Ok(Some(event)) => event,
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(format!("reading the session: {e}")),
+        let seen = match monitor.due() {
+            Some(at) => match events.recv_timeout(at.saturating_duration_since(Instant::now())) {
+                Ok(seen) => seen,
+                Err(RecvTimeoutError::Timeout) => {
+                    monitor.draw(&mut out).map_err(write_err)?;
+                    continue;
+                }
+                Err(RecvTimeoutError::Disconnected) => break Ok(()),
+            },
+            None => match events.recv() {
+                Ok(seen) => seen,
+                Err(_) => break Ok(()),
+            },
         };
-        let time = reader
-            .trace()
-            .and_then(|t| t.unix_nanos(event.timestamp))
-            .map(|n| n as f64 / 1e9)
-            .unwrap_or(0.0);
-        match read_event(&event, &session_id, time) {
-            Seen::Reading(r) if wanted(&r) => {
+        match seen {
+            Ok(Seen::Reading(r)) if wanted(&r) => {
                 count += 1;
+                heard.insert((r.provider.clone(), r.name.clone()));
                 if collect {
-                    let line = if format == "csv" {
-                        format!(
-                            "{:.3},{},{},{},{},{}\n",
-                            r.time,
-                            csv_field(&r.provider),
-                            csv_field(&r.name),
-                            r.kind,
-                            csv_field(&r.unit),
-                            r.value
-                        )
-                    } else {
-                        let line = format!(
-                            "{}{{\"timestamp\":{:.3},\"provider\":{},\"name\":{},\"counterType\":\"{}\",\"unit\":{},\"value\":{}}}",
-                            if first_json { "" } else { "," },
-                            r.time,
-                            json_string(&r.provider),
-                            json_string(&r.name),
-                            r.kind,
-                            json_string(&r.unit),
-                            if r.value.is_finite() { r.value.to_string() } else { "null".into() }
-                        );
-                        first_json = false;
-                        line
-                    };
-                    out.write_all(line.as_bytes()).map_err(write_err)?;
+                    out.write_all(row(format, &r, first_row).as_bytes())
+                        .map_err(write_err)?;
+                    first_row = false;
                     out.flush().map_err(write_err)?;
                 } else {
-                    latest.insert((r.provider.clone(), r.name.clone()), r);
-                    let mut table = String::from("\n");
-                    let mut provider = "";
-                    for ((p, _), r) in &latest {
-                        if p != provider {
-                            table.push_str(&format!("[{p}]\n"));
-                            provider = p;
-                        }
-                        let label = if r.unit.is_empty() {
-                            r.name.clone()
-                        } else {
-                            format!("{} ({})", r.name, r.unit)
-                        };
-                        table.push_str(&format!("    {label:<60} {:>16}\n", r.value));
-                    }
-                    out.write_all(table.as_bytes()).map_err(write_err)?;
-                    out.flush().map_err(write_err)?;
+                    monitor.add(r);
                 }
             }
-            Seen::Problem(message) => eprintln!("corprof: {message}"),
-            _ => {}
+            Ok(Seen::Problem(message)) => eprintln!("corprof: {message}"),
+            Ok(_) => {}
+            Err(e) => break Err(e),
         }
     };
     let _ = stop_tx.send(false);
+    // The last values, even if their interval is not over.
+    monitor.draw(&mut out).map_err(write_err)?;
     if collect && format == "json" {
         writeln!(out, "]}}").map_err(write_err)?;
     }
@@ -456,11 +434,60 @@ pub(crate) fn counters(args: &[&str], collect: bool) -> Result<(), String> {
         _ => {}
     }
     result?;
+    let frames = if collect {
+        String::new()
+    } else {
+        format!(" in {} tables", monitor.frames())
+    };
     eprintln!(
-        "corprof: {count} values{}",
+        "corprof: {count} values{frames}{}",
         output.map(|o| format!("; wrote {o}")).unwrap_or_default()
     );
-    Ok(())
+    // A provider or counter that never reported: exit 1, once the values
+    // of the others are out.
+    let mut silent = silent(&list, &heard);
+    if old_runtime {
+        for line in &mut silent {
+            line.push_str(" (a Meter needs .NET 6 or later)");
+        }
+    }
+    if silent.is_empty() {
+        Ok(())
+    } else {
+        Err(silent.join("\ncorprof: "))
+    }
+}
+
+/// Whether `name` (a counter of a `--counters` list) names the counter
+/// `counter`: the same, or with tags (`name[k=v]`).
+fn names_it(name: &str, counter: &str) -> bool {
+    counter == name
+        || counter
+            .strip_prefix(name)
+            .is_some_and(|tags| tags.starts_with('['))
+}
+
+/// The providers and counters of `list` that gave no value (`heard`: the
+/// provider and name of each value), one line each.
+fn silent(list: &[(String, Vec<String>)], heard: &BTreeSet<(String, String)>) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (provider, names) in list {
+        if !heard.iter().any(|(p, _)| p == provider) {
+            lines.push(format!("no values from {provider}: is the name right?"));
+            continue;
+        }
+        for name in names {
+            if !heard
+                .iter()
+                .any(|(p, n)| p == provider && names_it(name, n))
+            {
+                lines.push(format!(
+                    "no values of {name} from {provider}: is the counter's name right?"
+                ));
+            }
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -569,6 +596,28 @@ mod tests {
         for bad in ["", "a[b", "a]b", "a[b]c", "[x]", "a;b"] {
             assert!(parse_list(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn silent_providers_and_counters_are_named() {
+        let list = parse_list("System.Runtime[cpu-usage,cpu-usag,queue],Nope.Source,M").unwrap();
+        let heard: BTreeSet<(String, String)> = [
+            ("System.Runtime", "cpu-usage"),
+            ("System.Runtime", "queue[k=v]"),
+            ("M", "x"),
+            ("Other", "cpu-usag"),
+        ]
+        .iter()
+        .map(|(p, n)| (p.to_string(), n.to_string()))
+        .collect();
+        assert_eq!(
+            silent(&list, &heard),
+            [
+                "no values of cpu-usag from System.Runtime: is the counter's name right?",
+                "no values from Nope.Source: is the name right?",
+            ]
+        );
+        assert!(names_it("queue", "queue[k=v]") && !names_it("queue", "queue2"));
     }
 
     #[test]

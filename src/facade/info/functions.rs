@@ -248,11 +248,11 @@ mod tests {
     }
 
     impl ICorProfilerFunctionControl_Impl for Control {
-        fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
+        unsafe fn SetCodegenFlags(&self, flags: DWORD) -> HRESULT {
             *self.flags.lock().unwrap() = flags;
             crate::S_OK
         }
-        fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
+        unsafe fn SetILFunctionBody(&self, size: ULONG, body: *const BYTE) -> HRESULT {
             // SAFETY: the facade passes `size` readable bytes.
             let bytes = unsafe { core::slice::from_raw_parts(body, size as usize) };
             *self.body.lock().unwrap() = bytes.to_vec();

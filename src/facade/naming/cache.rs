@@ -217,7 +217,7 @@ mod tests {
     }
 
     impl ICorProfilerInfo_Impl for Info {
-        fn GetFunctionInfo(
+        unsafe fn GetFunctionInfo(
             &self,
             f: FunctionID,
             c: *mut ClassID,
@@ -236,7 +236,7 @@ mod tests {
             }
             S_OK
         }
-        fn GetTokenAndMetaDataFromFunction(
+        unsafe fn GetTokenAndMetaDataFromFunction(
             &self,
             _f: FunctionID,
             _riid: REFIID,
@@ -251,7 +251,7 @@ mod tests {
             }
             S_OK
         }
-        fn GetModuleMetaData(
+        unsafe fn GetModuleMetaData(
             &self,
             _m: ModuleID,
             _flags: DWORD,
@@ -266,7 +266,7 @@ mod tests {
     }
     impl ICorProfilerInfo2_Impl for Info {
         #[allow(clippy::too_many_arguments)]
-        fn GetClassIDInfo2(
+        unsafe fn GetClassIDInfo2(
             &self,
             _class: ClassID,
             module: *mut ModuleID,
@@ -287,7 +287,7 @@ mod tests {
         }
     }
     impl ICorProfilerInfo3_Impl for Info {
-        fn GetModuleInfo2(
+        unsafe fn GetModuleInfo2(
             &self,
             m: ModuleID,
             _base: *mut *const BYTE,

@@ -622,7 +622,7 @@ mod tests {
     struct Modules(std::sync::Mutex<usize>);
 
     impl ICorProfilerModuleEnum_Impl for Modules {
-        fn Next(
+        unsafe fn Next(
             &self,
             celt: crate::ULONG,
             ids: *mut ModuleID,
@@ -651,7 +651,7 @@ mod tests {
     }
 
     impl ICorProfilerInfo_Impl for Runtime {
-        fn GetModuleInfo(
+        unsafe fn GetModuleInfo(
             &self,
             module: ModuleID,
             _base: *mut *const crate::BYTE,
@@ -670,7 +670,7 @@ mod tests {
             }
             crate::S_OK
         }
-        fn GetAssemblyInfo(
+        unsafe fn GetAssemblyInfo(
             &self,
             assembly: AssemblyID,
             cap: crate::ULONG,
@@ -686,7 +686,7 @@ mod tests {
             unsafe { answer(text, cap, needed, name) };
             crate::S_OK
         }
-        fn GetModuleMetaData(
+        unsafe fn GetModuleMetaData(
             &self,
             module: ModuleID,
             _flags: crate::DWORD,
@@ -706,7 +706,7 @@ mod tests {
     }
     impl ICorProfilerInfo2_Impl for Runtime {}
     impl ICorProfilerInfo3_Impl for Runtime {
-        fn EnumModules(&self, out: *mut *mut core::ffi::c_void) -> HRESULT {
+        unsafe fn EnumModules(&self, out: *mut *mut core::ffi::c_void) -> HRESULT {
             let modules: ICorProfilerModuleEnum = crate::export(Modules(Default::default()));
             // SAFETY: a valid out-pointer; it takes over the reference.
             unsafe { *out = modules.into_raw() };

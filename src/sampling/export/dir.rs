@@ -168,6 +168,7 @@ mod tests {
             duration: Duration::from_secs(1),
             pprof_gz: alloc::vec![seq as u8; 10],
             samples: 1,
+            pprof: alloc::sync::Arc::new(crate::profile::Pprof::new(&[])),
         }
     }
 

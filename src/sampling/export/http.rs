@@ -28,6 +28,9 @@ pub const MAX_RESPONSE: usize = 64 << 10;
 pub const MAX_HEAD: usize = 16 << 10;
 /// Most bytes of the body kept as text in [`Response::body`].
 pub const BODY_PREVIEW: usize = 256;
+/// Most bytes of the body kept as they are in [`Response::raw`] (an OTLP
+/// response's protobuf).
+pub const BODY_KEPT: usize = 4 << 10;
 
 /// A response as far as the client cares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +41,8 @@ pub struct Response {
     /// The start of the body, as text (at most [`BODY_PREVIEW`] bytes,
     /// invalid UTF-8 replaced).
     pub body: String,
+    /// The start of the body as received (at most [`BODY_KEPT`] bytes).
+    pub raw: Vec<u8>,
     /// Whether the body was longer than the client reads
     /// ([`MAX_RESPONSE`]): the status stands, the rest is not read.
     pub truncated: bool,
@@ -136,6 +141,7 @@ pub fn parse_response(bytes: &[u8], eof: bool) -> Result<Option<Response>, Respo
         Ok(Some(Response {
             status,
             body: String::from_utf8_lossy(preview).into_owned(),
+            raw: body[..body.len().min(BODY_KEPT)].to_vec(),
             truncated,
         }))
     };
@@ -232,7 +238,7 @@ enum Chunked {
 }
 
 /// Decodes a chunked body (RFC 9112 §7.1), keeping at most
-/// [`BODY_PREVIEW`] bytes of it; `room` bounds how far it reads.
+/// [`BODY_KEPT`] bytes of it; `room` bounds how far it reads.
 fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
     let mut kept = Vec::new();
     let mut consumed = 0usize;
@@ -274,13 +280,13 @@ fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
             }
         }
         if size > room {
-            kept.extend_from_slice(&body[..body.len().min(BODY_PREVIEW - kept.len())]);
+            kept.extend_from_slice(&body[..body.len().min(BODY_KEPT - kept.len())]);
             return Ok(Chunked::TooLong(kept));
         }
         if body.len() < size + 1 {
             return Ok(Chunked::More);
         }
-        let take = size.min(BODY_PREVIEW - kept.len());
+        let take = size.min(BODY_KEPT - kept.len());
         kept.extend_from_slice(&body[..take]);
         let after = &body[size..];
         let rest = match after {
@@ -291,6 +297,30 @@ fn dechunk(mut body: &[u8], room: usize) -> Result<Chunked, ResponseError> {
         consumed += body.len() - rest.len();
         body = rest;
     }
+}
+
+/// The head of a `POST` of `body_len` bytes to `target` (the path and
+/// query) on `url`'s host: the request line, `Host`, `User-Agent`,
+/// `headers` as given, `Content-Length` and `Connection: close`, and the
+/// blank line. Every exporter's request starts so.
+pub(crate) fn post_head(
+    url: &Url,
+    target: &str,
+    headers: &[(&str, &str)],
+    body_len: usize,
+) -> Vec<u8> {
+    let mut head = alloc::format!(
+        "POST {target} HTTP/1.1\r\nHost: {}\r\nUser-Agent: corprof/{}\r\n",
+        url.authority(),
+        env!("CARGO_PKG_VERSION"),
+    );
+    for (name, value) in headers {
+        head.push_str(&alloc::format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&alloc::format!(
+        "Content-Length: {body_len}\r\nConnection: close\r\n\r\n"
+    ));
+    head.into_bytes()
 }
 
 /// How long the client waits.

@@ -10,7 +10,11 @@
 //!   beyond a count;
 //! - [`PushExporter`]: `POST /ingest` to a Grafana Pyroscope–compatible
 //!   server, from a thread and a bounded queue of its own, over plain
-//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]).
+//!   HTTP/1.1 (a client of its own, whose errors are [`HttpError`]);
+//! - [`OtlpExporter`]: the period's pprof (kept beside its gzip in
+//!   [`PeriodProfile::pprof`]) as an OpenTelemetry profiles request, to an
+//!   OTLP/HTTP receiver, with the same thread, queue and client
+//!   (`sender.rs`).
 //!
 //! Nothing here ever makes the sampler or an application thread wait: the
 //! hand-off queue drops its oldest period when full (counted in
@@ -18,8 +22,10 @@
 
 mod dir;
 pub(in crate::sampling) mod http;
+mod otlp;
 pub(in crate::sampling) mod push;
 mod queue;
+mod sender;
 pub(in crate::sampling) mod url;
 
 use alloc::boxed::Box;
@@ -34,13 +40,19 @@ use std::time::{Instant, SystemTime};
 
 pub use dir::{is_period_file, period_file_name, utc_stamp, DirectoryExporter};
 pub use http::{HttpError, ResponseError, Timeouts};
-pub use push::{PushExporter, PushOptions, PushTarget, PUSH_FAILURES};
+pub use otlp::{OtlpExporter, OtlpTarget};
+pub use push::{PushApi, PushExporter, PushTarget, PUSH_SERIES};
+pub use sender::{PushOptions, PUSH_FAILURES};
 pub use url::Url;
 
 pub(crate) use crate::support::sync::lock;
 
 use self::queue::Queue;
-use crate::sampling::env::{number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_URL};
+use crate::profile::Pprof;
+use crate::sampling::env::{
+    number, var, SAMPLER_APP, SAMPLER_DIR, SAMPLER_KEEP, SAMPLER_PUSH_API, SAMPLER_PUSH_URL,
+    SAMPLER_TENANT,
+};
 use crate::sampling::state::Profile;
 use crate::{Error, E_INVALIDARG};
 
@@ -59,6 +71,9 @@ pub struct PeriodProfile {
     pub pprof_gz: Vec<u8>,
     /// pprof samples in it.
     pub samples: usize,
+    /// The same profile before its encoding (what the OTLP exporter
+    /// encodes, on its own thread).
+    pub pprof: Arc<Pprof>,
 }
 
 impl PeriodProfile {
@@ -374,6 +389,7 @@ fn encode(seq: u64, profile: &Profile) -> PeriodProfile {
         duration: profile.duration,
         samples: pprof.sample_count(),
         pprof_gz: pprof.encode_gzip(),
+        pprof: Arc::new(pprof),
     }
 }
 
@@ -394,10 +410,20 @@ pub struct ExportOptions {
     pub keep: usize,
     /// The profile server (`CORPROF_SAMPLER_PUSH_URL`, `http://host:port`).
     pub push: Option<PushTarget>,
+    /// Which of its APIs ([`PushApi`]: `CORPROF_SAMPLER_PUSH_API`, `ingest`
+    /// or `push`; default `ingest`, which every version takes).
+    pub push_api: PushApi,
+    /// The tenant, for a multi-tenant server (`CORPROF_SAMPLER_TENANT`:
+    /// `X-Scope-OrgID` of the push API).
+    pub tenant: Option<String>,
     /// The application's name on the server (`CORPROF_SAMPLER_APP`;
     /// default: the process's name, or for `dotnet App.dll` the
     /// assembly's, `App`).
     pub app: String,
+    /// The OTLP receiver (`OTEL_EXPORTER_OTLP_PROFILES_ENDPOINT`,
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` and the other variables of
+    /// [`OtlpTarget::from_env`]).
+    pub otlp: Option<OtlpTarget>,
 }
 
 impl Default for ExportOptions {
@@ -406,7 +432,10 @@ impl Default for ExportOptions {
             dir: None,
             keep: 60,
             push: None,
+            push_api: PushApi::Ingest,
+            tenant: None,
             app: process_name(),
+            otlp: None,
         }
     }
 }
@@ -433,6 +462,21 @@ impl ExportOptions {
         self
     }
 
+    /// With [`push_api`](Self::push_api) and [`tenant`](Self::tenant) set.
+    #[must_use]
+    pub fn with_push_api(mut self, api: PushApi, tenant: Option<String>) -> ExportOptions {
+        self.push_api = api;
+        self.tenant = tenant;
+        self
+    }
+
+    /// With [`otlp`](Self::otlp) set (`None`: no OTLP receiver).
+    #[must_use]
+    pub fn with_otlp(mut self, otlp: Option<OtlpTarget>) -> ExportOptions {
+        self.otlp = otlp;
+        self
+    }
+
     /// With [`app`](Self::app) set.
     #[must_use]
     pub fn with_app(mut self, app: impl Into<String>) -> ExportOptions {
@@ -442,7 +486,8 @@ impl ExportOptions {
 
     /// The options from the environment (`CORPROF_SAMPLER_DIR`,
     /// `CORPROF_SAMPLER_KEEP`, `CORPROF_SAMPLER_PUSH_URL`,
-    /// `CORPROF_SAMPLER_APP`); a bad value is an `Err` naming the variable
+    /// `CORPROF_SAMPLER_APP`, and OpenTelemetry's of
+    /// [`OtlpTarget::from_env`]); a bad value is an `Err` naming the variable
     /// and what it should be. (`CORPROF_SAMPLER_PERIOD` is
     /// [`SamplerOptions::from_env`](super::SamplerOptions::from_env)'s.)
     pub fn from_env() -> Result<ExportOptions, Error> {
@@ -465,11 +510,32 @@ impl ExportOptions {
                 ))
             }
         };
+        let push_api = match var(SAMPLER_PUSH_API)? {
+            None => PushApi::Ingest,
+            Some(text) => PushApi::from_name(text.trim()).ok_or_else(|| {
+                Error::new(
+                    E_INVALIDARG,
+                    format!("{SAMPLER_PUSH_API}={text:?} is not one of ingest, push"),
+                )
+            })?,
+        };
+        let tenant = match var(SAMPLER_TENANT)? {
+            None => None,
+            Some(t) if valid_tenant(t.trim()) => Some(String::from(t.trim())),
+            Some(t) => {
+                let why = "is not a tenant of 1 to 150 visible ASCII characters";
+                let message = format!("{SAMPLER_TENANT}={t:?} {why}");
+                return Err(Error::new(E_INVALIDARG, message));
+            }
+        };
         Ok(ExportOptions {
             dir: var(SAMPLER_DIR)?.map(PathBuf::from),
             keep: keep as usize,
             push,
+            push_api,
+            tenant,
             app,
+            otlp: OtlpTarget::from_env()?,
         })
     }
 
@@ -484,12 +550,25 @@ impl ExportOptions {
             exporters.push(Box::new(exporter));
         }
         if let Some(target) = &self.push {
-            let exporter = PushExporter::start(target.clone(), &self.app, PushOptions::default())
-                .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
+            let tenant = self.tenant.as_deref();
+            let options = PushOptions::default();
+            let exporter =
+                PushExporter::start_api(target.clone(), &self.app, self.push_api, tenant, options)
+                    .map_err(|e| Error::from(e).context("cannot start the push thread"))?;
+            exporters.push(Box::new(exporter));
+        }
+        if let Some(target) = &self.otlp {
+            let exporter = OtlpExporter::start(target.clone(), PushOptions::default())
+                .map_err(|e| Error::from(e).context("cannot start the OTLP thread"))?;
             exporters.push(Box::new(exporter));
         }
         Ok(exporters)
     }
+}
+
+/// A tenant id as a header value can carry it.
+fn valid_tenant(tenant: &str) -> bool {
+    (1..=150).contains(&tenant.len()) && tenant.bytes().all(|b| b.is_ascii_graphic())
 }
 
 /// A name Pyroscope takes as an application name.
@@ -672,6 +751,17 @@ mod tests {
              export_push_failed_connect=0\nexport_push_failed_http_5xx=2\n\
              export_push_failed_quota=1\n"
         );
+    }
+
+    #[test]
+    fn push_apis_and_tenants() {
+        assert_eq!(PushApi::from_name("push"), Some(PushApi::Push));
+        assert_eq!(PushApi::from_name("ingest"), Some(PushApi::Ingest));
+        assert_eq!(PushApi::from_name("grpc"), None);
+        assert!(valid_tenant("team-a|team-b"));
+        assert!(!valid_tenant(""));
+        assert!(!valid_tenant("a b"));
+        assert!(!valid_tenant("a\r\nX: y"));
     }
 
     #[test]

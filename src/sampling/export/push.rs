@@ -12,19 +12,16 @@
 //! `pyroscope.receive_http` accepts the same (its reference page: "The
 //! request format must match the format of the Pyroscope ingest API").
 
+use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
-use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::time::Duration;
-use std::sync::Mutex;
-use std::thread::JoinHandle;
 use std::time::{Instant, UNIX_EPOCH};
 
-use super::http::{exchange_until, lookups_running, Timeouts};
-use super::queue::{backoff, Queue};
+use super::http::{post_head, Response};
+use super::sender::{judge_by_status, Outcome, Protocol, Sender};
 use super::url::{percent_encode, Url};
-use super::{lock, Exporter, ExporterStats, FailureCause, PeriodProfile};
+use super::{Exporter, ExporterStats, PeriodProfile, PushOptions};
 
 /// Where to push: the server's URL (`http://host:port[/prefix]`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,45 +40,79 @@ impl PushTarget {
     }
 }
 
-/// How the push exporter pushes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which of Pyroscope's APIs the push exporter speaks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PushOptions {
-    /// Periods waiting to be pushed before the oldest is dropped.
-    pub capacity: usize,
-    /// Attempts per period (the first and the retries).
-    pub attempts: u32,
-    /// The wait before the first retry; doubled each retry up to
-    /// `max_backoff`.
-    pub backoff: Duration,
-    /// The longest wait between attempts.
-    pub max_backoff: Duration,
-    /// Connect, write, read and whole-exchange timeouts (each attempt is
-    /// one exchange; at shutdown, the finish's deadline ends it too).
-    pub timeouts: Timeouts,
+pub enum PushApi {
+    /// `POST /ingest`, multipart (every Pyroscope version, Grafana Alloy's
+    /// `pyroscope.receive_http`): the default.
+    #[default]
+    Ingest,
+    /// `POST /push.v1.PusherService/Push`, Connect unary with
+    /// `application/proto` (Pyroscope 1.x, what its own .NET agent sends).
+    Push,
 }
 
-impl Default for PushOptions {
-    fn default() -> PushOptions {
-        PushOptions {
-            capacity: 8,
-            attempts: 3,
-            backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(8),
-            timeouts: Timeouts::default(),
+impl PushApi {
+    /// From `ingest` or `push` (`CORPROF_SAMPLER_PUSH_API`).
+    pub fn from_name(name: &str) -> Option<PushApi> {
+        match name {
+            "ingest" => Some(PushApi::Ingest),
+            "push" => Some(PushApi::Push),
+            _ => None,
         }
     }
 }
 
-/// The failure causes the push exporter counts.
-pub const PUSH_FAILURES: [FailureCause; 6] = [
-    FailureCause::Connect,
-    FailureCause::Timeout,
-    FailureCause::Io,
-    FailureCause::BadResponse,
-    FailureCause::Http4xx,
-    FailureCause::Http5xx,
+/// The series of a push request: each `__name__` Pyroscope's .NET agent
+/// gives a profile type (grafana/pyroscope-dotnet `PyroscopePprofSink.cpp`,
+/// `ProfileTypeName`), with the sample types of corprof's that it holds.
+pub const PUSH_SERIES: [(&str, &[&str]); 6] = [
+    ("process_cpu", &["cpu"]),
+    ("wall", &["wall"]),
+    (
+        "memory",
+        &[
+            "alloc_objects",
+            "alloc_space",
+            "inuse_objects",
+            "inuse_space",
+        ],
+    ),
+    ("exception", &["exception"]),
+    ("lock", &["lock-count", "lock-time"]),
+    ("gc", &["gc-pause"]),
 ];
+
+/// The request of `push.v1.PusherService/Push` for `period`: one series
+/// per [`PUSH_SERIES`] entry that has samples, labelled `service_name`
+/// `app` and `spy_name` `corprof`, its pprof gzipped; the tenant (when
+/// given) in `X-Scope-OrgID`.
+pub(crate) fn push_api_request(
+    url: &Url,
+    app: &str,
+    tenant: Option<&str>,
+    period: &PeriodProfile,
+) -> (Vec<u8>, Vec<u8>) {
+    let series: Vec<(&str, Vec<u8>)> = PUSH_SERIES
+        .iter()
+        .filter_map(|(name, kinds)| {
+            let pprof = period.pprof.select(kinds)?;
+            Some((*name, pprof.encode_gzip()))
+        })
+        .collect();
+    let body =
+        crate::profile::push_request(&series, &[("service_name", app), ("spy_name", "corprof")]);
+    let mut headers = alloc::vec![
+        ("Content-Type", "application/proto"),
+        ("Connect-Protocol-Version", "1"),
+    ];
+    if let Some(tenant) = tenant {
+        headers.push(("X-Scope-OrgID", tenant));
+    }
+    let target = format!("{}/push.v1.PusherService/Push", url.prefix);
+    (post_head(url, &target, &headers, body.len()), body)
+}
 
 /// Pushes each period to a Pyroscope-compatible server from a thread of its
 /// own (`corprof-push`) and a bounded queue (the oldest period dropped
@@ -91,54 +122,78 @@ pub const PUSH_FAILURES: [FailureCause; 6] = [
 /// doubles, [`PushOptions::attempts`] times in all; a 4xx is not retried
 /// (the server refuses the request itself).
 pub struct PushExporter {
-    shared: Arc<Shared>,
-    thread: Option<JoinHandle<()>>,
+    target: PushTarget,
+    sender: Sender,
 }
 
 impl core::fmt::Debug for PushExporter {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("PushExporter")
-            .field("target", &self.shared.target)
+            .field("target", &self.target)
             .finish_non_exhaustive()
     }
 }
 
-struct Shared {
+/// Pyroscope's `/ingest` or push API, for the sender.
+struct Ingest {
     target: PushTarget,
     app: String,
-    options: PushOptions,
-    queue: Queue<PeriodProfile>,
-    stats: Mutex<ExporterStats>,
-    /// Set by `finish`: give up a period at this instant.
-    deadline: Mutex<Option<Instant>>,
+    api: PushApi,
+    tenant: Option<String>,
+}
+
+impl Protocol for Ingest {
+    fn url(&self) -> &Url {
+        &self.target.url
+    }
+
+    fn request(&self, period: &PeriodProfile) -> (Vec<u8>, Vec<u8>) {
+        if self.api == PushApi::Push {
+            let tenant = self.tenant.as_deref();
+            return push_api_request(&self.target.url, &self.app, tenant, period);
+        }
+        let seed = period.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ period
+                .start
+                .duration_since(UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64);
+        let boundary = boundary_for(&period.pprof_gz, seed | 1);
+        ingest_request(&self.target.url, &self.app, period, &boundary)
+    }
+
+    fn judge(&self, response: &Response) -> Outcome {
+        judge_by_status(response)
+    }
 }
 
 impl PushExporter {
-    /// Starts the push thread for `target`, as application `app`.
+    /// Starts the push thread for `target`, as application `app`, over
+    /// `/ingest`.
     pub fn start(
         target: PushTarget,
         app: &str,
         options: PushOptions,
     ) -> std::io::Result<PushExporter> {
-        let shared = Arc::new(Shared {
-            target,
+        PushExporter::start_api(target, app, PushApi::Ingest, None, options)
+    }
+
+    /// Starts the push thread for `target`, as application `app`, over
+    /// `api`, with `tenant` (when given) in `X-Scope-OrgID`.
+    pub fn start_api(
+        target: PushTarget,
+        app: &str,
+        api: PushApi,
+        tenant: Option<&str>,
+        options: PushOptions,
+    ) -> std::io::Result<PushExporter> {
+        let ingest = Ingest {
+            target: target.clone(),
             app: String::from(app),
-            options,
-            queue: Queue::new(options.capacity),
-            stats: Mutex::new(ExporterStats {
-                running: true,
-                ..ExporterStats::new("push", &PUSH_FAILURES)
-            }),
-            deadline: Mutex::new(None),
-        });
-        let worker = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name(String::from("corprof-push"))
-            .spawn(move || worker.run())?;
-        Ok(PushExporter {
-            shared,
-            thread: Some(thread),
-        })
+            api,
+            tenant: tenant.map(String::from),
+        };
+        let sender = Sender::start("push", "corprof-push", Box::new(ingest), options)?;
+        Ok(PushExporter { target, sender })
     }
 }
 
@@ -165,18 +220,14 @@ pub fn ingest_request(
     );
     body.extend_from_slice(&period.pprof_gz);
     body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-    let head = format!(
-        "POST {}/ingest?name={}&from={from}&until={until}&format=pprof&spyName=corprof HTTP/1.1\r\n\
-         Host: {}\r\nUser-Agent: corprof/{}\r\n\
-         Content-Type: multipart/form-data; boundary={boundary}\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
+    let target = format!(
+        "{}/ingest?name={}&from={from}&until={until}&format=pprof&spyName=corprof",
         url.prefix,
         percent_encode(&format!("{app}{{}}")),
-        url.authority(),
-        env!("CARGO_PKG_VERSION"),
-        body.len()
     );
-    (head.into_bytes(), body)
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let head = post_head(url, &target, &[("Content-Type", &content_type)], body.len());
+    (head, body)
 }
 
 /// A multipart boundary that does not occur in `content`.
@@ -195,139 +246,29 @@ fn boundary_for(content: &[u8], mut seed: u64) -> String {
     }
 }
 
-/// What one attempt gave.
-enum Outcome {
-    Accepted,
-    Retry(FailureCause, String),
-    Refused(String),
-}
-
-impl Shared {
-    fn run(&self) {
-        while let Some(period) = self.queue.pop() {
-            self.push(&period);
-        }
-    }
-
-    /// Pushes one period, retrying; counts the outcome.
-    fn push(&self, period: &PeriodProfile) {
-        let seed = period.seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ period
-                .start
-                .duration_since(UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64);
-        let boundary = boundary_for(&period.pprof_gz, seed | 1);
-        let (head, body) = ingest_request(&self.target.url, &self.app, period, &boundary);
-        let mut wait = self.options.backoff;
-        for attempt in 1..=self.options.attempts.max(1) {
-            let deadline = *lock(&self.deadline);
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                break;
-            }
-            // One deadline for the whole exchange, and the shutdown's as
-            // soon as `finish` sets one (asked again while it runs).
-            let shutdown = || {
-                lock(&self.deadline)
-                    .unwrap_or_else(|| Instant::now() + self.options.timeouts.exchange)
-            };
-            let exchanged = exchange_until(
-                &self.target.url,
-                &head,
-                &body,
-                self.options.timeouts,
-                &shutdown,
-            );
-            let outcome = match exchanged {
-                Ok(r) if (200..300).contains(&r.status) => Outcome::Accepted,
-                Ok(r) if (400..500).contains(&r.status) => {
-                    Outcome::Refused(format!("HTTP {}: {}", r.status, r.body.trim()))
-                }
-                Ok(r) if r.status >= 500 => Outcome::Retry(
-                    FailureCause::Http5xx,
-                    format!("HTTP {}: {}", r.status, r.body.trim()),
-                ),
-                Ok(r) => Outcome::Retry(
-                    FailureCause::BadResponse,
-                    format!("unexpected HTTP {}", r.status),
-                ),
-                Err(e) => Outcome::Retry(e.cause(), format!("{e}")),
-            };
-            let mut stats = lock(&self.stats);
-            match outcome {
-                Outcome::Accepted => {
-                    stats.exported += 1;
-                    return;
-                }
-                Outcome::Refused(error) => {
-                    stats.fail(FailureCause::Http4xx, error);
-                    break;
-                }
-                Outcome::Retry(cause, error) => stats.fail(cause, error),
-            }
-            drop(stats);
-            if attempt < self.options.attempts {
-                let closed = self.queue.is_closed();
-                // At shutdown, retry at once (until the deadline); before, back off.
-                if !closed && backoff(&self.queue, wait) {
-                    continue;
-                }
-                wait = (wait * 2).min(self.options.max_backoff);
-            }
-        }
-        lock(&self.stats).dropped += 1;
-    }
-}
-
 impl Exporter for PushExporter {
     fn export(&mut self, period: &PeriodProfile) {
-        let dropped = self.shared.queue.push(period.clone());
-        lock(&self.shared.stats).dropped += dropped as u64;
+        self.sender.export(period);
     }
 
     fn finish(&mut self, deadline: Instant) {
-        *lock(&self.shared.deadline) = Some(deadline);
-        self.shared.queue.close();
-        // The thread gives up at the deadline; wait that long at most.
-        if let Some(thread) = self.thread.take() {
-            while !thread.is_finished() && Instant::now() < deadline + Duration::from_millis(200) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            // A name lookup given up at its deadline runs on until
-            // `getaddrinfo` returns: still code of this library running.
-            let lookups = || lookups_running() > 0;
-            while lookups() && Instant::now() < deadline + Duration::from_millis(200) {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if thread.is_finished() {
-                let _ = thread.join();
-                lock(&self.shared.stats).running = lookups();
-            } else {
-                lock(&self.shared.stats).running = true;
-            }
-        }
-        // What is still queued was not pushed.
-        let mut left = 0;
-        while self.shared.queue.try_pop().is_some() {
-            left += 1;
-        }
-        lock(&self.shared.stats).dropped += left;
+        self.sender.finish(deadline);
     }
 
     fn stats(&self) -> ExporterStats {
-        lock(&self.shared.stats).clone()
-    }
-}
-
-impl Drop for PushExporter {
-    fn drop(&mut self) {
-        self.shared.queue.close();
+        self.sender.stats()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sampling::export::http::HttpError;
+    use crate::sampling::export::http::{HttpError, Timeouts};
+    use crate::sampling::export::sender::testing::{one_period, server as test_server};
+    use crate::sampling::export::{lock, FailureCause};
+    use alloc::sync::Arc;
+    use core::time::Duration;
+    use std::sync::Mutex;
     use std::time::SystemTime;
 
     #[test]
@@ -339,6 +280,7 @@ mod tests {
             duration: Duration::from_millis(1500),
             pprof_gz: alloc::vec![0x1f, 0x8b, 1, 2, 3],
             samples: 1,
+            pprof: Arc::new(crate::profile::Pprof::new(&[])),
         };
         let (head, body) = ingest_request(&url, "shop", &period, "BOUNDARY");
         let head = String::from_utf8(head).unwrap();
@@ -356,56 +298,10 @@ mod tests {
         let _ = SystemTime::now();
     }
 
-    /// A server on 127.0.0.1 answering each connection with the next of
-    /// `answers` (after reading the request whole); returns its URL and
-    /// the number of requests it got.
+    /// [`server`]'s, as a push target.
     fn server(answers: &'static [&'static str]) -> (PushTarget, Arc<Mutex<usize>>) {
-        use std::io::{Read, Write};
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let count = Arc::new(Mutex::new(0));
-        let seen = Arc::clone(&count);
-        std::thread::spawn(move || {
-            for (stream, answer) in listener.incoming().zip(answers) {
-                let mut stream = stream.unwrap();
-                let mut request = Vec::new();
-                let mut buffer = [0u8; 4096];
-                // Head, then Content-Length bytes of body.
-                let body_end = loop {
-                    let n = stream.read(&mut buffer).unwrap();
-                    request.extend_from_slice(&buffer[..n]);
-                    let text = String::from_utf8_lossy(&request).into_owned();
-                    if let Some(end) = text.find("\r\n\r\n") {
-                        let length: usize = text
-                            .lines()
-                            .find_map(|l| l.strip_prefix("Content-Length: "))
-                            .unwrap()
-                            .trim()
-                            .parse()
-                            .unwrap();
-                        break end + 4 + length;
-                    }
-                };
-                while request.len() < body_end {
-                    let n = stream.read(&mut buffer).unwrap();
-                    request.extend_from_slice(&buffer[..n]);
-                }
-                *lock(&seen) += 1;
-                stream.write_all(answer.as_bytes()).unwrap();
-            }
-        });
-        let url = format!("http://127.0.0.1:{port}");
+        let (url, count) = test_server(answers);
         (PushTarget::parse(&url).unwrap(), count)
-    }
-
-    fn one_period() -> PeriodProfile {
-        PeriodProfile {
-            seq: 0,
-            start: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
-            duration: Duration::from_secs(1),
-            pprof_gz: alloc::vec![0x1f, 0x8b, 0, 0],
-            samples: 1,
-        }
     }
 
     fn push_to(target: PushTarget) -> ExporterStats {
@@ -462,14 +358,22 @@ mod tests {
     }
 
     /// A server on 127.0.0.1 that accepts one connection and then takes
-    /// its request a byte a second; its URL, and a flag that stops it.
-    fn draining_server() -> (PushTarget, Arc<core::sync::atomic::AtomicBool>) {
+    /// its request a byte a second; its URL, a flag that stops it, and one
+    /// it sets once it got the request's first byte (the client is in the
+    /// exchange: its request built).
+    #[allow(clippy::type_complexity)]
+    fn draining_server() -> (
+        PushTarget,
+        Arc<core::sync::atomic::AtomicBool>,
+        Arc<core::sync::atomic::AtomicBool>,
+    ) {
         use core::sync::atomic::{AtomicBool, Ordering};
         use std::io::Read;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
+        let started = Arc::new(AtomicBool::new(false));
+        let (stopped, starting) = (Arc::clone(&stop), Arc::clone(&started));
         std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let mut byte = [0u8; 1];
@@ -477,11 +381,12 @@ mod tests {
                 if stream.read(&mut byte).unwrap_or(0) == 0 {
                     break;
                 }
+                starting.store(true, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_secs(1));
             }
         });
         let url = format!("http://127.0.0.1:{port}");
-        (PushTarget::parse(&url).unwrap(), stop)
+        (PushTarget::parse(&url).unwrap(), stop, started)
     }
 
     /// A period far larger than the socket buffers (loopback's grow to a
@@ -508,7 +413,7 @@ mod tests {
     #[test]
     fn an_exchange_with_a_peer_draining_a_byte_a_second_ends_at_its_deadline() {
         use core::sync::atomic::Ordering;
-        let (target, stop) = draining_server();
+        let (target, stop, _) = draining_server();
         let period = large_period();
         let (head, body) = ingest_request(&target.url, "app", &period, "b");
         let start = Instant::now();
@@ -532,7 +437,7 @@ mod tests {
     #[test]
     fn a_push_to_a_peer_draining_a_byte_a_second_ends_at_the_finish_deadline() {
         use core::sync::atomic::Ordering;
-        let (target, stop) = draining_server();
+        let (target, stop, started) = draining_server();
         let options = PushOptions {
             attempts: 1,
             timeouts: patient(),
@@ -540,9 +445,14 @@ mod tests {
         };
         let mut exporter = PushExporter::start(target, "app", options).unwrap();
         exporter.export(&large_period());
-        // The push thread is in the exchange, blocked in a write.
-        std::thread::sleep(Duration::from_millis(500));
-        assert!(lock(&exporter.shared.stats).running);
+        // The push thread is in the exchange (its request built, however
+        // long that took under load), soon blocked in a write.
+        let waiting = Instant::now();
+        while !started.load(Ordering::SeqCst) {
+            assert!(waiting.elapsed() < Duration::from_secs(60), "no request");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(exporter.stats().running);
         let start = Instant::now();
         exporter.finish(Instant::now() + Duration::from_secs(1));
         let took = start.elapsed();

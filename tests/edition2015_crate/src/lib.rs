@@ -13,7 +13,7 @@ com_interface! {
     #[vtable(IGreeter_Vtbl)]
     #[implement(IGreeter_Impl)]
     #[agile]
-    pub interface IGreeter: IUnknown {
+    pub unsafe interface IGreeter: IUnknown {
         /// Writes `2 * times` to `out`.
         fn Greet(times: u32, out: *mut u32) -> corprof::HRESULT;
         /// A method with a default body and no return type.
@@ -24,7 +24,7 @@ com_interface! {
 struct Greeter;
 
 impl IGreeter_Impl for Greeter {
-    fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
+    unsafe fn Greet(&self, times: u32, out: *mut u32) -> HRESULT {
         if out.is_null() {
             return E_POINTER;
         }

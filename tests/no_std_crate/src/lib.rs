@@ -8,7 +8,7 @@ com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-00000000ABCD")]
     #[vtable(ITiny_Vtbl)]
     #[implement(ITiny_Impl)]
-    pub interface ITiny: IUnknown {
+    pub unsafe interface ITiny: IUnknown {
         /// Doubles `x` into `out`.
         fn Double(x: u32, out: *mut u32) -> HRESULT;
     }
@@ -17,7 +17,7 @@ com_interface! {
 struct Tiny;
 
 impl ITiny_Impl for Tiny {
-    fn Double(&self, x: u32, out: *mut u32) -> HRESULT {
+    unsafe fn Double(&self, x: u32, out: *mut u32) -> HRESULT {
         // SAFETY: callers pass a valid pointer.
         unsafe { *out = x * 2 };
         S_OK

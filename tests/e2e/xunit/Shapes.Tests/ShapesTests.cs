@@ -56,6 +56,29 @@ public class ShapesTests
     }
 
     [Fact]
+    public async Task Guards()
+    {
+        Assert.Equal(-1, Shapes.Guards.Negative(-1));
+        Assert.Equal(-2.5, Shapes.Guards.Negative(-2.5));
+        Assert.Throws<ArgumentException>(() => Shapes.Guards.Negative(1));
+        Assert.Equal(3, await Shapes.Guards.SatisfiesAsync(3, x => Task.FromResult(x > 0)));
+        Assert.Equal(4, await Shapes.Guards.SatisfiesAsync(4, x => Task.FromResult(x > 0)));
+        await Assert.ThrowsAsync<ArgumentException>(
+            () => Shapes.Guards.SatisfiesAsync(-3, x => Task.FromResult(x > 0)));
+        Assert.Equal("a", Shapes.Guards.NotNull("a", null));
+        Assert.Throws<ArgumentNullException>(() => Shapes.Guards.NotNull(null, null));
+        Assert.Throws<FormatException>(() => Shapes.Guards.NotNull(null, new FormatException()));
+    }
+
+    /// Fails when the Rust test asks (SHAPES_FAIL=1): a failing run must
+    /// still give its report, and its exit code.
+    [Fact]
+    public void FailsWhenAsked()
+    {
+        Assert.NotEqual("1", Environment.GetEnvironmentVariable("SHAPES_FAIL"));
+    }
+
+    [Fact]
     public void BoxMax()
     {
         var box = new Box<int>();

@@ -164,4 +164,55 @@ namespace Shapes
 
         public int Count => items.Count;
     }
+
+    // Guard clauses (the shapes of issue 52's GuardClauses): overloads, a
+    // branch on an awaited value, a method no test calls, and a throw of
+    // `x ?? new ...`.
+    public static class Guards
+    {
+        public static int Negative(int value)
+        {
+            if (value >= 0)
+            {
+                throw new ArgumentException("not negative", nameof(value));
+            }
+            return value;
+        }
+
+        public static double Negative(double value)
+        {
+            if (value >= 0)
+            {
+                throw new ArgumentException("not negative", nameof(value));
+            }
+            return value;
+        }
+
+        public static async Task<T> SatisfiesAsync<T>(T input, Func<T, Task<bool>> predicate)
+        {
+            if (!await predicate(input))
+            {
+                throw new ArgumentException("predicate failed", nameof(input));
+            }
+            return input;
+        }
+
+        public static T Satisfies<T>(T input, Func<T, bool> predicate)
+        {
+            if (!predicate(input))
+            {
+                throw new ArgumentException("predicate failed", nameof(input));
+            }
+            return input;
+        }
+
+        public static string NotNull(string input, Exception exception)
+        {
+            if (input is null)
+            {
+                throw exception ?? new ArgumentNullException(nameof(input));
+            }
+            return input;
+        }
+    }
 }

@@ -1,0 +1,13 @@
+// A typo in `interface`: the message names the interface and the word found.
+use corprof::com_interface;
+
+com_interface! {
+    #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
+    #[vtable(IGreeter_Vtbl)]
+    #[implement(IGreeter_Impl)]
+    pub unsafe interfce IGreeter: IUnknown {
+        fn Count() -> u32;
+    }
+}
+
+fn main() {}

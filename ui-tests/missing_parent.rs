@@ -1,0 +1,14 @@
+// An interface without `: Parent`: the message names the interface and says
+// what to write.
+use corprof::com_interface;
+
+com_interface! {
+    #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
+    #[vtable(IGreeter_Vtbl)]
+    #[implement(IGreeter_Impl)]
+    pub unsafe interface IGreeter {
+        fn Count() -> u32;
+    }
+}
+
+fn main() {}
