@@ -67,6 +67,7 @@ done
 # One line per suite: the suite, then the tests (libtest name filters).
 E2E_ARM64=(
     "e2e_profilers jit_tracer_names_the_programs_own_methods_and_leaves_it_unchanged"
+    "e2e_hooks fast_path_hooks_count_every_call_exactly with_info_hooks_count_the_same_calls"
 )
 
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
