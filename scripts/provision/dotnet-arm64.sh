@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The linux-arm64 CoreCLRs of the AArch64 leg (scripts/test-aarch64.sh),
+# The linux-arm64 CoreCLRs of the AArch64 leg (scripts/ci/test-aarch64.sh),
 # run under qemu-user: every runtime of tests/e2e/runtimes.props marked
 # LinuxArm64="yes", from Microsoft's runtime packs on NuGet
 # (`dotnet restore tests/e2e/RuntimesArm64.proj`), laid out as shared

@@ -98,11 +98,11 @@ pub(crate) struct Runtime {
     pub(crate) programs_dir: PathBuf,
     /// Names of the runnable programs (`Basics`, `JitHeavy`, `Rewrite`, ...).
     pub(crate) programs: Vec<String>,
-    /// The Windows runner (`scripts/test-windows.sh`): the programs run on
+    /// The Windows runner (`scripts/ci/test-windows.sh`): the programs run on
     /// the Windows x64 CoreCLR under Wine, with profilers built for
     /// `x86_64-pc-windows-gnu`. `None`: the host above, natively.
     pub(crate) windows: Option<WindowsRunner>,
-    /// The AArch64 runner (`scripts/test-aarch64.sh`): the programs run on
+    /// The AArch64 runner (`scripts/ci/test-aarch64.sh`): the programs run on
     /// the linux-arm64 CoreCLR under qemu-user, with profilers built for
     /// `aarch64-unknown-linux-gnu`. `None`: natively.
     pub(crate) arm64: Option<Arm64Runner>,
@@ -122,7 +122,7 @@ pub(crate) struct Arm64Runner {
 }
 
 impl Arm64Runner {
-    /// The runner `scripts/test-aarch64.sh` describes in the environment
+    /// The runner `scripts/ci/test-aarch64.sh` describes in the environment
     /// (`CORPROF_E2E_ARM64=1` and the paths), or `None` when it is not set.
     fn from_env() -> Result<Option<Arm64Runner>, String> {
         if env::var("CORPROF_E2E_ARM64").map_or(true, |v| v != "1") {
@@ -130,7 +130,7 @@ impl Arm64Runner {
         }
         let path = |key: &str| -> Result<PathBuf, String> {
             let p = PathBuf::from(env::var_os(key).ok_or_else(|| {
-                format!("CORPROF_E2E_ARM64=1 needs {key} (scripts/test-aarch64.sh sets it)")
+                format!("CORPROF_E2E_ARM64=1 needs {key} (scripts/ci/test-aarch64.sh sets it)")
             })?);
             if p.exists() {
                 Ok(p)
@@ -186,7 +186,7 @@ impl WindowsRunner {
             })
     }
 
-    /// The runner `scripts/test-windows.sh` describes in the environment
+    /// The runner `scripts/ci/test-windows.sh` describes in the environment
     /// (`CORPROF_E2E_WINDOWS=1` and the paths), or `None` when it is not set.
     fn from_env() -> Result<Option<WindowsRunner>, String> {
         if env::var("CORPROF_E2E_WINDOWS").map_or(true, |v| v != "1") {
@@ -194,7 +194,7 @@ impl WindowsRunner {
         }
         let path = |key: &str| -> Result<PathBuf, String> {
             let p = PathBuf::from(env::var_os(key).ok_or_else(|| {
-                format!("CORPROF_E2E_WINDOWS=1 needs {key} (scripts/test-windows.sh sets it)")
+                format!("CORPROF_E2E_WINDOWS=1 needs {key} (scripts/ci/test-windows.sh sets it)")
             })?);
             if p.is_file() {
                 Ok(p)
@@ -467,7 +467,7 @@ fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-/// Runs `scripts/provision-dotnet.sh` (once per test process) and returns
+/// Runs `scripts/provision/provision-dotnet.sh` (once per test process) and returns
 /// the runtime it set up. The error is one sentence, ready to show.
 pub(crate) fn ensure_provisioned() -> Result<Runtime, String> {
     static PROVISIONED: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -485,13 +485,13 @@ pub(crate) fn runtime() -> Runtime {
         }
         Err(reason) => panic!(
             "e2e: no .NET runtime for the end-to-end tests: {reason}. \
-             Run `bash scripts/provision-dotnet.sh` to see why and fix it."
+             Run `bash scripts/provision/provision-dotnet.sh` to see why and fix it."
         ),
     }
 }
 
 fn provision() -> Result<Runtime, String> {
-    let script = repo_root().join("scripts/provision-dotnet.sh");
+    let script = repo_root().join("scripts/provision/provision-dotnet.sh");
     let mut cmd = Command::new("bash");
     cmd.arg(&script).current_dir(repo_root());
     let out = run_with_timeout(cmd, PROVISION_TIMEOUT)?;
@@ -513,7 +513,7 @@ fn provision() -> Result<Runtime, String> {
             format!("exit code {}", out.code().unwrap_or(-1))
         };
         return Err(format!(
-            "scripts/provision-dotnet.sh failed ({how}): {reason}"
+            "scripts/provision/provision-dotnet.sh failed ({how}): {reason}"
         ));
     }
     let mut rt = parse_summary(&out.stdout)?;
