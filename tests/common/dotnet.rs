@@ -107,7 +107,8 @@ pub(crate) struct Runtime {
 pub(crate) struct WindowsRunner {
     /// Wine's loader (`/usr/lib/wine/wine64`).
     pub(crate) wine: PathBuf,
-    /// The Windows `dotnet.exe` (from PyPI's `dotnetcore2` win_amd64 wheel).
+    /// The Windows `dotnet.exe`: the test muxer (tests/windows/dotnet-muxer.c)
+    /// over NuGet's win-x64 runtime pack, laid out by scripts/test-windows.sh.
     pub(crate) dotnet_exe: PathBuf,
     /// The `bcryptprimitives.dll` shim Wine 8 needs next to every Rust DLL
     /// (tests/windows/processprng-shim.c; for the tests only).
@@ -708,6 +709,12 @@ fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
         .current_dir(repo_root());
     if windows.is_some() {
         cmd.args(["--target", WINDOWS_TARGET]);
+        // Where rustup has no Windows target, scripts/test-windows.sh
+        // builds with Debian's rustc-web and -Zbuild-std: its cargo
+        // settings, and RUSTC_BOOTSTRAP for that build only.
+        if let Some(config) = env::var_os("CORPROF_E2E_WINDOWS_CARGO_CONFIG") {
+            cmd.arg("--config").arg(config).env("RUSTC_BOOTSTRAP", "1");
+        }
     }
     let out = run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
     if out.code() != Some(0) {
