@@ -14,11 +14,10 @@
 #    Windows DLLs, CORPROF_E2E_WINDOWS=1).
 #
 # Installs what it needs and fails, never skips, without it: apt-get for
-# wine64 and gcc-mingw-w64-x86-64; the Rust target from rustup where rustup
-# can fetch it, else Debian's rustc-web 1.96 (apt-get download, laid out
-# under .cache/rust-web-1.96/, the standard library built for the target
-# with -Zbuild-std from its rust-web-src: RUSTC_BOOTSTRAP is set for this
-# leg's builds only); NuGet (`dotnet restore tests/e2e/WindowsRuntimes.proj`)
+# wine64; scripts/provision/rust-target.sh for the Rust for the target and
+# its linker (rustup's target, else Debian's rustc-web 1.96 with
+# -Zbuild-std; one line says which); NuGet (`dotnet restore
+# tests/e2e/WindowsRuntimes.proj`)
 # for the runtime packs, laid out as a Windows DOTNET_ROOT per version under
 # .cache/dotnet-windows/<version>/. NuGet has no dotnet.exe: the muxer is
 # tests/windows/dotnet-muxer.c (test harness only), which hands the command
@@ -35,7 +34,6 @@ ROOT="$PWD"
 readonly TARGET=x86_64-pc-windows-gnu
 readonly WINE=/usr/lib/wine/wine64
 readonly PINS=tests/e2e/runtimes.props
-readonly RUST_WEB=1.96.0+dfsg1-1~deb12u2
 log=target/windows-tests.log
 
 die() {
@@ -52,75 +50,25 @@ say() {
 . scripts/install-lib.sh
 missing=()
 [ -x "$WINE" ] || missing+=(wine64)
-command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
 install_apt_packages target/apt-windows.log "${missing[@]}"
 [ -x "$WINE" ] || die "$WINE is still missing after installing wine64"
 
-# Lays Debian's rustc-web out under DIR (apt-get download + dpkg-deb -x),
-# with DIR/rustc (finds its own libraries) and DIR/vendor (the project's
-# vendored crates and the standard library's own, one offline source).
-#   lay_out_rust_web DIR
-lay_out_rust_web() {
-    local dir="$1" tmp="$1.tmp.$$" debs=(
-        "rustc-web=$RUST_WEB" "libstd-rust-web-dev=$RUST_WEB" "rust-web-src=$RUST_WEB"
-        libstd-rust-web-1.96 libllvm22)
-    rm -rf "$tmp" && mkdir -p "$tmp/debs"
-    if ! (cd "$tmp/debs" && apt-get download "${debs[@]}") >"$tmp/apt.log" 2>&1; then
-        { apt-get update -q && (cd "$tmp/debs" && apt-get download "${debs[@]}"); } >>"$tmp/apt.log" 2>&1 ||
-            die "apt-get download of rustc-web $RUST_WEB failed (see $tmp/apt.log)"
-    fi
-    local deb
-    for deb in "$tmp"/debs/*.deb; do dpkg-deb -x "$deb" "$tmp" || die "dpkg-deb -x $deb failed"; done
-    rm -rf "$tmp/debs"
-    cat >"$tmp/rustc" <<'WRAP'
-#!/bin/sh
-d="$(dirname "$(readlink -f "$0")")"
-LD_LIBRARY_PATH="$d/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$d/usr/bin/rustc" "$@"
-WRAP
-    chmod +x "$tmp/rustc"
-    rm -rf "$dir" && mv "$tmp" "$dir"
-    "$dir/rustc" --version >/dev/null 2>&1 || die "the laid-out rustc-web ($dir/rustc) does not run"
-}
-
-# Rust for the target: rustup's, else Debian's rustc-web with -Zbuild-std.
+# The Rust for the target (scripts/provision/rust-target.sh: rustup's
+# target, else Debian's rustc-web with -Zbuild-std; it installs the linker,
+# gcc-mingw-w64-x86-64). The profilers the harness builds use the same cargo
+# command line: a wrapper for CORPROF_E2E_WINDOWS_CARGO.
+rust_cargo_for "$TARGET"
+say "$RUST_VIA"
 mkdir -p target
-win_cargo=()
-if rust_target_fetch "$TARGET"; then
-    say "Rust for $TARGET: rustup's target"
-else
-    rust_dir="$ROOT/.cache/rust-web-1.96"
-    if [ "$(cat "$rust_dir/.corprof-complete" 2>/dev/null || true)" != "$RUST_WEB" ]; then
-        say "laying out Debian's rustc-web $RUST_WEB under $rust_dir"
-        lay_out_rust_web "$rust_dir"
-        echo "$RUST_WEB" >"$rust_dir/.corprof-complete"
-    fi
-    vendor_dir="$(sed -n 's/^directory = "\(.*\)"$/\1/p' .cargo/config.toml 2>/dev/null | head -n 1)"
-    [ -d "$vendor_dir" ] || die "no vendored crates in .cargo/config.toml (run scripts/vendor-config.sh)"
-    rm -rf "$rust_dir/vendor" && mkdir -p "$rust_dir/vendor"
-    for c in "$vendor_dir"/* "$rust_dir"/usr/src/rustc-*/library/vendor/*; do
-        [ -f "$c/Cargo.toml" ] || continue
-        n="$(basename "$c")"
-        case "$n" in
-            *-[0-9]*) ;;
-            *) n="$n-$(sed -n 's/^version = "\(.*\)"$/\1/p' "$c/Cargo.toml" | head -n 1)" ;;
-        esac
-        ln -sfn "$c" "$rust_dir/vendor/$n"
-    done
-    cat >target/windows-cargo.toml <<EOF
-# written by scripts/test-windows.sh: Debian's rustc-web, std built for the target
-[build]
-rustc = "$rust_dir/rustc"
-[unstable]
-build-std = ["std", "panic_abort"]
-[source.vendored-sources]
-directory = "$rust_dir/vendor"
-EOF
-    win_cargo=(--config "$ROOT/target/windows-cargo.toml")
-    # Cargo's -Zbuild-std on a stable toolchain: this leg's builds only.
-    export RUSTC_BOOTSTRAP=1
-    export CORPROF_E2E_WINDOWS_CARGO_CONFIG="$ROOT/target/windows-cargo.toml"
-    say "Rust for $TARGET: Debian's rustc-web $RUST_WEB, std built with -Zbuild-std (rustup: $rustup_error)"
-fi
+{
+    echo '#!/bin/sh'
+    echo '# written by scripts/test-windows.sh: cargo for x86_64-pc-windows-gnu'
+    printf 'exec'
+    printf ' %q' "${RUST_CARGO[@]}"
+    echo ' "$@"'
+} >target/windows-cargo.sh
+chmod +x target/windows-cargo.sh
+export CORPROF_E2E_WINDOWS_CARGO="$ROOT/target/windows-cargo.sh"
 
 # The Windows CoreCLRs: NuGet's win-x64 runtime packs, each laid out as a
 # Windows DOTNET_ROOT with the test muxer as dotnet.exe.
@@ -219,14 +167,14 @@ done
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$WINE"
 say "building the unit tests and $((${#tests[@]} / 2)) integration tests for $TARGET"
 set +e
-cargo test "${win_cargo[@]}" --target "$TARGET" --no-run --lib "${tests[@]}" >>"$log" 2>&1
+"${RUST_CARGO[@]}" test --target "$TARGET" --no-run --lib "${tests[@]}" >>"$log" 2>&1
 built=$?
 set -e
 [ "$built" -eq 0 ] || { tail -n 30 "$log" >&2; die "building the tests for $TARGET failed (see $log)"; }
 cp "$shim_dir/bcryptprimitives.dll" "target/$TARGET/debug/deps/"
 say "running them under wine64"
 set +e
-cargo test "${win_cargo[@]}" --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
+"${RUST_CARGO[@]}" test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
 status1=${PIPESTATUS[0]}
 set -e
 unset CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER
