@@ -701,20 +701,20 @@ pub(crate) fn build_example(name: &str) -> Result<PathBuf, String> {
 }
 
 fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let mut cmd = Command::new(cargo);
     let windows = WindowsRunner::from_env()?;
+    // The Windows leg builds with the cargo command line
+    // scripts/provision/rust-target.sh gave it (rustup's target, or Debian's
+    // rustc-web with -Zbuild-std), written to a wrapper it names here.
+    let cargo = match (&windows, env::var_os("CORPROF_E2E_WINDOWS_CARGO")) {
+        (Some(_), Some(wrapper)) => wrapper,
+        _ => env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")),
+    };
+    let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet", "--example", name, "--manifest-path"])
         .arg(repo_root().join("Cargo.toml"))
         .current_dir(repo_root());
     if windows.is_some() {
         cmd.args(["--target", WINDOWS_TARGET]);
-        // Where rustup has no Windows target, scripts/test-windows.sh
-        // builds with Debian's rustc-web and -Zbuild-std: its cargo
-        // settings, and RUSTC_BOOTSTRAP for that build only.
-        if let Some(config) = env::var_os("CORPROF_E2E_WINDOWS_CARGO_CONFIG") {
-            cmd.arg("--config").arg(config).env("RUSTC_BOOTSTRAP", "1");
-        }
     }
     let out = run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
     if out.code() != Some(0) {
