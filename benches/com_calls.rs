@@ -1,7 +1,7 @@
 //! Run-time cost of the COM core, each figure against a baseline measured in
 //! the same run (these machines are noisy: compare ratios, not nanoseconds).
 //!
-//! `cargo bench --bench com_calls` prints a table. `scripts/bench.sh` also
+//! `cargo bench --bench com_calls` prints a table. `scripts/bench/bench.sh` also
 //! runs it under callgrind for instruction counts per call:
 //! `com_calls --callgrind CASE N` runs just one case N times.
 

@@ -1,5 +1,5 @@
 /*
- * The baseline of `scripts/bench-runtime.sh`: a JIT tracer written the plain
+ * The baseline of `scripts/bench/bench-runtime.sh`: a JIT tracer written the plain
  * way in C, against which examples/jit_tracer.rs is measured. It is not crate
  * code and shares nothing with it: its few COM declarations are transcribed
  * here from the runtime's corprof.idl and cor.h (slot numbers are the

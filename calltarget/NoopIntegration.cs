@@ -1,5 +1,5 @@
 // CorProf.CallTarget.NoopIntegration: does nothing. The overhead baseline
-// of the wrapping (scripts/bench.sh calltarget).
+// of the wrapping (scripts/bench/bench.sh calltarget).
 using System;
 using System.Threading;
 

@@ -1,7 +1,7 @@
 //! CallTarget instrumentation: wraps methods so that they call the generic
 //! `OnMethodBegin`/`OnMethodEnd` methods of an integration in a managed
 //! helper assembly the application never referenced (built from
-//! calltarget/ by scripts/build-calltarget-helper.sh; see
+//! calltarget/ by scripts/gen/build-calltarget-helper.sh; see
 //! docs/instrumentation.md, which walks through this example).
 //!
 //! * `CORPROF_CALLTARGET`: `;`-separated `Assembly!Namespace.Type::Method`

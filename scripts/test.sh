@@ -13,16 +13,16 @@ mkdir -p target && : > "$log"
 tests() { "$@" 2>&1 | tee -a "$log"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
-step "dev-dependencies: crates.io, or the vendor directory CORPROF_VENDOR_DIR names (scripts/vendor-config.sh)"
-bash scripts/vendor-config.sh
+step "dev-dependencies: crates.io, or the vendor directory CORPROF_VENDOR_DIR names (scripts/provision/vendor-config.sh)"
+bash scripts/provision/vendor-config.sh
 
 step "toolchain components (rustfmt, clippy, nightly miri)"
 command -v cargo >/dev/null || die "cargo is not installed; install Rust with rustup first"
 rustup component add rustfmt clippy >/dev/null 2>&1 || die "could not install rustfmt/clippy with rustup"
 # A leg needing what rustup cannot fetch here says so in one line, kept in
-# $LEGS_NOT_RUN and repeated after the summary (scripts/install-lib.sh).
-# shellcheck source=scripts/install-lib.sh
-. scripts/install-lib.sh
+# $LEGS_NOT_RUN and repeated after the summary (scripts/lib/install-lib.sh).
+# shellcheck source=scripts/lib/install-lib.sh
+. scripts/lib/install-lib.sh
 : > "$LEGS_NOT_RUN"
 # Miri, or where rustup cannot fetch it, AddressSanitizer (the last step).
 miri=no
@@ -31,12 +31,15 @@ if miri_available "Miri (64-bit; its tests run under AddressSanitizer instead)";
     miri=yes
 fi
 
-step ".NET: every runtime of tests/e2e/runtimes.props from Microsoft's runtime packs (NuGet), and the test programs built for each by the .NET SDK (scripts/provision-dotnet.sh)"
+step ".NET: every runtime of tests/e2e/runtimes.props from Microsoft's runtime packs (NuGet), and the test programs built for each by the .NET SDK (scripts/provision/provision-dotnet.sh)"
 # Needs the .NET SDK 10 on PATH; never skipped.
 runtimes=$(sed -n 's/.*<CorprofRuntime Include="\([^"]*\)".*/\1/p' tests/e2e/runtimes.props)
 for r in $runtimes; do
-    CORPROF_RUNTIME=$r bash scripts/provision-dotnet.sh >/dev/null || die "provisioning CORPROF_RUNTIME=$r failed"
+    CORPROF_RUNTIME=$r bash scripts/provision/provision-dotnet.sh >/dev/null || die "provisioning CORPROF_RUNTIME=$r failed"
 done
+
+step "the README's main command on a fresh clone, before any test command ran there (scripts/ci/readme-fresh-clone.sh)"
+bash scripts/ci/readme-fresh-clone.sh
 
 step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
 if ! command -v chromium >/dev/null; then
@@ -47,10 +50,10 @@ fi
 chromium --version >/dev/null 2>&1 || die "chromium is installed but does not run"
 
 step "profile readers: Go's pprof, gzip and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs)"
-bash scripts/install-profile-readers.sh >/dev/null
+bash scripts/provision/install-profile-readers.sh >/dev/null
 
 step "coverage readers: Debian's lcov (lcov --summary, genhtml) and ReportGenerator (dotnet tool; tests/e2e_coverage.rs)"
-bash scripts/install-coverage-readers.sh >/dev/null
+bash scripts/provision/install-coverage-readers.sh >/dev/null
 
 step "rustfmt"
 cargo fmt --all -- --check
@@ -59,8 +62,8 @@ step "clippy (all targets, -D warnings; default and no-default features)"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --lib --no-default-features -- -D warnings
 
-step "Cargo features: each alone and all together, clippy and the MSRV build (scripts/check-features.sh)"
-bash scripts/check-features.sh
+step "Cargo features: each alone and all together, clippy and the MSRV build (scripts/ci/check-features.sh)"
+bash scripts/ci/check-features.sh
 
 step "no_std build (a #![no_std] crate using corprof without std)"
 cargo build --lib --no-default-features
@@ -69,14 +72,14 @@ cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no
 step "macro hygiene (a Rust 2015 crate whose name \`core\` is another crate expands every macro)"
 cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir target/edition2015_crate
 
-step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/check-portability.sh)"
-bash scripts/check-portability.sh
+step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/ci/check-portability.sh)"
+bash scripts/ci/check-portability.sh
 
-step "Windows x64 under Wine: unit and no-runtime tests, and the e2e suites on the Windows CoreCLR 10.0.15 and 11.0.0 (scripts/test-windows.sh)"
-bash scripts/test-windows.sh
+step "Windows x64 under Wine: unit and no-runtime tests, and the e2e suites on the Windows CoreCLR 10.0.15 and 11.0.0 (scripts/ci/test-windows.sh)"
+bash scripts/ci/test-windows.sh
 
-step "AArch64: unit tests, the integration tests that need no runtime and the trampolines, under qemu-user (scripts/test-aarch64.sh)"
-bash scripts/test-aarch64.sh
+step "AArch64: unit tests, the integration tests that need no runtime and the trampolines, under qemu-user (scripts/ci/test-aarch64.sh)"
+bash scripts/ci/test-aarch64.sh
 
 step "rustdoc (-D warnings), and as docs.rs builds it (nightly, all features, --cfg docsrs: each gated item names its feature)"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
@@ -111,16 +114,16 @@ step "the sampler's end-to-end tests in the other sampling mode (suspend-runtime
 CORPROF_SAMPLER_MODE=suspend-runtime CORPROF_RUNTIME=3.1 tests cargo test --test e2e_sampler
 CORPROF_SAMPLER_MODE=suspend-runtime CORPROF_RUNTIME=10.0 tests cargo test --test e2e_sampler
 
-step "performance guard: callgrind instruction counts against the C baselines (scripts/perf-guard.sh; installs valgrind)"
+step "performance guard: callgrind instruction counts against the C baselines (scripts/ci/perf-guard.sh; installs valgrind)"
 # On 3.1, the runtime its figures were written on (docs/performance.md).
-CORPROF_RUNTIME=3.1 bash scripts/perf-guard.sh
+CORPROF_RUNTIME=3.1 bash scripts/ci/perf-guard.sh
 
 if [ "$miri" = yes ]; then
     step "Miri: the COM core, the exporter under threads, the facade adapter, the declarations"
     MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" tests cargo +nightly miri test "${MIRI_TESTS[@]}"
 else
-    step "AddressSanitizer and LeakSanitizer, in place of Miri: its tests, after canaries (scripts/check-sanitizer.sh)"
-    tests bash scripts/check-sanitizer.sh
+    step "AddressSanitizer and LeakSanitizer, in place of Miri: its tests, after canaries (scripts/ci/check-sanitizer.sh)"
+    tests bash scripts/ci/check-sanitizer.sh
 fi
 
 echo

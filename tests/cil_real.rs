@@ -1,6 +1,6 @@
 //! Real method bodies compiled by Mono's C# compiler (`mcs`) from
 //! `tests/fixtures/cil/Sample.cs` and extracted by an independent tool
-//! (`scripts/cil-extract-bodies.py`): they must round-trip byte-identically,
+//! (`scripts/gen/cil-extract-bodies.py`): they must round-trip byte-identically,
 //! and their signatures too.
 
 use std::collections::HashMap;

@@ -93,7 +93,7 @@ fn trace_file(path: &Path) {
 }
 
 fn corprof(args: &[&str]) -> (i32, String, String) {
-    // Through the emulator of a cross-target run (scripts/test-aarch64.sh).
+    // Through the emulator of a cross-target run (scripts/ci/test-aarch64.sh).
     let out = target_binary(CORPROF).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),

@@ -950,8 +950,8 @@ fn a_suspended_runtime_runs_an_applied_startup_hook_when_resumed() {
 
 /// For tests where the Linux test process drives the IPC client itself:
 /// under Wine it cannot reach the named pipe (and the Windows runtime is 3.1,
-/// whose answers the Linux 3.1 run pins). scripts/test-windows.sh does not
+/// whose answers the Linux 3.1 run pins). scripts/ci/test-windows.sh does not
 /// select them; run by hand there, they say why instead of passing.
 fn refuse_the_windows_runner() {
-    panic!("run this test on Linux (scripts/test-windows.sh does not select it)");
+    panic!("run this test on Linux (scripts/ci/test-windows.sh does not select it)");
 }

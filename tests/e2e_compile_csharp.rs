@@ -1,4 +1,4 @@
-//! `scripts/compile-csharp.sh`: a user's own C# file, built by the .NET
+//! `scripts/samples/compile-csharp.sh`: a user's own C# file, built by the .NET
 //! SDK's Roslyn as an SDK project for the runtime `CORPROF_RUNTIME` picks,
 //! runs on that runtime (see docs/e2e.md, "Your own C# program").
 
@@ -24,10 +24,10 @@ fn scratch(name: &str) -> PathBuf {
 
 fn compile(args: &[&Path]) -> Output {
     Command::new("bash")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/compile-csharp.sh"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/samples/compile-csharp.sh"))
         .args(args)
         .output()
-        .expect("run bash scripts/compile-csharp.sh")
+        .expect("run bash scripts/samples/compile-csharp.sh")
 }
 
 #[test]

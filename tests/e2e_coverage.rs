@@ -293,13 +293,13 @@ fn readers() -> BTreeMap<String, String> {
     READERS
         .get_or_init(|| {
             let out = Command::new("bash")
-                .arg("scripts/install-coverage-readers.sh")
+                .arg("scripts/provision/install-coverage-readers.sh")
                 .current_dir(dotnet::repo_root())
                 .output()
                 .unwrap();
             assert!(
                 out.status.success(),
-                "scripts/install-coverage-readers.sh failed:\n{}",
+                "scripts/provision/install-coverage-readers.sh failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
             String::from_utf8(out.stdout)
@@ -744,7 +744,7 @@ fn the_web_app_is_covered_and_reported_on_sigterm() {
     }
 }
 
-/// `scripts/coverage-sample.sh` runs the Coverage program under the
+/// `scripts/samples/coverage-sample.sh` runs the Coverage program under the
 /// example (release build) and says where the reports are; given a
 /// program (here CoverageEmbedded, as a user would pass theirs), it covers
 /// that one.
@@ -754,7 +754,7 @@ fn the_sample_script_writes_the_reports() {
     for program in [None, Some(&embedded)] {
         let dir = fresh_dir("sample-script");
         let mut cmd = Command::new("bash");
-        cmd.arg("scripts/coverage-sample.sh")
+        cmd.arg("scripts/samples/coverage-sample.sh")
             .args(program)
             .current_dir(dotnet::repo_root())
             .env("CORPROF_COVERAGE_DIR", &dir);

@@ -9,7 +9,7 @@
 //!   profile has no GC frame.
 //!
 //! Profiles are read by Go's own pprof (`go tool pprof`, installed by
-//! scripts/install-profile-readers.sh, never skipped).
+//! scripts/provision/install-profile-readers.sh, never skipped).
 #![cfg(unix)]
 
 mod common;

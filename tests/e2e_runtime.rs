@@ -116,7 +116,7 @@ fn provisioning_reports_the_runtime_and_every_program() {
 fn provisioning_again_rebuilds_nothing() {
     let rt = rt();
     let mut cmd = std::process::Command::new("bash");
-    cmd.arg(dotnet::repo_root().join("scripts/provision-dotnet.sh"));
+    cmd.arg(dotnet::repo_root().join("scripts/provision/provision-dotnet.sh"));
     let out = dotnet::run_with_timeout(cmd, Duration::from_secs(600)).expect("run the script");
     out.assert_exit(0);
     // Nothing restored, laid out, installed or built again: the script says

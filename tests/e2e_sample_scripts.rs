@@ -1,6 +1,6 @@
 //! The one-command scripts of README.md's "What can I do", run the way a
 //! newcomer runs them: on a program of their own, compiled with
-//! `scripts/compile-csharp.sh` outside the repository's test programs.
+//! `scripts/samples/compile-csharp.sh` outside the repository's test programs.
 //! Each script provisions, builds its example and runs the program; the
 //! tests check what the docs promise it prints and that the program's own
 //! output and exit code come through.
@@ -99,7 +99,7 @@ fn script(name: &str, args: &[&Path], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new("timeout");
     cmd.arg("180")
         .arg("bash")
-        .arg(dotnet::repo_root().join("scripts").join(name))
+        .arg(dotnet::repo_root().join("scripts/samples").join(name))
         .args(args);
     for var in [
         "CORECLR_ENABLE_PROFILING",

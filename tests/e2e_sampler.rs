@@ -12,7 +12,7 @@
 //!   allocation events, not by default: it slows every allocation).
 //!
 //! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
-//! file by speedscope in headless Chromium; scripts/install-profile-readers.sh
+//! file by speedscope in headless Chromium; scripts/provision/install-profile-readers.sh
 //! installs both (never skipped).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
@@ -810,10 +810,15 @@ fn speedscope_shows_the_profile_in_headless_chromium() {
     );
     let (before, after) = (coloured(&empty), coloured(&loaded));
     // The first profile (the busiest thread's CPU time: a spinner's Hot
-    // and Warm side by side) fills the page with frames; the empty page has
-    // only speedscope's logo and links.
+    // and Warm side by side) fills rows of the page with frames; the empty
+    // page has only speedscope's logo and links. How many rows depends on
+    // the stacks' depth, which differs by mode and by what the walks found:
+    // measured 80,793 against 19,392 empty in suspend-runtime mode at load
+    // 2-4 (a gap of 61,401), over 100,000 in signal mode. Half the smallest
+    // gap seen, and three times the empty page's colour, say that a flame
+    // chart was drawn; the title below says which profile.
     assert!(
-        after > 100_000 && after > 3 * before,
+        after >= before + 30_000 && after > 3 * before,
         "speedscope shows {after} coloured pixels with the profile, {before} without: blank?"
     );
     // And it says which profile it shows: the first.

@@ -12,7 +12,7 @@
 //!   SIGTERM.
 //!
 //! Profiles are read by Go's own pprof (`go tool pprof`, installed by
-//! scripts/install-profile-readers.sh, never skipped).
+//! scripts/provision/install-profile-readers.sh, never skipped).
 #![cfg(unix)]
 
 mod common;
@@ -69,7 +69,7 @@ fn pprof(args: &[&str]) -> (bool, String, String) {
         .env("HOME", env!("CARGO_TARGET_TMPDIR"))
         .env("TZ", "UTC")
         .output()
-        .expect("go is installed by scripts/install-profile-readers.sh");
+        .expect("go is installed by scripts/provision/install-profile-readers.sh");
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

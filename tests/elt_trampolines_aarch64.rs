@@ -1,6 +1,6 @@
 //! The AArch64 fast-path trampolines called the way the JIT calls them,
 //! with a target that scribbles over every volatile register; run under
-//! qemu-user by `scripts/test-aarch64.sh` (there is no arm64 CoreCLR to run
+//! qemu-user by `scripts/ci/test-aarch64.sh` (there is no arm64 CoreCLR to run
 //! them in here).
 //!
 //! The contract is the runtime's own helper's, `GenerateProfileHelper` in

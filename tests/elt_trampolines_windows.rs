@@ -4,7 +4,7 @@
 //! over its own home area: `rax` and all 128 bits of `xmm0` (the return
 //! registers) and the callee-saved registers must come back unchanged, and
 //! the target must receive the handle on an aligned stack. The register list
-//! is in docs/hooks.md; runs under Wine in scripts/test-windows.sh.
+//! is in docs/hooks.md; runs under Wine in scripts/ci/test-windows.sh.
 #![cfg(all(target_arch = "x86_64", windows))]
 
 use std::arch::{asm, global_asm};

@@ -45,8 +45,8 @@ fn committed(path: &str) -> String {
 #[test]
 fn split_macro_is_generated() {
     assert!(
-        rustfmt(&generate(&["scripts/gen-split-macro.py"])) == committed("src/com/split.rs"),
-        "src/com/split.rs is stale: run `python3 scripts/gen-split-macro.py > src/com/split.rs`"
+        rustfmt(&generate(&["scripts/gen/gen-split-macro.py"])) == committed("src/com/split.rs"),
+        "src/com/split.rs is stale: run `python3 scripts/gen/gen-split-macro.py > src/com/split.rs`"
     );
 }
 
@@ -54,11 +54,11 @@ fn split_macro_is_generated() {
 fn scale_tests_are_generated() {
     for (args, path) in [
         (
-            ["scripts/gen-scale.py", "methods", "200", "--test"],
+            ["scripts/gen/gen-scale.py", "methods", "200", "--test"],
             "tests/scale_methods_200.rs",
         ),
         (
-            ["scripts/gen-scale.py", "chain", "12", "--test"],
+            ["scripts/gen/gen-scale.py", "chain", "12", "--test"],
             "tests/scale_chain_12.rs",
         ),
     ] {

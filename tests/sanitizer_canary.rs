@@ -1,4 +1,4 @@
-//! The canaries of `scripts/check-sanitizer.sh`, which runs the Miri tests
+//! The canaries of `scripts/ci/check-sanitizer.sh`, which runs the Miri tests
 //! under AddressSanitizer where Miri cannot be installed. Before those
 //! tests, the script runs each canary alone, built with the same flags, and
 //! fails unless the sanitizer reports it: a clean run of the tests then
@@ -14,12 +14,12 @@ use std::hint::black_box;
 const LEAKED_BYTES: usize = 7919;
 
 #[test]
-#[ignore = "reads freed memory: run by scripts/check-sanitizer.sh under AddressSanitizer only"]
+#[ignore = "reads freed memory: run by scripts/ci/check-sanitizer.sh under AddressSanitizer only"]
 fn heap_use_after_free() {
     assert_eq!(
         std::env::var("CORPROF_SANITIZER_CANARY").as_deref(),
         Ok("1"),
-        "a deliberate use after free: run by scripts/check-sanitizer.sh only"
+        "a deliberate use after free: run by scripts/ci/check-sanitizer.sh only"
     );
     let freed = black_box(Box::new(0x5a5a_u32));
     let dangling: *const u32 = &*freed;
@@ -31,7 +31,7 @@ fn heap_use_after_free() {
 }
 
 #[test]
-#[ignore = "leaks a buffer: run by scripts/check-sanitizer.sh under LeakSanitizer only"]
+#[ignore = "leaks a buffer: run by scripts/ci/check-sanitizer.sh under LeakSanitizer only"]
 fn leak() {
     leak_a_buffer();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One way to get a Rust for a target (or for the MSRV), used by every leg
-# that needs one (scripts/check-portability.sh, scripts/check-features.sh,
-# scripts/test-aarch64.sh, scripts/test-windows.sh):
+# that needs one (scripts/ci/check-portability.sh, scripts/ci/check-features.sh,
+# scripts/ci/test-aarch64.sh, scripts/ci/test-windows.sh):
 #
 # 1. rustup, where rustup has or can fetch the target (the default
 #    toolchain) or the toolchain (--msrv);
@@ -40,8 +40,8 @@ ROOT="$PWD"
 readonly WEB_VERSION=1.96.0
 die() { echo "rust-target: error: $*" >&2; exit 1; }
 say() { echo "rust-target: $*" >&2; }
-# shellcheck source=scripts/install-lib.sh
-. "$(if [ -f scripts/lib/install-lib.sh ]; then echo scripts/lib/install-lib.sh; else echo scripts/install-lib.sh; fi)"
+# shellcheck source=scripts/lib/install-lib.sh
+. "$(if [ -f scripts/lib/install-lib.sh ]; then echo scripts/lib/install-lib.sh; else echo scripts/lib/install-lib.sh; fi)"
 
 msrv=""
 if [ "${1:-}" = --msrv ]; then

@@ -3,7 +3,7 @@
 //! The entry macro matches the interfaces of an invocation in one step,
 //! taking each interface's methods as raw tokens. `__com_split!` normalises
 //! the methods in chunks of 16, 4 and 1 (never one recursion per method; see
-//! `scripts/gen-split-macro.py` for why chunks keep matching linear), and
+//! `scripts/gen/gen-split-macro.py` for why chunks keep matching linear), and
 //! `__com_interface!` expands the normalised interface once.
 //!
 //! Helper macros, each with one job:

@@ -95,7 +95,7 @@ pub(crate) struct Runtime {
     pub(crate) programs_dir: PathBuf,
     /// Names of the runnable programs (`Basics`, `JitHeavy`, `Rewrite`, ...).
     pub(crate) programs: Vec<String>,
-    /// The Windows runner (`scripts/test-windows.sh`): the programs run on
+    /// The Windows runner (`scripts/ci/test-windows.sh`): the programs run on
     /// the Windows x64 CoreCLR under Wine, with profilers built for
     /// `x86_64-pc-windows-gnu`. `None`: the host above, natively.
     pub(crate) windows: Option<WindowsRunner>,
@@ -108,7 +108,7 @@ pub(crate) struct WindowsRunner {
     /// Wine's loader (`/usr/lib/wine/wine64`).
     pub(crate) wine: PathBuf,
     /// The Windows `dotnet.exe`: the test muxer (tests/windows/dotnet-muxer.c)
-    /// over NuGet's win-x64 runtime pack, laid out by scripts/test-windows.sh.
+    /// over NuGet's win-x64 runtime pack, laid out by scripts/ci/test-windows.sh.
     pub(crate) dotnet_exe: PathBuf,
     /// The `bcryptprimitives.dll` shim Wine 8 needs next to every Rust DLL
     /// (tests/windows/processprng-shim.c; for the tests only).
@@ -142,7 +142,7 @@ impl WindowsRunner {
             })
     }
 
-    /// The runner `scripts/test-windows.sh` describes in the environment
+    /// The runner `scripts/ci/test-windows.sh` describes in the environment
     /// (`CORPROF_E2E_WINDOWS=1` and the paths), or `None` when it is not set.
     fn from_env() -> Result<Option<WindowsRunner>, String> {
         if env::var("CORPROF_E2E_WINDOWS").map_or(true, |v| v != "1") {
@@ -150,7 +150,7 @@ impl WindowsRunner {
         }
         let path = |key: &str| -> Result<PathBuf, String> {
             let p = PathBuf::from(env::var_os(key).ok_or_else(|| {
-                format!("CORPROF_E2E_WINDOWS=1 needs {key} (scripts/test-windows.sh sets it)")
+                format!("CORPROF_E2E_WINDOWS=1 needs {key} (scripts/ci/test-windows.sh sets it)")
             })?);
             if p.is_file() {
                 Ok(p)
@@ -423,7 +423,7 @@ fn kill_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-/// Runs `scripts/provision-dotnet.sh` (once per test process) and returns
+/// Runs `scripts/provision/provision-dotnet.sh` (once per test process) and returns
 /// the runtime it set up. The error is one sentence, ready to show.
 pub(crate) fn ensure_provisioned() -> Result<Runtime, String> {
     static PROVISIONED: OnceLock<Result<Runtime, String>> = OnceLock::new();
@@ -441,13 +441,13 @@ pub(crate) fn runtime() -> Runtime {
         }
         Err(reason) => panic!(
             "e2e: no .NET runtime for the end-to-end tests: {reason}. \
-             Run `bash scripts/provision-dotnet.sh` to see why and fix it."
+             Run `bash scripts/provision/provision-dotnet.sh` to see why and fix it."
         ),
     }
 }
 
 fn provision() -> Result<Runtime, String> {
-    let script = repo_root().join("scripts/provision-dotnet.sh");
+    let script = repo_root().join("scripts/provision/provision-dotnet.sh");
     let mut cmd = Command::new("bash");
     cmd.arg(&script).current_dir(repo_root());
     let out = run_with_timeout(cmd, PROVISION_TIMEOUT)?;
@@ -469,7 +469,7 @@ fn provision() -> Result<Runtime, String> {
             format!("exit code {}", out.code().unwrap_or(-1))
         };
         return Err(format!(
-            "scripts/provision-dotnet.sh failed ({how}): {reason}"
+            "scripts/provision/provision-dotnet.sh failed ({how}): {reason}"
         ));
     }
     let mut rt = parse_summary(&out.stdout)?;

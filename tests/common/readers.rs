@@ -1,5 +1,5 @@
 //! The independent readers of profiles (Go's pprof, speedscope), installed
-//! once per test binary by scripts/install-profile-readers.sh (never
+//! once per test binary by scripts/provision/install-profile-readers.sh (never
 //! skipped: what cannot be installed fails the test).
 
 // Every test crate includes `common`; only some read profiles.
@@ -43,7 +43,7 @@ pub(crate) fn go_pprof(args: &[&str]) -> String {
         .env("HOME", env!("CARGO_TARGET_TMPDIR"))
         .output()
         .expect(
-            "go is not installed: install Debian's golang-go (scripts/install-profile-readers.sh)",
+            "go is not installed: install Debian's golang-go (scripts/provision/install-profile-readers.sh)",
         );
     assert!(
         out.status.success(),
@@ -59,13 +59,13 @@ pub(crate) fn readers() -> &'static Path {
     static INDEX: OnceLock<PathBuf> = OnceLock::new();
     INDEX.get_or_init(|| {
         let out = Command::new("bash")
-            .arg("scripts/install-profile-readers.sh")
+            .arg("scripts/provision/install-profile-readers.sh")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .expect("bash");
         assert!(
             out.status.success(),
-            "scripts/install-profile-readers.sh failed:\n{}",
+            "scripts/provision/install-profile-readers.sh failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
         let text = String::from_utf8(out.stdout).unwrap();

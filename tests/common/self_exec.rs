@@ -4,7 +4,7 @@
 //!
 //! `CORPROF_TEST_RUNNER` is the command prefix the binary needs, split at
 //! spaces (`qemu-aarch64 -L /usr/aarch64-linux-gnu` in
-//! `scripts/test-aarch64.sh`); unset, the binary is run directly.
+//! `scripts/ci/test-aarch64.sh`); unset, the binary is run directly.
 #![allow(dead_code)]
 
 use std::process::Command;

@@ -15,7 +15,7 @@ pub(crate) const VERSION: &str = "10.0.750501";
 
 /// `.cache/tools/<name>`, installed at [`VERSION`] unless its stamp says it
 /// is. Test binaries running at once take `.cache/tools.lock` (as
-/// `scripts/install-coverage-readers.sh` does) around the check and the
+/// `scripts/provision/install-coverage-readers.sh` does) around the check and the
 /// install.
 pub(crate) fn dotnet_tool(name: &str) -> PathBuf {
     let tools = dotnet::repo_root().join(".cache/tools");

@@ -1,7 +1,7 @@
 #![allow(dead_code)]
 //! The web server of the end-to-end tests: the ASP.NET Core app of
 //! `tests/e2e/roslyn/WebApp/` (built for the chosen runtime by
-//! `scripts/provision-dotnet.sh`, on that runtime's ASP.NET Core), started on
+//! `scripts/provision/provision-dotnet.sh`, on that runtime's ASP.NET Core), started on
 //! a free port of 127.0.0.1, loaded with `wrk`.
 
 use std::io::{BufRead, BufReader, Read};
@@ -18,7 +18,7 @@ use super::dotnet::{run_with_timeout, runtime, Profiler, Runtime};
 const READY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The programs of `tests/e2e/roslyn/` and the tools beside them, as
-/// `scripts/provision-dotnet.sh` set them up for the chosen runtime.
+/// `scripts/provision/provision-dotnet.sh` set them up for the chosen runtime.
 #[derive(Debug, Clone)]
 pub(crate) struct Sdk {
     /// `.cache/e2e/<runtime>/bin`: one directory per program.

@@ -12,7 +12,7 @@
  * when app_path names no file (fx_muxer.cpp's detect_operating_mode: an
  * existing app_path means an apphost), so app_path is dotnet.dll beside
  * this executable, which is never laid out. This program does that, with the one fxr version
- * scripts/test-windows.sh lays out, named at build time (FXR_VERSION), so
+ * scripts/ci/test-windows.sh lays out, named at build time (FXR_VERSION), so
  * that every program the harness starts (`wine dotnet.exe exec
  * --runtimeconfig X.runtimeconfig.json X.dll`) goes through Microsoft's own
  * hostfxr, hostpolicy and coreclr. It is never part of what corprof's users
@@ -23,7 +23,7 @@
 #include <wchar.h>
 
 #ifndef FXR_VERSION
-#error "build with -DFXR_VERSION=L\"10.0.15\" (scripts/test-windows.sh)"
+#error "build with -DFXR_VERSION=L\"10.0.15\" (scripts/ci/test-windows.sh)"
 #endif
 
 typedef int (__cdecl *hostfxr_main_startupinfo_fn)(const int argc, const wchar_t **argv,

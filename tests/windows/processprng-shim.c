@@ -4,7 +4,7 @@
  * Rust's std (1.78 and later) imports ProcessPrng from bcryptprimitives.dll,
  * which every supported Windows has and Wine 8 does not: without this shim a
  * Rust DLL or test executable built for x86_64-pc-windows-gnu fails to load
- * under Wine. scripts/test-windows.sh builds it with mingw-w64 and puts it
+ * under Wine. scripts/ci/test-windows.sh builds it with mingw-w64 and puts it
  * next to the test executables and the profiler DLLs it runs. It is never
  * part of what corprof's users build: on Windows the real DLL is used.
  *

@@ -29,7 +29,7 @@ macro_rules! sysv_begin {
 }
 
 /// A trampoline's end: on ELF its `.size`, so that debuggers and profilers
-/// (callgrind's `--toggle-collect`, used by `scripts/perf-guard.sh`) see
+/// (callgrind's `--toggle-collect`, used by `scripts/ci/perf-guard.sh`) see
 /// its instructions as the named function.
 macro_rules! sysv_end {
     (elf, $name:literal) => {

@@ -1,4 +1,4 @@
-// Benchmark workload for the ELT hooks (scripts/bench-hooks.sh): a section
+// Benchmark workload for the ELT hooks (scripts/bench/bench-hooks.sh): a section
 // that does little but call small methods, timed in-process, so that the
 // hooks' cost per call shows. Every method is [MethodImpl(NoInlining)].
 //

@@ -1,4 +1,4 @@
-// The CallTarget cost benchmark (scripts/bench-calltarget.sh) and the
+// The CallTarget cost benchmark (scripts/bench/bench-calltarget.sh) and the
 // allocation guard (tests/e2e_calltarget.rs): N calls of a NoInlining
 // `int Add(int, int)`, timed with a Stopwatch, and the bytes the thread
 // allocated meanwhile (GC.GetAllocatedBytesForCurrentThread, exact).

@@ -13,7 +13,7 @@
 //   1,000-byte arrays), interleaved.
 // Prints fixed lines; exit code 37.
 //
-// `Sampling bench THREADS ROUNDS` is the benchmark of scripts/bench.sh
+// `Sampling bench THREADS ROUNDS` is the benchmark of scripts/bench/bench.sh
 // sampler instead: THREADS threads share ROUNDS rounds of Hot and Warm (a
 // fixed amount of CPU work however many threads; each waits for the others
 // at the end), and the program prints "bench done".

@@ -1,4 +1,4 @@
-// CPU-bound work for scripts/bench-coverage.sh and the threaded count test of
+// CPU-bound work for scripts/bench/bench-coverage.sh and the threaded count test of
 // tests/e2e_coverage.rs: THREADS threads each call Step ITERATIONS times.
 //   CoverageBench [THREADS [ITERATIONS]]   (defaults 1 and 20000000)
 // Prints the checksum, the calls made and the elapsed milliseconds.

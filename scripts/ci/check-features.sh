@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Every Cargo feature alone, and all together, run by scripts/test.sh (one
+# step there): clippy with warnings denied on the current toolchain, and a
+# build with the MSRV (`rust-version` in Cargo.toml), so that a profiler
+# that turns the defaults off and picks one capability compiles, and
+# nothing of a capability leaks into the layers below it.
+#
+#   bash scripts/ci/check-features.sh
+#
+# The features are read from Cargo.toml's [features] table, so a new
+# capability is checked as soon as it is declared. Installs the MSRV
+# toolchain with rustup when missing; where rustup cannot fetch it, the MSRV
+# builds say so in one line and are not run (scripts/lib/install-lib.sh), and
+# clippy still checks every feature. Any other failure fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=scripts/lib/install-lib.sh
+. scripts/lib/install-lib.sh
+
+msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
+[ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
+# The MSRV builds, or "" where rustup cannot fetch the toolchain.
+with_msrv=", and a build with Rust $msrv"
+rust_toolchain_available "MSRV builds of each feature (Rust $msrv; scripts/ci/check-features.sh)" "$msrv" || with_msrv=""
+msrv_build() {
+    [ -z "$with_msrv" ] || cargo "+$msrv" build --quiet --locked --lib --target-dir target/msrv "$@"
+}
+
+# The names declared in [features], `default` aside.
+features=$(awk '/^\[features\]/ { on = 1; next } /^\[/ { on = 0 } on && /^[a-z_]+ *=/ { sub(/ *=.*/, ""); print }' Cargo.toml | grep -vx default)
+[ -n "$features" ] || die "no features found in Cargo.toml"
+
+start=$SECONDS
+for f in "" $features; do
+    label=${f:-"(none)"}
+    printf -- '--> feature %s alone: clippy%s\n' "$label" "$with_msrv"
+    cargo clippy --quiet --lib --no-default-features --features "$f" -- -D warnings \
+        || die "clippy failed with only the feature $label"
+    msrv_build --no-default-features --features "$f" \
+        || die "Rust $msrv cannot build the library with only the feature $label"
+done
+printf -- '--> all features together: clippy%s\n' "$with_msrv"
+cargo clippy --quiet --lib --all-features -- -D warnings || die "clippy failed with all features"
+msrv_build --all-features || die "Rust $msrv cannot build the library with all features"
+printf -- '--> features checked (%s): %ds\n' "$(echo $features | tr ' ' ,)" $((SECONDS - start))

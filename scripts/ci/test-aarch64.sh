@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The AArch64 leg: the library's unit tests and every integration test that
+# needs no CoreCLR (the COM core, the facade against fakes, the CIL codec,
+# the IPC client against fake servers, and the AArch64 enter/leave
+# trampolines called as the JIT calls them), built for
+# aarch64-unknown-linux-gnu and run under qemu-user. No arm64 CoreCLR is
+# installable here, so nothing runs in a runtime on this leg.
+#
+#   bash scripts/ci/test-aarch64.sh
+#
+# Installs what it needs (apt-get: qemu-user, gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross; the Rust for the target from
+# scripts/provision/rust-target.sh, which says in one line which way) and
+# fails, never skips, without it. Checks that the trampolines are ELF
+# functions with a size. Ends with
+# the line `aarch64: N passed, M failed` and exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+readonly TARGET=aarch64-unknown-linux-gnu
+readonly SYSROOT=/usr/aarch64-linux-gnu
+readonly TARGET_DIR=target/aarch64
+log=target/aarch64-tests.log
+
+die() {
+    echo "test-aarch64: error: $*" >&2
+    exit 1
+}
+say() {
+    echo "test-aarch64: $*" >&2
+}
+
+# ------------------------------------------------------------ what it needs
+
+# shellcheck source=scripts/lib/install-lib.sh
+. scripts/lib/install-lib.sh
+# The Rust for the target (scripts/provision/rust-target.sh: rustup's target,
+# else Debian's rustc-web with -Zbuild-std), and its linker
+# (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross).
+rust_cargo_for "$TARGET"
+echo "test-aarch64: $RUST_VIA"
+missing=()
+command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
+install_apt_packages target/apt-aarch64.log "${missing[@]}"
+command -v qemu-aarch64 >/dev/null 2>&1 || die "qemu-aarch64 is still missing after installing qemu-user"
+
+# ------------------------------------------------------------ the tests
+
+# Every integration test that needs no runtime (the e2e_* suites need a
+# CoreCLR; ui compiles on the host; elt_trampolines is the x86-64 one and
+# builds empty here).
+tests=()
+for f in tests/*.rs; do
+    name="$(basename "$f" .rs)"
+    case "$name" in
+        e2e_* | ui) ;;
+        *) tests+=(--test "$name") ;;
+    esac
+done
+
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L $SYSROOT"
+# Tests that run their own binary again as a child go through the emulator too.
+export CORPROF_TEST_RUNNER="qemu-aarch64 -L $SYSROOT"
+
+mkdir -p target
+start=$(date +%s)
+say "building and running the library's unit tests and $((${#tests[@]} / 2)) integration tests under qemu-aarch64"
+set +e
+"${RUST_CARGO[@]}" test --target "$TARGET" --target-dir "$TARGET_DIR" --no-fail-fast --lib "${tests[@]}" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+# The trampolines are ELF functions with a size (.type/.size), so that
+# debuggers and profilers can tell where they end.
+bin="$(ls -t "$TARGET_DIR/$TARGET/debug/deps/elt_trampolines_aarch64-"* 2>/dev/null | grep -v '\.d$' | sed -n 1p || true)"
+[ -n "$bin" ] && [ -f "$bin" ] || die "no elt_trampolines_aarch64 test binary in $TARGET_DIR"
+symbols_failed=0
+for sym in corprof_elt_enter3 corprof_elt_leave3 corprof_elt_tailcall3; do
+    # readelf -s columns: Num Value Size Type Bind Vis Ndx Name
+    line="$(aarch64-linux-gnu-readelf -sW "$bin" | awk -v s="$sym" '$8 == s && !found { print $3, $4; found = 1 }')"
+    read -r size type <<<"${line:-0 NONE}"
+    if [ "$type" = FUNC ] && [ "$size" -gt 0 ] 2>/dev/null; then
+        echo "test-aarch64: $sym: FUNC, $size bytes"
+    else
+        echo "test-aarch64: $sym: expected an ELF FUNC with a size, found '${line:-nothing}'" >&2
+        symbols_failed=1
+    fi
+done
+
+passed=$(awk '/^test result:/ { p += $4 } END { print p + 0 }' "$log")
+failed=$(awk '/^test result:/ { f += $6 } END { print f + 0 }' "$log")
+if [ "$symbols_failed" -ne 0 ]; then
+    failed=$((failed + 1))
+fi
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    # A build failure or a crashed test binary prints no "test result".
+    failed=1
+fi
+say "took $(($(date +%s) - start)) s"
+echo "aarch64: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] || exit 1
