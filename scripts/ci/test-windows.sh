@@ -138,6 +138,14 @@ shim_dir="$ROOT/target/windows-shim"
 mkdir -p "$shim_dir"
 x86_64-w64-mingw32-gcc -O2 -shared -o "$shim_dir/bcryptprimitives.dll" \
     tests/windows/processprng-shim.c -ladvapi32 || die "cannot build the ProcessPrng shim"
+# What this Wine answers to GetThreadContext, in one line: the runtime
+# walks a running thread only when CONTEXT_EXCEPTION_REPORTING comes back
+# (docs/sampling.md, thread-suspend mode under Wine).
+x86_64-w64-mingw32-gcc -O1 -o "$shim_dir/context-flags-probe.exe" tests/windows/context-flags-probe.c ||
+    die "cannot build tests/windows/context-flags-probe.c"
+probe="$(timeout 120 "$WINE" "$shim_dir/context-flags-probe.exe" </dev/null 2>&1 | tr -d '\r' | paste -sd ';')" ||
+    die "tests/windows/context-flags-probe.c failed under Wine: $probe"
+say "Wine's GetThreadContext: $probe"
 
 mkdir -p target
 : >"$log"
