@@ -179,10 +179,18 @@ set +e
 built=$?
 set -e
 [ "$built" -eq 0 ] || { tail -n 30 "$log" >&2; die "building the tests for $TARGET failed (see $log)"; }
+# Next to the test executables and the corprof.exe the CLI's tests run.
 cp "$shim_dir/bcryptprimitives.dll" "target/$TARGET/debug/deps/"
+cp "$shim_dir/bcryptprimitives.dll" "target/$TARGET/debug/"
 say "running them under wine64"
 set +e
-"${RUST_CARGO[@]}" test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
+# Not the push exporter's test of a peer that drains a byte a second: Wine 8
+# does not honour SO_SNDTIMEO on a blocking send (a send of 32 MiB with a
+# 100 ms SO_SNDTIMEO to a peer that never reads had not returned after
+# 15 s, measured here; Windows documents the timeout for blocking sends),
+# so the push thread stays in its write past the finish deadline.
+"${RUST_CARGO[@]}" test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" -- \
+    --skip a_push_to_a_peer_draining_a_byte_a_second_ends_at_the_finish_deadline 2>&1 | tr -d '\r' | tee -a "$log"
 status1=${PIPESTATUS[0]}
 set -e
 unset CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER
