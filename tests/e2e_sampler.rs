@@ -172,6 +172,9 @@ fn total(text: &str) -> f64 {
 const HOT: &str = "E2E.Sampling.Program.Hot";
 const MAIN: &str = "E2E.Sampling.Program.Main";
 const WARM: &str = "E2E.Sampling.Program.Warm";
+/// The method a bursty thread spends its CPU in, and the one it sleeps in.
+const BURST: &str = "E2E.Sampling.Program.Burst";
+const SLEEP: &str = "System.Threading.Thread.Sleep";
 
 #[test]
 fn without_a_profiler_the_program_prints_the_expected_lines() {
@@ -199,6 +202,48 @@ fn hot_holds_three_quarters_of_the_cpu_time() {
     // sessions' builds on the machine (tests under load, where Hot's share
     // of 130 samples was 0.827): at least a fifth of 2 x 3 s.
     assert!(hot + warm > 0.2 * 2.0 * SPIN_SECONDS, "{text}");
+}
+
+/// A thread that alternates 4 ms bursts of CPU in `Burst` with 8 ms sleeps
+/// (`Sampling bursty 3`): its CPU time is in `Burst`, not in
+/// `Thread.Sleep`, in every sampling mode (CI runs this suite in signal and
+/// in suspend-runtime mode; the modes that stop threads to walk them credit
+/// a thread's CPU only to walks that found it running).
+#[test]
+fn a_bursty_thread_s_cpu_time_is_in_its_bursts_not_its_sleeps() {
+    let runtime = dotnet::runtime();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("e2e_sampler")
+        .join(format!("bursty-{}-{}", runtime.major(), std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let library = dotnet::build_example("sampler")
+        .unwrap_or_else(|error| panic!("building example sampler: {error}"));
+    let profiler = Profiler::new(library, SAMPLER)
+        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+        .with_env("CORPROF_SAMPLER_HZ", HZ.to_string());
+    let out = runtime.run("Sampling", &["bursty", "3"], Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(&["bursty done"]);
+    let summary = readers::summary(&dir.join("summary.txt"))
+        .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
+    let run = Run {
+        dir,
+        stderr: out.stderr,
+        summary,
+    };
+    let (rows, text) = top(&run, "cpu", &["-tagfocus=thread=Burster"]);
+    let cpu = total(&text);
+    // The precondition: enough of the thread's CPU time to measure shares
+    // (it bursts until the process has had 1 s of CPU; 0.2 s is 50
+    // samples at 250 Hz).
+    assert!(cpu >= 0.2, "Burster has {cpu} s of CPU time:\n{text}");
+    let burst = rows.get(BURST).map_or(0.0, |row| row.1);
+    let sleep = rows.get(SLEEP).map_or(0.0, |row| row.1);
+    assert!(
+        burst >= 0.85 * cpu && sleep <= 0.05 * cpu,
+        "Burster's CPU time: {burst} s in Burst and {sleep} s in Thread.Sleep of {cpu} s \
+         (mode {}):\n{text}",
+        run.summary.get("mode").map_or("?", String::as_str)
+    );
 }
 
 #[test]

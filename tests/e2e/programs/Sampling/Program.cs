@@ -24,6 +24,12 @@
 // (to 0.2%) in objects 100 times apart in size, two distinct types. It
 // prints "allocmix small=N large=N" with the object counts.
 //
+// `Sampling bursty SECONDS`: one thread "Burster" alternates 4 ms of CPU
+// in Burst (calling Hot) with Thread.Sleep(8), for SECONDS and on until the
+// process has had a third of SECONDS of CPU time (what a third of one core
+// gives; on a loaded machine it bursts longer), then prints "bursty done":
+// its CPU time is all in Burst, none in Thread.Sleep.
+//
 // `Sampling allocbench COUNT` allocates COUNT small objects (a node of two
 // fields, each kept until the next) on the main thread and prints
 // "allocbench done": allocation-bound work, for the cost per allocation of
@@ -90,6 +96,36 @@ namespace E2E.Sampling
                 }
             }
             Interlocked.Add(ref sink, x);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int Burst(int x, double milliseconds)
+        {
+            var clock = Stopwatch.StartNew();
+            while (clock.Elapsed.TotalMilliseconds < milliseconds)
+            {
+                x = Hot(x);
+            }
+            return x;
+        }
+
+        static int Bursty(double seconds)
+        {
+            var burster = new Thread(() =>
+            {
+                var clock = Stopwatch.StartNew();
+                int x = 1;
+                while (clock.Elapsed.TotalSeconds < seconds || ProcessCpuSeconds() < seconds / 3)
+                {
+                    x = Burst(x, 4);
+                    Thread.Sleep(8);
+                }
+                Interlocked.Add(ref sink, x);
+            }) { Name = "Burster" };
+            burster.Start();
+            burster.Join();
+            Console.WriteLine("bursty done");
+            return ExitCode;
         }
 
         static double ProcessCpuSeconds()
@@ -194,6 +230,10 @@ namespace E2E.Sampling
             if (args.Length == 2 && args[0] == "allocmix")
             {
                 return AllocMix(int.Parse(args[1]));
+            }
+            if (args.Length == 2 && args[0] == "bursty")
+            {
+                return Bursty(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
             }
             if (args.Length == 2 && args[0] == "allocbench")
             {
