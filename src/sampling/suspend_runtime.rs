@@ -12,7 +12,7 @@
 //! found; a thread that did not run keeps its CPU for the next beat that
 //! finds it running (none is lost, it is only credited later).
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 use core::ops::ControlFlow;
 use core::time::Duration;
@@ -150,8 +150,9 @@ pub(super) fn run_loop(host: &dyn Host) {
                 cpu_to_credit(&mut credited, w.thread, w.os_thread, before, w.cpu)
             })
             .collect();
-        // Threads gone since the last beat.
-        credited.retain(|thread, _| walked.iter().any(|w| w.thread == *thread));
+        // Threads gone since the last beat (a set: a server has hundreds).
+        let live: BTreeSet<ThreadID> = walked.iter().map(|w| w.thread).collect();
+        credited.retain(|thread, _| live.contains(thread));
         record(inner, &walked, &cpu, pause, wall);
         ControlFlow::Continue(())
     });
