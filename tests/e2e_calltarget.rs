@@ -14,6 +14,7 @@
 mod common;
 
 use common::dotnet::{self, Profiler, RunOutput, Runtime};
+use common::expected;
 use common::runtime_async::{
     run_runtime_async, runtime_async_output, RUNTIME_ASYNC_CALLS, RUNTIME_ASYNC_METHODS,
 };
@@ -24,30 +25,8 @@ use std::path::{Path, PathBuf};
 const CALL_TARGET: &str = "8D2E4A61-3B7C-4F59-A0E8-C51F9B27D364";
 const EXIT: i32 = 44;
 
-/// What `CallTarget` prints without a profiler (tests/e2e/programs/CallTarget).
-const OUTPUT: &[&str] = &[
-    "add=5",
-    "hello world from corprof",
-    "caught System.InvalidOperationException: boom",
-    "sum=6",
-    "echo=7,seven",
-    "get=42,forty-two",
-    "divide=True,3,1",
-    "divide=False,0,2",
-    "fib=5",
-    "guarded=1020,999,-2",
-    "thrower=4",
-    "caught System.ArgumentOutOfRangeException x",
-    "describe=nothing,<(1,2)>",
-    "pair=1-2",
-    "caught System.InvalidOperationException: outer after inner",
-    "mirror=(2,1)",
-    "name=True,n3",
-    "maybe=some 5,none",
-    "tail=103",
-    "span=3,3",
-    "make=Holder(8),Holder(eight)",
-];
+/// What `CallTarget` prints without a profiler.
+const OUTPUT: &[&str] = expected::CALL_TARGET;
 
 /// Every method of the program that covers a case of the wrapper.
 const ALL_TARGETS: &[&str] = &[

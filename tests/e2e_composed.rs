@@ -14,37 +14,15 @@
 mod common;
 
 use common::dotnet::{self, Profiler};
+use common::expected;
 use common::readers;
 use std::fs;
 use std::path::Path;
 
 const COMPOSED: &str = "5C0B7E3A-9D41-4E2F-8A6B-1F3C2D4E5A69";
 const EXIT: i32 = 44;
-/// What `CallTarget` prints without a profiler (tests/e2e/programs/CallTarget;
-/// tests/e2e_calltarget.rs checks the unprofiled run).
-const OUTPUT: &[&str] = &[
-    "add=5",
-    "hello world from corprof",
-    "caught System.InvalidOperationException: boom",
-    "sum=6",
-    "echo=7,seven",
-    "get=42,forty-two",
-    "divide=True,3,1",
-    "divide=False,0,2",
-    "fib=5",
-    "guarded=1020,999,-2",
-    "thrower=4",
-    "caught System.ArgumentOutOfRangeException x",
-    "describe=nothing,<(1,2)>",
-    "pair=1-2",
-    "caught System.InvalidOperationException: outer after inner",
-    "mirror=(2,1)",
-    "name=True,n3",
-    "maybe=some 5,none",
-    "tail=103",
-    "span=3,3",
-    "make=Holder(8),Holder(eight)",
-];
+/// What `CallTarget` prints without a profiler.
+const OUTPUT: &[&str] = expected::CALL_TARGET;
 
 #[test]
 fn samples_wraps_and_logs_jit_compilations_in_one_profiler() {

@@ -278,49 +278,19 @@ fn serve(
 /// Reads one request: its query and the `profile` part of its multipart
 /// body (RFC 7578), checking what Pyroscope's ingest needs.
 fn read_push(stream: &mut TcpStream) -> Result<Push, String> {
-    let mut data = Vec::new();
-    let mut buffer = [0u8; 65536];
-    let head_end = loop {
-        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err(String::from("closed before the head ended"));
-        }
-        data.extend_from_slice(&buffer[..n]);
-        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-    };
-    let head = String::from_utf8(data[..head_end].to_vec()).map_err(|e| e.to_string())?;
-    let mut lines = head.split("\r\n");
-    let request = lines.next().unwrap_or("");
-    let target = request
-        .strip_prefix("POST ")
-        .and_then(|r| r.strip_suffix(" HTTP/1.1"))
-        .ok_or_else(|| format!("request line {request:?}"))?;
+    let common::web::Post {
+        target,
+        headers,
+        body,
+    } = common::web::read_post(stream)?;
     let query = target
         .strip_prefix("/ingest?")
         .ok_or_else(|| format!("target {target:?}"))?;
-    let headers: BTreeMap<String, String> = lines
-        .filter_map(|l| l.split_once(": "))
-        .map(|(k, v)| (k.to_ascii_lowercase(), v.to_string()))
-        .collect();
-    let length: usize = headers
-        .get("content-length")
-        .and_then(|v| v.parse().ok())
-        .ok_or("no Content-Length")?;
     let boundary = headers
         .get("content-type")
         .and_then(|v| v.strip_prefix("multipart/form-data; boundary="))
         .ok_or("not multipart/form-data")?
         .to_string();
-    while data.len() < head_end + 4 + length {
-        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err(String::from("closed before the body ended"));
-        }
-        data.extend_from_slice(&buffer[..n]);
-    }
-    let body = &data[head_end + 4..head_end + 4 + length];
     // One part: --B CRLF headers CRLF CRLF content CRLF --B-- CRLF.
     let open = format!("--{boundary}\r\n");
     let close = format!("\r\n--{boundary}--\r\n");

@@ -1,10 +1,7 @@
 //! Finding an assembly's Portable PDB: the debug directory of its PE file.
 //!
-//! Formats transcribed from:
-//! * the DOS stub's `e_lfanew`, the COFF header, the optional header's data
-//!   directories (the debug directory is entry 6) and the section table:
-//!   Microsoft PE/COFF specification, sections 2-4 and 6.1 (ECMA-335
-//!   II.25.2 repeats the parts a CLI image uses);
+//! The headers (the debug directory is data directory 6) are read by the
+//! crate's one PE reader, `support::pe`. Formats transcribed from:
 //! * `IMAGE_DEBUG_DIRECTORY` (28 bytes): PE/COFF specification 6.1.1;
 //! * the CodeView entry (type 2: "RSDS", GUID, age, UTF-8 path) and the
 //!   Embedded Portable PDB entry (type 17: "MPDB", uncompressed size,
@@ -17,9 +14,12 @@ use alloc::vec::Vec;
 use super::inflate::inflate;
 use super::pdb::PdbError;
 use crate::support::bytes::ByteReader;
+use crate::support::pe::{PeError, PeImage};
 
 /// `IMAGE_DEBUG_TYPE_CODEVIEW`.
 pub const DEBUG_TYPE_CODEVIEW: u32 = 2;
+/// Data directory 6: the debug directory (PE/COFF specification 2.4.1).
+const DEBUG_DIRECTORY: usize = 6;
 /// Embedded Portable PDB (PE-COFF.md).
 pub const DEBUG_TYPE_EMBEDDED_PORTABLE_PDB: u32 = 17;
 /// "MPDB", little-endian.
@@ -55,62 +55,28 @@ fn read_u32(data: &[u8], at: usize) -> Result<u32, PdbError> {
         .map_err(|_| PdbError::new("truncated PE file"))
 }
 
+fn pe_error(e: PeError) -> PdbError {
+    PdbError::new(e.0)
+}
+
 /// Reads the debug directory of a PE image (the bytes of an assembly file).
 /// An image without a debug directory has an empty one; a malformed image
 /// or embedded PDB is an error.
 pub fn debug_directory(image: &[u8]) -> Result<DebugDirectory, PdbError> {
-    if image.get(..2) != Some(b"MZ") {
-        return Err(PdbError::new("not a PE file (no MZ)"));
-    }
-    let pe = read_u32(image, 0x3C)? as usize;
-    if image.get(pe..pe.saturating_add(4)) != Some(b"PE\0\0") {
-        return Err(PdbError::new("not a PE file (no PE signature)"));
-    }
-    let coff = pe + 4;
-    let sections = read_u16(image, coff + 2)? as usize;
-    let optional_size = read_u16(image, coff + 16)? as usize;
-    let optional = coff + 20;
-    // Data directories start at 96 (PE32) or 112 (PE32+) in the optional
-    // header; NumberOfRvaAndSizes precedes them.
-    let directories = match read_u16(image, optional)? {
-        0x10B => optional + 96,
-        0x20B => optional + 112,
-        _ => return Err(PdbError::new("unknown PE optional header magic")),
-    };
-    let count = read_u32(image, directories - 4)?;
+    let pe = PeImage::parse(image).map_err(pe_error)?;
     let mut out = DebugDirectory::default();
-    if count <= 6 {
+    let Some((debug_rva, debug_size)) = pe.directory(DEBUG_DIRECTORY).map_err(pe_error)? else {
         return Ok(out);
-    }
-    let debug_rva = read_u32(image, directories + 6 * 8)?;
-    let debug_size = read_u32(image, directories + 6 * 8 + 4)? as usize;
-    if debug_rva == 0 || debug_size == 0 {
-        return Ok(out);
-    }
-    let section_table = optional + optional_size;
-    let to_offset = |rva: u32| -> Result<usize, PdbError> {
-        for s in 0..sections {
-            let h = section_table + s * 40;
-            let va = read_u32(image, h + 12)?;
-            let raw_size = read_u32(image, h + 16)?;
-            let raw = read_u32(image, h + 20)?;
-            if rva >= va && rva - va < raw_size {
-                return usize::try_from(u64::from(raw) + u64::from(rva - va))
-                    .map_err(|_| PdbError::new("debug directory beyond the address space"));
-            }
-        }
-        Err(PdbError::new("debug directory RVA outside every section"))
     };
-    let start = to_offset(debug_rva)?;
-    for entry in 0..debug_size / 28 {
-        let e = start
-            .checked_add(entry * 28)
-            .ok_or_else(|| PdbError::new("debug directory beyond the address space"))?;
-        let stamp = read_u32(image, e + 4)?;
-        let minor = read_u16(image, e + 10)?;
-        let kind = read_u32(image, e + 12)?;
-        let size = read_u32(image, e + 16)? as usize;
-        let pointer = read_u32(image, e + 24)? as usize;
+    let entries = pe
+        .slice(debug_rva, debug_size as usize, "the debug directory")
+        .map_err(pe_error)?;
+    for entry in entries.chunks_exact(28) {
+        let stamp = read_u32(entry, 4)?;
+        let minor = read_u16(entry, 10)?;
+        let kind = read_u32(entry, 12)?;
+        let size = read_u32(entry, 16)? as usize;
+        let pointer = read_u32(entry, 24)? as usize;
         let data = image
             .get(pointer..pointer.saturating_add(size))
             .ok_or_else(|| PdbError::new("debug directory entry outside the file"))?;

@@ -27,6 +27,10 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::support::bytes::ByteReader;
+use crate::support::pe::PeImage;
+
+/// Data directory 14: the CLI header (ECMA-335 II.25.2.3.3).
+const CLI_HEADER: usize = 14;
 
 /// An assembly version: major, minor, build, revision. Ordered as the
 /// runtime's binder compares them (major first).
@@ -86,72 +90,19 @@ fn truncated(what: &str) -> impl Fn(crate::support::bytes::Truncated) -> String 
     move |_| format!("truncated {what}")
 }
 
-/// The file offset of `rva`, from the section table (`sections` rows of
-/// 40 bytes at `table_at`).
-fn file_offset(image: &[u8], table_at: usize, sections: usize, rva: u32) -> Result<usize, String> {
-    for n in 0..sections {
-        let mut s = ByteReader::at(image, table_at.saturating_add(n * 40).saturating_add(8));
-        let virtual_size = s.u32().map_err(truncated("section table"))?;
-        let virtual_address = s.u32().map_err(truncated("section table"))?;
-        let raw_size = s.u32().map_err(truncated("section table"))?;
-        let raw_at = s.u32().map_err(truncated("section table"))?;
-        let within = rva.wrapping_sub(virtual_address);
-        if rva >= virtual_address && within < virtual_size.max(raw_size) {
-            return Ok((raw_at as usize).saturating_add(within as usize));
-        }
-    }
-    Err(format!("RVA {rva:#x} is in no section"))
-}
-
 /// The metadata (the bytes the CLI header's `MetaData` directory names) of
-/// a PE image.
+/// a PE image, found through the crate's one PE reader (`support::pe`).
 fn metadata(image: &[u8]) -> Result<&[u8], String> {
-    if image.get(..2) != Some(b"MZ") {
-        return Err("not a PE file (no MZ)".to_string());
-    }
-    let pe = ByteReader::at(image, 0x3C)
-        .u32()
-        .map_err(truncated("DOS header"))? as usize;
-    if image.get(pe..pe.saturating_add(4)) != Some(b"PE\0\0") {
-        return Err("not a PE file (no PE signature)".to_string());
-    }
-    let coff = pe + 4;
-    let mut c = ByteReader::at(image, coff + 2);
-    let sections = c.u16().map_err(truncated("COFF header"))? as usize;
-    let mut c = ByteReader::at(image, coff + 16);
-    let optional_size = c.u16().map_err(truncated("COFF header"))? as usize;
-    let optional = coff + 20;
-    let magic = ByteReader::at(image, optional)
-        .u16()
-        .map_err(truncated("optional header"))?;
-    // Data directories start at 96 (PE32) or 112 (PE32+) in the optional
-    // header; NumberOfRvaAndSizes precedes them.
-    let directories = match magic {
-        0x10B => optional + 96,
-        0x20B => optional + 112,
-        _ => return Err(format!("unknown PE optional header magic {magic:#x}")),
+    let pe = PeImage::parse(image).map_err(|e| e.0)?;
+    let Some((cli_rva, _)) = pe.directory(CLI_HEADER).map_err(|e| e.0)? else {
+        return Err("no CLI header: not a .NET assembly".to_string());
     };
-    let count = ByteReader::at(image, directories - 4)
-        .u32()
-        .map_err(truncated("optional header"))?;
-    if count <= 14 {
-        return Err("no CLI header: not a .NET assembly".to_string());
-    }
-    let cli_rva = ByteReader::at(image, directories + 14 * 8)
-        .u32()
-        .map_err(truncated("data directories"))?;
-    if cli_rva == 0 {
-        return Err("no CLI header: not a .NET assembly".to_string());
-    }
-    let section_table = optional + optional_size;
-    let cli = file_offset(image, section_table, sections, cli_rva)?;
+    let cli = pe.offset_of(cli_rva).map_err(|e| e.0)?;
     let mut c = ByteReader::at(image, cli.saturating_add(8));
     let metadata_rva = c.u32().map_err(truncated("CLI header"))?;
     let metadata_size = c.u32().map_err(truncated("CLI header"))? as usize;
-    let at = file_offset(image, section_table, sections, metadata_rva)?;
-    at.checked_add(metadata_size)
-        .and_then(|end| image.get(at..end))
-        .ok_or_else(|| "the metadata extends past the end of the file".to_string())
+    pe.slice(metadata_rva, metadata_size, "the metadata")
+        .map_err(|e| e.0)
 }
 
 /// The `#~` and `#Strings` streams of the metadata.

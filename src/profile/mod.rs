@@ -16,7 +16,6 @@
 
 mod flame;
 mod folded;
-mod gzip;
 mod heap_graph;
 mod otlp;
 mod pprof;
@@ -24,9 +23,9 @@ mod pyroscope;
 mod speedscope;
 mod tree;
 
+pub use crate::support::flate::deflate::{crc32, gzip};
 pub use flame::{inclusive_widths, self_widths, write_flame, FlameOptions, FlameStats};
 pub use folded::{write_folded, FoldedStats};
-pub use gzip::{crc32, gzip};
 pub use heap_graph::{
     HeapGraph, HeapLimits, HeapSnapshot, HeapStats, PathRow, TypeRow, MAX_PATH, UNREACHED_CYCLE,
     UNREFERENCED,

@@ -19,8 +19,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use std::collections::HashMap;
 
-use super::gzip::gzip;
 use super::tree::{Frames, NodeId, StackTree};
+use crate::support::flate::deflate::gzip;
 
 /// A pprof profile being built: sample types, samples, and the string,
 /// function and location tables they refer to.

@@ -4,24 +4,6 @@
 //! program executed up to an address ([`rules`]). The formats and what is
 //! understood: `unwind.rs`.
 
-// Off Linux x86-64/AArch64 the handler, the walk and the tables are not
-// built into a sampler (SamplingMode::Signal answers E_NOTIMPL there).
-#![cfg_attr(
-    not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )),
-    allow(dead_code, unused_imports)
-)]
-// The handler runs this file's table lookups and CFA programs: no
-// arithmetic that can overflow (a debug build would panic inside a signal
-// handler), no indexing that can panic, no panic at all.
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
 /// DWARF register numbers (x86-64 psABI 3.6.2; AArch64 DWARF ABI).
 #[cfg(target_arch = "x86_64")]
 pub(super) mod reg {

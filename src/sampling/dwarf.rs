@@ -3,24 +3,6 @@
 //! the LSB's "Exception Frames" chapter, for the CFA programs of `cfi.rs`,
 //! inside the signal handler.
 
-// Off Linux x86-64/AArch64 the handler, the walk and the tables are not
-// built into a sampler (SamplingMode::Signal answers E_NOTIMPL there).
-#![cfg_attr(
-    not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )),
-    allow(dead_code, unused_imports)
-)]
-// The handler runs this file's table lookups and CFA programs: no
-// arithmetic that can overflow (a debug build would panic inside a signal
-// handler), no indexing that can panic, no panic at all.
-#![deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
 /// A bounded reader over code-adjacent unwind data.
 pub(super) struct Reader {
     pub(super) at: usize,

@@ -1,8 +1,8 @@
 //! Signal mode's `SIGPROF` handler (Linux x86-64 and AArch64): what runs
 //! in the signal (async-signal-safe: no allocation, no lock, no call into
-//! the runtime; every function it runs is compiled under
-//! `deny(clippy::arithmetic_side_effects, clippy::indexing_slicing,
-//! clippy::panic)`), its installation, and its removal at the stop.
+//! the runtime; the file, as every file of the signal path, is compiled
+//! under `deny(clippy::arithmetic_side_effects, clippy::indexing_slicing,
+//! clippy::panic)`: `signal_path!` in `mod.rs`), its installation, and its removal at the stop.
 
 use core::ffi::{c_int, c_void};
 use core::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
@@ -33,11 +33,6 @@ extern "C" {
     fn __errno_location() -> *mut c_int;
 }
 
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 extern "C" fn handler(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
     // Counted while it runs: `uninstall` waits for none to run.
     IN_HANDLER.fetch_add(1, Ordering::AcqRel);
@@ -53,11 +48,6 @@ extern "C" fn handler(signo: c_int, info: *mut siginfo_t, context: *mut c_void) 
 
 /// # Safety
 /// The arguments of an `SA_SIGINFO` handler.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 unsafe fn handle(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
     // SAFETY: the kernel's siginfo_t.
     let (code, value) = unsafe { ((*info).si_code, (*info).si_value) };
@@ -144,11 +134,6 @@ unsafe fn handle(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
 ///
 /// # Safety
 /// The arguments of an `SA_SIGINFO` handler.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 unsafe fn chain(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
     // SAFETY: PREVIOUS is read-only once the handler is installed.
     let previous = unsafe { *PREVIOUS.0.get() };
@@ -287,6 +272,11 @@ pub(in crate::sampling) fn uninstall_for_test() -> bool {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use crate::sampling::mode::MAX_THREADS;

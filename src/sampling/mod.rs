@@ -81,22 +81,14 @@
 mod alloc;
 mod attach;
 mod builder;
-mod cfi;
 mod clock;
 mod component;
 mod contention;
-mod dwarf;
 mod env;
 mod events;
 mod exceptions;
 pub mod export;
-mod frameless;
 mod gc_pauses;
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-mod handler;
 mod heap_snapshot;
 mod live_heap;
 mod memory;
@@ -109,20 +101,59 @@ mod resolver;
 mod sampler;
 mod signal;
 mod signal_loop;
-mod slots;
 mod state;
 mod suspend_runtime;
 mod thread_suspend;
 mod ticker;
-#[cfg(all(
-    target_os = "linux",
-    any(target_arch = "x86_64", target_arch = "aarch64")
-))]
-mod unix;
-mod unwind;
-mod walk;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
+
+/// Declares the rooms the `SIGPROF` handler runs code of, under the one
+/// signal-safety lint block: no arithmetic that can overflow (a debug build
+/// would panic inside a signal handler), no indexing that can panic, no
+/// panic at all (`clippy::arithmetic_side_effects`, `indexing_slicing`,
+/// `panic` denied for the whole file; test code and the few functions that
+/// run outside the handler say so with an `allow`). Off Linux
+/// x86-64/AArch64 the handler, the walk and the tables are not built into
+/// a sampler (`SamplingMode::Signal` answers `E_NOTIMPL` there), so what
+/// is left unused is allowed.
+macro_rules! signal_path {
+    ($($(#[$meta:meta])* mod $name:ident;)*) => {$(
+        $(#[$meta])*
+        #[cfg_attr(
+            not(all(
+                target_os = "linux",
+                any(target_arch = "x86_64", target_arch = "aarch64")
+            )),
+            allow(dead_code, unused_imports)
+        )]
+        #[deny(
+            clippy::arithmetic_side_effects,
+            clippy::indexing_slicing,
+            clippy::panic
+        )]
+        mod $name;
+    )*};
+}
+
+signal_path! {
+    mod cfi;
+    mod dwarf;
+    mod frameless;
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    mod handler;
+    mod slots;
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    mod unix;
+    mod unwind;
+    mod walk;
+}
 
 /// What the crate's own integration tests and fuzzers reach
 /// (tests/services_fuzz.rs): the push exporter's HTTP/1.1 client and

@@ -32,11 +32,6 @@ pub(super) const TAG: usize = 0x5157_0000;
 
 /// The `si_value` of a sample of `kind` for registration `index` (signal
 /// mode runs on 64-bit targets only; on others the value is never used).
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 pub(super) fn value_of(kind: u8, index: usize) -> usize {
     ((((TAG | kind as usize) as u64) << 32) | index as u64) as usize
 }
@@ -166,13 +161,18 @@ pub(super) fn drain(out: &mut Vec<RawSample>) {
             cpu: data.kind == KIND_CPU,
             weight: data.weight,
             end: data.end,
-            ips: data.ips[..usize::from(data.depth)].to_vec(),
+            ips: data.ips.iter().take(usize::from(data.depth)).copied().collect(),
         });
         slot.state.store(FREE, Ordering::Release);
     }
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 mod tests {
     use super::*;
 

@@ -190,11 +190,6 @@ extern "C" {
 
 /// The calling thread's kernel thread ID (`gettid`, through `syscall`:
 /// async-signal-safe).
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 pub(super) fn gettid() -> c_int {
     // SAFETY: gettid takes no arguments and cannot fail.
     unsafe { syscall(nr::GETTID) as c_int }
@@ -227,11 +222,6 @@ pub(super) fn queue_to_thread(tid: c_int, signo: c_int, value: usize) -> bool {
 }
 
 /// Reads `clock` in nanoseconds (0 on failure; async-signal-safe).
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 pub(super) fn clock_nanos(clock: c_int) -> u64 {
     let mut time = timespec::default();
     // SAFETY: a valid out-pointer; a bad clock is an error return.
@@ -314,11 +304,6 @@ mod offsets {
 /// # Safety
 /// `context` is the third argument of an `SA_SIGINFO` handler (a glibc
 /// `ucontext_t`) on this target.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 pub(super) unsafe fn registers(context: *const c_void) -> Registers {
     let base = context.cast::<u8>();
     // SAFETY: the offsets are inside ucontext_t (see `offsets`), which the
@@ -337,6 +322,11 @@ pub(super) unsafe fn registers(context: *const c_void) -> Registers {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use alloc::vec;

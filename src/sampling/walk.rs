@@ -1,19 +1,9 @@
 //! Signal mode's walk (`signal.rs`): a stack walked from an interrupted
 //! context, by the loaded modules' call frame information (`unwind.rs`)
 //! or the frame records of JIT-compiled code. Runs inside the signal
-//! handler: every function is compiled under
+//! handler: the file is compiled under
 //! `deny(clippy::arithmetic_side_effects, clippy::indexing_slicing,
-//! clippy::panic)`.
-
-// Off Linux x86-64/AArch64 the handler, the walk and the tables are not
-// built into a sampler (SamplingMode::Signal answers E_NOTIMPL there).
-#![cfg_attr(
-    not(all(
-        target_os = "linux",
-        any(target_arch = "x86_64", target_arch = "aarch64")
-    )),
-    allow(dead_code, unused_imports)
-)]
+//! clippy::panic)` (`signal_path!` in `mod.rs`).
 
 use super::frameless;
 use super::unwind;
@@ -43,11 +33,6 @@ pub(super) enum WalkEnd {
 /// # Safety
 /// Every aligned address in `[max(sp, low), high)` is readable for the
 /// duration of the call (the calling thread's own stack).
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 pub(super) unsafe fn walk(
     ip: usize,
     sp: usize,
@@ -181,11 +166,6 @@ pub(super) unsafe fn walk(
 /// # Safety
 /// Every aligned address in `[max(frame.sp, low), high)` is readable (the
 /// walk's contract).
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 unsafe fn frame_record_step(
     frame: unwind::Frame,
     low: usize,
@@ -250,11 +230,6 @@ const MAX_TIER0_FRAME: usize = 4096;
 ///
 /// # Safety
 /// Every aligned word of `[frame.sp, high)` is readable.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
 unsafe fn tier0_caller(frame: unwind::Frame, high: usize) -> Option<unwind::Frame> {
     let end = frame
         .fp
@@ -286,6 +261,11 @@ pub(super) fn refresh_modules() {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 mod tests {
     use super::*;
     use alloc::vec;

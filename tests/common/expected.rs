@@ -34,3 +34,30 @@ pub(crate) const REWRITE: &[&str] = &[
     "guarded(-1)=-1",
     "done",
 ];
+
+/// `CallTarget` (tests/e2e/programs/CallTarget), exit code 44: checked
+/// unprofiled by tests/e2e_calltarget.rs, then under CallTarget alone and
+/// in the composed profiler (tests/e2e_composed.rs).
+pub(crate) const CALL_TARGET: &[&str] = &[
+    "add=5",
+    "hello world from corprof",
+    "caught System.InvalidOperationException: boom",
+    "sum=6",
+    "echo=7,seven",
+    "get=42,forty-two",
+    "divide=True,3,1",
+    "divide=False,0,2",
+    "fib=5",
+    "guarded=1020,999,-2",
+    "thrower=4",
+    "caught System.ArgumentOutOfRangeException x",
+    "describe=nothing,<(1,2)>",
+    "pair=1-2",
+    "caught System.InvalidOperationException: outer after inner",
+    "mirror=(2,1)",
+    "name=True,n3",
+    "maybe=some 5,none",
+    "tail=103",
+    "span=3,3",
+    "make=Holder(8),Holder(eight)",
+];

@@ -17,7 +17,7 @@
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -756,51 +756,20 @@ fn serve(
     let _ = stream.write_all(body);
 }
 
-/// Reads one `POST` whole (`Content-Length` delimited), gunzipping a
-/// gzip body with Debian's gzip.
+/// Reads one `POST` whole (`Content-Length` delimited,
+/// [`read_post`](super::web::read_post)), gunzipping a gzip body with
+/// Debian's gzip.
 fn read_request(stream: &mut TcpStream) -> Result<Received, String> {
-    let mut data = Vec::new();
-    let mut buffer = [0u8; 65536];
-    let head_end = loop {
-        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err(String::from("closed before the head ended"));
-        }
-        data.extend_from_slice(&buffer[..n]);
-        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-    };
-    let head = String::from_utf8(data[..head_end].to_vec()).map_err(|e| e.to_string())?;
-    let mut lines = head.split("\r\n");
-    let line = lines.next().unwrap_or("");
-    let path = line
-        .strip_prefix("POST ")
-        .and_then(|r| r.strip_suffix(" HTTP/1.1"))
-        .ok_or_else(|| format!("request line {line:?}"))?;
-    let mut headers = BTreeMap::new();
-    for line in lines {
-        let (name, value) = line.split_once(':').ok_or(format!("header {line:?}"))?;
-        headers.insert(name.trim().to_ascii_lowercase(), String::from(value.trim()));
-    }
-    let length: usize = headers
-        .get("content-length")
-        .ok_or("no Content-Length")?
-        .parse()
-        .map_err(|_| "a bad Content-Length")?;
-    let mut body = data[head_end + 4..].to_vec();
-    while body.len() < length {
-        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err(String::from("closed before the body ended"));
-        }
-        body.extend_from_slice(&buffer[..n]);
-    }
+    let super::web::Post {
+        target,
+        headers,
+        mut body,
+    } = super::web::read_post(stream)?;
     if headers.get("content-encoding").map(String::as_str) == Some("gzip") {
         body = gunzip(&body)?;
     }
     Ok(Received {
-        path: String::from(path),
+        path: target,
         headers,
         body,
     })

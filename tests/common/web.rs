@@ -342,6 +342,63 @@ fn duration_us(text: &str) -> Result<f64, String> {
     }
 }
 
+/// One HTTP/1.1 `POST` as a test's receiver reads it off the socket: the
+/// request target, the headers (names in lower case) and the body, read
+/// whole by its `Content-Length`. What is not a `POST` of that shape is an
+/// `Err` saying what was seen.
+pub(crate) struct Post {
+    pub(crate) target: String,
+    pub(crate) headers: std::collections::BTreeMap<String, String>,
+    pub(crate) body: Vec<u8>,
+}
+
+/// Reads one [`Post`] from `stream`.
+pub(crate) fn read_post(stream: &mut impl Read) -> Result<Post, String> {
+    let mut data = Vec::new();
+    let mut buffer = [0u8; 65536];
+    let head_end = loop {
+        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err(String::from("closed before the head ended"));
+        }
+        data.extend_from_slice(&buffer[..n]);
+        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+    };
+    let head = String::from_utf8(data[..head_end].to_vec()).map_err(|e| e.to_string())?;
+    let mut lines = head.split("\r\n");
+    let line = lines.next().unwrap_or("");
+    let target = line
+        .strip_prefix("POST ")
+        .and_then(|r| r.strip_suffix(" HTTP/1.1"))
+        .ok_or_else(|| format!("request line {line:?}"))?;
+    let mut headers = std::collections::BTreeMap::new();
+    for line in lines {
+        let (name, value) = line.split_once(':').ok_or(format!("header {line:?}"))?;
+        headers.insert(name.trim().to_ascii_lowercase(), String::from(value.trim()));
+    }
+    let length: usize = headers
+        .get("content-length")
+        .ok_or("no Content-Length")?
+        .parse()
+        .map_err(|_| "a bad Content-Length")?;
+    let mut body = data[head_end + 4..].to_vec();
+    while body.len() < length {
+        let n = stream.read(&mut buffer).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err(String::from("closed before the body ended"));
+        }
+        body.extend_from_slice(&buffer[..n]);
+    }
+    body.truncate(length);
+    Ok(Post {
+        target: String::from(target),
+        headers,
+        body,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
