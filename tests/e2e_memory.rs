@@ -401,3 +401,35 @@ fn a_heap_snapshot_shows_the_kept_type_first_held_by_its_static() {
     let objects = leaf_values(&pprof, "heap_objects");
     assert_eq!(objects.get("E2E.Memory.Kept"), Some(&N), "{objects:?}");
 }
+
+/// A heap-snapshot interval longer than the run (the README's
+/// `CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=600` on a 1 s program) still gives
+/// one snapshot, taken at the stop, as the period profile is written at
+/// the end whatever its period: `heap_snapshot_at_stop=1`, one
+/// `heap-*.txt` naming the program's kept type. Before .NET 9, none.
+#[test]
+fn an_interval_longer_than_the_run_still_gives_one_snapshot_at_the_stop() {
+    let dir = out_dir("snapshot-at-stop");
+    fs::create_dir_all(&dir).unwrap();
+    let (_, summary) = run(
+        &dir,
+        &["gc", "2"],
+        &[("CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY", "600")],
+    );
+    let heap_files: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("heap-") && name.ends_with(".txt"))
+        .collect();
+    if dotnet::runtime().major() < 9 {
+        assert_eq!(summary["heap_snapshots_taken"], "0", "{summary:?}");
+        assert!(heap_files.is_empty(), "{heap_files:?}");
+        return;
+    }
+    assert_eq!(summary["heap_snapshots_taken"], "1", "{summary:?}");
+    assert_eq!(summary["heap_snapshots_failed"], "0", "{summary:?}");
+    assert_eq!(summary["heap_snapshot_at_stop"], "1", "{summary:?}");
+    assert_eq!(heap_files.len(), 1, "{heap_files:?}");
+    let text = fs::read_to_string(dir.join(&heap_files[0])).unwrap();
+    assert!(text.contains("System.String"), "{text}");
+}

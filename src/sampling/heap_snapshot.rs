@@ -66,9 +66,17 @@ pub struct HeapSnapshotStats {
     pub named_roots: u64,
     /// The last failure's message.
     pub last_error: Option<String>,
+    /// The run ended before the first interval did, and one snapshot was
+    /// tried at the stop (taken or failed: `snapshots`, `failed`).
+    pub at_stop: bool,
 }
 
 impl HeapSnapshotStats {
+    /// Snapshots tried: taken or failed.
+    fn attempts(&self) -> u64 {
+        self.snapshots + self.failed
+    }
+
     /// The `key=value` lines of `summary.txt`: `heap_snapshots` (`off`,
     /// `on`, or `not available (...)`: `state`), then the counters.
     pub(crate) fn summary_lines(&self, state: &str) -> String {
@@ -84,6 +92,7 @@ impl HeapSnapshotStats {
             ("heap_snapshot_dropped_objects", self.dropped_objects),
             ("heap_snapshot_dropped_edges", self.dropped_edges),
             ("heap_snapshot_static_roots", self.named_roots),
+            ("heap_snapshot_at_stop", u64::from(self.at_stop)),
         ] {
             out.push_str(&format!("{key}={value}\n"));
         }
@@ -435,18 +444,28 @@ impl HeapSnapshots {
                     let (stopped, _) = wake
                         .wait_timeout_while(stopped, every, |s| !*s)
                         .unwrap_or_else(|e| e.into_inner());
-                    if *stopped {
+                    let last = *stopped;
+                    drop(stopped);
+                    // At the stop, one snapshot if the run was shorter than
+                    // the interval (as the period profile is written at
+                    // the end whatever its period).
+                    if last && stats.lock().unwrap_or_else(|e| e.into_inner()).attempts() > 0 {
                         return;
                     }
-                    drop(stopped);
                     let result = snapshot_into(&info, &mut statics, &loaded, &dir, stamp);
                     let mut s = stats.lock().unwrap_or_else(|e| e.into_inner());
+                    if last {
+                        s.at_stop = true;
+                    }
                     match result {
                         Ok(taken) => taken.record(&mut s),
                         Err(error) => {
                             s.failed += 1;
                             s.last_error = Some(String::from(error.message()));
                         }
+                    }
+                    if last {
+                        return;
                     }
                 }
             });
