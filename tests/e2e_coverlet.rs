@@ -482,6 +482,14 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         Some(&vec![1, 1]),
         "{lcov}"
     );
+    // The branch of a method no test calls (never JIT-compiled: its IL
+    // read from the module at the report), both arms not taken, as
+    // coverlet counts it.
+    assert_eq!(
+        arms.get(&line_of("if (y > 10) y -= 3;")),
+        Some(&vec![0, 0]),
+        "{lcov}"
+    );
 
     // The readers: genhtml without warnings, ReportGenerator reads the
     // Cobertura file (its file names relative to <source>) and gives back

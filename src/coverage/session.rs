@@ -8,7 +8,7 @@ use std::format;
 use std::path::PathBuf;
 use std::string::String;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use std::vec::Vec;
 
@@ -83,6 +83,10 @@ pub struct Coverage {
     methods: Mutex<Vec<Instrumented>>,
     set_aside: Mutex<HashSet<(ModuleID, u32)>>,
     counts: [AtomicU64; 8],
+    /// The runtime's interface, kept at the first instrumentation: the
+    /// report reads the IL of the methods never compiled through it, for
+    /// their branches.
+    info: OnceLock<ProfilerInfo>,
 }
 
 impl Coverage {
@@ -95,6 +99,7 @@ impl Coverage {
             methods: Mutex::default(),
             set_aside: Mutex::default(),
             counts: Default::default(),
+            info: OnceLock::new(),
         }
     }
 
@@ -304,6 +309,7 @@ impl Coverage {
             token,
         };
         let started = std::time::Instant::now();
+        let _ = self.info.get_or_init(|| info.clone());
         let Some(debug) = pdb.method(function.token.0) else {
             return false;
         };
@@ -427,17 +433,9 @@ impl Coverage {
                         }
                     }
                     Counter::BranchArm { il_offset, arm } => {
-                        let before = m.points.partition_point(|p| p.il_offset <= il_offset);
-                        let Some(p) = before.checked_sub(1).and_then(|at| m.points.get(at)) else {
-                            continue;
-                        };
-                        coverage.branches.push(BranchHits {
-                            document: doc(p.document),
-                            line: p.start_line,
-                            il_offset,
-                            arm,
-                            hits,
-                        });
+                        coverage
+                            .branches
+                            .extend(branch_hits(pdb, &m.points, il_offset, arm, hits));
                     }
                 }
             }
@@ -453,7 +451,7 @@ impl Coverage {
             .iter()
             .map(|m| (Arc::as_ptr(&m.module), m.token))
             .collect();
-        for module in self.modules.all() {
+        for (module_id, module) in self.modules.all_with_ids() {
             let (Some(pdb), Some(catalog)) = (&module.pdb, module.catalog.get()) else {
                 continue;
             };
@@ -477,6 +475,12 @@ impl Coverage {
                         hits: 0,
                     })
                     .collect();
+                let branches = match self.info.get() {
+                    Some(info) if self.options.branches => {
+                        uncompiled_branches(info, module_id, *token, pdb, debug)
+                    }
+                    _ => Vec::new(),
+                };
                 out.push(MethodCoverage {
                     assembly: module.assembly.clone(),
                     class: class.clone(),
@@ -484,7 +488,7 @@ impl Coverage {
                     token: *token,
                     calls: 0,
                     points,
-                    branches: Vec::new(),
+                    branches,
                 });
             }
         }
@@ -519,6 +523,61 @@ impl Coverage {
         std::fs::write(&xml, report::cobertura(&methods, now))?;
         Ok((info, xml))
     }
+}
+
+/// The report's entry of one branch arm: at the line of the last visible
+/// sequence point at or before the branch (none before it: no entry).
+fn branch_hits(
+    pdb: &PortablePdb,
+    points: &[pdb::SequencePoint],
+    il_offset: u32,
+    arm: u32,
+    hits: u64,
+) -> Option<BranchHits> {
+    let before = points.partition_point(|p| p.il_offset <= il_offset);
+    let p = before.checked_sub(1).and_then(|at| points.get(at))?;
+    Some(BranchHits {
+        document: pdb
+            .documents
+            .get(p.document)
+            .map_or_else(String::new, |d| d.name.clone()),
+        line: p.start_line,
+        il_offset,
+        arm,
+        hits,
+    })
+}
+
+/// The branch arms of a method never compiled, each not taken: its IL read
+/// from the module (`GetILFunctionBody`) and planned as its first JIT
+/// compilation would have been (`probes::plan`), so that the report's
+/// denominators hold every branch of the code the PDB covers. A body the
+/// runtime no longer gives (an unloaded module) or that does not decode has
+/// none, as before.
+fn uncompiled_branches(
+    info: &ProfilerInfo,
+    module: ModuleID,
+    token: u32,
+    pdb: &PortablePdb,
+    debug: &pdb::MethodDebugInfo,
+) -> Vec<BranchHits> {
+    let Ok(il) = info.il_function_body(module, mdMethodDef(token)) else {
+        return Vec::new();
+    };
+    let Ok(body) = MethodBody::decode(&il) else {
+        return Vec::new();
+    };
+    let visible: Vec<u32> = debug.sequence_points.iter().map(|p| p.il_offset).collect();
+    let plan = probes::plan(&body, &visible, &debug.hidden_offsets, true);
+    plan.counters
+        .iter()
+        .filter_map(|c| match *c {
+            Counter::BranchArm { il_offset, arm } => {
+                branch_hits(pdb, &debug.sequence_points, il_offset, arm, 0)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// `Result` of the facade, for the callbacks that forward to [`Coverage`].

@@ -74,12 +74,15 @@ impl Modules {
         state
     }
 
-    /// Every module with a PDB met so far, each once.
-    pub(super) fn all(&self) -> Vec<Arc<ModuleState>> {
-        let mut modules: Vec<Arc<ModuleState>> =
-            lock(&self.0).values().flatten().cloned().collect();
-        modules.sort_by_key(|m| Arc::as_ptr(m) as usize);
-        modules.dedup_by_key(|m| Arc::as_ptr(m) as usize);
+    /// Every module with a PDB met so far, with its state, each state
+    /// once (with the first of the module IDs that share it).
+    pub(super) fn all_with_ids(&self) -> Vec<(ModuleID, Arc<ModuleState>)> {
+        let mut modules: Vec<(ModuleID, Arc<ModuleState>)> = lock(&self.0)
+            .iter()
+            .filter_map(|(id, m)| m.clone().map(|m| (*id, m)))
+            .collect();
+        modules.sort_by_key(|(id, m)| (Arc::as_ptr(m) as usize, id.0));
+        modules.dedup_by_key(|(_, m)| Arc::as_ptr(m) as usize);
         modules
     }
 }

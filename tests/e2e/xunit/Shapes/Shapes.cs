@@ -132,6 +132,7 @@ namespace Shapes
         public static int NeverCalled(int x)
         {
             int y = x * 2;
+            if (y > 10) y -= 3;
             return y + 1;
         }
     }
