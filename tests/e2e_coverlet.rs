@@ -482,6 +482,14 @@ fn corprof_and_coverlet_agree_on_an_xunit_run() {
         Some(&vec![1, 1]),
         "{lcov}"
     );
+    // The branch on an awaited value, behind the await's hidden resume
+    // point: the predicate true twice (the jump over the throw), false
+    // once (3 calls of SatisfiesAsync).
+    assert_eq!(
+        arms.get(&line_of("if (!await predicate(input))")),
+        Some(&vec![1, 2]),
+        "{lcov}"
+    );
     // The branch of a method no test calls (never JIT-compiled: its IL
     // read from the module at the report), both arms not taken, as
     // coverlet counts it.

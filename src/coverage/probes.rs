@@ -217,8 +217,19 @@ fn local(ins: &Instruction, load: bool) -> Option<u16> {
 /// Branches behind any other hidden point (state machine dispatch,
 /// `await`'s completion check, a `foreach`'s `Dispose` test) and the
 /// delegate cache test `ldsfld` / `dup` / `brtrue` of a lambda are the
-/// compiler's, not the user's, and are left out.
-fn user_branch<'a>(body: &MethodBody, index: usize, visible: &'a [u32], hidden: &'a [u32]) -> bool {
+/// compiler's, not the user's, and are left out; but a branch on an awaited
+/// value is the user's: behind the await's resume point (hidden), the
+/// branch follows the call to the awaiter's `GetResult` (`if (!await
+/// p(x))`: `ldloca awaiter; call GetResult; brtrue`), where the await's own
+/// test follows `get_IsCompleted`. `awaited` says whether a call's token
+/// names `GetResult`.
+fn user_branch<'a>(
+    body: &MethodBody,
+    index: usize,
+    visible: &'a [u32],
+    hidden: &'a [u32],
+    awaited: &dyn Fn(u32) -> bool,
+) -> bool {
     let ins = body.instructions();
     let offset = ins[index].offset();
     // The last offset at or before the branch (both sorted: by halves).
@@ -238,10 +249,15 @@ fn user_branch<'a>(body: &MethodBody, index: usize, visible: &'a [u32], hidden: 
     match h {
         Some(&h) if h > v => {
             // stloc V; <hidden> ldloc V; branch
-            index >= 2
+            let temporary = index >= 2
                 && ins[index - 1].offset() == h
                 && local(&ins[index - 1], true).is_some()
-                && local(&ins[index - 1], true) == local(&ins[index - 2], false)
+                && local(&ins[index - 1], true) == local(&ins[index - 2], false);
+            // <hidden> ... call GetResult; branch
+            let on_awaited = index >= 1
+                && matches!(ins[index - 1].opcode(), OpCode::CALL | OpCode::CALLVIRT)
+                && matches!(ins[index - 1].operand(), Operand::Token(t) if awaited(t.0));
+            temporary || on_awaited
         }
         _ => true,
     }
@@ -252,8 +268,23 @@ fn user_branch<'a>(body: &MethodBody, index: usize, visible: &'a [u32], hidden: 
 /// of each conditional branch (`brtrue`, `beq`, ..., `switch`) of the
 /// user's code (see `user_branch`).
 ///
-/// `visible` and `hidden` are IL offsets, each sorted ascending.
+/// `visible` and `hidden` are IL offsets, each sorted ascending. A branch
+/// on an awaited value is not recognised: [`plan_with`] does it.
 pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) -> ProbePlan {
+    plan_with(body, visible, hidden, branches, &|_| false)
+}
+
+/// [`plan`], with `awaited` saying whether a `call`'s token names an
+/// awaiter's `GetResult` (from the module's metadata): the branch on an
+/// awaited value (`if (!await p(x))`), behind the await's hidden resume
+/// point, is then the user's too.
+pub fn plan_with(
+    body: &MethodBody,
+    visible: &[u32],
+    hidden: &[u32],
+    branches: bool,
+    awaited: &dyn Fn(u32) -> bool,
+) -> ProbePlan {
     let mut counters = Vec::new();
     let starts: Vec<u32> = body.instructions().iter().map(|i| i.offset()).collect();
     for &offset in visible {
@@ -267,7 +298,7 @@ pub fn plan(body: &MethodBody, visible: &[u32], hidden: &[u32], branches: bool) 
             if ins.opcode().info().flow != FlowControl::CondBranch || index + 1 == count {
                 continue;
             }
-            if !user_branch(body, index, visible, hidden) {
+            if !user_branch(body, index, visible, hidden, awaited) {
                 continue;
             }
             let arms = match ins.operand() {
@@ -546,5 +577,53 @@ mod handler_tests {
         let bytes = body.encode().unwrap();
         let again = MethodBody::decode(&bytes).unwrap();
         assert_eq!(again.clauses().len(), 2);
+    }
+
+    /// `if (!await p(x))` as Roslyn's Release build writes it in the state
+    /// machine: the statement's point, the await's test `call
+    /// get_IsCompleted; brtrue` behind a hidden point, the resume point
+    /// (hidden), then `call GetResult; brtrue` over the throw. Only the
+    /// last branch is the user's, and only when `awaited` names the call.
+    #[test]
+    fn the_branch_on_an_awaited_value_is_the_user_s() {
+        const IS_COMPLETED: u32 = 0x0A00_0001;
+        const GET_RESULT: u32 = 0x0A00_0002;
+        let mut body = MethodBody::new();
+        let mut push = |op, operand| body.push(op, operand).unwrap();
+        let start = push(OpCode::LDARG_0, Operand::None);
+        push(OpCode::STLOC_0, Operand::None);
+        let check = push(OpCode::LDLOCA_S, Operand::Var(0));
+        push(OpCode::CALL, Operand::Token(Token(IS_COMPLETED)));
+        let completed = push(OpCode::BRTRUE_S, Operand::Branch(start));
+        let resume = push(OpCode::NOP, Operand::None);
+        let result = push(OpCode::LDLOCA_S, Operand::Var(0));
+        push(OpCode::CALL, Operand::Token(Token(GET_RESULT)));
+        let test = push(OpCode::BRTRUE_S, Operand::Branch(start));
+        let throw = push(OpCode::LDNULL, Operand::None);
+        push(OpCode::THROW, Operand::None);
+        let ret = push(OpCode::RET, Operand::None);
+        body.replace(completed, OpCode::BRTRUE_S, Operand::Branch(result))
+            .unwrap();
+        body.replace(test, OpCode::BRTRUE_S, Operand::Branch(ret))
+            .unwrap();
+        body.layout().unwrap();
+        let at = |l: Label| body.instructions()[body.position(l).unwrap()].offset();
+        let visible = [at(start), at(throw), at(ret)];
+        let hidden = [at(check), at(resume)];
+        let arms = |awaited: &dyn Fn(u32) -> bool| -> Vec<(u32, u32)> {
+            plan_with(&body, &visible, &hidden, true, awaited)
+                .counters
+                .iter()
+                .filter_map(|c| match *c {
+                    Counter::BranchArm { il_offset, arm } => Some((il_offset, arm)),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(arms(&|t| t == GET_RESULT), [(at(test), 0), (at(test), 1)]);
+        // Without the metadata's word (plan), the compiler's and the
+        // user's branch alike are left out.
+        assert_eq!(arms(&|_| false), []);
+        assert_eq!(plan(&body, &visible, &hidden, true).counters.len(), 4);
     }
 }

@@ -363,11 +363,12 @@ impl Coverage {
             .map_err(|e| format!("GetILFunctionBody: {e}"))?;
         let mut body = MethodBody::decode(&original).map_err(|e| format!("decode: {e}"))?;
         let visible: Vec<u32> = debug.sequence_points.iter().map(|p| p.il_offset).collect();
-        let plan = probes::plan(
+        let plan = probes::plan_with(
             &body,
             &visible,
             &debug.hidden_offsets,
             self.options.branches,
+            &|token| awaits(import, token),
         );
         // The counters live as long as the process: the code refers to them.
         let counters: &'static [AtomicU64] = Vec::leak(
@@ -548,6 +549,15 @@ fn branch_hits(
     })
 }
 
+/// Whether a call's token names an awaiter's `GetResult` (any awaiter:
+/// `TaskAwaiter`, `ValueTaskAwaiter`, `ConfiguredTaskAwaitable`'s, a
+/// custom one), for [`probes::plan_with`].
+fn awaits(import: &MetadataImport, token: u32) -> bool {
+    import
+        .callee_name(crate::metadata::mdToken(token))
+        .is_ok_and(|name| name == "GetResult")
+}
+
 /// The branch arms of a method never compiled, each not taken: its IL read
 /// from the module (`GetILFunctionBody`) and planned as its first JIT
 /// compilation would have been (`probes::plan`), so that the report's
@@ -568,7 +578,12 @@ fn uncompiled_branches(
         return Vec::new();
     };
     let visible: Vec<u32> = debug.sequence_points.iter().map(|p| p.il_offset).collect();
-    let plan = probes::plan(&body, &visible, &debug.hidden_offsets, true);
+    let Ok(Some(import)) = info.module_metadata(module) else {
+        return Vec::new();
+    };
+    let plan = probes::plan_with(&body, &visible, &debug.hidden_offsets, true, &|token| {
+        awaits(&import, token)
+    });
     plan.counters
         .iter()
         .filter_map(|c| match *c {

@@ -401,6 +401,60 @@ impl MetadataImport {
         Ok(unsafe { blob(sig, len) })
     }
 
+    /// The name of the method a `call`, `callvirt`, `newobj` or `ldftn`
+    /// token names: a MethodDef's (`GetMethodProps`), a MemberRef's
+    /// (`GetMemberRefProps`), or a MethodSpec's generic method's.
+    /// `E_INVALIDARG` for tokens of other tables.
+    pub fn callee_name(&self, token: mdToken) -> Result<String> {
+        let table = token.token_type();
+        if table == mdtMethodDef {
+            return Ok(self.method_props(mdMethodDef(token.0))?.name);
+        }
+        if table == mdtMethodSpec {
+            let import2 = self.raw.cast::<IMetaDataImport2>()?;
+            let mut parent = mdToken(0);
+            let (mut spec, mut spec_len) = (core::ptr::null(), 0);
+            // SAFETY: valid out-pointers.
+            unsafe {
+                import2.GetMethodSpecProps(
+                    mdMethodSpec(token.0),
+                    &mut parent,
+                    &mut spec,
+                    &mut spec_len,
+                )
+            }
+            .ok_with("GetMethodSpecProps")?;
+            let parent_table = parent.token_type();
+            if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
+                return Err(E_FAIL.into());
+            }
+            return self.callee_name(parent);
+        }
+        if table != mdtMemberRef {
+            return Err(E_INVALIDARG.into());
+        }
+        let mut name = Utf16Buf::new();
+        let mut parent = mdToken(0);
+        let mut sig: PCCOR_SIGNATURE = core::ptr::null();
+        let mut sig_len: u32 = 0;
+        name.read(|cap, needed, buf| {
+            // SAFETY: `read` passes a buffer of `cap` characters; the other
+            // out-pointers are locals.
+            unsafe {
+                self.raw.GetMemberRefProps(
+                    mdMemberRef(token.0),
+                    &mut parent,
+                    buf,
+                    cap,
+                    needed,
+                    &mut sig,
+                    &mut sig_len,
+                )
+            }
+        })?;
+        Ok(name.to_string_lossy())
+    }
+
     /// [`find_method`](Self::find_method) with the signature built rather
     /// than spelled in bytes:
     /// `import.find_method_sig(program, "Work", &MethodSig::static_method(TypeSig::I4, vec![TypeSig::I4]))`
