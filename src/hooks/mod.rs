@@ -16,6 +16,15 @@
 //!   stack and call tree per thread fed by the hooks, merged into a
 //!   [`StackTree`](crate::profile::StackTree) by function name.
 //!
+//! The data's route: the runtime asks the [`FunctionHooks`] mapper, once
+//! per function, whether to hook it (`FunctionIDMapper2`; a [`Hooked`]
+//! record kept as the function's client data) -> at each call the JIT
+//! calls the raw layer's trampolines (or the runtime's helper, in the
+//! other [`HookMode`]) with that record -> `enter`/`leave`/`tailcall` run
+//! -> with [`CallTree`], each thread's shadow stack feeds its own tree,
+//! merged at the end into one [`StackTree`](crate::profile::StackTree)
+//! by function name, which the profile writers stream out.
+//!
 //! See docs/hooks.md.
 
 #[cfg(feature = "profile")]

@@ -30,6 +30,18 @@
 //!   library installs itself (at first JIT or by ReJIT), and
 //!   [`ConstantPatch`], a live patch of one constant named by text.
 //!
+//! The data's route, for CallTarget: the target names
+//! (`Asm!Ns.Type::Method`, parsed in `targets.rs`) -> a module loads
+//! (`component.rs`'s `module_load_finished`: its assembly named,
+//! `assembly_name.rs`; the targets it holds found in its metadata) -> the
+//! helper's contract read once (`contract.rs`; its references checked
+//! against the runtime's, `assembly_file.rs`, `helper_check.rs`) -> the
+//! method's first JIT compilation (`jit_compilation_started`), or a ReJIT
+//! for a method already compiled (`rejit.rs`: the body kept in
+//! [`RejitBodies`] until the runtime asks in `get_rejit_parameters`) -> the
+//! references emitted into the module (`references.rs`) -> the body
+//! wrapped (`il/`) and installed.
+//!
 //! See docs/instrumentation.md.
 
 mod assembly_file;
