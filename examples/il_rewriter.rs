@@ -17,13 +17,21 @@
 //! rewritten once: tier 1 (and on .NET 7+ on-stack replacement) compiles
 //! the IL installed first again (`ProfilerInfo::il_function_body_was_set`).
 //!
+//! The `Rewrite` program is built for the runtime the tests provision
+//! (10.0.15 by default, which the SDK's own runtime may predate): run it
+//! with that runtime's host, from the repository's root:
+//!
 //! ```sh
+//! bash scripts/provision/provision-dotnet.sh   # once: .cache/dotnet, .cache/e2e/10.0
 //! cargo build --example il_rewriter
 //! CORECLR_ENABLE_PROFILING=1 \
 //! CORECLR_PROFILER={6C1F8E0B-2D4A-4B7C-9E35-A1D0F47B8C26} \
 //! CORECLR_PROFILER_PATH=$PWD/target/debug/examples/libil_rewriter.so \
-//! dotnet Rewrite.dll
+//! .cache/dotnet/dotnet .cache/e2e/10.0/bin/Rewrite/Rewrite.dll
 //! ```
+//!
+//! It prints `answer=42` and `hits=...` where the program alone prints
+//! `answer=41` and `hits=0`, and exits 43.
 //!
 //! Messages go to stderr as `il_rewriter: ...`. The process runs with
 //! `COR_PRF_DISABLE_INLINING` (which in CoreCLR 3.1 also keeps methods from
