@@ -124,7 +124,9 @@ fn listed(dir: &Path, name: &str) -> Vec<PathBuf> {
 fn check_outputs(name: &str, root: &Path, stderr: &str, scratch: &Path) {
     match name {
         "trace-sample" => assert!(
-            stderr.lines().any(|l| l.starts_with("jit: E2E.Basics.Program")),
+            stderr
+                .lines()
+                .any(|l| l.starts_with("jit: E2E.Basics.Program")),
             "{stderr}"
         ),
         "calltree-sample" => {
@@ -217,7 +219,10 @@ fn the_table_s_commands_are_read_as_a_user_reads_them() {
         readme_samples(table),
         [
             ("one".to_string(), "bash scripts/samples/one.sh".to_string()),
-            ("three".to_string(), "bash scripts/samples/three.sh".to_string()),
+            (
+                "three".to_string(),
+                "bash scripts/samples/three.sh".to_string()
+            ),
         ]
     );
 }
