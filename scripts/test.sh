@@ -6,7 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says when it starts, in minutes and seconds since the run began
+# (CI's budget is 60 minutes: the figures show which step costs what).
+step() { printf '\n==> [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 log=target/test-results.log
 mkdir -p target && : > "$log"
 # Runs a test command, keeping its "test result:" lines for the summary.
@@ -136,3 +138,4 @@ if [ -s "$LEGS_NOT_RUN" ]; then
     cat "$LEGS_NOT_RUN"
 fi
 awk '/^test result:/ { passed += $4; failed += $6 } END { printf "all checks passed\ntests: %d passed, %d failed\n", passed, failed }' "$log"
+echo "took $((SECONDS / 60))m$((SECONDS % 60))s"
