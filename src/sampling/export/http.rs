@@ -46,6 +46,10 @@ pub struct Response {
     /// Whether the body was longer than the client reads
     /// ([`MAX_RESPONSE`]): the status stands, the rest is not read.
     pub truncated: bool,
+    /// The `Retry-After` header in its delay-seconds form (RFC 9110
+    /// 10.2.3: `1*DIGIT`), which OTLP/HTTP asks a client to honour on 429
+    /// and 503; the HTTP-date form and anything else are ignored (`None`).
+    pub retry_after: Option<core::time::Duration>,
 }
 
 /// Why bytes are not an HTTP/1.x response.
@@ -108,6 +112,7 @@ pub fn parse_response(bytes: &[u8], eof: bool) -> Result<Option<Response>, Respo
     let status = status_line(lines.next().unwrap_or(b""))?;
     let mut length: Option<u64> = None;
     let mut chunked = false;
+    let mut retry_after = None;
     for line in lines {
         if line.is_empty() {
             continue;
@@ -126,6 +131,8 @@ pub fn parse_response(bytes: &[u8], eof: bool) -> Result<Option<Response>, Respo
                 return Err(ResponseError::BadContentLength);
             }
             length = Some(n);
+        } else if name.eq_ignore_ascii_case(b"retry-after") {
+            retry_after = parse_decimal(value).map(core::time::Duration::from_secs);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             // chunked is the last coding when present (RFC 9112 §6.1).
             chunked = value
@@ -143,6 +150,7 @@ pub fn parse_response(bytes: &[u8], eof: bool) -> Result<Option<Response>, Respo
             body: String::from_utf8_lossy(preview).into_owned(),
             raw: body[..body.len().min(BODY_KEPT)].to_vec(),
             truncated,
+            retry_after,
         }))
     };
     if status < 200 || status == 204 || status == 304 {
@@ -585,6 +593,20 @@ pub fn exchange_until(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_in_seconds_is_read_and_a_date_ignored() {
+        let r = ok("HTTP/1.1 503 Busy\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(r.retry_after, Some(core::time::Duration::from_secs(7)));
+        let r = ok("HTTP/1.1 429 Slow\r\nretry-after:  120 \r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(r.retry_after, Some(core::time::Duration::from_secs(120)));
+        for value in ["Fri, 31 Dec 1999 23:59:59 GMT", "-1", "1.5", ""] {
+            let text = alloc::format!(
+                "HTTP/1.1 503 Busy\r\nRetry-After: {value}\r\nContent-Length: 0\r\n\r\n"
+            );
+            assert_eq!(ok(&text).retry_after, None, "{value:?}");
+        }
+    }
 
     fn ok(text: &str) -> Response {
         parse_response(text.as_bytes(), false)

@@ -50,6 +50,9 @@ impl Default for PushOptions {
     }
 }
 
+/// The longest wait a server's `Retry-After` gets before the next attempt.
+pub(crate) const RETRY_AFTER_MAX: Duration = Duration::from_secs(60);
+
 /// The failure causes the HTTP exporters count.
 pub const PUSH_FAILURES: [FailureCause; 6] = [
     FailureCause::Connect,
@@ -202,8 +205,12 @@ impl Shared {
                 self.options.timeouts,
                 &shutdown,
             );
+            let mut asked = None;
             let outcome = match exchanged {
-                Ok(response) => self.protocol.judge(&response),
+                Ok(response) => {
+                    asked = response.retry_after;
+                    self.protocol.judge(&response)
+                }
                 Err(e) => Outcome::Retry(e.cause(), alloc::format!("{e}")),
             };
             let mut stats = lock(&self.stats);
@@ -224,8 +231,12 @@ impl Shared {
             drop(stats);
             if attempt < self.options.attempts {
                 let closed = self.queue.is_closed();
-                // At shutdown, retry at once (until the deadline); before, back off.
-                if !closed && backoff(&self.queue, wait) {
+                // At shutdown, retry at once (until the deadline); before, back off,
+                // at least as long as the server's Retry-After asks (up to
+                // RETRY_AFTER_MAX; periods arriving meanwhile queue, the
+                // oldest dropped and counted, as with any slow server).
+                let this_wait = asked.map_or(wait, |a| wait.max(a.min(RETRY_AFTER_MAX)));
+                if !closed && backoff(&self.queue, this_wait) {
                     continue;
                 }
                 wait = (wait * 2).min(self.options.max_backoff);
