@@ -307,6 +307,7 @@ macro_rules! __com_attrs_diagnose {
             $crate::__private::core::stringify!($name), ": IUnknown {` (or `: IParent` for the interface it derives from; ",
             "every COM interface derives from IUnknown)"
         ));
+        $crate::__com_uses! { $($methods)* }
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt interface $name:ident $($rest:tt)*) => {
@@ -320,6 +321,7 @@ macro_rules! __com_attrs_diagnose {
             "`, found `", $crate::__private::core::stringify!($word), "`: write `pub unsafe interface ",
             $crate::__private::core::stringify!($name), ": Parent { ... }`"
         ));
+        $crate::__com_uses! { $($methods)* }
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt $skip:tt $($rest:tt)*) => {
@@ -343,11 +345,19 @@ macro_rules! __com_method_diagnose {
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name), "`"
         ));
     };
-    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) $($rest:tt)*) => {
+    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
+        $crate::__com_method_diagnose! { @uses $($ret)? }
     };
-    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) $($rest:tt)*) => {
+    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
+        $crate::__com_method_diagnose! { @uses $($ret)? }
+    };
+    // The return type is used, as it would be without the mistake (no
+    // "unused import" warning beside the error).
+    (@uses) => {};
+    (@uses $ret:ty) => {
+        const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
     };
     ($name:ident [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) $ret:tt $tail:tt $($rest:tt)*) => {
         $crate::__com_method_diagnose! { $name $($rest)* }
@@ -390,6 +400,26 @@ macro_rules! __com_unique_iids {
             );
         )*
     };
+}
+
+/// Uses the parameter and return types of a well-formed method list, as the
+/// interface would without the mistake in its header, so that an error there
+/// comes without an "unused import" warning (error path only). Not public
+/// API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_uses {
+    ($(
+        $(#[$mattr:meta])*
+        fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
+    )*) => {
+        $($(
+            const _: $crate::__private::core::marker::PhantomData<$pty> = $crate::__private::core::marker::PhantomData;
+        )* $(
+            const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
+        )?)*
+    };
+    ($($other:tt)*) => {};
 }
 
 /// Matches a method list alone, so that rustc points at the first token of
