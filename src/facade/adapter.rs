@@ -13,6 +13,7 @@ use core::ffi::c_void;
 use std::sync::{Arc, OnceLock};
 
 use super::args::{Bools, EventPipeEvent};
+use super::heap::CallbackObject;
 use super::info::{ProfilerInfo, Result};
 use super::profiler::Profiler;
 use super::strings::decode;
@@ -636,6 +637,9 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     }
     unsafe fn ExceptionThrown(&self, thrown: ObjectID) -> HRESULT {
         self.dispatch("ExceptionThrown", |p, info| {
+            // SAFETY: this callback's own argument, on its thread, borrowed
+            // for the call only.
+            let thrown = unsafe { CallbackObject::new(info, thrown) };
             p.exception_thrown(info, thrown)
         })
     }

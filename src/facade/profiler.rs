@@ -3,6 +3,7 @@
 use alloc::string::String;
 
 use super::args::{Bools, EventPipeEvent};
+use super::heap::CallbackObject;
 use super::info::{ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::*;
@@ -521,9 +522,17 @@ pub trait Profiler: Send + Sync + 'static {
     fn root_references(&self, info: &ProfilerInfo, roots: &[ObjectID]) -> Result<()> {
         Ok(())
     }
-    /// Called when a managed exception has been thrown.
-    /// Enabled by `COR_PRF_MONITOR_EXCEPTIONS`.
-    fn exception_thrown(&self, info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+    /// Called when a managed exception has been thrown, on the throwing
+    /// thread. Enabled by `COR_PRF_MONITOR_EXCEPTIONS`.
+    ///
+    /// The exception's type: `info.class_name(thrown.class()?)?` (no
+    /// `unsafe`: `thrown` is valid for this call, see [`CallbackObject`]).
+    /// The thrower: the first managed frame of
+    /// `info.stack_snapshot(ThreadID::NULL, ..)` (needs
+    /// `COR_PRF_ENABLE_STACK_SNAPSHOT`), named with
+    /// [`ProfilerInfo::function_name`]; [`CallbackObject`]'s example does
+    /// both.
+    fn exception_thrown(&self, info: &ProfilerInfo, thrown: CallbackObject<'_>) -> Result<()> {
         Ok(())
     }
     /// Called when the exception search phase enters a function.
