@@ -169,7 +169,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when an assembly has loaded, with the outcome in `status`.
-    /// Enabled by `COR_PRF_MONITOR_ASSEMBLY_LOADS`.
+    /// Enabled by `COR_PRF_MONITOR_ASSEMBLY_LOADS`. Its name:
+    /// `info.assembly_info(assembly)?.name`.
     fn assembly_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -200,6 +201,9 @@ pub trait Profiler: Send + Sync + 'static {
     }
     /// Called when a module has loaded, with the outcome in `status`; its
     /// metadata may now be read. Enabled by `COR_PRF_MONITOR_MODULE_LOADS`.
+    /// Its file: `info.module_info(module)?.path`; its types and methods:
+    /// `info.module_metadata(module)?` (`None` for a dynamic module), the
+    /// place to look up once what later callbacks need (docs/cil.md).
     fn module_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -239,7 +243,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when a class has loaded, with the outcome in `status`.
-    /// Enabled by `COR_PRF_MONITOR_CLASS_LOADS`.
+    /// Enabled by `COR_PRF_MONITOR_CLASS_LOADS`. Its name, generic
+    /// arguments included: `info.class_name(class)?`.
     fn class_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -269,7 +274,11 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when the JIT starts compiling a function: the place to
-    /// replace its IL. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`.
+    /// replace its IL. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`. Its
+    /// name: `info.function_name(function)?` (`Namespace.Type.Method`);
+    /// its module and MethodDef: `info.function_info(function)?`. Called
+    /// again when tiering or OSR recompiles it
+    /// (`info.il_function_body_was_set` tells a rewritten one).
     fn jit_compilation_started(
         &self,
         info: &ProfilerInfo,
@@ -279,7 +288,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when the JIT has compiled a function, with the outcome in
-    /// `status`. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`.
+    /// `status`. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`. Its name:
+    /// `info.function_name(function)?`.
     fn jit_compilation_finished(
         &self,
         info: &ProfilerInfo,
