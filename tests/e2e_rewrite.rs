@@ -130,7 +130,7 @@ fn rewritten_output() -> Vec<String> {
 fn assert_rewrites_logged(run: &RunOutput) {
     assert_stderr_has(
         run,
-        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;",
+        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4.s 41 -> ldc.i4.s 42;",
     );
     assert_stderr_has(
         run,
@@ -255,7 +255,7 @@ fn assert_rejit_run(run: &RunOutput, dir: &Path) {
         at("il_rewriter: ReJIT mode, sync dir "),
         at("il_rewriter: Answer JIT-compiled as it is (ReJIT mode)"),
         at("il_rewriter: RequestReJIT(Answer) succeeded"),
-        at("il_rewriter: ReJIT IL set: E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;"),
+        at("il_rewriter: ReJIT IL set: E2E.Rewrite.Program.Answer: ldc.i4.s 41 -> ldc.i4.s 42;"),
         at("il_rewriter: ReJIT compiled E2E.Rewrite.Program.Answer: S_OK"),
         at("il_rewriter: RequestRevert(Answer) succeeded"),
     ];
@@ -439,7 +439,7 @@ fn hot_answer_run(profiler: Profiler) -> (RunOutput, usize) {
     ]);
     assert_stderr_has(
         &run,
-        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4 41 -> ldc.i4.s 42;",
+        "il_rewriter: rewrote E2E.Rewrite.Program.Answer: ldc.i4.s 41 -> ldc.i4.s 42;",
     );
     // Only `Answer` is a rewrite target that this mode calls.
     let again = run

@@ -26,7 +26,9 @@ use common::readers;
 
 const COVERAGE: &str = "2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60";
 const SAMPLER: &str = "7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819";
-/// What corprof's handler says when it runs the profiler's shutdown.
+/// What corprof's handler says when it runs the profiler's shutdown, with
+/// `CORPROF_DEBUG=1` (which `run_and_terminate` sets unless the profiler's
+/// environment sets it).
 const FLUSHING: &str = "corprof: SIGTERM, which nothing else in the process handles";
 
 /// How a run ended.
@@ -51,6 +53,9 @@ impl Ended {
 fn run_and_terminate(mode: &str, profiler: Option<&Profiler>, work: Duration) -> Ended {
     let rt = dotnet::runtime();
     let mut cmd = rt.command("Terminate", &[mode], profiler);
+    if !profiler.is_some_and(|p| p.extra_env.iter().any(|(k, _)| k == "CORPROF_DEBUG")) {
+        cmd.env("CORPROF_DEBUG", "1");
+    }
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("start the Terminate program");
     let stdout = child.stdout.take().unwrap();
@@ -234,6 +239,23 @@ fn coverage_is_reported_when_sigterm_ends_a_program_without_a_handler() {
     // The line after the loop never ran.
     assert_eq!(hits(&text, "Console.WriteLine(\"stopped \""), 0, "{text}");
     assert!(ended.after_signal < Duration::from_secs(10), "{ended:?}");
+}
+
+/// The flush at a SIGTERM writes nothing of its own to the application's
+/// stderr unless `CORPROF_DEBUG=1` asks for it; the report is written.
+#[test]
+fn the_flush_says_nothing_on_the_hosts_stderr_unless_asked() {
+    let dir = fresh_dir("quiet");
+    let quiet = coverage(&dir).with_env("CORPROF_DEBUG", "0");
+    let ended = run_and_terminate("none", Some(&quiet), Duration::from_millis(500));
+    let text = lcov(&dir);
+    assert_eq!(hits(&text, "Console.WriteLine(\"ready\")"), 1, "{text}");
+    let ours: Vec<&str> = ended
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("corprof: SIGTERM") || l.starts_with("corprof: shutdown done"))
+        .collect();
+    assert!(ours.is_empty(), "{ours:?}\n{}", ended.stderr);
 }
 
 /// The sampler: the summary and the last period are written, the last

@@ -809,6 +809,69 @@ fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
     }
 }
 
+/// Set in the child process of the failing-callback test.
+const CALLBACK_CHILD: &str = "CORPROF_FACADE_CALLBACK_FAILS_CHILD";
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri cannot start the child process")]
+fn corprof_debug_1_reports_a_failed_callback_with_its_name_and_error() {
+    const NAME: &str = "corprof_debug_1_reports_a_failed_callback_with_its_name_and_error";
+    if std::env::var_os(CALLBACK_CHILD).is_some() {
+        #[derive(Default)]
+        struct Failing;
+        impl Profiler for Failing {
+            fn jit_compilation_started(
+                &self,
+                _: &ProfilerInfo,
+                _: FunctionID,
+                _: bool,
+            ) -> Result<()> {
+                Err(E_INVALIDARG.into())
+            }
+        }
+        let h = Harness::new();
+        let failing = export_profiler(Failing);
+        let raw = Raw(failing.as_raw());
+        assert_eq!(raw.Initialize(h.runtime.as_raw()), S_OK);
+        assert_eq!(
+            raw.JITCompilationStarted(fake_id!(FunctionID, 7), TRUE),
+            E_INVALIDARG
+        );
+        // A callback that succeeds is never reported.
+        assert_eq!(raw.ThreadCreated(fake_id!(ThreadID, 1)), S_OK);
+        return;
+    }
+    let run = |debug: Option<&str>| {
+        let mut cmd = common::self_exec::this_test_binary();
+        cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env(CALLBACK_CHILD, "1")
+            .env_remove("CORPROF_DEBUG");
+        if let Some(value) = debug {
+            cmd.env("CORPROF_DEBUG", value);
+        }
+        let output = cmd.output().expect("run the test binary again");
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = run(Some("1"));
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("corprof: "))
+        .collect();
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(
+        reports[0].starts_with(
+            "corprof: the profiler's JITCompilationStarted callback failed: E_INVALIDARG (0x"
+        ),
+        "{}",
+        reports[0]
+    );
+    for quiet in [None, Some("0")] {
+        let stderr = run(quiet);
+        assert!(!stderr.contains("corprof:"), "{quiet:?}: {stderr}");
+    }
+}
+
 #[test]
 fn initialize_for_attach_passes_the_client_data() {
     let h = Harness::new();

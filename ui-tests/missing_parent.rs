@@ -1,6 +1,6 @@
 // An interface without `: Parent`: the message names the interface and says
 // what to write.
-use corprof::com_interface;
+use corprof::{com_interface, HRESULT};
 
 com_interface! {
     #[iid("0A1B2C3D-0000-4000-8000-000000000001")]
@@ -8,6 +8,7 @@ com_interface! {
     #[implement(IGreeter_Impl)]
     pub unsafe interface IGreeter {
         fn Count() -> u32;
+        fn Greet(name: *const u16) -> HRESULT;
     }
 }
 

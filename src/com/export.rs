@@ -490,7 +490,7 @@ pub(crate) unsafe fn query_arguments<'a>(
 
 /// `IUnknown::QueryInterface` of an object exported for `T`, called on its
 /// chain `Id::INDEX`.
-unsafe extern "system" fn query_interface<Id: Slot, T: Send + Sync + 'static>(
+unsafe extern "system" fn query_interface<Id: Slot, T: 'static>(
     this: *mut c_void,
     riid: *const GUID,
     ppv: *mut *mut c_void,
@@ -578,8 +578,11 @@ unsafe extern "system" fn release<Id: Slot, T>(this: *mut c_void) -> u32 {
 
 // SAFETY: every slot is one of the library thunks above, which expect `this`
 // to be vtable pointer `Id::INDEX` of a block for `T` made by `new_block`, as
-// the trait requires.
-unsafe impl<T: Send + Sync + 'static, Id: Slot> Exports<T, Id> for IUnknown {
+// the trait requires. `T: Send + Sync` (native code calls and releases the
+// object from any thread) is required where a block is made: `new_block`
+// and every exporter that calls it; not here, so that a type that is not is
+// one error per missing trait, at the `export` call.
+unsafe impl<T: 'static, Id: Slot> Exports<T, Id> for IUnknown {
     const VTABLE: IUnknown_Vtbl = IUnknown_Vtbl {
         QueryInterface: query_interface::<Id, T>,
         AddRef: add_ref::<Id, T>,

@@ -307,6 +307,7 @@ macro_rules! __com_attrs_diagnose {
             $crate::__private::core::stringify!($name), ": IUnknown {` (or `: IParent` for the interface it derives from; ",
             "every COM interface derives from IUnknown)"
         ));
+        $crate::__com_uses! { $($methods)* }
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt interface $name:ident $($rest:tt)*) => {
@@ -320,6 +321,7 @@ macro_rules! __com_attrs_diagnose {
             "`, found `", $crate::__private::core::stringify!($word), "`: write `pub unsafe interface ",
             $crate::__private::core::stringify!($name), ": Parent { ... }`"
         ));
+        $crate::__com_uses! { $($methods)* }
         $crate::__com_interface_diagnose! { $($rest)* }
     };
     ($seen:tt $skip:tt $($rest:tt)*) => {
@@ -343,11 +345,19 @@ macro_rules! __com_method_diagnose {
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name), "`"
         ));
     };
-    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) $($rest:tt)*) => {
+    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
+        $crate::__com_method_diagnose! { @uses $($ret)? }
     };
-    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) $($rest:tt)*) => {
+    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
+        $crate::__com_method_diagnose! { @uses $($ret)? }
+    };
+    // The return type is used, as it would be without the mistake (no
+    // "unused import" warning beside the error).
+    (@uses) => {};
+    (@uses $ret:ty) => {
+        const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
     };
     ($name:ident [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) $ret:tt $tail:tt $($rest:tt)*) => {
         $crate::__com_method_diagnose! { $name $($rest)* }
@@ -390,6 +400,26 @@ macro_rules! __com_unique_iids {
             );
         )*
     };
+}
+
+/// Uses the parameter and return types of a well-formed method list, as the
+/// interface would without the mistake in its header, so that an error there
+/// comes without an "unused import" warning (error path only). Not public
+/// API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_uses {
+    ($(
+        $(#[$mattr:meta])*
+        fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
+    )*) => {
+        $($(
+            const _: $crate::__private::core::marker::PhantomData<$pty> = $crate::__private::core::marker::PhantomData;
+        )* $(
+            const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
+        )?)*
+    };
+    ($($other:tt)*) => {};
 }
 
 /// Matches a method list alone, so that rustc points at the first token of
@@ -518,22 +548,25 @@ macro_rules! __com_interface {
         {
             const VTABLE: $vtbl = {
                 $(
-                    #[allow(non_snake_case, clippy::too_many_arguments)]
+                    #[allow(non_snake_case, clippy::too_many_arguments, unused_parens)]
                     unsafe extern "system" fn $method<__U: $impl_, __I: $crate::__private::Slot>(
                         this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
-                    ) $(-> $ret)? {
+                    ) $(-> $ret)?
+                    where
+                        (($($ret)?), __U): $crate::__private::Returns<R = ($($ret)?)>,
+                    {
                         // SAFETY: this thunk is installed only in vtables built
                         // for `__U` at `__I`, so a non-null `this` is vtable
                         // pointer `__I::INDEX` of a block exported for `__U`,
                         // kept alive by the caller's reference.
                         match unsafe { $crate::__private::object::<__U, __I>(this) } {
-                            $crate::__private::core::option::Option::Some(object) => $crate::__private::guard(
+                            $crate::__private::core::option::Option::Some(object) => <(($($ret)?), __U) as $crate::__private::Returns>::guard(
                                 // SAFETY: the thunk's caller made this COM call,
                                 // and so guarantees the method's contract, which
                                 // is the `_Impl` method's `# Safety` condition.
                                 move || unsafe { <__U as $impl_>::$method(object $(, $param)*) }
                             ),
-                            $crate::__private::core::option::Option::None => $crate::__private::null_this(),
+                            $crate::__private::core::option::Option::None => <(($($ret)?), __U) as $crate::__private::Returns>::null_this(),
                         }
                     }
                 )*
@@ -779,7 +812,8 @@ macro_rules! __com_checks {
                 $crate::__private::core::concat!("the vtable of ", $crate::__private::core::stringify!($name), " is not one pointer per slot")
             );
             $($crate::__private::assert_abi_param::<$pty>();)*
-            $($crate::__private::assert_abi_return::<($($ret)?)>();)*
+            // Return types are checked by each thunk's `Returns` bound
+            // (one error per method, naming it).
         };
     };
 }

@@ -13,6 +13,31 @@ pub const fn assert_abi_param<T: crate::AbiParam>() {}
 /// Compile-time check that a return type may cross the ABI.
 pub const fn assert_abi_return<T: crate::AbiReturn>() {}
 
+/// A thunk's return type `R` (for an object of type `U`): its fallbacks
+/// behind one bound of the thunk, `(R, U): Returns<R = R>`. A return type
+/// that is not [`AbiReturn`](crate::AbiReturn) is then one error, where the
+/// vtable names the thunk, instead of one per fallback.
+pub trait Returns {
+    /// The return type.
+    type R;
+    /// [`guard`] for `R`.
+    fn guard<F: FnOnce() -> Self::R>(f: F) -> Self::R;
+    /// [`null_this`] for `R`.
+    fn null_this() -> Self::R;
+}
+
+impl<R: crate::AbiReturn, U> Returns for (R, U) {
+    type R = R;
+    #[inline]
+    fn guard<F: FnOnce() -> R>(f: F) -> R {
+        guard(f)
+    }
+    #[inline]
+    fn null_this() -> R {
+        null_this()
+    }
+}
+
 /// How often the IID `iid` occurs in `all` (compile-time duplicate
 /// check). Strings that do not parse count as nothing: the IID check
 /// of their own interface reports them.

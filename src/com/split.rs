@@ -186,11 +186,46 @@ macro_rules! __com_split {
             [$($header)*] [$($done)* [$(#[$a])*] $m $p [$r] [{ $($b)* }]] $($rest)*
         }
     };
-    // No arm matched: point at the first bad token, and say what is expected.
+    // No arm matched. A method whose `;` is missing (the next `fn`, or the
+    // end, right after its return type or parameters): name it.
+    ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $p:tt -> $r:ident $(fn $($rest:tt)*)?) => {
+        $crate::__com_split! { @semicolon [$($header)*] $m [$r] }
+    };
+    ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $p:tt $(fn $($rest:tt)*)?) => {
+        $crate::__com_split! { @semicolon [$($header)*] $m [] }
+    };
+    // Another malformed method: point at its first bad token and name it.
+    ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $($rest:tt)*) => {
+        $crate::__com_methods_check! { $(#[$a])* fn $m $($rest)* }
+        $crate::__com_split! { @method [$($header)*] $m }
+    };
     ([$($header:tt)*] [$($done:tt)*] $($rest:tt)*) => {
         $crate::__com_methods_check! { $($rest)* }
         $crate::__private::core::compile_error!(
             "com_interface!: each method is `fn Name(arg: Type, ...) -> Ret;`, or ends with a `{ default body }` instead of `;`"
         );
+    };
+    (@semicolon [$($header:tt)*] $m:ident [$r:ident]) => {
+        $crate::__com_split! { @semicolon [$($header)*] $m "`-> " $r "`" }
+        // The return type is used, as it would be without the mistake (no
+        // "unused import" warning beside the error).
+        const _: $crate::__private::core::marker::PhantomData<$r> = $crate::__private::core::marker::PhantomData;
+    };
+    (@semicolon [$($header:tt)*] $m:ident []) => {
+        $crate::__com_split! { @semicolon [$($header)*] $m "its parameters" "" }
+    };
+    (@semicolon [docs $d:tt iid $i:tt vtable $v:tt implement $im:tt threading $t:tt vis $vis:tt name [$name:ident] $($more:tt)*] $m:ident $after:literal $($r:ident)? $close:literal) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($m),
+            "`: expected `;` after ", $after, $($crate::__private::core::stringify!($r),)? $close,
+            " (or a `{ default body }` instead): write `fn ", $crate::__private::core::stringify!($m), "(...)",
+            $(" -> ", $crate::__private::core::stringify!($r),)? ";`"
+        ));
+    };
+    (@method [docs $d:tt iid $i:tt vtable $v:tt implement $im:tt threading $t:tt vis $vis:tt name [$name:ident] $($more:tt)*] $m:ident) => {
+        $crate::__private::core::compile_error!($crate::__private::core::concat!(
+            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($m),
+            "`: each method is `fn Name(arg: Type, ...) -> Ret;`, or ends with a `{ default body }` instead of `;`"
+        ));
     };
 }

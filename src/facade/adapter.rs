@@ -13,6 +13,7 @@ use core::ffi::c_void;
 use std::sync::{Arc, OnceLock};
 
 use super::args::{Bools, EventPipeEvent};
+use super::heap::CallbackObject;
 use super::info::{ProfilerInfo, Result};
 use super::profiler::Profiler;
 use super::strings::decode;
@@ -123,14 +124,25 @@ impl<P: Profiler> ProfilerCallback<P> {
         init(&self.profiler, info)
     }
 
-    /// Every other notification: `E_UNEXPECTED` before `Initialize`, else
-    /// `call`'s result as an `HRESULT`.
+    /// Every other notification (the runtime's `callback`): `E_UNEXPECTED`
+    /// before `Initialize`, else `call`'s result as an `HRESULT`, an error
+    /// reported under `CORPROF_DEBUG=1` ([`report_failed_callback`]).
     #[inline]
-    fn dispatch(&self, call: impl FnOnce(&P, &ProfilerInfo) -> Result<()>) -> HRESULT {
+    fn dispatch(
+        &self,
+        callback: &'static str,
+        call: impl FnOnce(&P, &ProfilerInfo) -> Result<()>,
+    ) -> HRESULT {
         let Some(info) = self.info.get() else {
             return E_UNEXPECTED;
         };
-        call(&self.profiler, info).into()
+        match call(&self.profiler, info) {
+            Ok(()) => S_OK,
+            Err(error) => {
+                report_failed_callback(callback, &error);
+                error.into()
+            }
+        }
     }
 
     /// A notification whose answer is a `BOOL` out-parameter: checks the
@@ -138,6 +150,7 @@ impl<P: Profiler> ProfilerCallback<P> {
     #[inline]
     fn dispatch_bool(
         &self,
+        callback: &'static str,
         out: *mut BOOL,
         call: impl FnOnce(&P, &ProfilerInfo) -> Result<bool>,
     ) -> HRESULT {
@@ -154,7 +167,10 @@ impl<P: Profiler> ProfilerCallback<P> {
                 unsafe { out.write(if answer { TRUE } else { FALSE }) };
                 S_OK
             }
-            Err(error) => error.into(),
+            Err(error) => {
+                report_failed_callback(callback, &error);
+                error.into()
+            }
         }
     }
 }
@@ -253,6 +269,16 @@ fn report_failed_initialize(error: &crate::Error) {
     }
 }
 
+/// With `CORPROF_DEBUG=1`, says on stderr that the profiler's `callback`
+/// returned `error` (the runtime gets its HRESULT, and for most callbacks
+/// ignores it: without this the error would vanish).
+#[cold]
+fn report_failed_callback(callback: &str, error: &crate::Error) {
+    if std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1") {
+        std::eprintln!("corprof: the profiler's {callback} callback failed: {error}");
+    }
+}
+
 /// `BOOL` to `bool`: any non-zero value is true.
 #[inline]
 fn b(value: BOOL) -> bool {
@@ -272,9 +298,10 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         // Unless a SIGTERM has run (or runs) the profiler's shutdown: then
         // it is not run twice.
         let answer = if self.armed() {
-            termination::run_shutdown(|| self.dispatch(|p, info| p.shutdown(info))).unwrap_or(S_OK)
+            termination::run_shutdown(|| self.dispatch("Shutdown", |p, info| p.shutdown(info)))
+                .unwrap_or(S_OK)
         } else {
-            self.dispatch(|p, info| p.shutdown(info))
+            self.dispatch("Shutdown", |p, info| p.shutdown(info))
         };
         // The runtime tears down once this returns: from now on every
         // ProfilerInfo (and clone) answers AFTER_SHUTDOWN instead of
@@ -285,73 +312,111 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         answer
     }
     unsafe fn AppDomainCreationStarted(&self, app_domain: AppDomainID) -> HRESULT {
-        self.dispatch(|p, info| p.app_domain_creation_started(info, app_domain))
+        self.dispatch("AppDomainCreationStarted", |p, info| {
+            p.app_domain_creation_started(info, app_domain)
+        })
     }
     unsafe fn AppDomainCreationFinished(
         &self,
         app_domain: AppDomainID,
         status: HRESULT,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.app_domain_creation_finished(info, app_domain, status))
+        self.dispatch("AppDomainCreationFinished", |p, info| {
+            p.app_domain_creation_finished(info, app_domain, status)
+        })
     }
     unsafe fn AppDomainShutdownStarted(&self, app_domain: AppDomainID) -> HRESULT {
-        self.dispatch(|p, info| p.app_domain_shutdown_started(info, app_domain))
+        self.dispatch("AppDomainShutdownStarted", |p, info| {
+            p.app_domain_shutdown_started(info, app_domain)
+        })
     }
     unsafe fn AppDomainShutdownFinished(
         &self,
         app_domain: AppDomainID,
         status: HRESULT,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.app_domain_shutdown_finished(info, app_domain, status))
+        self.dispatch("AppDomainShutdownFinished", |p, info| {
+            p.app_domain_shutdown_finished(info, app_domain, status)
+        })
     }
     unsafe fn AssemblyLoadStarted(&self, assembly: AssemblyID) -> HRESULT {
-        self.dispatch(|p, info| p.assembly_load_started(info, assembly))
+        self.dispatch("AssemblyLoadStarted", |p, info| {
+            p.assembly_load_started(info, assembly)
+        })
     }
     unsafe fn AssemblyLoadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.assembly_load_finished(info, assembly, status))
+        self.dispatch("AssemblyLoadFinished", |p, info| {
+            p.assembly_load_finished(info, assembly, status)
+        })
     }
     unsafe fn AssemblyUnloadStarted(&self, assembly: AssemblyID) -> HRESULT {
-        self.dispatch(|p, info| p.assembly_unload_started(info, assembly))
+        self.dispatch("AssemblyUnloadStarted", |p, info| {
+            p.assembly_unload_started(info, assembly)
+        })
     }
     unsafe fn AssemblyUnloadFinished(&self, assembly: AssemblyID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.assembly_unload_finished(info, assembly, status))
+        self.dispatch("AssemblyUnloadFinished", |p, info| {
+            p.assembly_unload_finished(info, assembly, status)
+        })
     }
     unsafe fn ModuleLoadStarted(&self, module: ModuleID) -> HRESULT {
-        self.dispatch(|p, info| p.module_load_started(info, module))
+        self.dispatch("ModuleLoadStarted", |p, info| {
+            p.module_load_started(info, module)
+        })
     }
     unsafe fn ModuleLoadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.module_load_finished(info, module, status))
+        self.dispatch("ModuleLoadFinished", |p, info| {
+            p.module_load_finished(info, module, status)
+        })
     }
     unsafe fn ModuleUnloadStarted(&self, module: ModuleID) -> HRESULT {
         // The module's ID may name another module once it is gone.
         if let Some(info) = self.info.get() {
             info.forget_module(module);
         }
-        self.dispatch(|p, info| p.module_unload_started(info, module))
+        self.dispatch("ModuleUnloadStarted", |p, info| {
+            p.module_unload_started(info, module)
+        })
     }
     unsafe fn ModuleUnloadFinished(&self, module: ModuleID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.module_unload_finished(info, module, status))
+        self.dispatch("ModuleUnloadFinished", |p, info| {
+            p.module_unload_finished(info, module, status)
+        })
     }
     unsafe fn ModuleAttachedToAssembly(&self, module: ModuleID, assembly: AssemblyID) -> HRESULT {
-        self.dispatch(|p, info| p.module_attached_to_assembly(info, module, assembly))
+        self.dispatch("ModuleAttachedToAssembly", |p, info| {
+            p.module_attached_to_assembly(info, module, assembly)
+        })
     }
     unsafe fn ClassLoadStarted(&self, class: ClassID) -> HRESULT {
-        self.dispatch(|p, info| p.class_load_started(info, class))
+        self.dispatch("ClassLoadStarted", |p, info| {
+            p.class_load_started(info, class)
+        })
     }
     unsafe fn ClassLoadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.class_load_finished(info, class, status))
+        self.dispatch("ClassLoadFinished", |p, info| {
+            p.class_load_finished(info, class, status)
+        })
     }
     unsafe fn ClassUnloadStarted(&self, class: ClassID) -> HRESULT {
-        self.dispatch(|p, info| p.class_unload_started(info, class))
+        self.dispatch("ClassUnloadStarted", |p, info| {
+            p.class_unload_started(info, class)
+        })
     }
     unsafe fn ClassUnloadFinished(&self, class: ClassID, status: HRESULT) -> HRESULT {
-        self.dispatch(|p, info| p.class_unload_finished(info, class, status))
+        self.dispatch("ClassUnloadFinished", |p, info| {
+            p.class_unload_finished(info, class, status)
+        })
     }
     unsafe fn FunctionUnloadStarted(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.function_unload_started(info, function))
+        self.dispatch("FunctionUnloadStarted", |p, info| {
+            p.function_unload_started(info, function)
+        })
     }
     unsafe fn JITCompilationStarted(&self, function: FunctionID, safe_to_block: BOOL) -> HRESULT {
-        self.dispatch(|p, info| p.jit_compilation_started(info, function, b(safe_to_block)))
+        self.dispatch("JITCompilationStarted", |p, info| {
+            p.jit_compilation_started(info, function, b(safe_to_block))
+        })
     }
     unsafe fn JITCompilationFinished(
         &self,
@@ -359,7 +424,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         status: HRESULT,
         safe_to_block: BOOL,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("JITCompilationFinished", |p, info| {
             p.jit_compilation_finished(info, function, status, b(safe_to_block))
         })
     }
@@ -368,7 +433,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         function: FunctionID,
         use_cached: *mut BOOL,
     ) -> HRESULT {
-        self.dispatch_bool(use_cached, |p, info| {
+        self.dispatch_bool("JITCachedFunctionSearchStarted", use_cached, |p, info| {
             p.jit_cached_function_search_started(info, function)
         })
     }
@@ -377,10 +442,14 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         function: FunctionID,
         result: COR_PRF_JIT_CACHE,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.jit_cached_function_search_finished(info, function, result))
+        self.dispatch("JITCachedFunctionSearchFinished", |p, info| {
+            p.jit_cached_function_search_finished(info, function, result)
+        })
     }
     unsafe fn JITFunctionPitched(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.jit_function_pitched(info, function))
+        self.dispatch("JITFunctionPitched", |p, info| {
+            p.jit_function_pitched(info, function)
+        })
     }
     unsafe fn JITInlining(
         &self,
@@ -388,85 +457,123 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         callee: FunctionID,
         should_inline: *mut BOOL,
     ) -> HRESULT {
-        self.dispatch_bool(should_inline, |p, info| {
+        self.dispatch_bool("JITInlining", should_inline, |p, info| {
             p.jit_inlining(info, caller, callee)
         })
     }
     unsafe fn ThreadCreated(&self, thread: ThreadID) -> HRESULT {
-        self.dispatch(|p, info| p.thread_created(info, thread))
+        self.dispatch("ThreadCreated", |p, info| p.thread_created(info, thread))
     }
     unsafe fn ThreadDestroyed(&self, thread: ThreadID) -> HRESULT {
-        self.dispatch(|p, info| p.thread_destroyed(info, thread))
+        self.dispatch("ThreadDestroyed", |p, info| {
+            p.thread_destroyed(info, thread)
+        })
     }
     unsafe fn ThreadAssignedToOSThread(&self, thread: ThreadID, os_thread_id: DWORD) -> HRESULT {
-        self.dispatch(|p, info| p.thread_assigned_to_os_thread(info, thread, os_thread_id))
+        self.dispatch("ThreadAssignedToOSThread", |p, info| {
+            p.thread_assigned_to_os_thread(info, thread, os_thread_id)
+        })
     }
     unsafe fn RemotingClientInvocationStarted(&self) -> HRESULT {
-        self.dispatch(|p, info| p.remoting_client_invocation_started(info))
+        self.dispatch("RemotingClientInvocationStarted", |p, info| {
+            p.remoting_client_invocation_started(info)
+        })
     }
     unsafe fn RemotingClientSendingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
-        self.dispatch(|p, info| p.remoting_client_sending_message(info, cookie, b(is_async)))
+        self.dispatch("RemotingClientSendingMessage", |p, info| {
+            p.remoting_client_sending_message(info, cookie, b(is_async))
+        })
     }
     unsafe fn RemotingClientReceivingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
-        self.dispatch(|p, info| p.remoting_client_receiving_reply(info, cookie, b(is_async)))
+        self.dispatch("RemotingClientReceivingReply", |p, info| {
+            p.remoting_client_receiving_reply(info, cookie, b(is_async))
+        })
     }
     unsafe fn RemotingClientInvocationFinished(&self) -> HRESULT {
-        self.dispatch(|p, info| p.remoting_client_invocation_finished(info))
+        self.dispatch("RemotingClientInvocationFinished", |p, info| {
+            p.remoting_client_invocation_finished(info)
+        })
     }
     unsafe fn RemotingServerReceivingMessage(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
-        self.dispatch(|p, info| p.remoting_server_receiving_message(info, cookie, b(is_async)))
+        self.dispatch("RemotingServerReceivingMessage", |p, info| {
+            p.remoting_server_receiving_message(info, cookie, b(is_async))
+        })
     }
     unsafe fn RemotingServerInvocationStarted(&self) -> HRESULT {
-        self.dispatch(|p, info| p.remoting_server_invocation_started(info))
+        self.dispatch("RemotingServerInvocationStarted", |p, info| {
+            p.remoting_server_invocation_started(info)
+        })
     }
     unsafe fn RemotingServerInvocationReturned(&self) -> HRESULT {
-        self.dispatch(|p, info| p.remoting_server_invocation_returned(info))
+        self.dispatch("RemotingServerInvocationReturned", |p, info| {
+            p.remoting_server_invocation_returned(info)
+        })
     }
     unsafe fn RemotingServerSendingReply(&self, cookie: *mut GUID, is_async: BOOL) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let cookie = unsafe { guid(cookie) };
-        self.dispatch(|p, info| p.remoting_server_sending_reply(info, cookie, b(is_async)))
+        self.dispatch("RemotingServerSendingReply", |p, info| {
+            p.remoting_server_sending_reply(info, cookie, b(is_async))
+        })
     }
     unsafe fn UnmanagedToManagedTransition(
         &self,
         function: FunctionID,
         reason: COR_PRF_TRANSITION_REASON,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.unmanaged_to_managed_transition(info, function, reason))
+        self.dispatch("UnmanagedToManagedTransition", |p, info| {
+            p.unmanaged_to_managed_transition(info, function, reason)
+        })
     }
     unsafe fn ManagedToUnmanagedTransition(
         &self,
         function: FunctionID,
         reason: COR_PRF_TRANSITION_REASON,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.managed_to_unmanaged_transition(info, function, reason))
+        self.dispatch("ManagedToUnmanagedTransition", |p, info| {
+            p.managed_to_unmanaged_transition(info, function, reason)
+        })
     }
     unsafe fn RuntimeSuspendStarted(&self, reason: COR_PRF_SUSPEND_REASON) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_suspend_started(info, reason))
+        self.dispatch("RuntimeSuspendStarted", |p, info| {
+            p.runtime_suspend_started(info, reason)
+        })
     }
     unsafe fn RuntimeSuspendFinished(&self) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_suspend_finished(info))
+        self.dispatch("RuntimeSuspendFinished", |p, info| {
+            p.runtime_suspend_finished(info)
+        })
     }
     unsafe fn RuntimeSuspendAborted(&self) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_suspend_aborted(info))
+        self.dispatch("RuntimeSuspendAborted", |p, info| {
+            p.runtime_suspend_aborted(info)
+        })
     }
     unsafe fn RuntimeResumeStarted(&self) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_resume_started(info))
+        self.dispatch("RuntimeResumeStarted", |p, info| {
+            p.runtime_resume_started(info)
+        })
     }
     unsafe fn RuntimeResumeFinished(&self) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_resume_finished(info))
+        self.dispatch("RuntimeResumeFinished", |p, info| {
+            p.runtime_resume_finished(info)
+        })
     }
     unsafe fn RuntimeThreadSuspended(&self, thread: ThreadID) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_thread_suspended(info, thread))
+        self.dispatch("RuntimeThreadSuspended", |p, info| {
+            p.runtime_thread_suspended(info, thread)
+        })
     }
     unsafe fn RuntimeThreadResumed(&self, thread: ThreadID) -> HRESULT {
-        self.dispatch(|p, info| p.runtime_thread_resumed(info, thread))
+        self.dispatch("RuntimeThreadResumed", |p, info| {
+            p.runtime_thread_resumed(info, thread)
+        })
     }
     unsafe fn MovedReferences(
         &self,
@@ -475,7 +582,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         new_starts: *mut ObjectID,
         lengths: *mut ULONG,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("MovedReferences", |p, info| {
             // SAFETY: the runtime passes three arrays of `count` elements,
             // valid for the call.
             let (old_starts, new_starts, lengths) = unsafe {
@@ -489,7 +596,9 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn ObjectAllocated(&self, object: ObjectID, class: ClassID) -> HRESULT {
-        self.dispatch(|p, info| p.object_allocated(info, object, class))
+        self.dispatch("ObjectAllocated", |p, info| {
+            p.object_allocated(info, object, class)
+        })
     }
     unsafe fn ObjectsAllocatedByClass(
         &self,
@@ -497,7 +606,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         classes: *mut ClassID,
         objects: *mut ULONG,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ObjectsAllocatedByClass", |p, info| {
             // SAFETY: the runtime passes two arrays of `count` elements,
             // valid for the call.
             let (classes, objects) = unsafe { (slice(classes, count)?, slice(objects, count)?) };
@@ -511,7 +620,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         count: ULONG,
         references: *mut ObjectID,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ObjectReferences", |p, info| {
             // SAFETY: the runtime passes an array of `count` elements,
             // valid for the call.
             let references = unsafe { slice(references, count) }?;
@@ -519,7 +628,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn RootReferences(&self, count: ULONG, roots: *mut ObjectID) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("RootReferences", |p, info| {
             // SAFETY: the runtime passes an array of `count` elements,
             // valid for the call.
             let roots = unsafe { slice(roots, count) }?;
@@ -527,46 +636,77 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn ExceptionThrown(&self, thrown: ObjectID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_thrown(info, thrown))
+        self.dispatch("ExceptionThrown", |p, info| {
+            // SAFETY: this callback's own argument, on its thread, borrowed
+            // for the call only.
+            let thrown = unsafe { CallbackObject::new(info, thrown) };
+            p.exception_thrown(info, thrown)
+        })
     }
     unsafe fn ExceptionSearchFunctionEnter(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_search_function_enter(info, function))
+        self.dispatch("ExceptionSearchFunctionEnter", |p, info| {
+            p.exception_search_function_enter(info, function)
+        })
     }
     unsafe fn ExceptionSearchFunctionLeave(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_search_function_leave(info))
+        self.dispatch("ExceptionSearchFunctionLeave", |p, info| {
+            p.exception_search_function_leave(info)
+        })
     }
     unsafe fn ExceptionSearchFilterEnter(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_search_filter_enter(info, function))
+        self.dispatch("ExceptionSearchFilterEnter", |p, info| {
+            p.exception_search_filter_enter(info, function)
+        })
     }
     unsafe fn ExceptionSearchFilterLeave(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_search_filter_leave(info))
+        self.dispatch("ExceptionSearchFilterLeave", |p, info| {
+            p.exception_search_filter_leave(info)
+        })
     }
     unsafe fn ExceptionSearchCatcherFound(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_search_catcher_found(info, function))
+        self.dispatch("ExceptionSearchCatcherFound", |p, info| {
+            p.exception_search_catcher_found(info, function)
+        })
     }
     unsafe fn ExceptionOSHandlerEnter(&self, _unused: UINT_PTR) -> HRESULT {
-        self.dispatch(|p, info| p.exception_os_handler_enter(info))
+        self.dispatch("ExceptionOSHandlerEnter", |p, info| {
+            p.exception_os_handler_enter(info)
+        })
     }
     unsafe fn ExceptionOSHandlerLeave(&self, _unused: UINT_PTR) -> HRESULT {
-        self.dispatch(|p, info| p.exception_os_handler_leave(info))
+        self.dispatch("ExceptionOSHandlerLeave", |p, info| {
+            p.exception_os_handler_leave(info)
+        })
     }
     unsafe fn ExceptionUnwindFunctionEnter(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_unwind_function_enter(info, function))
+        self.dispatch("ExceptionUnwindFunctionEnter", |p, info| {
+            p.exception_unwind_function_enter(info, function)
+        })
     }
     unsafe fn ExceptionUnwindFunctionLeave(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_unwind_function_leave(info))
+        self.dispatch("ExceptionUnwindFunctionLeave", |p, info| {
+            p.exception_unwind_function_leave(info)
+        })
     }
     unsafe fn ExceptionUnwindFinallyEnter(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_unwind_finally_enter(info, function))
+        self.dispatch("ExceptionUnwindFinallyEnter", |p, info| {
+            p.exception_unwind_finally_enter(info, function)
+        })
     }
     unsafe fn ExceptionUnwindFinallyLeave(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_unwind_finally_leave(info))
+        self.dispatch("ExceptionUnwindFinallyLeave", |p, info| {
+            p.exception_unwind_finally_leave(info)
+        })
     }
     unsafe fn ExceptionCatcherEnter(&self, function: FunctionID, exception: ObjectID) -> HRESULT {
-        self.dispatch(|p, info| p.exception_catcher_enter(info, function, exception))
+        self.dispatch("ExceptionCatcherEnter", |p, info| {
+            p.exception_catcher_enter(info, function, exception)
+        })
     }
     unsafe fn ExceptionCatcherLeave(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_catcher_leave(info))
+        self.dispatch("ExceptionCatcherLeave", |p, info| {
+            p.exception_catcher_leave(info)
+        })
     }
     unsafe fn COMClassicVTableCreated(
         &self,
@@ -577,7 +717,7 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     ) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let iid = unsafe { guid(implemented_iid) };
-        self.dispatch(|p, info| {
+        self.dispatch("COMClassicVTableCreated", |p, info| {
             p.com_classic_vtable_created(info, wrapped_class, iid, vtable as usize, slots)
         })
     }
@@ -589,15 +729,19 @@ impl<P: Profiler> ICorProfilerCallback_Impl for ProfilerCallback<P> {
     ) -> HRESULT {
         // SAFETY: the runtime passes null or a GUID valid for the call.
         let iid = unsafe { guid(implemented_iid) };
-        self.dispatch(|p, info| {
+        self.dispatch("COMClassicVTableDestroyed", |p, info| {
             p.com_classic_vtable_destroyed(info, wrapped_class, iid, vtable as usize)
         })
     }
     unsafe fn ExceptionCLRCatcherFound(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_clr_catcher_found(info))
+        self.dispatch("ExceptionCLRCatcherFound", |p, info| {
+            p.exception_clr_catcher_found(info)
+        })
     }
     unsafe fn ExceptionCLRCatcherExecute(&self) -> HRESULT {
-        self.dispatch(|p, info| p.exception_clr_catcher_execute(info))
+        self.dispatch("ExceptionCLRCatcherExecute", |p, info| {
+            p.exception_clr_catcher_execute(info)
+        })
     }
 }
 
@@ -608,7 +752,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         count: ULONG,
         name: *mut WCHAR,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ThreadNameChanged", |p, info| {
             // SAFETY: the runtime passes `count` UTF-16 units (or null with
             // a zero count), valid for the call.
             let name = unsafe { counted_string(name, count) }?;
@@ -621,7 +765,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         generations: *mut BOOL,
         reason: COR_PRF_GC_REASON,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("GarbageCollectionStarted", |p, info| {
             let count = ULONG::try_from(count).map_err(|_| E_INVALIDARG)?;
             // SAFETY: the runtime passes an array of `count` BOOLs, valid
             // for the call.
@@ -635,7 +779,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         starts: *mut ObjectID,
         lengths: *mut ULONG,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("SurvivingReferences", |p, info| {
             // SAFETY: the runtime passes two arrays of `count` elements,
             // valid for the call.
             let (starts, lengths) = unsafe { (slice(starts, count)?, slice(lengths, count)?) };
@@ -643,11 +787,15 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn GarbageCollectionFinished(&self) -> HRESULT {
-        self.dispatch(|p, info| p.garbage_collection_finished(info))
+        self.dispatch("GarbageCollectionFinished", |p, info| {
+            p.garbage_collection_finished(info)
+        })
     }
     unsafe fn FinalizeableObjectQueued(&self, finalizer_flags: DWORD, object: ObjectID) -> HRESULT {
         let flags = COR_PRF_FINALIZER_FLAGS::from_bits_retain(finalizer_flags);
-        self.dispatch(|p, info| p.finalizeable_object_queued(info, flags, object))
+        self.dispatch("FinalizeableObjectQueued", |p, info| {
+            p.finalizeable_object_queued(info, flags, object)
+        })
     }
     unsafe fn RootReferences2(
         &self,
@@ -657,7 +805,7 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         flags: *mut COR_PRF_GC_ROOT_FLAGS,
         root_ids: *mut UINT_PTR,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("RootReferences2", |p, info| {
             // SAFETY: the runtime passes four arrays of `count` elements,
             // valid for the call; the enum and flag newtypes accept every
             // integer value.
@@ -673,10 +821,14 @@ impl<P: Profiler> ICorProfilerCallback2_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn HandleCreated(&self, handle: GCHandleID, initial_object: ObjectID) -> HRESULT {
-        self.dispatch(|p, info| p.handle_created(info, handle, initial_object))
+        self.dispatch("HandleCreated", |p, info| {
+            p.handle_created(info, handle, initial_object)
+        })
     }
     unsafe fn HandleDestroyed(&self, handle: GCHandleID) -> HRESULT {
-        self.dispatch(|p, info| p.handle_destroyed(info, handle))
+        self.dispatch("HandleDestroyed", |p, info| {
+            p.handle_destroyed(info, handle)
+        })
     }
 }
 
@@ -706,13 +858,17 @@ impl<P: Profiler> ICorProfilerCallback3_Impl for ProfilerCallback<P> {
         result.into()
     }
     unsafe fn ProfilerAttachComplete(&self) -> HRESULT {
-        self.dispatch(|p, info| p.profiler_attach_complete(info))
+        self.dispatch("ProfilerAttachComplete", |p, info| {
+            p.profiler_attach_complete(info)
+        })
     }
     unsafe fn ProfilerDetachSucceeded(&self) -> HRESULT {
         if self.armed() {
             termination::detached();
         }
-        self.dispatch(|p, info| p.profiler_detach_succeeded(info))
+        self.dispatch("ProfilerDetachSucceeded", |p, info| {
+            p.profiler_detach_succeeded(info)
+        })
     }
 }
 
@@ -723,7 +879,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         rejit: ReJITID,
         safe_to_block: BOOL,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ReJITCompilationStarted", |p, info| {
             p.rejit_compilation_started(info, function, rejit, b(safe_to_block))
         })
     }
@@ -733,7 +889,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         method: mdMethodDef,
         control: *mut c_void,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("GetReJITParameters", |p, info| {
             // SAFETY: the runtime passes a live ICorProfilerFunctionControl
             // for the duration of the call.
             let control = unsafe { interface::<ICorProfilerFunctionControl>(control) }?;
@@ -747,7 +903,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         status: HRESULT,
         safe_to_block: BOOL,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ReJITCompilationFinished", |p, info| {
             p.rejit_compilation_finished(info, function, rejit, status, b(safe_to_block))
         })
     }
@@ -758,7 +914,9 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         function: FunctionID,
         status: HRESULT,
     ) -> HRESULT {
-        self.dispatch(|p, info| p.rejit_error(info, module, method, function, status))
+        self.dispatch("ReJITError", |p, info| {
+            p.rejit_error(info, module, method, function, status)
+        })
     }
     unsafe fn MovedReferences2(
         &self,
@@ -767,7 +925,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         new_starts: *mut ObjectID,
         lengths: *mut SIZE_T,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("MovedReferences2", |p, info| {
             // SAFETY: the runtime passes three arrays of `count` elements,
             // valid for the call.
             let (old_starts, new_starts, lengths) = unsafe {
@@ -786,7 +944,7 @@ impl<P: Profiler> ICorProfilerCallback4_Impl for ProfilerCallback<P> {
         starts: *mut ObjectID,
         lengths: *mut SIZE_T,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("SurvivingReferences2", |p, info| {
             // SAFETY: the runtime passes two arrays of `count` elements,
             // valid for the call.
             let (starts, lengths) = unsafe { (slice(starts, count)?, slice(lengths, count)?) };
@@ -803,7 +961,7 @@ impl<P: Profiler> ICorProfilerCallback5_Impl for ProfilerCallback<P> {
         values: *mut ObjectID,
         handles: *mut GCHandleID,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("ConditionalWeakTableElementReferences", |p, info| {
             // SAFETY: the runtime passes three arrays of `count` elements,
             // valid for the call.
             let (keys, values, handles) = unsafe {
@@ -820,7 +978,7 @@ impl<P: Profiler> ICorProfilerCallback5_Impl for ProfilerCallback<P> {
 
 impl<P: Profiler> ICorProfilerCallback6_Impl for ProfilerCallback<P> {
     unsafe fn GetAssemblyReferences(&self, path: *const WCHAR, provider: *mut c_void) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("GetAssemblyReferences", |p, info| {
             // SAFETY: the runtime passes a NUL-terminated path and a live
             // ICorProfilerAssemblyReferenceProvider, both valid for the call.
             let (path, provider) = unsafe {
@@ -836,7 +994,9 @@ impl<P: Profiler> ICorProfilerCallback6_Impl for ProfilerCallback<P> {
 
 impl<P: Profiler> ICorProfilerCallback7_Impl for ProfilerCallback<P> {
     unsafe fn ModuleInMemorySymbolsUpdated(&self, module: ModuleID) -> HRESULT {
-        self.dispatch(|p, info| p.module_in_memory_symbols_updated(info, module))
+        self.dispatch("ModuleInMemorySymbolsUpdated", |p, info| {
+            p.module_in_memory_symbols_updated(info, module)
+        })
     }
 }
 
@@ -848,7 +1008,7 @@ impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
         header: *const BYTE,
         size: ULONG,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("DynamicMethodJITCompilationStarted", |p, info| {
             // SAFETY: the runtime passes `size` header bytes, valid for the
             // call.
             let header = unsafe { slice(header, size) }?;
@@ -861,7 +1021,7 @@ impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
         status: HRESULT,
         safe_to_block: BOOL,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("DynamicMethodJITCompilationFinished", |p, info| {
             p.dynamic_method_jit_compilation_finished(info, function, status, b(safe_to_block))
         })
     }
@@ -869,7 +1029,9 @@ impl<P: Profiler> ICorProfilerCallback8_Impl for ProfilerCallback<P> {
 
 impl<P: Profiler> ICorProfilerCallback9_Impl for ProfilerCallback<P> {
     unsafe fn DynamicMethodUnloaded(&self, function: FunctionID) -> HRESULT {
-        self.dispatch(|p, info| p.dynamic_method_unloaded(info, function))
+        self.dispatch("DynamicMethodUnloaded", |p, info| {
+            p.dynamic_method_unloaded(info, function)
+        })
     }
 }
 
@@ -889,7 +1051,7 @@ impl<P: Profiler> ICorProfilerCallback10_Impl for ProfilerCallback<P> {
         frame_count: ULONG,
         frames: *mut UINT_PTR,
     ) -> HRESULT {
-        self.dispatch(|p, info| {
+        self.dispatch("EventPipeEventDelivered", |p, info| {
             // SAFETY: the runtime passes the two blobs and the stack with
             // their sizes, and null or valid activity IDs, all valid for the
             // call.
@@ -910,7 +1072,9 @@ impl<P: Profiler> ICorProfilerCallback10_Impl for ProfilerCallback<P> {
         })
     }
     unsafe fn EventPipeProviderCreated(&self, provider: EVENTPIPE_PROVIDER) -> HRESULT {
-        self.dispatch(|p, info| p.event_pipe_provider_created(info, provider))
+        self.dispatch("EventPipeProviderCreated", |p, info| {
+            p.event_pipe_provider_created(info, provider)
+        })
     }
 }
 
@@ -927,7 +1091,10 @@ impl<P: Profiler> ICorProfilerCallback11_Impl for ProfilerCallback<P> {
                 unsafe { notification_only.write(if answer { TRUE } else { FALSE }) };
                 S_OK
             }
-            Err(error) => error.into(),
+            Err(error) => {
+                report_failed_callback("LoadAsNotificationOnly", &error);
+                error.into()
+            }
         }
     }
 }

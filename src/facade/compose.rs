@@ -6,6 +6,7 @@
 use alloc::string::String;
 
 use super::args::{Bools, EventPipeEvent};
+use super::heap::CallbackObject;
 use super::info::{ProfilerInfo, Result};
 use super::profiler::Profiler;
 use crate::metadata::mdMethodDef;
@@ -85,7 +86,7 @@ macro_rules! __tuple_profiler {
             fn objects_allocated_by_class(classes: &[ClassID], counts: &[u32]);
             fn object_references(object: ObjectID, class: ClassID, references: &[ObjectID]);
             fn root_references(roots: &[ObjectID]);
-            fn exception_thrown(thrown: ObjectID);
+            fn exception_thrown(thrown: CallbackObject<'_>);
             fn exception_search_function_enter(function: FunctionID);
             fn exception_search_function_leave();
             fn exception_search_filter_enter(function: FunctionID);

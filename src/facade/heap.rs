@@ -100,6 +100,93 @@ impl HeapObject<'_> {
     }
 }
 
+/// An object the runtime handed to the running callback (the thrown
+/// exception of [`Profiler::exception_thrown`](super::Profiler::exception_thrown)),
+/// borrowed for that callback (`'cb`).
+///
+/// While a callback runs on the thread that received the object, the
+/// garbage collector can neither move nor free it (the thread is in
+/// cooperative mode and cannot reach a GC safe point until the callback
+/// returns), so [`class`](Self::class) and [`size`](Self::size) are safe
+/// here, where the same calls on a bare `ObjectID` are `unsafe`
+/// ([`ProfilerInfo::class_of`], [`ProfilerInfo::object_size`]). The
+/// callback receives it for any lifetime, so it cannot keep it past its
+/// return; it is neither `Send` nor `Sync`. Keep [`id`](Self::id) only to
+/// tell objects apart within the callback: after it, the object may move.
+///
+/// ```
+/// use corprof::facade::{CallbackObject, Profiler, ProfilerInfo, Result, StackFrame};
+/// use corprof::profiling::{FunctionID, ThreadID};
+/// struct Exceptions;
+/// impl Profiler for Exceptions {
+///     fn exception_thrown(&self, info: &ProfilerInfo, thrown: CallbackObject<'_>) -> Result<()> {
+///         // "System.InvalidOperationException"
+///         let type_name = info.class_name(thrown.class()?)?;
+///         // The thrower: the innermost managed frame of this thread.
+///         let mut thrower: Option<FunctionID> = None;
+///         info.stack_snapshot(ThreadID::NULL, |frame| match frame {
+///             StackFrame::Managed { function, .. } => {
+///                 thrower = Some(function);
+///                 false
+///             }
+///             StackFrame::Native { .. } => true,
+///         })?;
+///         let thrower = thrower.map(|f| info.function_name(f)).transpose()?;
+///         let _ = (type_name, thrower);
+///         Ok(())
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct CallbackObject<'cb> {
+    info: &'cb ProfilerInfo,
+    object: ObjectID,
+    /// Invariant in `'cb`, and neither `Send` nor `Sync`.
+    _cb: PhantomData<CallbackScope<'cb>>,
+}
+
+/// The marker of [`CallbackObject`]: invariant in `'cb`, not `Send`, not
+/// `Sync`.
+type CallbackScope<'cb> = (fn(&'cb ()) -> &'cb (), *const ());
+
+impl<'cb> CallbackObject<'cb> {
+    /// The object `object` of the callback running on this thread.
+    ///
+    /// # Safety
+    ///
+    /// `object` is the `ObjectID` argument of the runtime's callback that
+    /// is running on this thread, and the result does not outlive that
+    /// callback (`'cb` ends before it returns).
+    pub(crate) unsafe fn new(info: &'cb ProfilerInfo, object: ObjectID) -> Self {
+        CallbackObject {
+            info,
+            object,
+            _cb: PhantomData,
+        }
+    }
+
+    /// The object's class (`GetClassFromObject`); name it with
+    /// [`ProfilerInfo::class_name`].
+    pub fn class(&self) -> Result<ClassID> {
+        // SAFETY: the object of the callback running on this thread, which
+        // this borrow lasts no longer than (`new`'s contract): the GC can
+        // neither move nor free it meanwhile.
+        unsafe { self.info.class_of(self.object) }
+    }
+
+    /// The object's size in bytes (`GetObjectSize2`).
+    pub fn size(&self) -> Result<usize> {
+        // SAFETY: as in `class`.
+        unsafe { self.info.object_size(self.object) }
+    }
+
+    /// The object's ID, valid only during this callback (for the `unsafe`
+    /// calls that take an `ObjectID`, made in this callback).
+    pub fn id(&self) -> ObjectID {
+        self.object
+    }
+}
+
 /// What the walk callback receives: the user's closure and a panic to
 /// resume after the walk.
 struct HeapWalk<'p, 'f, F> {

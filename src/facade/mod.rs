@@ -74,7 +74,7 @@ pub use enumerators::{FunctionIter, ModuleIter, ObjectIter, ThreadIter};
 pub use event_mask::EventMask;
 pub use eventpipe::{EventPipeEventDefinition, EventPipeParam, EventPipeProvider};
 pub use export::export_profiler;
-pub use heap::{HeapObject, ObjectHandle};
+pub use heap::{CallbackObject, HeapObject, ObjectHandle};
 pub use info::{
     AssemblyInfo, FunctionControl, FunctionInfo, ModuleInfo, ProfilerInfo, RuntimeInfo,
     AFTER_SHUTDOWN,

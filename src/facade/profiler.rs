@@ -3,6 +3,7 @@
 use alloc::string::String;
 
 use super::args::{Bools, EventPipeEvent};
+use super::heap::CallbackObject;
 use super::info::{ProfilerInfo, Result};
 use crate::metadata::mdMethodDef;
 use crate::profiling::*;
@@ -168,7 +169,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when an assembly has loaded, with the outcome in `status`.
-    /// Enabled by `COR_PRF_MONITOR_ASSEMBLY_LOADS`.
+    /// Enabled by `COR_PRF_MONITOR_ASSEMBLY_LOADS`. Its name:
+    /// `info.assembly_info(assembly)?.name`.
     fn assembly_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -199,6 +201,9 @@ pub trait Profiler: Send + Sync + 'static {
     }
     /// Called when a module has loaded, with the outcome in `status`; its
     /// metadata may now be read. Enabled by `COR_PRF_MONITOR_MODULE_LOADS`.
+    /// Its file: `info.module_info(module)?.path`; its types and methods:
+    /// `info.module_metadata(module)?` (`None` for a dynamic module), the
+    /// place to look up once what later callbacks need (docs/cil.md).
     fn module_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -238,7 +243,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when a class has loaded, with the outcome in `status`.
-    /// Enabled by `COR_PRF_MONITOR_CLASS_LOADS`.
+    /// Enabled by `COR_PRF_MONITOR_CLASS_LOADS`. Its name, generic
+    /// arguments included: `info.class_name(class)?`.
     fn class_load_finished(
         &self,
         info: &ProfilerInfo,
@@ -268,7 +274,11 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when the JIT starts compiling a function: the place to
-    /// replace its IL. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`.
+    /// replace its IL. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`. Its
+    /// name: `info.function_name(function)?` (`Namespace.Type.Method`);
+    /// its module and MethodDef: `info.function_info(function)?`. Called
+    /// again when tiering or OSR recompiles it
+    /// (`info.il_function_body_was_set` tells a rewritten one).
     fn jit_compilation_started(
         &self,
         info: &ProfilerInfo,
@@ -278,7 +288,8 @@ pub trait Profiler: Send + Sync + 'static {
         Ok(())
     }
     /// Called when the JIT has compiled a function, with the outcome in
-    /// `status`. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`.
+    /// `status`. Enabled by `COR_PRF_MONITOR_JIT_COMPILATION`. Its name:
+    /// `info.function_name(function)?`.
     fn jit_compilation_finished(
         &self,
         info: &ProfilerInfo,
@@ -521,9 +532,17 @@ pub trait Profiler: Send + Sync + 'static {
     fn root_references(&self, info: &ProfilerInfo, roots: &[ObjectID]) -> Result<()> {
         Ok(())
     }
-    /// Called when a managed exception has been thrown.
-    /// Enabled by `COR_PRF_MONITOR_EXCEPTIONS`.
-    fn exception_thrown(&self, info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+    /// Called when a managed exception has been thrown, on the throwing
+    /// thread. Enabled by `COR_PRF_MONITOR_EXCEPTIONS`.
+    ///
+    /// The exception's type: `info.class_name(thrown.class()?)?` (no
+    /// `unsafe`: `thrown` is valid for this call, see [`CallbackObject`]).
+    /// The thrower: the first managed frame of
+    /// `info.stack_snapshot(ThreadID::NULL, ..)` (needs
+    /// `COR_PRF_ENABLE_STACK_SNAPSHOT`), named with
+    /// [`ProfilerInfo::function_name`]; [`CallbackObject`]'s example does
+    /// both.
+    fn exception_thrown(&self, info: &ProfilerInfo, thrown: CallbackObject<'_>) -> Result<()> {
         Ok(())
     }
     /// Called when the exception search phase enters a function.

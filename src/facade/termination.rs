@@ -426,11 +426,15 @@ mod linux {
             die();
         };
         drop(guard);
-        std::eprintln!(
-            "corprof: SIGTERM, which nothing else in the process handles: running the \
-             profiler's shutdown (at most {} ms), then ending the process by the signal",
-            limit.as_millis()
-        );
+        // The host's stderr is the application's: said only when asked.
+        let debug = std::env::var_os("CORPROF_DEBUG").is_some_and(|value| value == "1");
+        if debug {
+            std::eprintln!(
+                "corprof: SIGTERM, which nothing else in the process handles: running the \
+                 profiler's shutdown (at most {} ms), then ending the process by the signal",
+                limit.as_millis()
+            );
+        }
         let _ = std::thread::Builder::new()
             .name("corprof-sigterm-watchdog".into())
             .spawn(move || {
@@ -443,10 +447,12 @@ mod linux {
             });
         flush();
         finish();
-        std::eprintln!(
-            "corprof: shutdown done in {} ms: ending the process by SIGTERM",
-            start.elapsed().as_millis()
-        );
+        if debug {
+            std::eprintln!(
+                "corprof: shutdown done in {} ms: ending the process by SIGTERM",
+                start.elapsed().as_millis()
+            );
+        }
         die();
     }
 

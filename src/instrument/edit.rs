@@ -156,13 +156,19 @@ fn edit_body(
     let mut body = before.clone();
     let what = match edit {
         IlEdit::ReplaceConstant { old, new } => {
+            // The instruction as it was (`ldc.i4.s 41`, `ldc.i4.1`, ...).
+            let seen = body
+                .instructions()
+                .iter()
+                .find(|ins| ins.i4_constant() == Some(old))
+                .map(|ins| ins.opcode());
             let at = body
                 .find(|ins| ins.i4_constant() == Some(old))
                 .ok_or_else(|| Error::new(E_INVALIDARG, format!("no `ldc.i4 {old}`")))?;
             let (opcode, operand) = OpCode::ldc_i4(new);
             body.replace(at, opcode, operand)
                 .map_err(codec("replace"))?;
-            format!("ldc.i4 {old} -> {opcode} {new}")
+            format!("{} -> {}", ldc(seen, old), ldc(Some(opcode), new))
         }
         IlEdit::CallAtEntry(method) => {
             let callee = callee.ok_or_else(|| Error::new(E_INVALIDARG, "no callee"))?;
@@ -203,6 +209,16 @@ fn edit_body(
         what,
         max_stack,
     })
+}
+
+/// An `ldc.i4` form as written: `ldc.i4.s 41`, `ldc.i4 100000`, and the
+/// forms whose value is in the name alone (`ldc.i4.1`, `ldc.i4.m1`).
+fn ldc(opcode: Option<OpCode>, value: i32) -> String {
+    match opcode {
+        Some(op) if op == OpCode::LDC_I4 || op == OpCode::LDC_I4_S => format!("{op} {value}"),
+        Some(op) => format!("{op}"),
+        None => format!("ldc.i4 {value}"),
+    }
 }
 
 /// The metadata of `module`, or an error saying it has none.
@@ -424,8 +440,20 @@ mod tests {
         .unwrap();
         assert_eq!(
             edited.to_string(),
-            "ldc.i4 41 -> ldc.i4.s 42; code 3 -> 3 bytes; max stack 1; EH clauses: 0"
+            "ldc.i4.s 41 -> ldc.i4.s 42; code 3 -> 3 bytes; max stack 1; EH clauses: 0"
         );
+        // The instruction seen is named as it was written, whatever its form.
+        for (new, what) in [
+            (1, "ldc.i4.s 41 -> ldc.i4.1"),
+            (100_000, "ldc.i4.s 41 -> ldc.i4 100000"),
+        ] {
+            let edit = IlEdit::ReplaceConstant { old: 41, new };
+            let edited = edit_body(&answer(), edit, None, no_calls).unwrap();
+            assert!(
+                edited.to_string().starts_with(&format!("{what};")),
+                "{edited}"
+            );
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use super::options::{AllocationSource, SamplerOptions};
 use super::output::{write_outputs, Written};
 use super::sampler::Sampler;
 use super::state::Profile;
-use crate::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
+use crate::facade::{CallbackObject, EventPipeEvent, Profiler, ProfilerInfo, Result};
 use crate::profiling::{ClassID, ObjectID, ThreadID};
 use crate::Error;
 
@@ -343,10 +343,9 @@ impl Profiler for SamplingProfiler {
         }
     }
 
-    fn exception_thrown(&self, _info: &ProfilerInfo, thrown: ObjectID) -> Result<()> {
+    fn exception_thrown(&self, _info: &ProfilerInfo, thrown: CallbackObject<'_>) -> Result<()> {
         match self.sampler.get() {
-            // SAFETY: this callback's own argument, forwarded on its thread.
-            Some(sampler) => unsafe { sampler.exception_thrown(thrown) },
+            Some(sampler) => sampler.exception_thrown(thrown),
             None => Ok(()),
         }
     }

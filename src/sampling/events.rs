@@ -21,7 +21,7 @@ use super::record::{push_frame, Sample};
 use super::sampler::{Inner, Sampler};
 use super::state::SamplerStats;
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
-use crate::facade::{EventPipeEvent, Result};
+use crate::facade::{CallbackObject, EventPipeEvent, Result};
 use crate::profile::FrameId;
 use crate::profiling::{ClassID, ObjectID, ThreadID, EVENTPIPE_PROVIDER};
 use crate::support::sync::lock;
@@ -248,15 +248,9 @@ impl Sampler {
     /// [`SamplerOptions::exceptions_per_second`](crate::sampling::SamplerOptions::exceptions_per_second) a uniform sample with
     /// upweighted counts.
     ///
-    /// # Safety
-    ///
-    /// `thrown` must be the ID of a live object that the garbage collector
-    /// cannot move or free during the call (the sampler asks the runtime for
-    /// its class, [`ProfilerInfo::class_of`]): forward the argument of
-    /// `Profiler::exception_thrown` from inside that callback, on its thread.
-    ///
-    /// [`ProfilerInfo::class_of`]: crate::facade::ProfilerInfo::class_of
-    pub unsafe fn exception_thrown(&self, thrown: ObjectID) -> Result<()> {
+    /// `thrown` is the callback's own argument: the exception's class is
+    /// asked while the callback runs, so no `unsafe` is needed.
+    pub fn exception_thrown(&self, thrown: CallbackObject<'_>) -> Result<()> {
         let Some(sampler) = &self.inner.exceptions else {
             return Ok(());
         };
@@ -266,9 +260,8 @@ impl Sampler {
             return Ok(());
         };
         let info = &self.inner.info;
-        // SAFETY: the caller's contract: `thrown` is live and does not move
-        // during this call.
-        let type_name = unsafe { info.class_of(thrown) }
+        let type_name = thrown
+            .class()
             .and_then(|class| info.class_name(class))
             .unwrap_or_else(|_| String::from("?"));
         let mut values = [0; SAMPLE_TYPES.len()];
