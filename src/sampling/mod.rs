@@ -98,6 +98,7 @@ mod gc_pauses;
 ))]
 mod handler;
 mod heap_snapshot;
+mod incident;
 mod live_heap;
 mod memory;
 mod mode;
@@ -105,6 +106,7 @@ mod options;
 mod output;
 mod pprof;
 mod record;
+mod recorder;
 mod resolver;
 mod sampler;
 mod signal;
@@ -114,6 +116,7 @@ mod state;
 mod suspend_runtime;
 mod thread_suspend;
 mod ticker;
+mod triggers;
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
@@ -164,3 +167,4 @@ pub use options::{
 pub use output::{write_outputs, Written};
 pub use sampler::Sampler;
 pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};
+pub use triggers::{Trigger, TriggerKind, MAX_TRIGGER_COUNT, SUPPORTED_TRIGGERS};
