@@ -16,7 +16,7 @@ use super::heap_snapshot::{HeapSnapshotStats, HeapSnapshots};
 use super::mode::SamplingMode;
 use super::options::{AllocationSource, SamplerOptions};
 use super::output::{write_outputs, Written};
-use super::sampler::Sampler;
+use super::sampler::{check_rules, Sampler};
 use super::state::Profile;
 use crate::facade::{EventPipeEvent, Profiler, ProfilerInfo, Result};
 use crate::profiling::{ClassID, ObjectID, ThreadID};
@@ -142,6 +142,14 @@ impl Profiler for SamplingProfiler {
         if options.incident_dir.is_none() {
             // Incidents go where the profile goes.
             options.incident_dir = self.dir.clone();
+        }
+        if let Err(error) = options
+            .validate()
+            .and_then(|()| check_rules(&options, info))
+        {
+            // Before the exporters: nothing is created when not sampling.
+            say(&format!("{}; not sampling", Error::from(error)));
+            return Ok(());
         }
         let Ok(mut mask) = options.event_masks(info) else {
             if options.allocation_source == AllocationSource::AllocationSampled {

@@ -10,7 +10,7 @@ use super::contention::CONTENTIONS_PER_SECOND;
 use super::exceptions::EXCEPTIONS_PER_SECOND;
 use super::live_heap::HEAP_OBJECTS;
 use super::mode::SamplingMode;
-use super::triggers::{Trigger, SUPPORTED_TRIGGERS};
+use super::triggers::{Trigger, TriggerKind, SUPPORTED_TRIGGERS};
 use crate::facade::{ProfilerInfo, Result};
 use crate::profiling::{
     COR_PRF_ENABLE_OBJECT_ALLOCATED, COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_HIGH_MONITOR,
@@ -434,6 +434,18 @@ impl SamplerOptions {
             });
         }
         debug_assert_eq!(SUPPORTED_TRIGGERS, "cpu, gc-pause, exception");
+        if let Some(rule) = self
+            .triggers
+            .iter()
+            .find(|r| matches!(r.kind, TriggerKind::Exception { .. }))
+            .filter(|_| self.exceptions_per_second.is_none())
+        {
+            return Err(OptionError {
+                field: "triggers",
+                value: alloc::format!("{:?}", rule.text),
+                expected: "exception rules with exception profiling on (exceptions_per_second)",
+            });
+        }
         if !(1..=3600).contains(&self.recorder_seconds) {
             return Err(OptionError {
                 field: "recorder_seconds",
@@ -637,6 +649,16 @@ mod tests {
         assert_eq!(
             later.value,
             "\"endpoint-p99:/a:200ms:10s\" (endpoint-p99 is not supported yet)"
+        );
+        let quiet = ok
+            .clone()
+            .with_triggers(rules("exception:*:5:1s"))
+            .with_exceptions_per_second(None)
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            (quiet.field, quiet.value.as_str()),
+            ("triggers", "\"exception:*:5:1s\"")
         );
         let mut short = ok;
         short.recorder_seconds = 0;

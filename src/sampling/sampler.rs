@@ -22,8 +22,8 @@ use super::live_heap::{LiveHeap, LiveObject};
 use super::memory::{gc_thread, live_threads};
 use super::mode::{SamplingMode, SignalStats};
 use super::options::{
-    sample_interval, AllocationSource, SamplerOptions, ALLOCATION_SAMPLING_KEYWORD, GC_KEYWORD,
-    INFORMATIONAL, SAMPLE_TYPES, VERBOSE,
+    sample_interval, AllocationSource, OptionError, SamplerOptions, ALLOCATION_SAMPLING_KEYWORD,
+    GC_KEYWORD, INFORMATIONAL, SAMPLE_TYPES, VERBOSE,
 };
 use super::record::Core;
 use super::recorder::Recorder;
@@ -33,6 +33,7 @@ use super::state::{Profile, SamplerStats, State, ThreadProfile};
 use super::suspend_runtime;
 use super::thread_suspend;
 use super::ticker::{random_seed, Host};
+use super::triggers::TriggerKind;
 use crate::eventpipe::RUNTIME_PROVIDER;
 use crate::facade::{EventPipeProvider, ProfilerInfo, Result};
 use crate::profile::{Frames, StackTree};
@@ -192,6 +193,7 @@ impl Sampler {
         };
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let gc_pauses = options.gc_pauses && info.version() >= 12;
+        check_rules(&options, info)?;
         let live_heap = options
             .heap_objects
             .filter(|_| source.is_some() && info.version() >= 13);
@@ -557,6 +559,28 @@ impl Inner {
         };
         profile.threads.extend(gc_threads);
         profile
+    }
+}
+
+/// Whether every rule of `options` can fire on this runtime: a gc-pause
+/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later); one
+/// that never could is refused, named, not armed and silent.
+pub(super) fn check_rules(
+    options: &SamplerOptions,
+    info: &ProfilerInfo,
+) -> core::result::Result<(), OptionError> {
+    let gc_pauses = options.gc_pauses && info.version() >= 12;
+    match options
+        .triggers
+        .iter()
+        .find(|r| matches!(r.kind, TriggerKind::GcPause { .. }))
+    {
+        Some(rule) if !gc_pauses => Err(OptionError {
+            field: "triggers",
+            value: alloc::format!("{:?}", rule.text),
+            expected: "gc-pause rules with GC pauses measured (gc_pauses on, .NET 5 or later)",
+        }),
+        _ => Ok(()),
     }
 }
 
