@@ -38,14 +38,16 @@ const ARGS: [&str; 2] = ["incident", "3"];
 /// longer than [`GC_PAUSE_MS`]; the process above [`CPU_PERCENT`] of all
 /// cores over 5 s.
 ///
-/// Measured on 2 cores, loaded by other builds (target/incident-probe.sh:
-/// the CPU rule at 1% and an interval of 1 s give the CPU of every 2 s
-/// window): the steady phase 10 to 12% of the cores, the 2 s windows over
-/// InduceGcPause (one thread building 3 million objects, then the GC) up to
-/// 34% (1.4 s of CPU: at most 18% of a 5 s window), the burners 39 to 99%
-/// (they spin until the rule fired, up to 30 s). The induced GC's pause:
-/// 153 ms; the other pauses (gen 0 and 1, while the graph is built, none
-/// in the steady phase) at most 40 ms.
+/// Measured on 2 cores, loaded by other builds (the program under the
+/// sampler with `CORPROF_SAMPLER_TRIGGERS=cpu:1%:5s`,
+/// `CORPROF_SAMPLER_TRIGGER_INTERVAL=1`: an incident a second, each
+/// `reason.txt` the CPU of its window): the 5 s windows up to the burners'
+/// start 11 to 12% of the cores (InduceGcPause's one thread building 3
+/// million objects, then the GC, included; its 2 s windows up to 34%), the
+/// burners' 39% (a 2 s window, the machine at load 10) to 92% (they spin
+/// until the rule fired, up to 30 s). The induced GC's pause: 153 ms; the
+/// other pauses (gen 0 and 1, while the graph is built, none in the steady
+/// phase) at most 40 ms.
 const GC_PAUSE_MS: u64 = 50;
 const CPU_PERCENT: u32 = 30;
 

@@ -487,6 +487,7 @@ fn write_dir(
         "recorder_dropped_samples",
         stats.recorder_dropped.to_string(),
     );
+    line("recorder_nodes", stats.recorder_nodes.to_string());
     line("suspensions", stats.suspensions.to_string());
     line("failed_suspensions", stats.failed_suspensions.to_string());
     line("walks", stats.walks.to_string());

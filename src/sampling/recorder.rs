@@ -58,6 +58,12 @@ impl Recorder {
         self.seconds
     }
 
+    /// The tree nodes its slices hold now (at most
+    /// [`NODE_BYTES`] each).
+    pub(crate) fn nodes(&self) -> usize {
+        self.slices.iter().map(|s| s.nodes).sum()
+    }
+
     /// The most bytes its trees take: `seconds` slices of
     /// [`SLICE_NODES`] nodes of [`NODE_BYTES`], plus a root per thread slot.
     pub(crate) fn memory_bound(&self) -> usize {
@@ -202,8 +208,11 @@ mod tests {
         let nodes = ring.slices.back().unwrap().nodes;
         assert!((SLICE_NODES - 2..=SLICE_NODES).contains(&nodes), "{nodes}");
         assert!(ring.dropped > 0);
-        // Known stacks still count in a full slice.
+        // Known stacks still count in a full slice, and add no node; the
+        // older seconds have left the ring.
+        let dropped = ring.dropped;
         ring.add(9, 0, &[main], &values);
+        assert_eq!((ring.nodes(), ring.dropped), (nodes, dropped));
         assert!(ring.memory_bound() >= 3 * SLICE_NODES * 96);
     }
 }

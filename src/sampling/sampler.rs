@@ -526,6 +526,7 @@ impl Inner {
         let mut stats = state.stats.clone();
         if let Some(recorder) = &state.recorder {
             stats.recorder_dropped = recorder.dropped;
+            stats.recorder_nodes = recorder.nodes() as u64;
         }
         let mut gc_threads = Vec::new();
         if let Some(gc) = &self.gc {

@@ -128,6 +128,8 @@ pub struct SamplerStats {
     pub recorder_bound_bytes: u64,
     /// Samples the recorder left out (a second's slice full).
     pub recorder_dropped: u64,
+    /// The tree nodes the recorder held when the profile was taken.
+    pub recorder_nodes: u64,
     /// [`SamplingMode::ThreadSuspend`]: threads suspended, refused walks,
     /// samples per thread.
     pub thread_suspend: ThreadSuspendStats,
