@@ -564,8 +564,9 @@ impl Inner {
 }
 
 /// Whether every rule of `options` can fire on this runtime: a gc-pause
-/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later); one
-/// that never could is refused, named, not armed and silent.
+/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later), a cpu
+/// rule Linux; one that never could is refused, named, not armed and
+/// silent.
 pub(super) fn check_rules(
     options: &SamplerOptions,
     info: &ProfilerInfo,
@@ -576,10 +577,25 @@ pub(super) fn check_rules(
         .iter()
         .find(|r| matches!(r.kind, TriggerKind::GcPause { .. }))
     {
-        Some(rule) if !gc_pauses => Err(OptionError {
+        Some(rule) if !gc_pauses => {
+            return Err(OptionError {
+                field: "triggers",
+                value: alloc::format!("{:?}", rule.text),
+                expected: "gc-pause rules with GC pauses measured (gc_pauses on, .NET 5 or later)",
+            })
+        }
+        _ => {}
+    }
+    match options
+        .triggers
+        .iter()
+        .find(|r| matches!(r.kind, TriggerKind::Cpu { .. }))
+    {
+        // The process's CPU clock is read on Linux only (`clock.rs`).
+        Some(rule) if !cfg!(target_os = "linux") => Err(OptionError {
             field: "triggers",
             value: alloc::format!("{:?}", rule.text),
-            expected: "gc-pause rules with GC pauses measured (gc_pauses on, .NET 5 or later)",
+            expected: "cpu rules on Linux (the process's CPU clock is read there only)",
         }),
         _ => Ok(()),
     }
