@@ -159,13 +159,23 @@ fn write(core: &Core, incidents: &Incidents, request: Request) {
             .dir
             .join(format!("incident-{}-{kind}-{n}", utc_stamp(unix)));
     }
+    let taking = Instant::now();
     let Some((profile, thread, stack)) = window(core, &request) else {
         return;
     };
+    let held = taking.elapsed();
     let result = std::fs::create_dir_all(&dir)
         .and_then(|()| write_outputs(&profile, &dir))
         .and_then(|_| {
-            let reason = reason(&rule, kind, &request.firing.value, &profile, thread, &stack);
+            let said = Said {
+                rule: &rule,
+                kind,
+                value: &request.firing.value,
+                thread,
+                stack: &stack,
+                held,
+            };
+            let reason = reason(&said, &profile);
             std::fs::write(dir.join("reason.txt"), reason)
         });
     match result {
@@ -233,24 +243,33 @@ fn window(core: &Core, request: &Request) -> Option<(Profile, Option<String>, Ve
     Some((profile, thread, stack))
 }
 
-/// `reason.txt`: `key=value` lines, then the stack, innermost first.
-fn reason(
-    rule: &str,
-    kind: &str,
-    value: &str,
-    profile: &Profile,
+/// What `reason.txt` says besides the profile's window.
+struct Said<'a> {
+    rule: &'a str,
+    kind: &'a str,
+    value: &'a str,
+    /// The thread that crossed the rule, and its stack (innermost first).
     thread: Option<String>,
-    stack: &[String],
-) -> String {
+    stack: &'a [String],
+    /// How long the sampler's state was held to take the window.
+    held: Duration,
+}
+
+/// `reason.txt`: `key=value` lines, then the stack, innermost first.
+fn reason(said: &Said<'_>, profile: &Profile) -> String {
     let mut text = format!(
-        "rule={rule}\nkind={kind}\nvalue={value}\nwindow_seconds={}\nthreads={}\nthread={}\n",
+        "rule={}\nkind={}\nvalue={}\nwindow_seconds={}\nthreads={}\nwindow_taken_us={}\nthread={}\n",
+        said.rule,
+        said.kind,
+        said.value,
         profile.duration.as_secs(),
         profile.threads.len(),
-        thread.as_deref().unwrap_or("(none: not one thread's)"),
+        said.held.as_micros(),
+        said.thread.as_deref().unwrap_or("(none: not one thread's)"),
     );
-    if !stack.is_empty() {
+    if !said.stack.is_empty() {
         text.push_str("stack (innermost first):\n");
-        for frame in stack {
+        for frame in said.stack {
             text.push_str(&format!("  {frame}\n"));
         }
     }
