@@ -373,3 +373,60 @@ fn every_subcommand_has_its_help_and_usage_errors() {
         }
     }
 }
+
+/// `corprof heap diff A B`: two histograms (a heap snapshot's table and
+/// gcdump's), the types whose objects and bytes grew, by bytes grown, with
+/// the snapshot's retention path; a file with no histogram is an error, a
+/// missing file too, a missing argument a usage error.
+#[test]
+fn heap_diff_names_the_types_that_grew() {
+    let dir = dir().join("heap-diff");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b, empty) = (dir.join("a.txt"), dir.join("b.txt"), dir.join("e.txt"));
+    // gcdump's printed table, then a snapshot's heap-<time>.txt.
+    std::fs::write(
+        &a,
+        "       Count          Bytes  Type\n          10           3000  System.Byte[]\n          15           1500  Leak.Item\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "heap snapshot 20261207T170100Z: 165 objects, 17000 bytes, 2 types; runtime paused 1.000 ms\n\n     objects            bytes  type\n         150            15000  Leak.Item\n          15             2000  System.Byte[]\n\nretention (the shortest path from a root, for the most bytes of each type):\nLeak.Item: 150 objects, 15000 bytes through [static Leak.Program.kept] -> Leak.Item[]\n",
+    )
+    .unwrap();
+    std::fs::write(&empty, "nothing here\n").unwrap();
+    let (a, b, empty) = (
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        empty.to_str().unwrap(),
+    );
+    let (code, out, err) = corprof(&["heap", "diff", a, b]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].contains("25 -> 165 objects, 4500 -> 17000 bytes; 1 suspects"),
+        "{out}"
+    );
+    assert!(
+        lines[2].trim_start().starts_with("13500          135"),
+        "{out}"
+    );
+    assert!(lines[2].ends_with("  Leak.Item"), "{out}");
+    assert!(
+        lines[3].contains("held through [static Leak.Program.kept] -> Leak.Item[]"),
+        "{out}"
+    );
+    assert_eq!(
+        lines.len(),
+        4,
+        "Byte[] grew in bytes, not in objects: {out}"
+    );
+    let (code, _, err) = corprof(&["heap", "diff", a, empty]);
+    assert_eq!(code, 1);
+    assert!(err.contains("e.txt: no type histogram"), "{err}");
+    let (code, _, err) = corprof(&["heap", "diff", a, "/nonexistent/x.txt"]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = corprof(&["heap", "diff", a]);
+    assert_eq!(code, 2);
+    assert!(err.contains("corprof heap diff A B [--top N]"), "{err}");
+}

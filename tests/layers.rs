@@ -179,12 +179,15 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
                 "heap_snapshot",
                 "live_heap",
                 "mode",
+                "triggers",
                 "unix",
                 "win32",
             ],
             // The sample types and options; CFA programs; signal mode's
             // resolver.
             &["cfi", "options", "resolver"],
+            // The flight recorder's ring (of the sample types' trees).
+            &["recorder"],
             // The sampler's state and statistics; the environment's
             // settings; the module table and its CFI step.
             &["env", "state", "unwind"],
@@ -199,7 +202,7 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
             &["export", "handler", "output"],
             // The attach request; signal mode's registrations, timers,
             // start and stop.
-            &["attach", "signal"],
+            &["attach", "incident", "signal"],
             // The modes, on the ticker and the record path.
             &["signal_loop", "suspend_runtime", "thread_suspend"],
             // The public `Sampler`.

@@ -18,6 +18,7 @@
 #   bash scripts/bench/bench.sh sampler          # 7 rounds
 #   RUNS=11 ROUNDS=20000 bash scripts/bench/bench-sampler.sh
 #   OVERHEAD_ONLY=1 bash scripts/bench/bench-sampler.sh   # the first table only
+#   CONFIGS="none signal recorder" OVERHEAD_ONLY=1 bash scripts/bench/bench-sampler.sh   # the flight recorder with three rules
 #
 # CORPROF_RUNTIME picks the provisioned runtime (scripts/provision/provision-dotnet.sh).
 set -euo pipefail
@@ -68,6 +69,10 @@ run() {
     suspend) profiler+=(CORPROF_SAMPLER_MODE=suspend-runtime) ;;
     tick) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=allocation-tick) ;;
     objects) profiler+=(CORPROF_SAMPLER_ALLOC_SOURCE=object-allocated) ;;
+    # Signal mode with the flight recorder and three rules that do not fire
+    # (issue 49: the recorder's cost).
+    recorder) profiler+=(CORPROF_SAMPLER_MODE=signal
+        "CORPROF_SAMPLER_TRIGGERS=cpu:100%:60s;gc-pause:10s;exception:System.TimeoutException:1000000:1s") ;;
     esac
     local status=0
     out=$(env DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1 "${profiler[@]}" \
@@ -83,14 +88,17 @@ run() {
 }
 
 log "warm-up round"
-configs=(none signal suspend)
-run none bench 4 "$rounds" >/dev/null
-run signal bench 4 "$rounds" >/dev/null
-run suspend bench 4 "$rounds" >/dev/null
+# CONFIGS picks the configurations (none first), e.g. "none signal recorder".
+read -r -a configs <<<"${CONFIGS:-none signal suspend}"
+[ "${configs[0]}" = none ] || die "CONFIGS must start with none, got '${CONFIGS:-}'"
+for c in "${configs[@]}"; do
+    run "$c" bench 4 "$rounds" >/dev/null
+done
 for ((r = 1; r <= runs; r++)); do
     log "round $r of $runs"
     # Rotate the order: none signal suspend, signal suspend none, ...
-    order=("${configs[@]:r%3}" "${configs[@]:0:r%3}")
+    n=${#configs[@]}
+    order=("${configs[@]:r%n}" "${configs[@]:0:r%n}")
     for c in "${order[@]}"; do
         read -r cpu wall <<<"$(run "$c" bench 4 "$rounds")"
         [ -n "$wall" ] || die "$c printed no time"
@@ -111,11 +119,11 @@ for c in "${configs[@]}"; do
     echo "| $c | $cpu | $wall | $(awk -v a="$cpu" -v b="$base_cpu" 'BEGIN {printf "%.3f", a / b}') | $(awk -v a="$wall" -v b="$base_wall" 'BEGIN {printf "%.3f", a / b}') |"
 done
 echo
-for c in signal suspend; do
+for c in "${configs[@]:1}"; do
     echo "Per-round CPU ratios ($c / none, same round): $(paste -d' ' "$scratch/$c.cpu" "$scratch/none.cpu" | awk '{printf "%.3f ", $1 / $2}')"
     echo
 done
-echo "Command: RUNS=$runs ROUNDS=$rounds OVERHEAD_ONLY=${OVERHEAD_ONLY:-} bash scripts/bench/bench-sampler.sh"
+echo "Command: CONFIGS='${configs[*]}' RUNS=$runs ROUNDS=$rounds OVERHEAD_ONLY=${OVERHEAD_ONLY:-} bash scripts/bench/bench-sampler.sh"
 if [ -n "${OVERHEAD_ONLY:-}" ]; then
     exit 0
 fi

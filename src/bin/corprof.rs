@@ -8,6 +8,7 @@
 //! corprof counters collect -p PID [--counters LIST] [--refresh-interval SECONDS] [--duration SECONDS] [--format csv|json] [-o FILE]
 //! corprof stack -p PID [--duration SECONDS]
 //! corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+//! corprof heap diff A B [--top N]
 //! corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 //! ```
 //!
@@ -24,7 +25,10 @@
 //! instruments, as `dotnet-counters` does. `stack` prints every managed
 //! thread's stack now, as `dotnet-stack` does. `gcdump` prints a type
 //! histogram of the live heap and writes it as pprof, from a heap dump
-//! asked for as `dotnet-gcdump` does. `coverage` runs a command (`dotnet test`)
+//! asked for as `dotnet-gcdump` does. `heap diff` names the leak suspects
+//! between two type histograms (heap snapshots' `heap-<time>.txt`, or
+//! `gcdump`'s printed tables): the types whose objects and bytes grew,
+//! by bytes grown. `coverage` runs a command (`dotnet test`)
 //! with the coverage profiler in each of its .NET processes and writes one
 //! lcov and one Cobertura report of them all.
 //!
@@ -56,6 +60,8 @@ mod counters;
 mod coverage;
 #[path = "corprof/gcdump.rs"]
 mod gcdump;
+#[path = "corprof/heap.rs"]
+mod heap;
 #[path = "corprof/show.rs"]
 mod show;
 #[path = "corprof/stack.rs"]
@@ -74,6 +80,7 @@ const USAGE: &str = "usage:
                            [--format csv|json] [-o FILE]
   corprof stack -p PID [--duration SECONDS]
   corprof gcdump -p PID [-o FILE.pb.gz] [--timeout SECONDS]
+  corprof heap diff A B [--top N]
   corprof coverage [--include PATTERN]... [--exclude PATTERN]... [--profiler PATH] -o DIR -- COMMAND [ARGS...]
 
 counters: comma-separated EventSource or Meter names, each maybe with its counters in
@@ -104,6 +111,7 @@ fn main() -> ExitCode {
         ["counters", "collect", rest @ ..] => counters::counters(rest, true),
         ["stack", rest @ ..] => stack::stack(rest),
         ["gcdump", rest @ ..] => gcdump::gcdump(rest),
+        ["heap", rest @ ..] => heap::heap(rest),
         ["-h" | "--help" | "help"] => {
             println!("{USAGE}");
             Ok(())

@@ -37,6 +37,16 @@ pub fn current_thread_cpu_nanos() -> Option<u64> {
     imp::current_thread_cpu_nanos()
 }
 
+/// The CPU time (user and system) every thread of this process has used,
+/// in nanoseconds (`CLOCK_PROCESS_CPUTIME_ID`); `None` where not read
+/// (not Linux).
+pub(crate) fn process_cpu_nanos() -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    return imp::process_cpu_nanos();
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 #[cfg(target_os = "linux")]
 mod imp {
     use core::ffi::{c_int, c_long};
@@ -60,8 +70,15 @@ mod imp {
     /// `CLOCK_THREAD_CPUTIME_ID` (linux/time.h).
     const CLOCK_THREAD_CPUTIME_ID: c_int = 3;
 
+    /// `CLOCK_PROCESS_CPUTIME_ID` (linux/time.h).
+    const CLOCK_PROCESS_CPUTIME_ID: c_int = 2;
+
     pub(super) fn current_thread_cpu_nanos() -> Option<u64> {
         read(CLOCK_THREAD_CPUTIME_ID)
+    }
+
+    pub(super) fn process_cpu_nanos() -> Option<u64> {
+        read(CLOCK_PROCESS_CPUTIME_ID)
     }
 
     pub(super) fn thread_cpu_nanos(os_thread: u32) -> Option<u64> {

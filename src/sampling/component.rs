@@ -16,7 +16,7 @@ use super::heap_snapshot::{HeapSnapshotStats, HeapSnapshots};
 use super::mode::SamplingMode;
 use super::options::{AllocationSource, SamplerOptions};
 use super::output::{write_outputs, Written};
-use super::sampler::Sampler;
+use super::sampler::{check_rules, Sampler};
 use super::state::Profile;
 use crate::facade::{CallbackObject, EventPipeEvent, Profiler, ProfilerInfo, Result};
 use crate::profiling::{ClassID, ObjectID, ThreadID};
@@ -132,13 +132,25 @@ impl Default for SamplingProfiler {
 
 impl Profiler for SamplingProfiler {
     fn initialize(&self, info: &ProfilerInfo) -> Result<()> {
-        let (options, export) = match &self.config {
+        let (mut options, export) = match &self.config {
             Ok(config) => config.clone(),
             Err(error) => {
                 say(&format!("{}; not sampling", error.message()));
                 return Ok(());
             }
         };
+        if options.incident_dir.is_none() {
+            // Incidents go where the profile goes.
+            options.incident_dir = self.dir.clone();
+        }
+        if let Err(error) = options
+            .validate()
+            .and_then(|()| check_rules(&options, info))
+        {
+            // Before the exporters: nothing is created when not sampling.
+            say(&format!("{}; not sampling", Error::from(error)));
+            return Ok(());
+        }
         let Ok(mut mask) = options.event_masks(info) else {
             if options.allocation_source == AllocationSource::AllocationSampled {
                 let version = info.runtime_information().map_or_else(
@@ -464,6 +476,17 @@ fn write_dir(
     let mut summary = String::new();
     let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
     line("mode", stats.mode.name().to_string());
+    line("incidents", stats.incidents.to_string());
+    line("recorder_seconds", stats.recorder_seconds.to_string());
+    line(
+        "recorder_bound_bytes",
+        stats.recorder_bound_bytes.to_string(),
+    );
+    line(
+        "recorder_dropped_samples",
+        stats.recorder_dropped.to_string(),
+    );
+    line("recorder_nodes", stats.recorder_nodes.to_string());
     line("suspensions", stats.suspensions.to_string());
     line("failed_suspensions", stats.failed_suspensions.to_string());
     line("walks", stats.walks.to_string());

@@ -7,6 +7,7 @@ use alloc::string::String;
 
 use super::mode::SamplingMode;
 use super::options::{AllocationSource, SamplerOptions};
+use super::triggers::{Trigger, SUPPORTED_TRIGGERS};
 use crate::{Error, E_INVALIDARG};
 
 /// Samples per second (`SamplerOptions::hz`): 1 to 10,000, default 99.
@@ -50,6 +51,16 @@ pub(crate) const SAMPLER_TENANT: &str = "CORPROF_SAMPLER_TENANT";
 /// The application's name on the profile server (default: the process's).
 pub(crate) const SAMPLER_APP: &str = "CORPROF_SAMPLER_APP";
 
+/// The incident rules (`SamplerOptions::triggers`): `;`-separated,
+/// each `kind:threshold[:...]` (`triggers.rs`).
+pub(crate) const SAMPLER_TRIGGERS: &str = "CORPROF_SAMPLER_TRIGGERS";
+/// Seconds a rule stays quiet after it fired
+/// (`SamplerOptions::trigger_interval`): 1 to 86400, default 300.
+pub(crate) const SAMPLER_TRIGGER_INTERVAL: &str = "CORPROF_SAMPLER_TRIGGER_INTERVAL";
+/// Seconds the flight recorder keeps (`SamplerOptions::recorder_seconds`):
+/// 1 to 3600, default 60.
+pub(crate) const SAMPLER_RECORDER_SECONDS: &str = "CORPROF_SAMPLER_RECORDER_SECONDS";
+
 /// `name`'s value (`None` when unset), or an error naming it when it is not
 /// Unicode.
 pub(crate) fn var(name: &'static str) -> Result<Option<String>, Error> {
@@ -90,6 +101,9 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
     /// | `CORPROF_SAMPLER_HEAP_OBJECTS` | the most sampled objects the live heap tracks ([`heap_objects`](SamplerOptions::heap_objects); .NET 7 and later); `0` turns the live heap off | 0 to 1000000 (4096) |
     /// | `CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY` | seconds between heap snapshots ([`heap_snapshot_every`](SamplerOptions::heap_snapshot_every); .NET 9 and later; written into `CORPROF_SAMPLER_DIR`); `0` takes none | 0 to 86400 (0) |
+    /// | `CORPROF_SAMPLER_TRIGGERS` | incident rules ([`triggers`](SamplerOptions::triggers)), `;`-separated: `cpu:90%:3s`, `gc-pause:200ms`, `exception:System.TimeoutException:50:5s` (docs/sampling.md, "Incidents"); written into `CORPROF_SAMPLER_DIR` | (none) |
+    /// | `CORPROF_SAMPLER_TRIGGER_INTERVAL` | seconds a rule stays quiet after it fired ([`trigger_interval`](SamplerOptions::trigger_interval)) | 1 to 86400 (300) |
+    /// | `CORPROF_SAMPLER_RECORDER_SECONDS` | seconds the flight recorder keeps for an incident ([`recorder_seconds`](SamplerOptions::recorder_seconds)) | 1 to 3600 (60) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
@@ -136,6 +150,23 @@ impl SamplerOptions {
             1_000_000,
         )?;
         let snapshot_every = number(SAMPLER_HEAP_SNAPSHOT_EVERY, 0, 0, 86_400)?;
+        let triggers = match var(SAMPLER_TRIGGERS)? {
+            None => alloc::vec::Vec::new(),
+            Some(text) => Trigger::parse_list(&text)
+                .map_err(|why| Error::new(E_INVALIDARG, format!("{SAMPLER_TRIGGERS}: {why}")))?,
+        };
+        if let Some(rule) = triggers.iter().find(|r| !r.is_supported()) {
+            return Err(Error::new(
+                E_INVALIDARG,
+                format!(
+                    "{SAMPLER_TRIGGERS}: trigger {:?}: {} is not supported yet (supported: {SUPPORTED_TRIGGERS})",
+                    rule.text,
+                    rule.kind_name()
+                ),
+            ));
+        }
+        let interval = number(SAMPLER_TRIGGER_INTERVAL, 300, 1, 86_400)?;
+        let recorder = number(SAMPLER_RECORDER_SECONDS, 60, 1, 3600)?;
         Ok(SamplerOptions {
             hz: hz as u32,
             allocation_mean_bytes: (alloc != 0).then_some(alloc),
@@ -146,6 +177,9 @@ impl SamplerOptions {
             heap_objects: (heap_objects != 0).then_some(heap_objects as u32),
             heap_snapshot_every: (snapshot_every != 0)
                 .then(|| core::time::Duration::from_secs(snapshot_every)),
+            triggers,
+            trigger_interval: core::time::Duration::from_secs(interval),
+            recorder_seconds: recorder as u32,
             ..SamplerOptions::default()
         })
     }

@@ -122,7 +122,10 @@ impl Sampler {
                 live.gc_ended();
             }
             if let Some(gc) = &self.inner.gc {
-                gc.event(decoded, Instant::now());
+                let pause = gc.event(decoded, Instant::now());
+                if let (Some(nanos), Some(incidents)) = (pause, &self.inner.incidents) {
+                    incidents.gc_pause(nanos);
+                }
             }
             return Ok(());
         }
@@ -266,11 +269,14 @@ impl Sampler {
             .unwrap_or_else(|_| String::from("?"));
         let mut values = [0; SAMPLE_TYPES.len()];
         values[EXCEPTIONS] = count;
-        self.inner
-            .record_here(Some(&type_name), values, |stats| {
-                stats.exceptions_recorded += 1;
-            })
-            .map(|_| ())
+        let stack = self.inner.record_here(Some(&type_name), values, |stats| {
+            stats.exceptions_recorded += 1;
+        })?;
+        if let Some(incidents) = &self.inner.incidents {
+            let thread = info.current_thread().ok();
+            incidents.exception(&type_name, count, thread, stack);
+        }
+        Ok(())
     }
 }
 

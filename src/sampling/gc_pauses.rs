@@ -172,33 +172,31 @@ impl GcPauses {
     /// Takes a runtime-provider event with a GC event id, delivered at
     /// `now` (on the thread that wrote it); `event` is `None` when it did
     /// not decode. Never calls the runtime; the lock is held for a few
-    /// map updates.
-    pub(crate) fn event(&self, event: Option<GcEvent>, now: Instant) {
+    /// map updates. Returns the pause that ended, in nanoseconds, if one did.
+    pub(crate) fn event(&self, event: Option<GcEvent>, now: Instant) -> Option<u64> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let Some(event) = event else {
             state.undecoded += 1;
-            return;
+            return None;
         };
         match event {
             GcEvent::SuspendBegin { reason } => {
                 state.open = (reason == SUSPEND_FOR_GC || reason == SUSPEND_FOR_GC_PREP)
                     .then_some((now, None));
+                None
             }
             GcEvent::Start { depth, reason } => {
                 state.last = Some((depth, reason));
                 if let Some((_, kind @ None)) = &mut state.open {
                     *kind = Some((depth, reason));
                 }
+                None
             }
-            GcEvent::End => {}
+            GcEvent::End => None,
             GcEvent::RestartEnd => {
-                let Some((began, kind)) = state.open.take() else {
-                    return;
-                };
+                let (began, kind) = state.open.take()?;
                 // A GC suspension before any GC started has no kind.
-                let Some(kind) = kind.or(state.last) else {
-                    return;
-                };
+                let kind = kind.or(state.last)?;
                 let nanos = u64::try_from(now.saturating_duration_since(began).as_nanos())
                     .unwrap_or(u64::MAX);
                 let state = &mut *state;
@@ -208,6 +206,7 @@ impl GcPauses {
                     total.nanos = total.nanos.saturating_add(nanos);
                 }
                 state.max_nanos = state.max_nanos.max(nanos);
+                Some(nanos)
             }
         }
     }

@@ -90,6 +90,7 @@ mod exceptions;
 pub mod export;
 mod gc_pauses;
 mod heap_snapshot;
+mod incident;
 mod live_heap;
 mod memory;
 mod mode;
@@ -97,6 +98,7 @@ mod options;
 mod output;
 mod pprof;
 mod record;
+mod recorder;
 mod resolver;
 mod sampler;
 mod signal;
@@ -105,6 +107,7 @@ mod state;
 mod suspend_runtime;
 mod thread_suspend;
 mod ticker;
+mod triggers;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
@@ -195,3 +198,4 @@ pub use options::{
 pub use output::{write_outputs, Written};
 pub use sampler::Sampler;
 pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};
+pub use triggers::{Trigger, TriggerKind, MAX_TRIGGER_COUNT, SUPPORTED_TRIGGERS};

@@ -10,6 +10,7 @@ use super::contention::CONTENTIONS_PER_SECOND;
 use super::exceptions::EXCEPTIONS_PER_SECOND;
 use super::live_heap::HEAP_OBJECTS;
 use super::mode::SamplingMode;
+use super::triggers::{Trigger, TriggerKind, SUPPORTED_TRIGGERS};
 use crate::facade::{ProfilerInfo, Result};
 use crate::profiling::{
     COR_PRF_ENABLE_OBJECT_ALLOCATED, COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_HIGH_MONITOR,
@@ -222,6 +223,19 @@ pub struct SamplerOptions {
     /// How often a heap snapshot is taken (default `None`: never; 1 s to
     /// a day). .NET 9 and later; `heap_snapshot.rs`.
     pub heap_snapshot_every: Option<Duration>,
+    /// The incident rules (default none; `CORPROF_SAMPLER_TRIGGERS`,
+    /// [`Trigger::parse_list`]): with any, the flight recorder keeps the
+    /// last [`recorder_seconds`](Self::recorder_seconds) and each rule
+    /// that fires writes them into [`incident_dir`](Self::incident_dir).
+    pub triggers: alloc::vec::Vec<Trigger>,
+    /// A rule fires at most once per this interval (default 300 s).
+    pub trigger_interval: Duration,
+    /// The seconds the flight recorder keeps (default 60; 1 to 3600).
+    pub recorder_seconds: u32,
+    /// Where incidents are written (`incident-<time>-<kind>/` in it);
+    /// [`SamplingProfiler`](crate::sampling::SamplingProfiler) sets its
+    /// output directory. Rules without it are refused.
+    pub incident_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for SamplerOptions {
@@ -238,6 +252,10 @@ impl Default for SamplerOptions {
             gc_pauses: true,
             heap_objects: Some(HEAP_OBJECTS),
             heap_snapshot_every: None,
+            triggers: alloc::vec::Vec::new(),
+            trigger_interval: Duration::from_secs(300),
+            recorder_seconds: 60,
+            incident_dir: None,
         }
     }
 }
@@ -307,6 +325,21 @@ impl SamplerOptions {
     #[must_use]
     pub fn with_heap_snapshot_every(mut self, every: Option<Duration>) -> SamplerOptions {
         self.heap_snapshot_every = every;
+        self
+    }
+
+    /// With [`triggers`](Self::triggers) set (`Trigger::parse_list`
+    /// reads the syntax).
+    #[must_use]
+    pub fn with_triggers(mut self, triggers: alloc::vec::Vec<Trigger>) -> SamplerOptions {
+        self.triggers = triggers;
+        self
+    }
+
+    /// With [`incident_dir`](Self::incident_dir) set.
+    #[must_use]
+    pub fn with_incident_dir(mut self, dir: Option<std::path::PathBuf>) -> SamplerOptions {
+        self.incident_dir = dir;
         self
     }
 
@@ -381,6 +414,58 @@ impl SamplerOptions {
                 &self.heap_objects,
                 "None (off) or at least 1",
             );
+        }
+        self.validate_triggers()
+    }
+
+    /// The rules' part of [`validate`](Self::validate): every kind
+    /// supported, a recorder of 1 to 3600 s, an interval of at least a
+    /// second, a directory to write into.
+    fn validate_triggers(&self) -> core::result::Result<(), OptionError> {
+        if let Some(rule) = self.triggers.iter().find(|r| !r.is_supported()) {
+            return Err(OptionError {
+                field: "triggers",
+                value: alloc::format!(
+                    "{:?} ({} is not supported yet)",
+                    rule.text,
+                    rule.kind_name()
+                ),
+                expected: "rules of the kinds supported yet: cpu, gc-pause, exception",
+            });
+        }
+        debug_assert_eq!(SUPPORTED_TRIGGERS, "cpu, gc-pause, exception");
+        if let Some(rule) = self
+            .triggers
+            .iter()
+            .find(|r| matches!(r.kind, TriggerKind::Exception { .. }))
+            .filter(|_| self.exceptions_per_second.is_none())
+        {
+            return Err(OptionError {
+                field: "triggers",
+                value: alloc::format!("{:?}", rule.text),
+                expected: "exception rules with exception profiling on (exceptions_per_second)",
+            });
+        }
+        if !(1..=3600).contains(&self.recorder_seconds) {
+            return Err(OptionError {
+                field: "recorder_seconds",
+                value: alloc::format!("{:?}", self.recorder_seconds),
+                expected: "1 to 3600",
+            });
+        }
+        if self.trigger_interval < Duration::from_secs(1) {
+            return Err(OptionError {
+                field: "trigger_interval",
+                value: alloc::format!("{:?}", self.trigger_interval),
+                expected: "at least 1 s",
+            });
+        }
+        if !self.triggers.is_empty() && self.incident_dir.is_none() {
+            return Err(OptionError {
+                field: "incident_dir",
+                value: String::from("None"),
+                expected: "a directory when there are triggers (CORPROF_SAMPLER_DIR)",
+            });
         }
         Ok(())
     }
@@ -542,6 +627,42 @@ mod tests {
             .with_contentions_per_second(None)
             .with_heap_objects(None);
         assert_eq!(off.validate(), Ok(()));
+    }
+
+    /// Rules need a directory; a kind not supported yet is refused, named.
+    #[test]
+    fn the_rules_are_checked_at_the_start() {
+        let rules = |text| Trigger::parse_list(text).unwrap();
+        let dir = Some(std::path::PathBuf::from("/tmp/x"));
+        let ok = SamplerOptions::default()
+            .with_triggers(rules("cpu:90%:3s;gc-pause:200ms"))
+            .with_incident_dir(dir.clone());
+        assert_eq!(ok.validate(), Ok(()));
+        let no_dir = ok.clone().with_incident_dir(None).validate().unwrap_err();
+        assert_eq!(no_dir.field, "incident_dir");
+        let later = ok
+            .clone()
+            .with_triggers(rules("gc-pause:1s;endpoint-p99:/a:200ms:10s"))
+            .validate()
+            .unwrap_err();
+        assert_eq!(later.field, "triggers");
+        assert_eq!(
+            later.value,
+            "\"endpoint-p99:/a:200ms:10s\" (endpoint-p99 is not supported yet)"
+        );
+        let quiet = ok
+            .clone()
+            .with_triggers(rules("exception:*:5:1s"))
+            .with_exceptions_per_second(None)
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            (quiet.field, quiet.value.as_str()),
+            ("triggers", "\"exception:*:5:1s\"")
+        );
+        let mut short = ok;
+        short.recorder_seconds = 0;
+        assert_eq!(short.validate().unwrap_err().field, "recorder_seconds");
     }
 
     #[test]

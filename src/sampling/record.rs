@@ -89,7 +89,8 @@ impl State {
             let leaf = self.frames.intern(leaf);
             stack.push(leaf);
         }
-        let tracked = self.thread(thread);
+        let slot = self.slot(thread);
+        let tracked = &mut self.threads[slot];
         if let Some(now) = cpu_clock {
             // A thread that moved to another OS thread (or is seen first)
             // starts its CPU count here.
@@ -105,6 +106,9 @@ impl State {
             tracked.os_thread = os_thread;
         }
         tracked.add(&stack, &values, periods);
+        if let Some(recorder) = &mut self.recorder {
+            recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
+        }
         stack
     }
 }

@@ -17,20 +17,23 @@ use super::contention::CONTENTION_KEYWORD;
 use super::exceptions::RateSampler;
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use super::gc_pauses::GcPauses;
+use super::incident::{self, Incidents};
 use super::live_heap::{LiveHeap, LiveObject};
 use super::memory::{gc_thread, live_threads};
 use super::mode::{SamplingMode, SignalStats};
 use super::options::{
-    sample_interval, AllocationSource, SamplerOptions, ALLOCATION_SAMPLING_KEYWORD, GC_KEYWORD,
-    INFORMATIONAL, SAMPLE_TYPES, VERBOSE,
+    sample_interval, AllocationSource, OptionError, SamplerOptions, ALLOCATION_SAMPLING_KEYWORD,
+    GC_KEYWORD, INFORMATIONAL, SAMPLE_TYPES, VERBOSE,
 };
 use super::record::Core;
+use super::recorder::Recorder;
 use super::signal;
 use super::signal_loop;
 use super::state::{Profile, SamplerStats, State, ThreadProfile};
 use super::suspend_runtime;
 use super::thread_suspend;
 use super::ticker::{random_seed, Host};
+use super::triggers::TriggerKind;
 use crate::eventpipe::RUNTIME_PROVIDER;
 use crate::facade::{EventPipeProvider, ProfilerInfo, Result};
 use crate::profile::{Frames, StackTree};
@@ -63,6 +66,8 @@ pub(super) struct Inner {
     pub(super) gc: Option<GcPauses>,
     /// The live heap (`None`: off or not available).
     pub(super) live: Option<Arc<LiveHeap>>,
+    /// The incident rules (`None`: none).
+    pub(super) incidents: Option<Incidents>,
 }
 
 impl core::ops::Deref for Inner {
@@ -149,6 +154,8 @@ impl Host for Inner {
 pub struct Sampler {
     pub(super) inner: Arc<Inner>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// The incidents' thread, with rules.
+    incident_thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl core::fmt::Debug for Sampler {
@@ -186,6 +193,7 @@ impl Sampler {
         };
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
         let gc_pauses = options.gc_pauses && info.version() >= 12;
+        check_rules(&options, info)?;
         let live_heap = options
             .heap_objects
             .filter(|_| source.is_some() && info.version() >= 13);
@@ -241,6 +249,14 @@ impl Sampler {
             ..SamplerStats::default()
         };
         let seed = random_seed();
+        let mut state = State::new(Frames::new(), stats);
+        let incidents = Incidents::new(&options);
+        if incidents.is_some() {
+            let recorder = Recorder::new(options.recorder_seconds);
+            state.stats.recorder_seconds = recorder.seconds();
+            state.stats.recorder_bound_bytes = recorder.memory_bound() as u64;
+            state.recorder = Some(recorder);
+        }
         let inner = Arc::new(Inner {
             core: Core {
                 info: info.clone(),
@@ -248,7 +264,7 @@ impl Sampler {
                 periods: export.is_some(),
                 stop: Mutex::new(false),
                 wake: Condvar::new(),
-                state: Mutex::new(State::new(Frames::new(), stats)),
+                state: Mutex::new(state),
                 names: Mutex::new(HashMap::new()),
                 walking: Mutex::new(Some(Vec::new())),
             },
@@ -266,10 +282,12 @@ impl Sampler {
             threads_ended: Mutex::new(true),
             gc: gc_pauses.then(GcPauses::default),
             live: live_heap.map(|limit| Arc::new(LiveHeap::new(limit))),
+            incidents,
         });
         Ok(Sampler {
             inner,
             thread: Mutex::new(None),
+            incident_thread: Mutex::new(None),
         })
     }
 
@@ -299,6 +317,18 @@ impl Sampler {
             return Err(crate::E_FAIL.into());
         };
         *lock(&self.thread) = Some(thread);
+        if inner.incidents.is_some() {
+            let worker = Arc::clone(inner);
+            // Without its thread no incident is written: said, not fatal.
+            let thread = std::thread::Builder::new()
+                .name(String::from("corprof-incidents"))
+                .spawn(move || {
+                    if let Some(incidents) = &worker.incidents {
+                        incident::run(&worker.core, incidents);
+                    }
+                });
+            *lock(&self.incident_thread) = thread.ok();
+        }
         if inner.options.mode == SamplingMode::Signal {
             // The calling thread (`initialize`'s) may be managed already.
             if let Ok(thread) = inner.info.current_thread() {
@@ -377,6 +407,9 @@ impl Sampler {
         self.inner.stop_session();
         *lock(&self.inner.stop) = true;
         self.inner.wake.notify_all();
+        if let Some(thread) = lock(&self.incident_thread).take() {
+            let _ = thread.join();
+        }
         if let Some(thread) = lock(&self.thread).take() {
             let _ = thread.join();
             // The last, partial period, then what the exporters still hold.
@@ -409,6 +442,7 @@ impl Sampler {
     /// that detaches must know: see `ProfilerInfo::request_profiler_detach`.
     pub fn threads_ended(&self) -> bool {
         lock(&self.thread).is_none()
+            && lock(&self.incident_thread).is_none()
             && *lock(&self.inner.threads_ended)
             && self
                 .inner
@@ -490,6 +524,10 @@ impl Inner {
         let free: std::collections::HashSet<usize> = state.free.iter().copied().collect();
         let mut frames = state.frames.clone();
         let mut stats = state.stats.clone();
+        if let Some(recorder) = &state.recorder {
+            stats.recorder_dropped = recorder.dropped;
+            stats.recorder_nodes = recorder.nodes() as u64;
+        }
         let mut gc_threads = Vec::new();
         if let Some(gc) = &self.gc {
             gc_threads.extend(gc_thread(&mut frames, &gc.run()));
@@ -522,6 +560,44 @@ impl Inner {
         };
         profile.threads.extend(gc_threads);
         profile
+    }
+}
+
+/// Whether every rule of `options` can fire on this runtime: a gc-pause
+/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later), a cpu
+/// rule Linux; one that never could is refused, named, not armed and
+/// silent.
+pub(super) fn check_rules(
+    options: &SamplerOptions,
+    info: &ProfilerInfo,
+) -> core::result::Result<(), OptionError> {
+    let gc_pauses = options.gc_pauses && info.version() >= 12;
+    match options
+        .triggers
+        .iter()
+        .find(|r| matches!(r.kind, TriggerKind::GcPause { .. }))
+    {
+        Some(rule) if !gc_pauses => {
+            return Err(OptionError {
+                field: "triggers",
+                value: alloc::format!("{:?}", rule.text),
+                expected: "gc-pause rules with GC pauses measured (gc_pauses on, .NET 5 or later)",
+            })
+        }
+        _ => {}
+    }
+    match options
+        .triggers
+        .iter()
+        .find(|r| matches!(r.kind, TriggerKind::Cpu { .. }))
+    {
+        // The process's CPU clock is read on Linux only (`clock.rs`).
+        Some(rule) if !cfg!(target_os = "linux") => Err(OptionError {
+            field: "triggers",
+            value: alloc::format!("{:?}", rule.text),
+            expected: "cpu rules on Linux (the process's CPU clock is read there only)",
+        }),
+        _ => Ok(()),
     }
 }
 

@@ -13,6 +13,7 @@ use super::gc_pauses::GcPauseStats;
 use super::live_heap::LiveHeapStats;
 use super::mode::{SamplingMode, SignalStats, ThreadSuspendStats};
 use super::options::{AllocationSource, NATIVE_FRAME, NO_MANAGED_FRAMES, SAMPLE_TYPES};
+use super::recorder::Recorder;
 use crate::profile::{FrameId, Frames, StackTree};
 use crate::profiling::ThreadID;
 
@@ -119,6 +120,16 @@ pub struct SamplerStats {
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: signals, samples, cut walks, timers.
     pub signal: SignalStats,
+    /// Incidents written (`SamplerOptions::triggers`).
+    pub incidents: u64,
+    /// The flight recorder's seconds (0: no recorder, no rule).
+    pub recorder_seconds: u64,
+    /// The most bytes the flight recorder's ring takes.
+    pub recorder_bound_bytes: u64,
+    /// Samples the recorder left out (a second's slice full).
+    pub recorder_dropped: u64,
+    /// The tree nodes the recorder held when the profile was taken.
+    pub recorder_nodes: u64,
     /// [`SamplingMode::ThreadSuspend`]: threads suspended, refused walks,
     /// samples per thread.
     pub thread_suspend: ThreadSuspendStats,
@@ -228,6 +239,8 @@ pub(super) struct State {
     pub(super) stopped: Option<Instant>,
     /// When the current period started.
     pub(super) period_start: Instant,
+    /// The flight recorder (`None`: no incident rule).
+    pub(super) recorder: Option<Recorder>,
 }
 
 impl State {
@@ -251,11 +264,18 @@ impl State {
             start: Instant::now(),
             stopped: None,
             period_start: Instant::now(),
+            recorder: None,
         }
     }
 
     pub(super) fn thread(&mut self, thread: ThreadID) -> &mut Tracked {
-        let index = match self.by_id.get(&thread) {
+        let index = self.slot(thread);
+        &mut self.threads[index]
+    }
+
+    /// The slot of `thread` in `threads`, taken when new.
+    pub(super) fn slot(&mut self, thread: ThreadID) -> usize {
+        match self.by_id.get(&thread) {
             Some(&index) => index,
             None => {
                 let index = match self.free.pop() {
@@ -268,8 +288,7 @@ impl State {
                 self.by_id.insert(thread, index);
                 index
             }
-        };
-        &mut self.threads[index]
+        }
     }
 
     /// `thread` ended: its samples join those of the ended threads of its
@@ -298,6 +317,9 @@ impl State {
                 self.ended.insert(key, index);
             }
             Some(&gathering) => {
+                if let Some(recorder) = &mut self.recorder {
+                    recorder.moved(index, Some(gathering));
+                }
                 let ended = core::mem::replace(&mut self.threads[index], Tracked::new());
                 let gathered = &mut self.threads[gathering];
                 gathered.tree.absorb(&ended.tree);

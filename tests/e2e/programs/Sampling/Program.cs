@@ -30,6 +30,16 @@
 // gives; on a loaded machine it bursts longer), then prints "bursty done":
 // its CPU time is all in Burst, none in Thread.Sleep.
 //
+// `Sampling incident STEADY` (tests/e2e_incident.rs): STEADY seconds in
+// Steady (light work, a 10 ms sleep, an ArgumentException thrown and caught
+// each 100 ms), then three incidents, each followed by a second of Steady:
+// ThrowBurst throws and catches 200 System.TimeoutException (2 ms apart);
+// InduceGcPause builds a graph of 3 million small objects and collects it
+// with a blocking compacting gen-2 GC; BurnCpu spins one thread per core
+// ("Burner N") for 5 s, and on (up to 30 s) until an `incident-*-cpu`
+// folder appears in CORPROF_SAMPLER_DIR when that is set. Prints
+// "incident done" and exits with 37.
+//
 // `Sampling allocbench COUNT` allocates COUNT small objects (a node of two
 // fields, each kept until the next) on the main thread and prints
 // "allocbench done": allocation-bound work, for the cost per allocation of
@@ -125,6 +135,96 @@ namespace E2E.Sampling
             burster.Start();
             burster.Join();
             Console.WriteLine("bursty done");
+            return ExitCode;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Steady(double seconds)
+        {
+            var clock = Stopwatch.StartNew();
+            var last = TimeSpan.Zero;
+            int x = 1;
+            while (clock.Elapsed.TotalSeconds < seconds)
+            {
+                x = Warm(x);
+                keep[x & 63] = new byte[1000];
+                if (clock.Elapsed - last > TimeSpan.FromMilliseconds(100))
+                {
+                    last = clock.Elapsed;
+                    try { throw new ArgumentException("steady"); }
+                    catch (ArgumentException) { x++; }
+                }
+                Thread.Sleep(10);
+            }
+            Interlocked.Add(ref sink, x);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void ThrowBurst()
+        {
+            for (int i = 0; i < 200; i++)
+            {
+                try { throw new TimeoutException("burst " + i); }
+                catch (TimeoutException) { sink++; }
+                Thread.Sleep(2);
+            }
+        }
+
+        class Link { public Link Next; public long Value; }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void InduceGcPause()
+        {
+            Link head = null;
+            for (int i = 0; i < 3000000; i++)
+            {
+                head = new Link { Next = head, Value = i };
+            }
+            GC.Collect(2, GCCollectionMode.Forced, true, true);
+            GC.KeepAlive(head);
+            head = null;
+            GC.Collect(2, GCCollectionMode.Forced, true, true);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void BurnCpu()
+        {
+            string dir = Environment.GetEnvironmentVariable("CORPROF_SAMPLER_DIR");
+            var clock = Stopwatch.StartNew();
+            bool done = false;
+            var burners = new Thread[Environment.ProcessorCount];
+            for (int t = 0; t < burners.Length; t++)
+            {
+                burners[t] = new Thread(() =>
+                {
+                    int x = 1;
+                    while (!Volatile.Read(ref done)) x = Hot(x);
+                    Interlocked.Add(ref sink, x);
+                }) { Name = "Burner " + (t + 1) };
+                burners[t].Start();
+            }
+            while (clock.Elapsed.TotalSeconds < 30)
+            {
+                Thread.Sleep(100);
+                if (clock.Elapsed.TotalSeconds < 5) continue;
+                if (dir == null) break;
+                if (System.IO.Directory.Exists(dir)
+                    && System.IO.Directory.GetDirectories(dir, "incident-*-cpu").Length > 0) break;
+            }
+            Volatile.Write(ref done, true);
+            foreach (var b in burners) b.Join();
+        }
+
+        static int Incident(double steady)
+        {
+            Steady(steady);
+            ThrowBurst();
+            Steady(1);
+            InduceGcPause();
+            Steady(1);
+            BurnCpu();
+            Steady(1);
+            Console.WriteLine("incident done");
             return ExitCode;
         }
 
@@ -234,6 +334,10 @@ namespace E2E.Sampling
             if (args.Length == 2 && args[0] == "bursty")
             {
                 return Bursty(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
+            }
+            if (args.Length == 2 && args[0] == "incident")
+            {
+                return Incident(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
             }
             if (args.Length == 2 && args[0] == "allocbench")
             {
