@@ -226,10 +226,29 @@ use_runtime() {
 
 e2e_start=$(date +%s)
 use_runtime 10.0
-# Every test of these suites but the web server's: ASP.NET Core is
-# laid out for Linux only, not for the Windows dotnet.exe.
+# What Wine 8 cannot do, measured on 10.0.15 (docs/e2e.md, "What Wine
+# cannot do"), is left out of every run below:
+# - the web servers: ASP.NET Core is not in the win-x64 runtime pack ("You
+#   must install or update .NET to run this application");
+# - any EventPipe session: CoreCLR under Wine 8 dies in the finalizer with
+#   "Internal CLR error. (0x80131506)" at DynamicResolver+DestroyScout.
+#   Finalize() whenever one is on, with no profiler at all (Basics with
+#   DOTNET_EnableEventPipe=1 and keyword 0x1, 0x8 or 0x8000: 15 of 15 runs;
+#   without it 3 of 3 clean; the same on Linux 10.0.15: 3 of 3 clean), so
+#   the runtime-events and EventPipe profilers and the sampler's EventPipe
+#   allocation source;
+# - tests that expect an unhandled exception: under Wine it starts winedbg,
+#   which prints to the program's stdout, and the process exits 0 (or hangs
+#   past 60 s) instead of SIGABRT (the runtime-async refusal on 10.0, the
+#   CallTarget helpers built for a newer runtime).
+WINE_CANNOT=(
+    --skip a_web_server --skip a_web_servers
+    --skip runtime_events_reports --skip a_notification_only_profiler --skip eventpipe_events_counts
+    --skip the_other_allocation_source
+    --skip runtime_async --skip a_helper_built_for_a_newer_runtime --skip a_helper_reference_newer
+)
 e2e_test --test e2e_profilers --test e2e_rewrite --test e2e_calltarget --test e2e_hooks \
-    --test e2e_call_sequence -- --skip a_web_server_counts_every_request
+    --test e2e_call_sequence -- "${WINE_CANNOT[@]}"
 # Attach and live patching over the named pipe, with attach.exe under Wine.
 # (The other tests of e2e_attach drive the IPC library from the Linux test
 # process itself, which cannot reach a pipe inside Wine.) Then the bad-input
@@ -239,20 +258,17 @@ e2e_test --test e2e_attach -- list_shows_the_target live_patch_changes_a_running
     attached_profiler_sees_what_happens live_patch_refuses_bad_client_data bad_targets_and_profilers
 e2e_test --test e2e_runtime -- a_profiler_that_cannot_load rewrite_rejects_bad_arguments \
     basics_prints rewrite_prints jitheavy_prints a_hung_program_is_killed
-# The sampler in its Windows default, thread-suspend mode (one thread at a
-# time suspended and walked, the runtime never suspended): wall and CPU time
-# of sleeping and blocked threads (the CPU clock is GetThreadTimes),
-# allocations, the summary (suspensions=0, a walk per thread suspended,
-# samples per thread, refused walks by HRESULT), bad settings. Then, in
-# suspend-runtime mode, the wall and CPU time again and the speedscope file.
-e2e_test --test e2e_sampler -- without_a_profiler sleeping_and_blocked allocations_split \
-    the_other_allocation_source a_bad_setting the_summary_counts
-CORPROF_SAMPLER_MODE=suspend-runtime e2e_test --test e2e_sampler -- sleeping_and_blocked speedscope_shows
+# Not the sampler: on .NET 5 and later it always starts an EventPipe
+# session (contention is on, with no setting to turn it off; GC pauses and
+# the live heap by default), and EventPipe crashes CoreCLR under Wine 8
+# (above). Its default run passed 2 times in the leg's first whole run
+# (thread-suspend and suspend-runtime mode) and crashed 9 times of 9 after
+# it, the same "Internal CLR error. (0x80131506)": a test that can flake.
 
 # .NET 11.0.0: the tracer and the runtime's own programs (the cost of the
 # whole set twice would not fit the leg's budget).
 use_runtime 11.0
-e2e_test --test e2e_profilers -- --skip a_web_server_counts_every_request
+e2e_test --test e2e_profilers -- "${WINE_CANNOT[@]}"
 e2e_test --test e2e_runtime -- basics_prints rewrite_prints
 say "end-to-end suites took $(($(date +%s) - e2e_start)) s"
 

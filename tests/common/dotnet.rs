@@ -243,9 +243,11 @@ impl RunOutput {
 
     /// The process died of a signal the harness did not send: a crash
     /// (SIGSEGV in a profiler, SIGABRT after an unhandled exception or a
-    /// runtime assertion, ...).
+    /// runtime assertion, ...). Under Wine (the Windows leg) a crash is no
+    /// signal: Wine says `wine: Unhandled exception` (or `page fault`) on
+    /// stderr and starts winedbg, and the process may then exit with 0.
     pub(crate) fn crashed(&self) -> bool {
-        !self.timed_out && self.signal().is_some()
+        !self.timed_out && (self.signal().is_some() || self.stderr.contains("wine: Unhandled "))
     }
 
     /// Stdout split into lines (without line terminators).
