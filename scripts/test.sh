@@ -77,7 +77,7 @@ cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir targ
 step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/ci/check-portability.sh)"
 bash scripts/ci/check-portability.sh
 
-step "Windows x64 under Wine: unit and no-runtime tests, and the e2e suites on the Windows CoreCLR 3.1.23 (scripts/ci/test-windows.sh)"
+step "Windows x64 under Wine: unit and no-runtime tests, and the e2e suites on the Windows CoreCLR 10.0.15 and 11.0.0 (scripts/ci/test-windows.sh)"
 bash scripts/ci/test-windows.sh
 
 step "AArch64: unit tests, the integration tests that need no runtime and the trampolines, under qemu-user (scripts/ci/test-aarch64.sh)"

@@ -252,7 +252,14 @@ fn size_violations() -> Vec<String> {
     files.sort();
     let mut found = Vec::new();
     for file in &files {
-        let rel = file.strip_prefix(&src).unwrap().to_str().unwrap();
+        // `/`-separated on every host (Windows gives `cil\sig.rs`).
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace('\\', "/");
+        let rel = rel.as_str();
         let text = fs::read_to_string(file).unwrap();
         let lines = code_lines(&text);
         let idea = ONE_IDEA.iter().find(|(path, _)| *path == rel);

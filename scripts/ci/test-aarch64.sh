@@ -9,9 +9,10 @@
 #   bash scripts/ci/test-aarch64.sh
 #
 # Installs what it needs (apt-get: qemu-user, gcc-aarch64-linux-gnu,
-# libc6-dev-arm64-cross; rustup: the target) and fails, never skips, without
-# it; only where rustup cannot fetch the target does it say, in one line, that
-# the leg is not run here (scripts/lib/install-lib.sh). Checks that the trampolines are ELF functions with a size. Ends with
+# libc6-dev-arm64-cross; the Rust for the target from
+# scripts/provision/rust-target.sh, which says in one line which way) and
+# fails, never skips, without it. Checks that the trampolines are ELF
+# functions with a size. Ends with
 # the line `aarch64: N passed, M failed` and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,13 +34,13 @@ say() {
 
 # shellcheck source=scripts/lib/install-lib.sh
 . scripts/lib/install-lib.sh
-# The Rust target first: without it (rustup cannot fetch it) the leg is not
-# run, and nothing else is installed for it.
-rust_target_available "AArch64 under qemu-user (scripts/ci/test-aarch64.sh)" "$TARGET" || exit 0
+# The Rust for the target (scripts/provision/rust-target.sh: rustup's target,
+# else Debian's rustc-web with -Zbuild-std), and its linker
+# (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross).
+rust_cargo_for "$TARGET"
+echo "test-aarch64: $RUST_VIA"
 missing=()
 command -v qemu-aarch64 >/dev/null 2>&1 || missing+=(qemu-user)
-command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || missing+=(gcc-aarch64-linux-gnu)
-[ -f "$SYSROOT/lib/libc.so.6" ] || missing+=(libc6-dev-arm64-cross)
 install_apt_packages target/apt-aarch64.log "${missing[@]}"
 command -v qemu-aarch64 >/dev/null 2>&1 || die "qemu-aarch64 is still missing after installing qemu-user"
 
@@ -66,7 +67,7 @@ mkdir -p target
 start=$(date +%s)
 say "building and running the library's unit tests and $((${#tests[@]} / 2)) integration tests under qemu-aarch64"
 set +e
-cargo test --target "$TARGET" --target-dir "$TARGET_DIR" --no-fail-fast --lib "${tests[@]}" 2>&1 | tee "$log"
+"${RUST_CARGO[@]}" test --target "$TARGET" --target-dir "$TARGET_DIR" --no-fail-fast --lib "${tests[@]}" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 

@@ -107,7 +107,8 @@ pub(crate) struct Runtime {
 pub(crate) struct WindowsRunner {
     /// Wine's loader (`/usr/lib/wine/wine64`).
     pub(crate) wine: PathBuf,
-    /// The Windows `dotnet.exe` (from PyPI's `dotnetcore2` win_amd64 wheel).
+    /// The Windows `dotnet.exe`: the test muxer (tests/windows/dotnet-muxer.c)
+    /// over NuGet's win-x64 runtime pack, laid out by scripts/ci/test-windows.sh.
     pub(crate) dotnet_exe: PathBuf,
     /// The `bcryptprimitives.dll` shim Wine 8 needs next to every Rust DLL
     /// (tests/windows/processprng-shim.c; for the tests only).
@@ -242,9 +243,11 @@ impl RunOutput {
 
     /// The process died of a signal the harness did not send: a crash
     /// (SIGSEGV in a profiler, SIGABRT after an unhandled exception or a
-    /// runtime assertion, ...).
+    /// runtime assertion, ...). Under Wine (the Windows leg) a crash is no
+    /// signal: Wine says `wine: Unhandled exception` (or `page fault`) on
+    /// stderr and starts winedbg, and the process may then exit with 0.
     pub(crate) fn crashed(&self) -> bool {
-        !self.timed_out && self.signal().is_some()
+        !self.timed_out && (self.signal().is_some() || self.stderr.contains("wine: Unhandled "))
     }
 
     /// Stdout split into lines (without line terminators).
@@ -700,9 +703,15 @@ pub(crate) fn build_example(name: &str) -> Result<PathBuf, String> {
 }
 
 fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let mut cmd = Command::new(cargo);
     let windows = WindowsRunner::from_env()?;
+    // The Windows leg builds with the cargo command line
+    // scripts/provision/rust-target.sh gave it (rustup's target, or Debian's
+    // rustc-web with -Zbuild-std), written to a wrapper it names here.
+    let cargo = match (&windows, env::var_os("CORPROF_E2E_WINDOWS_CARGO")) {
+        (Some(_), Some(wrapper)) => wrapper,
+        _ => env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")),
+    };
+    let mut cmd = Command::new(cargo);
     cmd.args(["build", "--quiet", "--example", name, "--manifest-path"])
         .arg(repo_root().join("Cargo.toml"))
         .current_dir(repo_root());
