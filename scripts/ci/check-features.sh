@@ -8,10 +8,10 @@
 #   bash scripts/ci/check-features.sh
 #
 # The features are read from Cargo.toml's [features] table, so a new
-# capability is checked as soon as it is declared. Installs the MSRV
-# toolchain with rustup when missing; where rustup cannot fetch it, the MSRV
-# builds say so in one line and are not run (scripts/lib/install-lib.sh), and
-# clippy still checks every feature. Any other failure fails the script.
+# capability is checked as soon as it is declared. The MSRV comes from
+# scripts/provision/rust-target.sh --msrv (rustup's toolchain, else Debian's
+# rustc-web of that version), which says in one line which way; without
+# either the script fails. Any other failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,11 +21,14 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 [ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
-# The MSRV builds, or "" where rustup cannot fetch the toolchain.
+# The MSRV's cargo (scripts/provision/rust-target.sh: rustup's toolchain,
+# else Debian's rustc-web of that version under .cache/rust-web).
 with_msrv=", and a build with Rust $msrv"
-rust_toolchain_available "MSRV builds of each feature (Rust $msrv; scripts/ci/check-features.sh)" "$msrv" || with_msrv=""
+[[ "$msrv" == *.*.* ]] || msrv_version="$msrv.0"
+rust_cargo_for --msrv "${msrv_version:-$msrv}"
+echo "--> $RUST_VIA"
 msrv_build() {
-    [ -z "$with_msrv" ] || cargo "+$msrv" build --quiet --locked --lib --target-dir target/msrv "$@"
+    "${RUST_CARGO[@]}" build --quiet --locked --lib --target-dir target/msrv "$@"
 }
 
 # The names declared in [features], `default` aside.

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Portability checks, run by scripts/test.sh (one step there). Each part
-# installs the toolchain, target or component it needs with rustup; where
-# rustup cannot fetch it, the part (or, for `targets`, the checks of the
-# targets it cannot fetch) says so in one line and is not run
-# (scripts/lib/install-lib.sh). Any other failure fails the script.
+# Portability checks, run by scripts/test.sh (one step there). The MSRV and
+# the other targets come from scripts/provision/rust-target.sh (rustup, else
+# Debian's rustc-web under .cache/rust-web, building the standard library
+# with -Zbuild-std for a target), which says in one line which way; Miri and
+# the pinned ui toolchain come from rustup, and where rustup cannot fetch
+# them the part says so in one line and is not run (scripts/lib/install-lib.sh).
+# Any other failure fails the script.
 #
 #   bash scripts/ci/check-portability.sh          # every part
 #   bash scripts/ci/check-portability.sh msrv     # only the named parts
@@ -37,76 +39,68 @@ msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 # shellcheck source=scripts/lib/install-lib.sh
 . scripts/lib/install-lib.sh
 
+# The MSRV as a toolchain version (rust-version "1.85" is Rust 1.85.0).
+msrv_toolchain() { if [[ "$msrv" == *.*.* ]]; then echo "$msrv"; else echo "$msrv.0"; fi; }
+
 check_msrv() {
     part "MSRV: Rust $msrv builds the library, the examples and the no_std crate"
-    rust_toolchain_available "MSRV build (Rust $msrv; scripts/ci/check-portability.sh msrv)" "$msrv" || { took "msrv"; return 0; }
+    rust_cargo_for --msrv "$(msrv_toolchain)"
+    echo "--> $RUST_VIA"
     local dir=target/msrv
-    cargo "+$msrv" build --locked --lib --examples --target-dir "$dir"
+    "${RUST_CARGO[@]}" build --locked --lib --examples --target-dir "$dir"
     # The no_std crate builds corprof without default features.
-    cargo "+$msrv" build --manifest-path tests/no_std_crate/Cargo.toml --target-dir "$dir/no_std_crate"
+    "${RUST_CARGO[@]}" build --manifest-path tests/no_std_crate/Cargo.toml --target-dir "$dir/no_std_crate"
     took "msrv"
 }
 
 check_targets() {
-    local t dir=target/cross available=() missing=() reason=""
-    part "other targets: the Rust targets (rustup)"
-    # Every target first, so that those rustup cannot fetch are named in one
-    # line; the checks of the others run.
-    for t in x86_64-pc-windows-msvc i686-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin \
-        x86_64-apple-darwin x86_64-unknown-linux-musl; do
-        if rust_target_fetch "$t"; then
-            available+=("$t")
-        else
-            missing+=("$t")
-            reason=${reason:-$rustup_error}
-        fi
-    done
-    if [ ${#missing[@]} -gt 0 ]; then
-        t="$(printf '%s, ' "${missing[@]}")"
-        leg_unavailable "cross-target checks for ${t%, } (scripts/ci/check-portability.sh targets)" \
-            "rustup cannot fetch these targets ($reason)"
-    fi
-    have() { [[ " ${available[*]} " == *" $1 "* ]]; }
+    local t dir=target/cross
+    # Each target's cargo (scripts/provision/rust-target.sh: rustup's target,
+    # else Debian's rustc-web building the standard library with
+    # -Zbuild-std); the script says in one line which way.
+    for_target() {
+        rust_cargo_for "$1"
+        echo "--> $RUST_VIA"
+    }
 
     for t in x86_64-pc-windows-msvc i686-pc-windows-msvc; do
-        have "$t" || continue
+        for_target "$t"
         part "cargo check --lib --examples --tests --target $t"
-        RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
+        RUSTFLAGS="-D warnings" "${RUST_CARGO[@]}" check --locked --lib --examples --tests --target "$t" --target-dir "$dir"
     done
     for t in aarch64-unknown-linux-gnu aarch64-apple-darwin; do
-        have "$t" || continue
+        for_target "$t"
         part "cargo check --lib --examples --target $t"
-        RUSTFLAGS="-D warnings" cargo check --locked --lib --examples --target "$t" --target-dir "$dir"
+        RUSTFLAGS="-D warnings" "${RUST_CARGO[@]}" check --locked --lib --examples --target "$t" --target-dir "$dir"
     done
     # `cargo check` stops before code generation, so the ELT trampolines
     # (`global_asm!`) are assembled here: building the library (an rlib)
     # needs LLVM's assembler, not a linker.
     for t in x86_64-pc-windows-msvc aarch64-unknown-linux-gnu aarch64-apple-darwin x86_64-apple-darwin; do
-        have "$t" || continue
+        for_target "$t"
         part "cargo build --lib --target $t (assembles the ELT trampolines)"
-        RUSTFLAGS="-D warnings" cargo build --locked --lib --target "$t" --target-dir "$dir"
+        RUSTFLAGS="-D warnings" "${RUST_CARGO[@]}" build --locked --lib --target "$t" --target-dir "$dir"
     done
     # On 32-bit Windows `extern "system"` is stdcall, which COM's STDAPI
     # exports need: check the exporter's assembly (the linker is `true`: no
     # MSVC here, so nothing is linked, and the DLL's export table is not
     # checked).
     t=i686-pc-windows-msvc
-    if have "$t"; then
-        part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
-        RUSTFLAGS="-D warnings" cargo rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" -- --emit=asm -C linker=true
-        local asm
-        asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
-        grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
-        awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
-            || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
-    fi
+    for_target "$t"
+    part "$t: DllGetClassObject and DllCanUnloadNow are stdcall (assembly of examples/jit_tracer)"
+    RUSTFLAGS="-D warnings" "${RUST_CARGO[@]}" rustc --locked --example jit_tracer --target "$t" --target-dir "$dir/asm" \
+        -- --emit=asm -C linker=true
+    local asm
+    asm="$(ls -t "$dir/asm/$t/debug/examples/"jit_tracer-*.s | head -n 1)"
+    grep -q '^_DllCanUnloadNow@0:' "$asm" || die "$asm: no stdcall _DllCanUnloadNow@0"
+    awk '/^_DllGetClassObject@12:/ { f = 1 } f && /retl/ { print; exit }' "$asm" | grep -q 'retl[[:space:]]*\$12' \
+        || die "$asm: _DllGetClassObject@12 does not pop its 12 bytes of arguments (stdcall)"
 
     t=x86_64-unknown-linux-musl
-    if have "$t"; then
-        part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
-        RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
-            cargo check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
-    fi
+    for_target "$t"
+    part "cargo check --lib --examples --target $t (-crt-static: cdylibs)"
+    RUSTFLAGS="-C target-feature=-crt-static -D warnings" \
+        "${RUST_CARGO[@]}" check --locked --lib --examples --target "$t" --target-dir "$dir/musl-dynamic"
     took "targets"
 }
 

@@ -43,9 +43,11 @@ say() {
 
 # shellcheck source=scripts/lib/install-lib.sh
 . scripts/lib/install-lib.sh
-# The Rust target first: without it (rustup cannot fetch it) the leg is not
-# run, and nothing else is installed or downloaded for it.
-rust_target_available "Windows x64 under Wine (scripts/ci/test-windows.sh)" "$TARGET" || exit 0
+# The Rust for the target (scripts/provision/rust-target.sh: rustup's target,
+# else Debian's rustc-web with -Zbuild-std; it installs the linker,
+# gcc-mingw-w64-x86-64).
+rust_cargo_for "$TARGET"
+echo "test-windows: $RUST_VIA"
 missing=()
 [ -x "$WINE" ] || missing+=(wine64)
 command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || missing+=(gcc-mingw-w64-x86-64)
@@ -136,14 +138,14 @@ done
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$WINE"
 say "building the unit tests and $((${#tests[@]} / 2)) integration tests for $TARGET"
 set +e
-cargo test --target "$TARGET" --no-run --lib "${tests[@]}" >>"$log" 2>&1
+"${RUST_CARGO[@]}" test --target "$TARGET" --no-run --lib "${tests[@]}" >>"$log" 2>&1
 built=$?
 set -e
 [ "$built" -eq 0 ] || { tail -n 30 "$log" >&2; die "building the tests for $TARGET failed (see $log)"; }
 cp "$shim_dir/bcryptprimitives.dll" "target/$TARGET/debug/deps/"
 say "running them under wine64"
 set +e
-cargo test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
+"${RUST_CARGO[@]}" test --target "$TARGET" --no-fail-fast --lib "${tests[@]}" 2>&1 | tr -d '\r' | tee -a "$log"
 status1=${PIPESTATUS[0]}
 set -e
 unset CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER

@@ -81,6 +81,34 @@ rust_target_available() {
     return 1
 }
 
+# A cargo command line for a target, or for the MSRV, from
+# scripts/provision/rust-target.sh (rustup, else Debian's rustc-web under
+# .cache/rust-web): sets RUST_CARGO, an array to run as
+# `"${RUST_CARGO[@]}" check --target T ...` (its environment, RUSTC and
+# RUSTC_BOOTSTRAP where needed, stays on that command), RUST_WAY (rustup |
+# debian-rustc-web), RUST_VIA (the one line saying which way, printed by
+# the script), and RUST_CARGO_ENV and RUST_CARGO_ARGS (the environment, as
+# space-separated NAME=VALUE, and the arguments of that cargo, for a cargo
+# run by a test: CORPROF_E2E_CARGO_ENV, CORPROF_E2E_CARGO_ARGS). Dies when
+# there is no way.
+#   rust_cargo_for TARGET | rust_cargo_for --msrv VERSION
+rust_cargo_for() {
+    local out root rt_RUST_WAY rt_RUST_VIA rt_RUSTC rt_CARGO_TOOLCHAIN rt_CARGO_ENV rt_CARGO_ARGS words
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    out="$(bash "$root/scripts/provision/rust-target.sh" "$@")" || die "no Rust for $*"
+    eval "$(sed 's/^/rt_/' <<<"$out")"
+    RUST_WAY="$rt_RUST_WAY"
+    RUST_VIA="$rt_RUST_VIA"
+    RUST_CARGO_ENV="${rt_RUSTC:+RUSTC=$rt_RUSTC }$rt_CARGO_ENV"
+    RUST_CARGO_ARGS="$rt_CARGO_ARGS"
+    RUST_CARGO=(env)
+    read -ra words <<<"$RUST_CARGO_ENV"
+    RUST_CARGO+=("${words[@]}" cargo)
+    [ -z "$rt_CARGO_TOOLCHAIN" ] || RUST_CARGO+=("$rt_CARGO_TOOLCHAIN")
+    read -ra words <<<"$rt_CARGO_ARGS"
+    RUST_CARGO+=("${words[@]}")
+}
+
 # Miri on the nightly, installed as before when missing (the latest nightly,
 # then its miri and rust-src components). Returns 1, after the leg's line,
 # when rustup cannot fetch them.
