@@ -24,7 +24,7 @@ msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 [ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
 # The MSRV's cargo (scripts/provision/rust-target.sh: rustup's toolchain,
 # else Debian's rustc-web of that version under .cache/rust-web).
-with_msrv=", and a build with Rust $msrv"
+with_msrv=", and Rust $msrv (a check alone, a build all together)"
 [[ "$msrv" == *.*.* ]] || msrv_version="$msrv.0"
 rust_cargo_for --msrv "${msrv_version:-$msrv}"
 echo "--> $RUST_VIA"
