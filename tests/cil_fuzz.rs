@@ -58,7 +58,7 @@ fn body_seeds() -> Vec<Vec<u8>> {
         }
         code.push(v as u8);
         let n = op.operand_kind().size();
-        code.extend(std::iter::repeat(0).take(n));
+        code.extend(std::iter::repeat_n(0, n));
     }
     let mut b = vec![0x03, 0x30, 0x08, 0x00];
     b.extend((code.len() as u32).to_le_bytes());

@@ -255,7 +255,7 @@ fn signature_errors() {
     );
     let e = TypeSig::decode(&[0x08, 0x08]).unwrap_err();
     assert_eq!((e.offset(), e.kind()), (1, &ErrorKind::TrailingBytes));
-    let deep: Vec<u8> = std::iter::repeat(0x0F).take(100).chain([0x08]).collect();
+    let deep: Vec<u8> = std::iter::repeat_n(0x0F, 100).chain([0x08]).collect();
     assert_eq!(
         TypeSig::decode(&deep).unwrap_err().kind(),
         &ErrorKind::TooDeep

@@ -532,7 +532,7 @@ impl IOther_Impl for Object {
 fn query(this: *mut c_void, iid: &GUID) -> (HRESULT, *mut c_void) {
     type Query = unsafe extern "system" fn(*mut c_void, *const GUID, *mut *mut c_void) -> HRESULT;
     // A non-null value, to see that a failure clears it.
-    let mut out = 1usize as *mut c_void;
+    let mut out = core::ptr::dangling_mut::<c_void>();
     // SAFETY: `this` is a live exported object; slot 0 is QueryInterface.
     let hr =
         unsafe { core::mem::transmute::<*const c_void, Query>(slot(this, 0))(this, iid, &mut out) };

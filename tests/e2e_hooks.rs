@@ -198,7 +198,7 @@ fn assert_exact_counts(run: &Run) {
     // every call one level up recursed (n >= 2 there): true down to d = 8.
     for depth in 1..=8u32 {
         let mut path = vec!["Program.Main"];
-        path.extend(std::iter::repeat("Program.Fib").take(depth as usize));
+        path.extend(std::iter::repeat_n("Program.Fib", depth as usize));
         assert_eq!(run.path(&path), Some(1 << (depth - 1)), "depth {depth}");
     }
     // Mutual recursion: IsEven(10) -> IsOdd(9) -> ... -> IsEven(0).

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Every Cargo feature alone, and all together, run by scripts/test.sh (one
-# step there): clippy with warnings denied on the current toolchain, and a
-# build with the MSRV (`rust-version` in Cargo.toml), so that a profiler
+# step there): clippy with warnings denied on the current toolchain, and the
+# MSRV (`rust-version` in Cargo.toml): `cargo check` of each feature alone,
+# a build of all together, so that a profiler
 # that turns the defaults off and picks one capability compiles, and
 # nothing of a capability leaks into the layers below it.
 #
 #   bash scripts/ci/check-features.sh
 #
 # The features are read from Cargo.toml's [features] table, so a new
-# capability is checked as soon as it is declared. Installs the MSRV
-# toolchain with rustup when missing; where rustup cannot fetch it, the MSRV
-# builds say so in one line and are not run (scripts/lib/install-lib.sh), and
-# clippy still checks every feature. Any other failure fails the script.
+# capability is checked as soon as it is declared. The MSRV comes from
+# scripts/provision/rust-target.sh --msrv (rustup's toolchain, else Debian's
+# rustc-web of that version), which says in one line which way; without
+# either the script fails. Any other failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -21,11 +22,20 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 msrv="$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml)"
 [ -n "$msrv" ] || die "Cargo.toml declares no rust-version"
-# The MSRV builds, or "" where rustup cannot fetch the toolchain.
-with_msrv=", and a build with Rust $msrv"
-rust_toolchain_available "MSRV builds of each feature (Rust $msrv; scripts/ci/check-features.sh)" "$msrv" || with_msrv=""
+# The MSRV's cargo (scripts/provision/rust-target.sh: rustup's toolchain,
+# else Debian's rustc-web of that version under .cache/rust-web).
+with_msrv=", and Rust $msrv (a check alone, a build all together)"
+[[ "$msrv" == *.*.* ]] || msrv_version="$msrv.0"
+rust_cargo_for --msrv "${msrv_version:-$msrv}"
+echo "--> $RUST_VIA"
 msrv_build() {
-    [ -z "$with_msrv" ] || cargo "+$msrv" build --quiet --locked --lib --target-dir target/msrv "$@"
+    "${RUST_CARGO[@]}" build --quiet --locked --lib --target-dir target/msrv "$@"
+}
+# Each feature alone is type-checked with the MSRV (what an MSRV can reject:
+# a newer API, syntax or lint); all features together, and the default set
+# with the examples (scripts/ci/check-portability.sh msrv), are built.
+msrv_check() {
+    "${RUST_CARGO[@]}" check --quiet --locked --lib --target-dir target/msrv "$@"
 }
 
 # The names declared in [features], `default` aside.
@@ -38,8 +48,8 @@ for f in "" $features; do
     printf -- '--> feature %s alone: clippy%s\n' "$label" "$with_msrv"
     cargo clippy --quiet --lib --no-default-features --features "$f" -- -D warnings \
         || die "clippy failed with only the feature $label"
-    msrv_build --no-default-features --features "$f" \
-        || die "Rust $msrv cannot build the library with only the feature $label"
+    msrv_check --no-default-features --features "$f" \
+        || die "Rust $msrv cannot check the library with only the feature $label"
 done
 printf -- '--> all features together: clippy%s\n' "$with_msrv"
 cargo clippy --quiet --lib --all-features -- -D warnings || die "clippy failed with all features"

@@ -86,20 +86,23 @@ rust_target_available() {
 # .cache/rust-web): sets RUST_CARGO, an array to run as
 # `"${RUST_CARGO[@]}" check --target T ...` (its environment, RUSTC and
 # RUSTC_BOOTSTRAP where needed, stays on that command), RUST_WAY (rustup |
-# debian-rustc-web) and RUST_VIA (the one line saying which way, printed by
-# the script). Dies when there is no way.
+# debian-rustc-web), RUST_VIA (the one line saying which way, printed by
+# the script), and RUST_CARGO_ENV and RUST_CARGO_ARGS (the environment, as
+# space-separated NAME=VALUE, and the arguments of that cargo, for a cargo
+# run by a test: CORPROF_E2E_CARGO_ENV, CORPROF_E2E_CARGO_ARGS). Dies when
+# there is no way.
 #   rust_cargo_for TARGET | rust_cargo_for --msrv VERSION
 rust_cargo_for() {
     local out root rt_RUST_WAY rt_RUST_VIA rt_RUSTC rt_CARGO_TOOLCHAIN rt_CARGO_ENV rt_CARGO_ARGS words
-    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-    [ -f "$root/scripts/provision/rust-target.sh" ] || root="$(cd "$root/.." && pwd)"
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
     out="$(bash "$root/scripts/provision/rust-target.sh" "$@")" || die "no Rust for $*"
     eval "$(sed 's/^/rt_/' <<<"$out")"
     RUST_WAY="$rt_RUST_WAY"
     RUST_VIA="$rt_RUST_VIA"
+    RUST_CARGO_ENV="${rt_RUSTC:+RUSTC=$rt_RUSTC }$rt_CARGO_ENV"
+    RUST_CARGO_ARGS="$rt_CARGO_ARGS"
     RUST_CARGO=(env)
-    [ -z "$rt_RUSTC" ] || RUST_CARGO+=("RUSTC=$rt_RUSTC")
-    read -ra words <<<"$rt_CARGO_ENV"
+    read -ra words <<<"$RUST_CARGO_ENV"
     RUST_CARGO+=("${words[@]}" cargo)
     [ -z "$rt_CARGO_TOOLCHAIN" ] || RUST_CARGO+=("$rt_CARGO_TOOLCHAIN")
     read -ra words <<<"$rt_CARGO_ARGS"

@@ -41,7 +41,7 @@ readonly WEB_VERSION=1.96.0
 die() { echo "rust-target: error: $*" >&2; exit 1; }
 say() { echo "rust-target: $*" >&2; }
 # shellcheck source=scripts/lib/install-lib.sh
-. "$(if [ -f scripts/lib/install-lib.sh ]; then echo scripts/lib/install-lib.sh; else echo scripts/lib/install-lib.sh; fi)"
+. scripts/lib/install-lib.sh
 
 msrv=""
 if [ "${1:-}" = --msrv ]; then

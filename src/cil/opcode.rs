@@ -285,8 +285,8 @@ macro_rules! opcodes {
         }
 
         /// The opcode table, in opcode order. A `const` (so `build_index` can
-        /// read it at compile time on Rust 1.81, where const fns may not read
-        /// statics); `OPCODES` is its one runtime copy.
+        /// read it at compile time on Rust 1.81, the MSRV then, where const
+        /// fns may not read statics); `OPCODES` is its one runtime copy.
         const OPCODE_TABLE: &[OpCodeInfo] = &[
             $(
                 OpCodeInfo {

@@ -118,9 +118,10 @@ impl Profiler for CoverageProfiler {
         info: &ProfilerInfo,
         function: FunctionID,
     ) -> Result<bool> {
-        Ok(self.coverage.get().map_or(true, |coverage| {
-            coverage.jit_cached_function_search_started(info, function)
-        }))
+        Ok(self
+            .coverage
+            .get()
+            .is_none_or(|coverage| coverage.jit_cached_function_search_started(info, function)))
     }
 
     fn jit_inlining(
@@ -132,7 +133,7 @@ impl Profiler for CoverageProfiler {
         Ok(self
             .coverage
             .get()
-            .map_or(true, |coverage| coverage.jit_inlining(info, callee)))
+            .is_none_or(|coverage| coverage.jit_inlining(info, callee)))
     }
 
     fn shutdown(&self, _info: &ProfilerInfo) -> Result<()> {

@@ -192,7 +192,7 @@ impl Coverage {
         };
         if pdb
             .method(function.token.0)
-            .map_or(true, |m| m.sequence_points.is_empty())
+            .is_none_or(|m| m.sequence_points.is_empty())
         {
             return true;
         }
@@ -258,7 +258,7 @@ impl Coverage {
         }
         if pdb
             .method(function.token.0)
-            .map_or(true, |m| m.sequence_points.is_empty())
+            .is_none_or(|m| m.sequence_points.is_empty())
         {
             if self.seen.note(key, Outcome::Settled) {
                 self.count(1, 1);

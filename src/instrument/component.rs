@@ -498,7 +498,7 @@ impl CallTargetProfiler {
             .spawn(move || {
                 let ready = |n: &str| {
                     dir.as_ref()
-                        .map_or(true, |d| wait_for(&shut_down, &d.join(n)))
+                        .is_none_or(|d| wait_for(&shut_down, &d.join(n)))
                 };
                 let go = |n: &str| {
                     if let Some(d) = &dir {
@@ -634,7 +634,7 @@ impl Profiler for CallTargetProfiler {
         // its first call JIT-compiles it, and wraps it, at once; the ReJIT
         // requested at module load then reaches the methods whose
         // precompiled code inlined it.
-        if self.config().map_or(true, |c| c.rejit) {
+        if self.config().is_none_or(|c| c.rejit) {
             return Ok(true);
         }
         let Some((module, method)) = self.is_target(info, function) else {

@@ -148,7 +148,7 @@ mod tests {
         let mut frames = Frames::new();
         let f = frames.intern("f");
         let mut tree = StackTree::new(1);
-        let leaf = tree.add(core::iter::repeat(f).take(100_000), &[1]);
+        let leaf = tree.add(core::iter::repeat_n(f, 100_000), &[1]);
         assert_eq!(tree.stack(leaf).len(), 100_000);
         let mut out = Vec::new();
         let stats = write_folded(&tree, &frames, |v| v[0], &mut out).unwrap();

@@ -154,7 +154,7 @@ impl StackTree {
             next_sibling: first,
         });
         self.nodes[parent.index()].first_child = id;
-        self.values.extend(core::iter::repeat(0).take(self.width));
+        self.values.extend(core::iter::repeat_n(0, self.width));
         self.lookup.insert((parent.0, frame.0), id);
         NodeId(id)
     }

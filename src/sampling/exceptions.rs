@@ -48,9 +48,9 @@ impl RateSampler {
     /// recorded with that count, `None` when it is left out.
     pub fn weigh(&self, now: Instant) -> Option<u64> {
         let mut w = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if w.start.map_or(true, |s| {
-            now.saturating_duration_since(s) >= Duration::from_secs(1)
-        }) {
+        if w.start
+            .is_none_or(|s| now.saturating_duration_since(s) >= Duration::from_secs(1))
+        {
             w.start = Some(now);
             w.seen = 0;
         }

@@ -373,9 +373,7 @@ impl LiveHeap<ObjectHandle> {
 
     /// Whether the sweeper thread has ended (or never started).
     pub(crate) fn thread_ended(&self) -> bool {
-        lock(&self.thread)
-            .as_ref()
-            .map_or(true, |t| t.is_finished())
+        lock(&self.thread).as_ref().is_none_or(|t| t.is_finished())
     }
 
     /// Stops the sweeper and waits for it, then destroys every handle

@@ -73,7 +73,7 @@ impl Recorder {
     /// Adds a sample of thread slot `slot` at `second` (seconds since the
     /// sampler started; never earlier than the last sample's).
     pub(crate) fn add(&mut self, second: u64, slot: usize, stack: &[FrameId], values: &[u64]) {
-        if self.slices.back().map_or(true, |s| s.second < second) {
+        if self.slices.back().is_none_or(|s| s.second < second) {
             // Drop the slices that have left the window, reusing one.
             let mut reused = None;
             while self

@@ -448,7 +448,7 @@ impl Sampler {
                 .inner
                 .live
                 .as_ref()
-                .map_or(true, |live| live.thread_ended())
+                .is_none_or(|live| live.thread_ended())
             && !signal::handler_installed()
     }
 

@@ -35,6 +35,9 @@ pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The Rust target of the Windows runner's profilers.
 pub(crate) const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
 
+/// The Rust target of the AArch64 runner's profilers.
+pub(crate) const ARM64_TARGET: &str = "aarch64-unknown-linux-gnu";
+
 /// How long provisioning may take (a cold run installs packages).
 const PROVISION_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
@@ -99,6 +102,48 @@ pub(crate) struct Runtime {
     /// the Windows x64 CoreCLR under Wine, with profilers built for
     /// `x86_64-pc-windows-gnu`. `None`: the host above, natively.
     pub(crate) windows: Option<WindowsRunner>,
+    /// The AArch64 runner (`scripts/ci/test-aarch64.sh`): the programs run on
+    /// the linux-arm64 CoreCLR under qemu-user, with profilers built for
+    /// `aarch64-unknown-linux-gnu`. `None`: natively.
+    pub(crate) arm64: Option<Arm64Runner>,
+}
+
+/// How the AArch64 leg runs a program: `qemu-aarch64 -L SYSROOT dotnet exec
+/// ...`, the `dotnet` being the leg's muxer (tests/arm64/dotnet-muxer.c) in
+/// a DOTNET_ROOT of Microsoft's linux-arm64 runtime packs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Arm64Runner {
+    /// Debian's `qemu-aarch64` (qemu-user).
+    pub(crate) qemu: PathBuf,
+    /// The AArch64 libraries' root given to `-L` (`/usr/aarch64-linux-gnu`).
+    pub(crate) sysroot: PathBuf,
+    /// The arm64 `dotnet` muxer.
+    pub(crate) dotnet: PathBuf,
+}
+
+impl Arm64Runner {
+    /// The runner `scripts/ci/test-aarch64.sh` describes in the environment
+    /// (`CORPROF_E2E_ARM64=1` and the paths), or `None` when it is not set.
+    fn from_env() -> Result<Option<Arm64Runner>, String> {
+        if env::var("CORPROF_E2E_ARM64").map_or(true, |v| v != "1") {
+            return Ok(None);
+        }
+        let path = |key: &str| -> Result<PathBuf, String> {
+            let p = PathBuf::from(env::var_os(key).ok_or_else(|| {
+                format!("CORPROF_E2E_ARM64=1 needs {key} (scripts/ci/test-aarch64.sh sets it)")
+            })?);
+            if p.exists() {
+                Ok(p)
+            } else {
+                Err(format!("{key}={} does not exist", p.display()))
+            }
+        };
+        Ok(Some(Arm64Runner {
+            qemu: path("CORPROF_E2E_QEMU")?,
+            sysroot: path("CORPROF_E2E_ARM64_SYSROOT")?,
+            dotnet: path("CORPROF_E2E_ARM64_DOTNET")?,
+        }))
+    }
 }
 
 /// How the Windows leg runs a program: `wine64 dotnet.exe exec ...`, paths
@@ -476,6 +521,7 @@ fn provision() -> Result<Runtime, String> {
     }
     let mut rt = parse_summary(&out.stdout)?;
     rt.windows = WindowsRunner::from_env()?;
+    rt.arm64 = Arm64Runner::from_env()?;
     Ok(rt)
 }
 
@@ -509,6 +555,7 @@ pub(crate) fn parse_summary(text: &str) -> Result<Runtime, String> {
             .map(str::to_string)
             .collect(),
         windows: None,
+        arm64: None,
     };
     if !rt.host.is_file() {
         return Err(format!(
@@ -583,8 +630,19 @@ impl Runtime {
         args: &[&str],
         profiler: Option<&Profiler>,
     ) -> Command {
-        let mut cmd = match &self.windows {
-            Some(w) => {
+        let mut cmd = match (&self.windows, &self.arm64) {
+            (None, Some(a)) => {
+                let mut cmd = Command::new(&a.qemu);
+                cmd.arg("-L")
+                    .arg(&a.sysroot)
+                    .arg(&a.dotnet)
+                    .arg("exec")
+                    .arg("--runtimeconfig")
+                    .arg(runtimeconfig)
+                    .arg(dll);
+                cmd
+            }
+            (Some(w), _) => {
                 let mut cmd = Command::new(&w.wine);
                 cmd.arg(&w.dotnet_exe)
                     .arg("exec")
@@ -593,7 +651,7 @@ impl Runtime {
                     .arg(windows_path(dll));
                 cmd
             }
-            None => {
+            (None, None) => {
                 let mut cmd = Command::new(&self.host);
                 cmd.arg("exec")
                     .arg("--runtimeconfig")
@@ -712,11 +770,29 @@ fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
         _ => env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")),
     };
     let mut cmd = Command::new(cargo);
+    let arm64 = Arm64Runner::from_env()?;
+    // The AArch64 leg's cargo for the target (scripts/provision/rust-target.sh):
+    // its environment (`NAME=VALUE ...`: say, Debian's RUSTC and
+    // RUSTC_BOOTSTRAP=1, on this cargo only) and its arguments before the
+    // subcommand (-Zbuild-std and the offline source).
+    if let Ok(vars) = env::var("CORPROF_E2E_CARGO_ENV") {
+        for pair in vars.split_whitespace() {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("CORPROF_E2E_CARGO_ENV: {pair:?} is not NAME=VALUE"))?;
+            cmd.env(key, value);
+        }
+    }
+    if let Ok(extra) = env::var("CORPROF_E2E_CARGO_ARGS") {
+        cmd.args(extra.split_whitespace());
+    }
     cmd.args(["build", "--quiet", "--example", name, "--manifest-path"])
         .arg(repo_root().join("Cargo.toml"))
         .current_dir(repo_root());
     if windows.is_some() {
         cmd.args(["--target", WINDOWS_TARGET]);
+    } else if arm64.is_some() {
+        cmd.args(["--target", ARM64_TARGET]);
     }
     let out = run_with_timeout(cmd, Duration::from_secs(15 * 60))?;
     if out.code() != Some(0) {
@@ -738,6 +814,10 @@ fn build_example_uncached(name: &str) -> Result<PathBuf, String> {
             w.install_shim(&dir)?;
             dir.join(format!("{}.dll", name.replace('-', "_")))
         }
+        None if arm64.is_some() => target_dir()
+            .join(ARM64_TARGET)
+            .join("debug/examples")
+            .join(format!("lib{}.so", name.replace('-', "_"))),
         None => target_dir()
             .join("debug/examples")
             .join(format!("lib{}.so", name.replace('-', "_"))),
