@@ -74,8 +74,18 @@ cargo build --manifest-path tests/no_std_crate/Cargo.toml --target-dir target/no
 step "macro hygiene (a Rust 2015 crate whose name \`core\` is another crate expands every macro)"
 cargo build --manifest-path tests/edition2015_crate/Cargo.toml --target-dir target/edition2015_crate
 
-step "portability: MSRV build, other targets, Windows test build, 32-bit Miri, ui tests on the pinned Rust (scripts/ci/check-portability.sh)"
-bash scripts/ci/check-portability.sh
+step "portability: MSRV build, 32-bit Miri, ui tests on the pinned Rust (scripts/ci/check-portability.sh msrv miri32 ui)"
+bash scripts/ci/check-portability.sh msrv miri32 ui
+# The other targets' `cargo check` (check-portability.sh targets) builds
+# seven standard libraries with -Zbuild-std where rustup cannot fetch them:
+# over CI's 60 minutes with the Windows and AArch64 legs (docs/e2e.md).
+# Where rustup has the targets (no standard library to build), it runs.
+if rustup target list --installed 2>/dev/null | grep -q aarch64-apple-darwin; then
+    bash scripts/ci/check-portability.sh targets
+else
+    leg_unavailable "cross-target checks (scripts/ci/check-portability.sh targets)" \
+        "seven standard libraries built with -Zbuild-std here, over CI's budget; run it by hand"
+fi
 
 step "Windows x64 under Wine: unit and no-runtime tests, and the e2e suites on the Windows CoreCLR 10.0.15 and 11.0.0 (scripts/ci/test-windows.sh)"
 bash scripts/ci/test-windows.sh

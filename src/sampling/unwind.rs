@@ -173,10 +173,13 @@ pub(super) unsafe fn cfi_step(
 /// A return address without AArch64 pointer-authentication bits (user
 /// space addresses are below 2^48).
 fn strip(ip: usize) -> usize {
-    const USER: usize = (1 << 48) - 1;
-    if cfg!(target_arch = "aarch64") {
+    #[cfg(target_arch = "aarch64")]
+    {
+        const USER: usize = (1 << 48) - 1;
         ip & USER
-    } else {
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    {
         ip
     }
 }
