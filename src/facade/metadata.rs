@@ -367,25 +367,7 @@ impl MetadataImport {
             }
             .ok_with("GetMemberRefProps")?;
         } else if table == mdtMethodSpec {
-            // MethodSpecs came with generics: IMetaDataImport2.
-            let import2 = self.raw.cast::<IMetaDataImport2>()?;
-            let mut parent = mdToken(0);
-            let (mut spec, mut spec_len) = (core::ptr::null(), 0);
-            // SAFETY: valid out-pointers.
-            unsafe {
-                import2.GetMethodSpecProps(
-                    mdMethodSpec(token.0),
-                    &mut parent,
-                    &mut spec,
-                    &mut spec_len,
-                )
-            }
-            .ok_with("GetMethodSpecProps")?;
-            let parent_table = parent.token_type();
-            if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
-                return Err(E_FAIL.into());
-            }
-            return self.method_signature(parent);
+            return self.method_signature(self.method_spec_parent(token)?);
         } else if table == mdtSignature {
             // SAFETY: valid out-pointers.
             unsafe {
@@ -401,6 +383,25 @@ impl MetadataImport {
         Ok(unsafe { blob(sig, len) })
     }
 
+    /// The generic method a MethodSpec instantiates: its MethodDef or
+    /// MemberRef (`GetMethodSpecProps`; MethodSpecs came with generics:
+    /// `IMetaDataImport2`). `E_FAIL` for a parent of another table.
+    fn method_spec_parent(&self, token: mdToken) -> Result<mdToken> {
+        let import2 = self.raw.cast::<IMetaDataImport2>()?;
+        let mut parent = mdToken(0);
+        let (mut spec, mut spec_len) = (core::ptr::null(), 0);
+        // SAFETY: valid out-pointers.
+        unsafe {
+            import2.GetMethodSpecProps(mdMethodSpec(token.0), &mut parent, &mut spec, &mut spec_len)
+        }
+        .ok_with("GetMethodSpecProps")?;
+        let parent_table = parent.token_type();
+        if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
+            return Err(E_FAIL.into());
+        }
+        Ok(parent)
+    }
+
     /// The name of the method a `call`, `callvirt`, `newobj` or `ldftn`
     /// token names: a MethodDef's (`GetMethodProps`), a MemberRef's
     /// (`GetMemberRefProps`), or a MethodSpec's generic method's.
@@ -411,24 +412,7 @@ impl MetadataImport {
             return Ok(self.method_props(mdMethodDef(token.0))?.name);
         }
         if table == mdtMethodSpec {
-            let import2 = self.raw.cast::<IMetaDataImport2>()?;
-            let mut parent = mdToken(0);
-            let (mut spec, mut spec_len) = (core::ptr::null(), 0);
-            // SAFETY: valid out-pointers.
-            unsafe {
-                import2.GetMethodSpecProps(
-                    mdMethodSpec(token.0),
-                    &mut parent,
-                    &mut spec,
-                    &mut spec_len,
-                )
-            }
-            .ok_with("GetMethodSpecProps")?;
-            let parent_table = parent.token_type();
-            if parent_table != mdtMethodDef && parent_table != mdtMemberRef {
-                return Err(E_FAIL.into());
-            }
-            return self.callee_name(parent);
+            return self.callee_name(self.method_spec_parent(token)?);
         }
         if table != mdtMemberRef {
             return Err(E_INVALIDARG.into());
