@@ -776,18 +776,7 @@ fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
         assert_eq!(h.initialize(), S_OK);
         return;
     }
-    let run = |debug: Option<&str>| {
-        let mut cmd = common::self_exec::this_test_binary();
-        cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
-            .env(CHILD, "1")
-            .env_remove("CORPROF_DEBUG");
-        if let Some(value) = debug {
-            cmd.env("CORPROF_DEBUG", value);
-        }
-        let output = cmd.output().expect("run the test binary again");
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
+    let run = |debug: Option<&str>| child_stderr(NAME, CHILD, debug);
     let stderr = run(Some("1"));
     let reports: Vec<&str> = stderr
         .lines()
@@ -807,6 +796,22 @@ fn corprof_debug_1_reports_a_failed_initialize_on_stderr() {
         let stderr = run(quiet);
         assert!(!stderr.contains("corprof:"), "{quiet:?}: {stderr}");
     }
+}
+
+/// Runs test `name` of this binary again in a child process marked by the
+/// variable `child`, with `CORPROF_DEBUG` set to `debug` (unset for
+/// `None`); it must pass; returns its standard error.
+fn child_stderr(name: &str, child: &str, debug: Option<&str>) -> String {
+    let mut cmd = common::self_exec::this_test_binary();
+    cmd.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(child, "1")
+        .env_remove("CORPROF_DEBUG");
+    if let Some(value) = debug {
+        cmd.env("CORPROF_DEBUG", value);
+    }
+    let output = cmd.output().expect("run the test binary again");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// Set in the child process of the failing-callback test.
@@ -841,18 +846,7 @@ fn corprof_debug_1_reports_a_failed_callback_with_its_name_and_error() {
         assert_eq!(raw.ThreadCreated(fake_id!(ThreadID, 1)), S_OK);
         return;
     }
-    let run = |debug: Option<&str>| {
-        let mut cmd = common::self_exec::this_test_binary();
-        cmd.args([NAME, "--exact", "--nocapture", "--test-threads=1"])
-            .env(CALLBACK_CHILD, "1")
-            .env_remove("CORPROF_DEBUG");
-        if let Some(value) = debug {
-            cmd.env("CORPROF_DEBUG", value);
-        }
-        let output = cmd.output().expect("run the test binary again");
-        assert!(output.status.success(), "{output:?}");
-        String::from_utf8_lossy(&output.stderr).into_owned()
-    };
+    let run = |debug: Option<&str>| child_stderr(NAME, CALLBACK_CHILD, debug);
     let stderr = run(Some("1"));
     let reports: Vec<&str> = stderr
         .lines()
