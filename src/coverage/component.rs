@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use super::options::CoverageOptions;
 use super::session::Coverage;
 use crate::facade::{Profiler, ProfilerInfo, Result};
-use crate::profiling::FunctionID;
+use crate::profiling::{FunctionID, ModuleID};
 use crate::Error;
 
 fn say(text: core::fmt::Arguments<'_>) {
@@ -109,6 +109,13 @@ impl Profiler for CoverageProfiler {
     ) -> Result<()> {
         if let Some(coverage) = self.coverage.get() {
             coverage.jit_compilation_finished(function);
+        }
+        Ok(())
+    }
+
+    fn module_unload_started(&self, info: &ProfilerInfo, module: ModuleID) -> Result<()> {
+        if let Some(coverage) = self.coverage.get() {
+            coverage.module_unload_started(info, module);
         }
         Ok(())
     }

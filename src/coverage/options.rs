@@ -8,7 +8,9 @@ use std::vec::Vec;
 
 use super::filter::Filter;
 use crate::facade::EventMask;
-use crate::profiling::{COR_PRF_MONITOR_CACHE_SEARCHES, COR_PRF_MONITOR_JIT_COMPILATION};
+use crate::profiling::{
+    COR_PRF_MONITOR_CACHE_SEARCHES, COR_PRF_MONITOR_JIT_COMPILATION, COR_PRF_MONITOR_MODULE_LOADS,
+};
 use crate::Error;
 
 /// What to cover and where the reports go: [`Default`] or
@@ -108,10 +110,14 @@ impl CoverageOptions {
     }
 
     /// The event mask coverage needs: JIT compilation (and with it the
-    /// inlining callback) and cache searches (to set aside the precompiled
-    /// code of the methods it covers).
+    /// inlining callback), cache searches (to set aside the precompiled
+    /// code of the methods it covers) and module loads (an unloading
+    /// module's never-compiled branches are read before it goes).
     pub fn event_mask(&self) -> EventMask {
-        (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES).into()
+        (COR_PRF_MONITOR_JIT_COMPILATION
+            | COR_PRF_MONITOR_CACHE_SEARCHES
+            | COR_PRF_MONITOR_MODULE_LOADS)
+            .into()
     }
 }
 

@@ -3,7 +3,7 @@
 //! inlinings keep the probes, and turns the counters into the reports.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::format;
 use std::path::PathBuf;
 use std::string::String;
@@ -87,6 +87,10 @@ pub struct Coverage {
     /// report reads the IL of the methods never compiled through it, for
     /// their branches.
     info: OnceLock<ProfilerInfo>,
+    /// The branches of the methods never compiled of each module that
+    /// unloaded (by its state's address), read while it was still loaded:
+    /// its `ModuleID` means nothing once it is gone.
+    unloaded: Mutex<HashMap<usize, HashMap<u32, Vec<BranchHits>>>>,
 }
 
 impl Coverage {
@@ -100,6 +104,7 @@ impl Coverage {
             set_aside: Mutex::default(),
             counts: Default::default(),
             info: OnceLock::new(),
+            unloaded: Mutex::default(),
         }
     }
 
@@ -452,10 +457,12 @@ impl Coverage {
             .iter()
             .map(|m| (Arc::as_ptr(&m.module), m.token))
             .collect();
+        let gone = lock(&self.unloaded);
         for (module_id, module) in self.modules.all_with_ids() {
             let (Some(pdb), Some(catalog)) = (&module.pdb, module.catalog.get()) else {
                 continue;
             };
+            let key = Arc::as_ptr(&module) as usize;
             for (token, class, name) in catalog {
                 if done.contains(&(Arc::as_ptr(&module), *token)) {
                     continue;
@@ -476,11 +483,13 @@ impl Coverage {
                         hits: 0,
                     })
                     .collect();
-                let branches = match self.info.get() {
-                    Some(info) if self.options.branches => {
+                let branches = match (self.options.branches, gone.get(&key), self.info.get()) {
+                    (false, _, _) => Vec::new(),
+                    (true, Some(kept), _) => kept.get(token).cloned().unwrap_or_default(),
+                    (true, None, Some(info)) => {
                         uncompiled_branches(info, module_id, *token, pdb, debug)
                     }
-                    _ => Vec::new(),
+                    (true, None, None) => Vec::new(),
                 };
                 out.push(MethodCoverage {
                     assembly: module.assembly.clone(),
@@ -494,6 +503,41 @@ impl Coverage {
             }
         }
         out
+    }
+
+    /// `module` is unloading (call it from `ModuleUnloadStarted`): the
+    /// branches of its methods never compiled are read now, while its IL
+    /// is there, for the report at shutdown (which then no longer asks
+    /// the runtime about a `ModuleID` that is gone).
+    pub fn module_unload_started(&self, info: &ProfilerInfo, module: ModuleID) {
+        if !self.options.branches {
+            return;
+        }
+        let Some(state) = self.modules.known(module) else {
+            return;
+        };
+        let (Some(pdb), Some(catalog)) = (&state.pdb, state.catalog.get()) else {
+            return;
+        };
+        let compiled: HashSet<u32> = lock(&self.methods)
+            .iter()
+            .filter(|m| Arc::ptr_eq(&m.module, &state))
+            .map(|m| m.token)
+            .collect();
+        let kept = catalog
+            .iter()
+            .filter(|(token, _, _)| !compiled.contains(token))
+            .filter_map(|(token, _, _)| {
+                let debug = pdb.method(*token)?;
+                Some((
+                    *token,
+                    uncompiled_branches(info, module, *token, pdb, debug),
+                ))
+            })
+            .collect();
+        lock(&self.unloaded)
+            .entry(Arc::as_ptr(&state) as usize)
+            .or_insert(kept);
     }
 
     /// Writes `coverage-<pid>.counts` ([`merge::write_counts`], with

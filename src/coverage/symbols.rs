@@ -74,6 +74,11 @@ impl Modules {
         state
     }
 
+    /// The state of `module` if it was met (never looked up here).
+    pub(super) fn known(&self, module: ModuleID) -> Option<Arc<ModuleState>> {
+        lock(&self.0).get(&module).cloned().flatten()
+    }
+
     /// Every module with a PDB met so far, with its state, each state
     /// once (with the first of the module IDs that share it).
     pub(super) fn all_with_ids(&self) -> Vec<(ModuleID, Arc<ModuleState>)> {
