@@ -44,11 +44,7 @@ step "the README's main command on a fresh clone, before any test command ran th
 bash scripts/ci/readme-fresh-clone.sh
 
 step "headless Chromium for the flame-graph rendering test (tests/e2e_hooks.rs)"
-if ! command -v chromium >/dev/null; then
-    [ "$(id -u)" = 0 ] || die "chromium is missing; install Debian's chromium package (apt-get install chromium)"
-    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium) \
-        >target/apt-chromium.log 2>&1 || die "could not install chromium with apt-get (see target/apt-chromium.log)"
-fi
+command -v chromium >/dev/null || install_apt_packages target/apt-chromium.log chromium
 chromium --version >/dev/null 2>&1 || die "chromium is installed but does not run"
 
 step "profile readers: Go's pprof, gzip, protoc and speedscope (tests/profile_formats.rs, tests/e2e_sampler.rs, tests/otlp_export.rs)"

@@ -61,12 +61,7 @@ SLACK=1.05
 # Four runs are few: the defaults' limit is 20% above the largest.
 DEFAULT_SLACK=1.20
 
-if ! command -v valgrind >/dev/null; then
-    [ "$(id -u)" = 0 ] || die "valgrind is missing; install Debian's valgrind package (apt-get install valgrind)"
-    mkdir -p target
-    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind) \
-        >target/apt-valgrind.log 2>&1 || die "could not install valgrind with apt-get (see target/apt-valgrind.log)"
-fi
+command -v valgrind >/dev/null || install_apt_packages target/apt-valgrind.log valgrind
 valgrind --version >/dev/null 2>&1 || die "valgrind is installed but does not run"
 
 log "provisioning (scripts/provision/provision-dotnet.sh)"

@@ -48,12 +48,7 @@ MIX_HIGH=120000
 started=$(date +%s)
 
 [ "$(uname -sm)" = "Linux x86_64" ] || die "the C baselines are written for Linux x86-64"
-if ! command -v valgrind >/dev/null; then
-    [ "$(id -u)" = 0 ] || die "valgrind is missing; install Debian's valgrind package (apt-get install valgrind)"
-    mkdir -p target
-    (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind) \
-        >target/apt-valgrind.log 2>&1 || die "could not install valgrind with apt-get (see target/apt-valgrind.log)"
-fi
+command -v valgrind >/dev/null || install_apt_packages target/apt-valgrind.log valgrind
 valgrind --version >/dev/null 2>&1 || die "valgrind is installed but does not run"
 command -v cc >/dev/null || die "a C compiler (cc) is needed for the C baselines (apt-get install gcc)"
 

@@ -3,11 +3,15 @@
 # which functions each measurement collects in (`--toggle-collect`), and the
 # helpers that provision the runtime, locate cargo's artifacts and read a
 # callgrind file. Source it from bash after `cd` to the repository root;
-# `die` must be defined by the caller.
+# `die` must be defined by the caller (install_apt_packages, from
+# scripts/lib/install-lib.sh, installs valgrind where it is missing).
 #
 # Counting only inside named functions needs those functions to have ELF
 # symbol sizes: the crate's x86-64 trampolines and the C floor's assembly
 # hooks declare `.type`/`.size` for that reason.
+
+# shellcheck source=scripts/lib/install-lib.sh
+. scripts/lib/install-lib.sh
 
 JIT_TRACER_CLSID="{DF63A541-5A33-4611-8829-F4E495985EE3}"
 C_TRACER_CLSID="{8C2E3B0A-5D1F-4E7A-9B6C-3F1A2D4E5B60}"

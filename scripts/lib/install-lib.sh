@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # Shared by the test scripts that install what they need (sourced, not run).
-# The caller defines die, and say (a progress line) for install_apt_packages.
+# The caller defines die, and say (a progress line) for install_apt_packages
+# (where it has no say, install_apt_packages defines one that prints to stderr).
 
 # Installs the Debian packages given (apt-get, as root), logging to LOG;
 # dies with a one-line reason when that is not possible.
 #   install_apt_packages LOG PACKAGE...
+declare -F say >/dev/null || say() { printf '%s\n' "$*" >&2; }
 install_apt_packages() {
     local log="$1"
     shift
@@ -13,7 +15,12 @@ install_apt_packages() {
     command -v apt-get >/dev/null 2>&1 || die "missing $* and there is no apt-get to install them with"
     say "installing $* with apt-get"
     mkdir -p "$(dirname "$log")"
-    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"; } \
+    # Another apt-get on the machine (a second checkout's tests, an
+    # unattended upgrade) holds the locks for a while: wait for them (up to
+    # 5 minutes) instead of failing at once.
+    local wait=(-o DPkg::Lock::Timeout=300 -o Acquire::Lock::Timeout=300)
+    { apt-get "${wait[@]}" update -q &&
+        DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -q --no-install-recommends "$@"; } \
         >"$log" 2>&1 || die "apt-get install $* failed (see $log)"
 }
 
