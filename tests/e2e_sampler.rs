@@ -238,8 +238,21 @@ fn a_bursty_thread_s_cpu_time_is_in_its_bursts_not_its_sleeps() {
     assert!(cpu >= 0.2, "Burster has {cpu} s of CPU time:\n{text}");
     let burst = rows.get(BURST).map_or(0.0, |row| row.1);
     let sleep = rows.get(SLEEP).map_or(0.0, |row| row.1);
+    eprintln!(
+        "bursty: Burst {:.3}, Thread.Sleep {:.3} of {cpu} s",
+        burst / cpu,
+        sleep / cpu
+    );
+    // The bound on Thread.Sleep: a thread's CPU clock is checked against
+    // its timer at the scheduler's tick, and the signal waits for the next
+    // return to user mode, so a tick that lands in the sleep's own kernel
+    // path delivers its sample (weighing the CPU since the previous one) at
+    // Sleep. Measured in signal mode, at load 15-28 on 2 cores: 0 to 2.0%
+    // of the thread's CPU in 27 runs (3.1, 10.0, 11.0, alone and beside the
+    // suite's other tests), 5.3% once in CI; the defect this test guards
+    // against (suspend-runtime crediting a sleeping thread) put 40-61% there.
     assert!(
-        burst >= 0.85 * cpu && sleep <= 0.05 * cpu,
+        burst >= 0.85 * cpu && sleep <= 0.10 * cpu,
         "Burster's CPU time: {burst} s in Burst and {sleep} s in Thread.Sleep of {cpu} s \
          (mode {}):\n{text}",
         run.summary.get("mode").map_or("?", String::as_str)
