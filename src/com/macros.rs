@@ -79,7 +79,7 @@
 ///   `#[agile]` (or an agile parent) only.
 /// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
 ///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
-/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one
+/// - `trait IFoo_Impl: IParent_Impl + 'static`: one
 ///   `unsafe fn(&self, ...)` per interface method (its caller, the vtable
 ///   thunk's caller, guarantees the COM contract: see `# Safety` on each).
 ///   Implement it (and the parents' traits) to export a type with
@@ -108,7 +108,7 @@ macro_rules! com_interface {
             // fragment right after this optional attribute would make the
             // match ambiguous.)
             $(#[$threading:ident])?
-            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:tt)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
@@ -467,8 +467,15 @@ macro_rules! __com_interface {
         #[doc = ""]
         #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
-        #[derive(Clone)]
         $($vis)* struct $name($($parent)+);
+
+        impl $crate::__private::core::clone::Clone for $name {
+            /// Takes another reference (`AddRef`).
+            #[inline]
+            fn clone(&self) -> Self {
+                $crate::__private::clone(self)
+            }
+        }
 
         #[doc = $crate::__private::core::concat!(
             "The virtual function table of [`", $crate::__private::core::stringify!($name),
@@ -494,7 +501,7 @@ macro_rules! __com_interface {
             "Methods with a default body may be left out."
         )]
         #[allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments)]
-        $($vis)* trait $impl_: $($pimpl +)? $crate::__private::core::marker::Send + $crate::__private::core::marker::Sync + 'static {
+        $($vis)* trait $impl_: $($pimpl +)? 'static {
             $(
                 $crate::__com_trait_method! {
                     [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$($body)*]
@@ -531,7 +538,7 @@ macro_rules! __com_interface {
         unsafe impl $crate::Interface for $name {
             const IID: $crate::GUID = $crate::GUID::parse($iid);
             const NAME: &'static str = $crate::__private::core::stringify!($name);
-            const SLOTS: usize = <$($parent)+ as $crate::Interface>::SLOTS
+            const SLOTS: usize = $crate::__private::parent_slots::<Self>()
                 + [$($crate::__private::core::stringify!($method)),*].len();
             type Vtable = $vtbl;
             type Parent = $($parent)+;
@@ -544,7 +551,7 @@ macro_rules! __com_interface {
         where
             __T: $impl_,
             __Id: $crate::__private::Slot,
-            $($parent)+: $crate::Exports<__T, __Id>,
+            <$name as $crate::Interface>::Parent: $crate::Exports<__T, __Id>,
         {
             const VTABLE: $vtbl = {
                 $(
@@ -571,7 +578,7 @@ macro_rules! __com_interface {
                     }
                 )*
                 $vtbl {
-                    base__: <$($parent)+ as $crate::Exports<__T, __Id>>::VTABLE,
+                    base__: <<$name as $crate::Interface>::Parent as $crate::Exports<__T, __Id>>::VTABLE,
                     $($method: $method::<__T, __Id>,)*
                 }
             };
@@ -583,7 +590,7 @@ macro_rules! __com_interface {
         }
 
         const _: () = $crate::__private::core::assert!(
-            !$crate::__private::chain_has_iid::<$($parent)+>($iid),
+            !$crate::__private::ancestors_have_iid::<$name>($iid),
             "{}",
             $crate::__private::core::concat!(
                 "com_interface!: `", $crate::__private::core::stringify!($name), "` has the IID (", $iid,
@@ -621,7 +628,12 @@ macro_rules! __com_root_interface {
         #[doc = ""]
         #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
-        $vis struct $name($crate::__private::core::ptr::NonNull<$crate::__private::core::ffi::c_void>);
+        $vis struct $name(
+            $crate::__private::ComPtr,
+            // Neither `Send` nor `Sync`: named so that the message for an
+            // invoker sent to another thread says where to look.
+            $crate::__private::core::marker::PhantomData<*const $crate::__private::NotAgile_see_agile_attribute>,
+        );
 
         #[doc = $crate::__private::core::concat!("The virtual function table of [`", $crate::__private::core::stringify!($name), "`].")]
         #[repr(C)]
@@ -649,7 +661,7 @@ macro_rules! __com_root_interface {
                 // SAFETY: the invoker owns a live object; AddRef is always
                 // valid on it and is balanced by the clone's Drop.
                 unsafe { self.AddRef() };
-                Self(self.0)
+                Self(self.0, $crate::__private::core::marker::PhantomData)
             }
         }
 
@@ -662,9 +674,10 @@ macro_rules! __com_root_interface {
             }
         }
 
-        // Neither `Send` nor `Sync` (a raw pointer inside): an object of
-        // any interface may be apartment-threaded. Interfaces declared
-        // `#[agile]` opt in (`__com_threading!`), and so do their children.
+        // Neither `Send` nor `Sync` (the `PhantomData` of a raw pointer
+        // inside): an object of any interface may be apartment-threaded.
+        // Interfaces declared `#[agile]` opt in (`__com_threading!`), and so
+        // do their children.
 
         // SAFETY: #[repr(transparent)] over a non-null COM pointer; the root
         // vtable has no parent; the slot count is checked below.
