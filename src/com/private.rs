@@ -36,6 +36,45 @@ unsafe impl Sync for ComPtr {}
 #[allow(non_camel_case_types)]
 pub enum NotAgile_see_agile_attribute {}
 
+/// A word where `interface` belongs in a `com_interface!` invocation
+/// (`__com_at_token!`): `Self` is a local type named after the word,
+/// `Name` one named after the interface; implemented by nothing, so the
+/// bound fails at the word's token.
+#[diagnostic::on_unimplemented(
+    message = "com_interface!: expected `interface` before `{Name}`, found `{Self}`: write `pub unsafe interface {Name}: Parent {{ ... }}`",
+    label = "expected `interface`"
+)]
+pub trait ExpectedInterface<Name> {}
+
+/// Fails at the word's token (see [`ExpectedInterface`]).
+pub const fn expected_interface<Word: ExpectedInterface<Name>, Name>() {}
+
+/// An interface written without `: Parent` in a `com_interface!`
+/// invocation (`__com_at_token!`): `Self` is a local type named after the
+/// interface; implemented by nothing, so the bound fails at its name.
+#[diagnostic::on_unimplemented(
+    message = "com_interface!: interface `{Self}` names no parent: write `unsafe interface {Self}: IUnknown {{` (or `: IParent` for the interface it derives from; every COM interface derives from IUnknown)",
+    label = "expected `: IUnknown` or `: IParent` after the name"
+)]
+pub trait NamesNoParent {}
+
+/// Fails at the interface's name (see [`NamesNoParent`]).
+pub const fn names_no_parent<Name: NamesNoParent>() {}
+
+/// A method without its `;` in a `com_interface!` invocation
+/// (`__com_at_token!`): `Self` is a local type named after its return type
+/// (not in the message: a name that is also an item's, `HRESULT`, prints
+/// as `_::HRESULT`), `M` after the method, `I` after the interface;
+/// implemented by nothing, so the bound fails at the return type's token.
+#[diagnostic::on_unimplemented(
+    message = "com_interface!: `{I}::{M}`: expected `;` after the return type (or a `{{ default body }}` instead)",
+    label = "expected `;` after this"
+)]
+pub trait ExpectedSemicolon<M, I> {}
+
+/// Fails at the return type's token (see [`ExpectedSemicolon`]).
+pub const fn expected_semicolon<Ret: ExpectedSemicolon<M, I>, M, I>() {}
+
 /// Compile-time check that a parameter type may cross the ABI.
 pub const fn assert_abi_param<T: crate::AbiParam>() {}
 /// Compile-time check that a return type may cross the ABI.
