@@ -1,5 +1,8 @@
-// The runtime calls exported objects from many threads: a Cell field is refused.
-use corprof::{com_interface, HRESULT, S_OK};
+// The runtime calls exported objects from many threads: exporting an object
+// with a Cell field is refused, with one error, at the `export` call's
+// argument, however many `_Impl` traits the object implements (the traits do
+// not repeat the `Send + Sync` bound).
+use corprof::{com_interface, export, HRESULT, S_OK};
 use std::cell::Cell;
 
 com_interface! {
@@ -8,6 +11,13 @@ com_interface! {
     #[implement(IFoo_Impl)]
     pub unsafe interface IFoo: IUnknown {
         fn Method() -> HRESULT;
+    }
+
+    #[iid("0A1B2C3D-0000-4000-8000-000000000002")]
+    #[vtable(IFoo2_Vtbl)]
+    #[implement(IFoo2_Impl: IFoo_Impl)]
+    pub unsafe interface IFoo2: IFoo {
+        fn Count() -> u32;
     }
 }
 
@@ -22,4 +32,12 @@ impl IFoo_Impl for Counter {
     }
 }
 
-fn main() {}
+impl IFoo2_Impl for Counter {
+    unsafe fn Count(&self) -> u32 {
+        self.calls.get()
+    }
+}
+
+fn main() {
+    let _object: IFoo2 = export(Counter { calls: Cell::new(0) });
+}

@@ -17,6 +17,9 @@
 //! - `__com_invoker_methods!`: the invoker's `unsafe fn` per vtable slot.
 //! - `__com_invoker_common!`: the raw-pointer methods every invoker has.
 //! - `__com_checks!`: the compile-time assertions of one interface.
+//!
+//! The error path's macros (`__com_interface_diagnose!` and its helpers)
+//! are in `diagnose.rs`.
 
 /// Declares COM interfaces: for each, a `#[repr(C)]` vtable, an `_Impl`
 /// trait to export Rust objects through it, and an owning invoker to call
@@ -79,7 +82,7 @@
 ///   `#[agile]` (or an agile parent) only.
 /// - `struct IFoo_Vtbl`: `#[repr(C)]`, the parent's vtable as field
 ///   `base__`, then one `unsafe extern "system" fn(this, ...)` per method.
-/// - `trait IFoo_Impl: IParent_Impl + Send + Sync + 'static`: one
+/// - `trait IFoo_Impl: IParent_Impl + 'static`: one
 ///   `unsafe fn(&self, ...)` per interface method (its caller, the vtable
 ///   thunk's caller, guarantees the COM contract: see `# Safety` on each).
 ///   Implement it (and the parents' traits) to export a type with
@@ -108,7 +111,7 @@ macro_rules! com_interface {
             // fragment right after this optional attribute would make the
             // match ambiguous.)
             $(#[$threading:ident])?
-            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
+            $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:tt)::+ { $($methods:tt)* }
         )*
     ) => {
         $(
@@ -132,56 +135,6 @@ macro_rules! com_interface {
     // Anything else is a syntax error: find the interface at fault and say why.
     ($($tokens:tt)*) => {
         $crate::__com_interface_diagnose! { $($tokens)* }
-    };
-}
-
-/// Explains a malformed `com_interface!` invocation, one interface at a
-/// time (only ever expanded on the error path). Not public API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __com_interface_diagnose {
-    () => {};
-    // A well-formed header: check its methods, then go on with the rest.
-    (
-        $(#[doc = $doc:expr])*
-        #[iid($iid:expr)]
-        #[vtable($vtbl:ident)]
-        #[implement($impl_:ident $(: $pimpl:path)?)]
-        $(#[$threading:ident])?
-        $(pub $(($($vis:tt)*))?)? unsafe interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
-        $($rest:tt)*
-    ) => {
-        $crate::__com_methods_check! { $($methods)* }
-        $crate::__com_interface_diagnose! { $($rest)* }
-    };
-    // The same without `unsafe`: the declaration is an assertion only its
-    // author can make.
-    (
-        $(#[doc = $doc:expr])*
-        #[iid($iid:expr)]
-        #[vtable($vtbl:ident)]
-        #[implement($impl_:ident $(: $pimpl:path)?)]
-        $(#[$threading:ident])?
-        $(pub $(($($vis:tt)*))?)? interface $name:ident : $($parent:ident)::+ { $($methods:tt)* }
-        $($rest:tt)*
-    ) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: write `unsafe interface ", $crate::__private::core::stringify!($name),
-            "`: declaring a COM interface asserts that every object answering QueryInterface for its IID (",
-            $iid, ") has exactly this vtable (the parent's slots, then these methods, in this order, with ",
-            "these parameter and return types) and that no other interface uses this IID; ",
-            "calls through the interface trust that assertion"
-        ));
-        $crate::__com_interface_diagnose! { $($rest)* }
-    };
-    // Attributes missing, unknown or out of order: collect their names.
-    (# $($rest:tt)*) => {
-        $crate::__com_attrs_diagnose! { [] # $($rest)* }
-    };
-    ($($other:tt)*) => {
-        $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }` (with `#[agile]` after `#[implement(...)]` for a free-threaded interface)"
-        );
     };
 }
 
@@ -214,170 +167,6 @@ macro_rules! __com_threading {
     };
 }
 
-/// Names the interface whose attributes are wrong and what is wrong with
-/// them, then goes on with the next interface (error path only). Not public
-/// API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __com_attrs_diagnose {
-    (@report $name:ident [vtable implement]) => {
-        $crate::__com_attrs_diagnose! { @missing $name "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]` attribute (its interface ID)" }
-    };
-    (@report $name:ident [iid implement]) => {
-        $crate::__com_attrs_diagnose! { @missing $name "`#[vtable(Name_Vtbl)]` attribute (the name of its vtable struct)" }
-    };
-    (@report $name:ident [iid vtable]) => {
-        $crate::__com_attrs_diagnose! { @missing $name "`#[implement(Name_Impl)]` attribute (the name of its trait; `#[implement(Name_Impl: Parent_Impl)]` unless the parent is IUnknown)" }
-    };
-    (@report $name:ident [iid vtable implement agile]) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `#[agile]` (no arguments), then `pub unsafe interface ", $crate::__private::core::stringify!($name),
-            ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
-        ));
-    };
-    (@report $name:ident [iid vtable implement]) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name),
-            "`: expected `pub unsafe interface ", $crate::__private::core::stringify!($name), ": Parent { fn Method(arg: Type) -> HRESULT; ... }`"
-        ));
-    };
-    (@report $name:ident [$($seen:ident)*]) => {
-        $crate::__com_attrs_diagnose! { @unknown $name [$($seen)*] [$($seen)*] }
-    };
-    // An attribute the macro does not know is named as such.
-    (@unknown $name:ident [] [$($seen:ident)*]) => {
-        $crate::__com_attrs_diagnose! { @order $name [$($seen)*] }
-    };
-    (@unknown $name:ident [iid $($more:ident)*] $seen:tt) => {
-        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
-    };
-    (@unknown $name:ident [vtable $($more:ident)*] $seen:tt) => {
-        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
-    };
-    (@unknown $name:ident [implement $($more:ident)*] $seen:tt) => {
-        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
-    };
-    (@unknown $name:ident [agile $($more:ident)*] $seen:tt) => {
-        $crate::__com_attrs_diagnose! { @unknown $name [$($more)*] $seen }
-    };
-    (@unknown $name:ident [$other:ident $($more:ident)*] $seen:tt) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: interface `", $crate::__private::core::stringify!($name),
-            "` has the unknown attribute `#[", $crate::__private::core::stringify!($other), "]`; ",
-            "after its doc comments, each interface has `#[iid(\"...\")]`, `#[vtable(Name_Vtbl)]`, ",
-            "`#[implement(Name_Impl)]` and, for a free-threaded interface, `#[agile]`, in this order"
-        ));
-    };
-    // Known attributes in the wrong order, repeated or missing.
-    (@order $name:ident [$($seen:ident)*]) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` has the attributes",
-            $(" `#[", $crate::__private::core::stringify!($seen), "]`",)*
-            "; after its doc comments, each interface has exactly ",
-            "`#[iid(\"XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX\")]`, `#[vtable(Name_Vtbl)]` and ",
-            "`#[implement(Name_Impl)]` (or `#[implement(Name_Impl: Parent_Impl)]`), in this order, ",
-            "then `#[agile]` if the interface is free-threaded"
-        ));
-    };
-    (@missing $name:ident $what:literal) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` has no ", $what,
-            "; after its doc comments, each interface has `#[iid(\"...\")]`, ",
-            "`#[vtable(Name_Vtbl)]` and `#[implement(Name_Impl)]`, in this order"
-        ));
-    };
-    // Skip the rest of the faulty interface, then diagnose the others.
-    (@next : $($parent:ident)::+ { $($methods:tt)* } $($rest:tt)*) => {
-        $crate::__com_interface_diagnose! { $($rest)* }
-    };
-    (@next $($rest:tt)*) => {};
-    // Doc comments are skipped; every other attribute's name is collected.
-    ([$($seen:ident)*] #[doc $($args:tt)*] $($rest:tt)*) => {
-        $crate::__com_attrs_diagnose! { [$($seen)*] $($rest)* }
-    };
-    ([$($seen:ident)*] #[$attr:ident $($args:tt)*] $($rest:tt)*) => {
-        $crate::__com_attrs_diagnose! { [$($seen)* $attr] $($rest)* }
-    };
-    // The attributes are over: find the interface's name.
-    // No `: Parent` (a well-formed interface always has one).
-    ($seen:tt interface $name:ident { $($methods:tt)* } $($rest:tt)*) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: interface `", $crate::__private::core::stringify!($name), "` names no parent: write `unsafe interface ",
-            $crate::__private::core::stringify!($name), ": IUnknown {` (or `: IParent` for the interface it derives from; ",
-            "every COM interface derives from IUnknown)"
-        ));
-        $crate::__com_uses! { $($methods)* }
-        $crate::__com_interface_diagnose! { $($rest)* }
-    };
-    ($seen:tt interface $name:ident $($rest:tt)*) => {
-        $crate::__com_attrs_diagnose! { @report $name $seen }
-        $crate::__com_attrs_diagnose! { @next $($rest)* }
-    };
-    // Another word where `interface` belongs (a typo).
-    ($seen:tt $word:ident $name:ident : $($parent:ident)::+ { $($methods:tt)* } $($rest:tt)*) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: expected `interface` before `", $crate::__private::core::stringify!($name),
-            "`, found `", $crate::__private::core::stringify!($word), "`: write `pub unsafe interface ",
-            $crate::__private::core::stringify!($name), ": Parent { ... }`"
-        ));
-        $crate::__com_uses! { $($methods)* }
-        $crate::__com_interface_diagnose! { $($rest)* }
-    };
-    ($seen:tt $skip:tt $($rest:tt)*) => {
-        $crate::__com_attrs_diagnose! { $seen $($rest)* }
-    };
-    ($seen:tt) => {
-        $crate::__private::core::compile_error!(
-            "com_interface!: expected `#[iid(\"...\")] #[vtable(Name_Vtbl)] #[implement(Name_Impl)] pub unsafe interface Name: Parent { fn Method(arg: Type) -> HRESULT; ... }`"
-        );
-    };
-}
-
-/// Explains the first malformed method of a normalised method list: `this`
-/// written out, or a parameter that is not `name: Type` (error path only).
-/// Not public API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __com_method_diagnose {
-    ($name:ident) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: malformed interface `", $crate::__private::core::stringify!($name), "`"
-        ));
-    };
-    ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
-        $crate::__com_method_diagnose! { @self $name $method }
-        $crate::__com_method_diagnose! { @uses $($ret)? }
-    };
-    ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
-        $crate::__com_method_diagnose! { @self $name $method }
-        $crate::__com_method_diagnose! { @uses $($ret)? }
-    };
-    // The return type is used, as it would be without the mistake (no
-    // "unused import" warning beside the error).
-    (@uses) => {};
-    (@uses $ret:ty) => {
-        const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
-    };
-    ($name:ident [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) $ret:tt $tail:tt $($rest:tt)*) => {
-        $crate::__com_method_diagnose! { $name $($rest)* }
-    };
-    ($name:ident [$($attrs:tt)*] $method:ident $params:tt $($rest:tt)*) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($method),
-            "`: each parameter is `name: Type`, separated by commas"
-        ));
-    };
-    (@self $name:ident $method:ident) => {
-        $crate::__private::core::compile_error!($crate::__private::core::concat!(
-            "com_interface!: `", $crate::__private::core::stringify!($name), "::", $crate::__private::core::stringify!($method),
-            "`: `this` is implicit: leave out `&self` and declare only the other parameters ",
-            "(`fn ", $crate::__private::core::stringify!($method), "(arg: Type, ...) -> Ret;`); the `",
-            $crate::__private::core::stringify!($name), "_Impl` trait method gets `&self` by itself"
-        ));
-    };
-}
-
 /// Rejects two interfaces with the same IID in one `com_interface!`
 /// invocation: `cast` and `QueryInterface` would hand out the wrong vtable.
 /// Not public API.
@@ -400,37 +189,6 @@ macro_rules! __com_unique_iids {
             );
         )*
     };
-}
-
-/// Uses the parameter and return types of a well-formed method list, as the
-/// interface would without the mistake in its header, so that an error there
-/// comes without an "unused import" warning (error path only). Not public
-/// API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __com_uses {
-    ($(
-        $(#[$mattr:meta])*
-        fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
-    )*) => {
-        $($(
-            const _: $crate::__private::core::marker::PhantomData<$pty> = $crate::__private::core::marker::PhantomData;
-        )* $(
-            const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
-        )?)*
-    };
-    ($($other:tt)*) => {};
-}
-
-/// Matches a method list alone, so that rustc points at the first token of
-/// a malformed method. Not public API.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __com_methods_check {
-    ($(
-        $(#[$mattr:meta])*
-        fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
-    )*) => {};
 }
 
 /// One interface of a `com_interface!` invocation. Not public API.
@@ -467,8 +225,15 @@ macro_rules! __com_interface {
         #[doc = ""]
         #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
-        #[derive(Clone)]
         $($vis)* struct $name($($parent)+);
+
+        impl $crate::__private::core::clone::Clone for $name {
+            /// Takes another reference (`AddRef`).
+            #[inline]
+            fn clone(&self) -> Self {
+                $crate::__private::clone(self)
+            }
+        }
 
         #[doc = $crate::__private::core::concat!(
             "The virtual function table of [`", $crate::__private::core::stringify!($name),
@@ -494,7 +259,7 @@ macro_rules! __com_interface {
             "Methods with a default body may be left out."
         )]
         #[allow(non_snake_case, non_camel_case_types, clippy::too_many_arguments)]
-        $($vis)* trait $impl_: $($pimpl +)? $crate::__private::core::marker::Send + $crate::__private::core::marker::Sync + 'static {
+        $($vis)* trait $impl_: $($pimpl +)? 'static {
             $(
                 $crate::__com_trait_method! {
                     [$(#[$mattr])*] $method [$($param : $pty),*] [$($ret)?] [$($body)*]
@@ -531,7 +296,7 @@ macro_rules! __com_interface {
         unsafe impl $crate::Interface for $name {
             const IID: $crate::GUID = $crate::GUID::parse($iid);
             const NAME: &'static str = $crate::__private::core::stringify!($name);
-            const SLOTS: usize = <$($parent)+ as $crate::Interface>::SLOTS
+            const SLOTS: usize = $crate::__private::parent_slots::<Self>()
                 + [$($crate::__private::core::stringify!($method)),*].len();
             type Vtable = $vtbl;
             type Parent = $($parent)+;
@@ -544,7 +309,7 @@ macro_rules! __com_interface {
         where
             __T: $impl_,
             __Id: $crate::__private::Slot,
-            $($parent)+: $crate::Exports<__T, __Id>,
+            <$name as $crate::Interface>::Parent: $crate::Exports<__T, __Id>,
         {
             const VTABLE: $vtbl = {
                 $(
@@ -571,7 +336,7 @@ macro_rules! __com_interface {
                     }
                 )*
                 $vtbl {
-                    base__: <$($parent)+ as $crate::Exports<__T, __Id>>::VTABLE,
+                    base__: <<$name as $crate::Interface>::Parent as $crate::Exports<__T, __Id>>::VTABLE,
                     $($method: $method::<__T, __Id>,)*
                 }
             };
@@ -583,7 +348,7 @@ macro_rules! __com_interface {
         }
 
         const _: () = $crate::__private::core::assert!(
-            !$crate::__private::chain_has_iid::<$($parent)+>($iid),
+            !$crate::__private::ancestors_have_iid::<$name>($iid),
             "{}",
             $crate::__private::core::concat!(
                 "com_interface!: `", $crate::__private::core::stringify!($name), "` has the IID (", $iid,
@@ -621,7 +386,12 @@ macro_rules! __com_root_interface {
         #[doc = ""]
         #[doc = $crate::__private::core::concat!("IID: `", $iid, "`")]
         #[repr(transparent)]
-        $vis struct $name($crate::__private::core::ptr::NonNull<$crate::__private::core::ffi::c_void>);
+        $vis struct $name(
+            $crate::__private::ComPtr,
+            // Neither `Send` nor `Sync`: named so that the message for an
+            // invoker sent to another thread says where to look.
+            $crate::__private::core::marker::PhantomData<*const $crate::__private::NotAgile_see_agile_attribute>,
+        );
 
         #[doc = $crate::__private::core::concat!("The virtual function table of [`", $crate::__private::core::stringify!($name), "`].")]
         #[repr(C)]
@@ -649,7 +419,7 @@ macro_rules! __com_root_interface {
                 // SAFETY: the invoker owns a live object; AddRef is always
                 // valid on it and is balanced by the clone's Drop.
                 unsafe { self.AddRef() };
-                Self(self.0)
+                Self(self.0, $crate::__private::core::marker::PhantomData)
             }
         }
 
@@ -662,9 +432,10 @@ macro_rules! __com_root_interface {
             }
         }
 
-        // Neither `Send` nor `Sync` (a raw pointer inside): an object of
-        // any interface may be apartment-threaded. Interfaces declared
-        // `#[agile]` opt in (`__com_threading!`), and so do their children.
+        // Neither `Send` nor `Sync` (the `PhantomData` of a raw pointer
+        // inside): an object of any interface may be apartment-threaded.
+        // Interfaces declared `#[agile]` opt in (`__com_threading!`), and so
+        // do their children.
 
         // SAFETY: #[repr(transparent)] over a non-null COM pointer; the root
         // vtable has no parent; the slot count is checked below.

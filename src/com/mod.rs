@@ -3,6 +3,7 @@
 //! invokers' common machinery.
 
 pub(crate) mod abi;
+pub(crate) mod diagnose;
 pub(crate) mod export;
 pub(crate) mod guid;
 pub(crate) mod hresult;

@@ -188,11 +188,16 @@ macro_rules! __com_split {
     };
     // No arm matched. A method whose `;` is missing (the next `fn`, or the
     // end, right after its return type or parameters): name it.
-    ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $p:tt -> $r:ident $(fn $($rest:tt)*)?) => {
-        $crate::__com_split! { @semicolon [$($header)*] $m [$r] }
+    // (The return type is captured as `tt`, which keeps its span.)
+    ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $p:tt -> $r:tt $(fn $($rest:tt)*)?) => {
+        $crate::__com_split! { @semicolon [$($header)*] $m [$r] [$r] }
+        $crate::__com_done_uses! { $($done)* }
+        $crate::__com_uses! { $(fn $($rest)*)? }
     };
     ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $p:tt $(fn $($rest:tt)*)?) => {
         $crate::__com_split! { @semicolon [$($header)*] $m [] }
+        $crate::__com_done_uses! { $($done)* }
+        $crate::__com_uses! { $(fn $($rest)*)? }
     };
     // Another malformed method: point at its first bad token and name it.
     ([$($header:tt)*] [$($done:tt)*] $(#[$a:meta])* fn $m:ident $($rest:tt)*) => {
@@ -205,11 +210,15 @@ macro_rules! __com_split {
             "com_interface!: each method is `fn Name(arg: Type, ...) -> Ret;`, or ends with a `{ default body }` instead of `;`"
         );
     };
-    (@semicolon [$($header:tt)*] $m:ident [$r:ident]) => {
-        $crate::__com_split! { @semicolon [$($header)*] $m "`-> " $r "`" }
+    // A one-word return type: the error sits on it (`__com_at_token!`).
+    (@semicolon [docs $d:tt iid $i:tt vtable $v:tt implement $im:tt threading $t:tt vis $vis:tt name [$name:ident] $($more:tt)*] $m:ident [$ri:ident] [$r:tt]) => {
+        $crate::__com_at_token! { @semicolon [$ri] [$name $m $r] }
         // The return type is used, as it would be without the mistake (no
         // "unused import" warning beside the error).
         const _: $crate::__private::core::marker::PhantomData<$r> = $crate::__private::core::marker::PhantomData;
+    };
+    (@semicolon [$($header:tt)*] $m:ident [$other:tt] [$r:tt]) => {
+        $crate::__com_split! { @method [$($header)*] $m }
     };
     (@semicolon [$($header:tt)*] $m:ident []) => {
         $crate::__com_split! { @semicolon [$($header)*] $m "its parameters" "" }
