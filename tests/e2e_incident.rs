@@ -10,10 +10,20 @@
 //! that crossed it; the program's output and exit code are those of a run
 //! without the profiler.
 //!
+//!
+//! The heap rules on `Sampling heapgrow 2`: two seconds of churn, then 100
+//! MiB added to a static list; `gc-heap:80MB` and `heap-growth:50MB:10s`
+//! each fire once, `reason.txt` names the heap after the GC that crossed
+//! them, the profile holds the churn and `Grow`, and on .NET 9 and later
+//! each of those incidents holds a heap snapshot that names the list's
+//! static as what holds the arrays; the runtime's `GCHeapStats` events are
+//! checked against their manifest layout at run time, and the heap after
+//! the program's last GC is what `GCMemoryInfo.HeapSizeBytes` says.
+//!
 //! CI's 3.1 leg runs this file too: there (no in-process EventPipe, no GC
-//! pauses measured) the gc-pause rule refuses the start, named, which
-//! [`before_dotnet_5_a_gc_pause_rule_refuses_the_start`] checks, and the
-//! tests of the firing rules say they need .NET 5 and return.
+//! pauses measured) the gc-pause and heap rules refuse the start, named,
+//! which [`before_dotnet_5_a_gc_pause_rule_refuses_the_start`] checks, and
+//! the tests of the firing rules say they need .NET 5 and return.
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -317,7 +327,9 @@ fn before_dotnet_5_a_gc_pause_rule_refuses_the_start() {
 /// `Sampling heapgrow 2`: two seconds of churn (gen-0 GCs, a steady heap),
 /// then 100 MiB added to a static list in about two seconds; the heap
 /// rules: the heap after a GC above [`HEAP_ABOVE_MB`], and grown by more
-/// than [`HEAP_GROWTH_MB`] within 5 s.
+/// than [`HEAP_GROWTH_MB`] within 10 s (the growth takes 2.7 to 3.2 s on
+/// the loaded 2-core machine: the window still holds the steady heap if it
+/// takes more than twice that).
 const HEAP_ARGS: [&str; 2] = ["heapgrow", "2"];
 const HEAP_OUTPUT: [&str; 1] = ["heapgrow done kept=100"];
 const HEAP_ABOVE_MB: u64 = 80;
@@ -326,7 +338,7 @@ const HEAP_GROWTH_MB: u64 = 50;
 fn heap_run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
     RUN.get_or_init(|| {
-        let rules = format!("gc-heap:{HEAP_ABOVE_MB}MB;heap-growth:{HEAP_GROWTH_MB}MB:5s");
+        let rules = format!("gc-heap:{HEAP_ABOVE_MB}MB;heap-growth:{HEAP_GROWTH_MB}MB:10s");
         run_with("heap", &HEAP_ARGS, &HEAP_OUTPUT, &rules)
     })
 }
@@ -386,11 +398,17 @@ fn the_heap_rules_fire_once_with_their_values() {
     assert!(bytes > HEAP_ABOVE_MB * MB && bytes < 160 * MB, "{heap:?}");
 
     let growth = reason(&run.incidents["heap-growth"][0]);
-    assert_eq!(growth["rule"], format!("heap-growth:{HEAP_GROWTH_MB}MB:5s"));
+    assert_eq!(
+        growth["rule"],
+        format!("heap-growth:{HEAP_GROWTH_MB}MB:10s")
+    );
     let from = number_in(&growth["value"], "(from ", " to");
     let to = number_in(&growth["value"], " to ", " bytes)");
     let ms = number_in(&growth["value"], " in ", " ms");
-    assert!(to - from > HEAP_GROWTH_MB * MB && ms <= 5_000, "{growth:?}");
+    assert!(
+        to - from > HEAP_GROWTH_MB * MB && ms <= 10_000,
+        "{growth:?}"
+    );
     // Grown from the steady heap: the churn's and the runtime's, small.
     assert!(from < 40 * MB, "{growth:?}");
 
@@ -427,12 +445,12 @@ fn each_heap_incident_profile_holds_the_steady_phase_and_the_growth() {
     }
 }
 
-/// Each incident's folder holds a heap snapshot taken at the trigger
-/// (.NET 9 and later), named in reason.txt: at the heap rules' incidents
-/// the byte arrays are most of the heap, held by `Program.grown`. Before
-/// .NET 9, reason.txt says it is not available.
+/// Each heap rule's incident folder holds a heap snapshot taken at the
+/// trigger (.NET 9 and later), named in reason.txt: the byte arrays are
+/// most of the heap, held by `Program.grown`. Before .NET 9, reason.txt
+/// says it is not available; the other rules' incidents take none.
 #[test]
-fn each_incident_has_a_heap_snapshot_from_dotnet_9() {
+fn each_heap_incident_has_a_heap_snapshot_from_dotnet_9() {
     if !measures_gc_pauses() {
         return;
     }
@@ -466,12 +484,19 @@ fn each_incident_has_a_heap_snapshot_from_dotnet_9() {
             "{kind}: {text}"
         );
     }
-    // The other rules' incidents too.
-    if major >= 9 {
-        let run = run();
-        for (kind, folders) in &run.incidents {
-            let said = &reason(&folders[0])["heap_snapshot"];
-            assert!(said.starts_with("heap-"), "{kind}: {said}");
-        }
+    // The other rules' incidents take none (a snapshot's pause and CPU
+    // are the heap rules' to pay).
+    for (kind, folders) in &run().incidents {
+        assert_eq!(
+            reason(&folders[0])["heap_snapshot"],
+            "not taken (at the gc-heap and heap-growth rules' incidents only)",
+            "{kind}"
+        );
+        assert!(!fs::read_dir(&folders[0]).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_str()
+            .unwrap()
+            .starts_with("heap-")));
     }
 }

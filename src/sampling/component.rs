@@ -124,8 +124,8 @@ impl SamplingProfiler {
         let _ = self.snapshots.set(snapshots);
     }
 
-    /// Has the sampler's incidents take a heap snapshot each (.NET 9 and
-    /// later, rules set), their statics from the classes loaded: those of
+    /// Has the sampler's heap rules' incidents take a heap snapshot each
+    /// (.NET 9 and later), their statics from the classes loaded: those of
     /// the snapshots' thread if there is one, else a list of its own.
     fn snapshot_heap_at_incidents(&self) {
         let Some(sampler) = self.sampler.get() else {

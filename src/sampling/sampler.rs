@@ -343,15 +343,15 @@ impl Sampler {
         Ok(())
     }
 
-    /// Whether it has incident rules and its incidents can take heap
-    /// snapshots (.NET 9 and later).
+    /// Whether its incidents take heap snapshots (a gc-heap or
+    /// heap-growth rule, .NET 9 and later).
     pub(super) fn snapshots_heap_at_incidents(&self) -> bool {
-        self.inner.incidents.is_some() && self.inner.info.version() >= 15
+        incident_snapshots(&self.inner.options, &self.inner.info)
     }
 
-    /// Takes a heap snapshot at each incident from now on (.NET 9 and
-    /// later; nothing without rules), the statics read from the classes of
-    /// `loaded`, which the caller keeps up to date.
+    /// Takes a heap snapshot at each heap rule's incident from now on
+    /// (.NET 9 and later; nothing without rules), the statics read from the
+    /// classes of `loaded`, which the caller keeps up to date.
     pub(super) fn snapshot_heap_at_incidents(&self, loaded: LoadedClasses) {
         if let Some(incidents) = &self.inner.incidents {
             incidents.snapshot_heap(loaded);
@@ -584,10 +584,11 @@ impl Inner {
     }
 }
 
-/// Whether `options`' incidents will take heap snapshots here (rules set,
-/// .NET 9 and later): the class loads are then monitored.
+/// Whether `options`' incidents will take heap snapshots here (a gc-heap
+/// or heap-growth rule, .NET 9 and later): the class loads are then
+/// monitored.
 pub(super) fn incident_snapshots(options: &SamplerOptions, info: &ProfilerInfo) -> bool {
-    !options.triggers.is_empty() && info.version() >= 15
+    info.version() >= 15 && options.triggers.iter().any(is_heap_rule)
 }
 
 /// Whether a rule watches the GC heap (`gc-heap`, `heap-growth`).
