@@ -10,10 +10,20 @@
 //! that crossed it; the program's output and exit code are those of a run
 //! without the profiler.
 //!
+//!
+//! The heap rules on `Sampling heapgrow 2`: two seconds of churn, then 100
+//! MiB added to a static list; `gc-heap:80MB` and `heap-growth:50MB:10s`
+//! each fire once, `reason.txt` names the heap after the GC that crossed
+//! them, the profile holds the churn and `Grow`, and on .NET 9 and later
+//! each of those incidents holds a heap snapshot that names the list's
+//! static as what holds the arrays; the runtime's `GCHeapStats` events are
+//! checked against their manifest layout at run time, and the heap after
+//! the program's last GC is what `GCMemoryInfo.HeapSizeBytes` says.
+//!
 //! CI's 3.1 leg runs this file too: there (no in-process EventPipe, no GC
-//! pauses measured) the gc-pause rule refuses the start, named, which
-//! [`before_dotnet_5_a_gc_pause_rule_refuses_the_start`] checks, and the
-//! tests of the firing rules say they need .NET 5 and return.
+//! pauses measured) the gc-pause and heap rules refuse the start, named,
+//! which [`before_dotnet_5_a_gc_pause_rule_refuses_the_start`] checks, and
+//! the tests of the firing rules say they need .NET 5 and return.
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -80,19 +90,25 @@ fn measures_gc_pauses() -> bool {
 
 fn run() -> &'static Run {
     static RUN: OnceLock<Run> = OnceLock::new();
-    RUN.get_or_init(|| {
+    RUN.get_or_init(|| run_with("rules", &ARGS, &OUTPUT, &rules()))
+}
+
+/// The program run with `args` under the sampler with `rules`, its output
+/// checked, its output directory read.
+fn run_with(name: &str, args: &[&str], output: &[&str], rules: &str) -> Run {
+    {
         let runtime = dotnet::runtime();
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("e2e_incident")
-            .join(format!("rules-{}-{}", runtime.major(), std::process::id()));
+            .join(format!("{name}-{}-{}", runtime.major(), std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let library = dotnet::build_example("sampler").unwrap();
         let profiler = Profiler::new(library, SAMPLER)
             .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
             .with_env("CORPROF_SAMPLER_HZ", "250")
-            .with_env("CORPROF_SAMPLER_TRIGGERS", rules());
-        let out = runtime.run("Sampling", &ARGS, Some(&profiler));
-        out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+            .with_env("CORPROF_SAMPLER_TRIGGERS", rules);
+        let out = runtime.run("Sampling", args, Some(&profiler));
+        out.assert_exit(EXIT).assert_stdout(output);
         let summary = readers::summary(&dir.join("summary.txt"))
             .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
         let mut incidents: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
@@ -111,7 +127,7 @@ fn run() -> &'static Run {
             summary,
             incidents,
         }
-    })
+    }
 }
 
 fn reason(folder: &Path) -> BTreeMap<String, String> {
@@ -233,11 +249,13 @@ fn each_incident_profile_holds_the_steady_phase_and_the_incident() {
     assert!(cpu.contains("ThrowBurst") && cpu.contains("InduceGcPause"));
 }
 
-/// The program's output and exit code without the profiler: the same.
+/// The programs' output and exit code without the profiler: the same.
 #[test]
 fn without_a_profiler_the_program_prints_the_same() {
     let out = dotnet::runtime().run("Sampling", &ARGS, None);
     out.assert_exit(EXIT).assert_stdout(&OUTPUT);
+    let out = dotnet::runtime().run("Sampling", &HEAP_ARGS, None);
+    out.assert_exit(EXIT).assert_stdout(&HEAP_OUTPUT);
 }
 
 /// A malformed rule, and a kind not supported yet: named on stderr, the
@@ -250,8 +268,8 @@ fn a_malformed_or_unsupported_rule_refuses_the_start() {
             "sampler: CORPROF_SAMPLER_TRIGGERS: trigger \"cpu:90:3s\": the threshold is a percent from 1% to 100%; not sampling",
         ),
         (
-            "gc-heap:512MB",
-            "sampler: CORPROF_SAMPLER_TRIGGERS: trigger \"gc-heap:512MB\": gc-heap is not supported yet (supported: cpu, gc-pause, exception); not sampling",
+            "threadpool-queue:100:5s",
+            "sampler: CORPROF_SAMPLER_TRIGGERS: trigger \"threadpool-queue:100:5s\": threadpool-queue is not supported yet (supported: cpu, gc-pause, exception, gc-heap, heap-growth); not sampling",
         ),
     ] {
         let runtime = dotnet::runtime();
@@ -269,30 +287,216 @@ fn a_malformed_or_unsupported_rule_refuses_the_start() {
     }
 }
 
-/// Before .NET 5 the sampler measures no GC pause: a gc-pause rule would
-/// never fire, so it refuses the start, named (on .NET 5 and later, the
-/// same rule starts: the runs above).
+/// Before .NET 5 the sampler measures no GC pause and reads no GC event:
+/// a gc-pause or heap rule would never fire, so it refuses the start,
+/// named (on .NET 5 and later, the same rules start: the runs above).
 #[test]
 fn before_dotnet_5_a_gc_pause_rule_refuses_the_start() {
     let runtime = dotnet::runtime();
     if runtime.major() >= 5 {
         return;
     }
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_incident")
-        .join(format!("old-{}-{}", runtime.major(), std::process::id()));
-    let library = dotnet::build_example("sampler").unwrap();
-    let profiler = Profiler::new(library, SAMPLER)
-        .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
-        .with_env("CORPROF_SAMPLER_TRIGGERS", "gc-pause:50ms");
-    let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
-    out.assert_exit(EXIT);
-    assert!(
-        out.stderr.contains(
-            "triggers = \"gc-pause:50ms\": must be gc-pause rules with GC pauses measured"
-        ) && out.stderr.contains("not sampling"),
-        "{}",
-        out.describe()
+    for (rule, message) in [
+        (
+            "gc-pause:50ms",
+            "triggers = \"gc-pause:50ms\": must be gc-pause rules with GC pauses measured",
+        ),
+        (
+            "heap-growth:50MB:5s",
+            "triggers = \"heap-growth:50MB:5s\": must be gc-heap and heap-growth rules with in-process EventPipe (.NET 5 or later)",
+        ),
+    ] {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("e2e_incident")
+            .join(format!("old-{}-{}", runtime.major(), std::process::id()));
+        let library = dotnet::build_example("sampler").unwrap();
+        let profiler = Profiler::new(library, SAMPLER)
+            .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
+            .with_env("CORPROF_SAMPLER_TRIGGERS", rule);
+        let out = runtime.run("Sampling", &["0.2", "100"], Some(&profiler));
+        out.assert_exit(EXIT);
+        assert!(
+            out.stderr.contains(message) && out.stderr.contains("not sampling"),
+            "{}",
+            out.describe()
+        );
+        assert!(!dir.exists(), "nothing is written when not sampling");
+    }
+}
+
+/// `Sampling heapgrow 2`: two seconds of churn (gen-0 GCs, a steady heap),
+/// then 100 MiB added to a static list in about two seconds; the heap
+/// rules: the heap after a GC above [`HEAP_ABOVE_MB`], and grown by more
+/// than [`HEAP_GROWTH_MB`] within 10 s (the growth takes 2.7 to 3.2 s on
+/// the loaded 2-core machine: the window still holds the steady heap if it
+/// takes more than twice that).
+const HEAP_ARGS: [&str; 2] = ["heapgrow", "2"];
+const HEAP_OUTPUT: [&str; 1] = ["heapgrow done kept=100"];
+const HEAP_ABOVE_MB: u64 = 80;
+const HEAP_GROWTH_MB: u64 = 50;
+
+fn heap_run() -> &'static Run {
+    static RUN: OnceLock<Run> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let rules = format!("gc-heap:{HEAP_ABOVE_MB}MB;heap-growth:{HEAP_GROWTH_MB}MB:10s");
+        run_with("heap", &HEAP_ARGS, &HEAP_OUTPUT, &rules)
+    })
+}
+
+/// A number of a `value` line between `prefix` and `suffix`.
+fn number_in(value: &str, prefix: &str, suffix: &str) -> u64 {
+    let (_, rest) = value
+        .split_once(prefix)
+        .unwrap_or_else(|| panic!("{prefix:?} in {value:?}"));
+    let (number, _) = rest
+        .split_once(suffix)
+        .unwrap_or_else(|| panic!("{suffix:?} in {value:?}"));
+    number
+        .parse()
+        .unwrap_or_else(|_| panic!("{number:?} in {value:?}"))
+}
+
+/// Each heap rule fired once; reason.txt names it and the value that
+/// crossed it; the summary says what the runtime's GCHeapStats events were
+/// (the layout checked at run time: the metadata's id, version, level and
+/// keyword, no fields, a payload of V2's 110 bytes), and the heap after
+/// the program's last GC is the one the runtime itself reports.
+#[test]
+fn the_heap_rules_fire_once_with_their_values() {
+    if !measures_gc_pauses() {
+        return;
+    }
+    let run = heap_run();
+    let kinds: Vec<(&str, usize)> = run
+        .incidents
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.len()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [("gc-heap", 1), ("heap-growth", 1)],
+        "{}\n{}",
+        run.dir.display(),
+        run.stderr
     );
-    assert!(!dir.exists(), "nothing is written when not sampling");
+    assert_eq!(run.summary["incidents"], "2");
+    assert_eq!(
+        run.summary["gc_heap_event"],
+        "id=4 version=2 level=4 keywords=0x1 metadata_fields=0 event_version=2 payload_bytes=110 layout=manifest V2"
+    );
+    assert_eq!(run.summary["gc_heap_undecoded_events"], "0");
+    let events: u64 = run.summary["gc_heap_events"].parse().unwrap();
+    assert!(events >= 3, "{events}");
+    const MB: u64 = 1 << 20;
+
+    let heap = reason(&run.incidents["gc-heap"][0]);
+    assert_eq!(heap["rule"], format!("gc-heap:{HEAP_ABOVE_MB}MB"));
+    assert_eq!(heap["kind"], "gc-heap");
+    let bytes = number_in(&heap["value"], "after a GC (", " bytes)");
+    // Above the threshold, below what the program holds at most (100 MiB
+    // kept, the churn's 16 arrays, the runtime's own).
+    assert!(bytes > HEAP_ABOVE_MB * MB && bytes < 160 * MB, "{heap:?}");
+
+    let growth = reason(&run.incidents["heap-growth"][0]);
+    assert_eq!(
+        growth["rule"],
+        format!("heap-growth:{HEAP_GROWTH_MB}MB:10s")
+    );
+    let from = number_in(&growth["value"], "(from ", " to");
+    let to = number_in(&growth["value"], " to ", " bytes)");
+    let ms = number_in(&growth["value"], " in ", " ms");
+    assert!(
+        to - from > HEAP_GROWTH_MB * MB && ms <= 10_000,
+        "{growth:?}"
+    );
+    // Grown from the steady heap: the churn's and the runtime's, small.
+    assert!(from < 40 * MB, "{growth:?}");
+
+    // The last GC (the program's blocking gen 2 after the list is full):
+    // the generations summed against GCMemoryInfo.HeapSizeBytes.
+    let runtime_says = number_in(&run.stderr, "heapgrow: heap_size_bytes=", "\n");
+    let last: u64 = run.summary["gc_heap_last_bytes"].parse().unwrap();
+    eprintln!(
+        "measured: heap {bytes} bytes at gc-heap, grew {} bytes in {ms} ms, last {last} bytes, GCMemoryInfo {runtime_says}",
+        to - from
+    );
+    assert_eq!(last, runtime_says);
+}
+
+/// Each heap incident's profile holds the seconds before it: the steady
+/// churn, and Grow.
+#[test]
+fn each_heap_incident_profile_holds_the_steady_phase_and_the_growth() {
+    if !measures_gc_pauses() {
+        return;
+    }
+    let run = heap_run();
+    for kind in ["gc-heap", "heap-growth"] {
+        let folder = &run.incidents[kind][0];
+        let wall = folded(folder, "wall.folded");
+        for method in ["Program.Churn", "Program.Grow"] {
+            assert!(
+                wall.contains(method),
+                "{kind}: no {method} in {}",
+                folder.display()
+            );
+        }
+        assert!(folder.join("profile.pb.gz").is_file(), "{kind}: no profile");
+    }
+}
+
+/// Each heap rule's incident folder holds a heap snapshot taken at the
+/// trigger (.NET 9 and later), named in reason.txt: the byte arrays are
+/// most of the heap, held by `Program.grown`. Before .NET 9, reason.txt
+/// says it is not available; the other rules' incidents take none.
+#[test]
+fn each_heap_incident_has_a_heap_snapshot_from_dotnet_9() {
+    if !measures_gc_pauses() {
+        return;
+    }
+    let heap = heap_run();
+    let major = dotnet::runtime().major();
+    for kind in ["gc-heap", "heap-growth"] {
+        let folder = &heap.incidents[kind][0];
+        let said = &reason(folder)["heap_snapshot"];
+        if major < 9 {
+            assert_eq!(said, "not available (needs .NET 9)");
+            continue;
+        }
+        let (name, pause) = said
+            .split_once(" (runtime paused ")
+            .unwrap_or_else(|| panic!("{kind}: {said}"));
+        assert!(pause.ends_with(" ms)"), "{said}");
+        let text = fs::read_to_string(folder.join(name)).unwrap();
+        let pb = folder.join(name.replace(".txt", ".pb.gz"));
+        assert!(pb.is_file(), "{}", pb.display());
+        let bytes =
+            |line: &str| -> u64 { line.split_whitespace().nth(1).unwrap().parse().unwrap() };
+        let arrays = text
+            .lines()
+            .find(|l| l.ends_with("  System.Byte[]"))
+            .unwrap_or_else(|| panic!("{kind}: {text}"));
+        // More than the rules' thresholds: 50 MiB at least in either.
+        assert!(bytes(arrays) > HEAP_GROWTH_MB << 20, "{kind}: {arrays}");
+        assert!(
+            text.contains("System.Byte[]: ")
+                && text.contains(" through [static E2E.Sampling.Program.grown] -> "),
+            "{kind}: {text}"
+        );
+    }
+    // The other rules' incidents take none (a snapshot's pause and CPU
+    // are the heap rules' to pay).
+    for (kind, folders) in &run().incidents {
+        assert_eq!(
+            reason(&folders[0])["heap_snapshot"],
+            "not taken (at the gc-heap and heap-growth rules' incidents only)",
+            "{kind}"
+        );
+        assert!(!fs::read_dir(&folders[0]).unwrap().any(|e| e
+            .unwrap()
+            .file_name()
+            .to_str()
+            .unwrap()
+            .starts_with("heap-")));
+    }
 }

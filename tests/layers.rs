@@ -175,6 +175,7 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
                 "dwarf",
                 "exceptions",
                 "frameless",
+                "gc_heap",
                 "gc_pauses",
                 "heap_snapshot",
                 "live_heap",
@@ -184,8 +185,8 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
                 "win32",
             ],
             // The sample types and options; CFA programs; signal mode's
-            // resolver.
-            &["cfi", "options", "resolver"],
+            // resolver; the rules' evaluation.
+            &["armed", "cfi", "options", "resolver"],
             // The flight recorder's ring (of the sample types' trees).
             &["recorder"],
             // The sampler's state and statistics; the environment's

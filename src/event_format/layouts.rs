@@ -2,7 +2,7 @@
 //! (dotnet/runtime#96365), transcribed from the runtime's manifest
 //! (dotnet/runtime `src/coreclr/vm/ClrEtwAll.man`, templates
 //! `MethodLoadUnloadVerbose_V1`/`_V2`, `ModuleLoadUnload_V1`/`_V2`,
-//! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
+//! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCHeapStats_V1`/`_V2`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
 //! `BulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
 //! `ThreadStartWork`, `Exception`, `Contention`, `ContentionStart_V2`,
 //! `ContentionStop_V1`, `AllocationSampled`) for the events this crate
@@ -94,6 +94,7 @@ fn module(version: u32) -> Vec<Field> {
 /// | --- | --- | --- | --- |
 /// | runtime | `GCStart` | 1 | `Count`, `Depth`, `Reason`, `Type`, `ClrInstanceID`, (v2) `ClientSequenceNumber` |
 /// | runtime | `GCEnd` | 2 | `Count`, `Depth`, `ClrInstanceID` |
+/// | runtime | `GCHeapStats` | 4 | v1+: `GenerationSize0`, `TotalPromotedSize0` .. `GenerationSize3`, `TotalPromotedSize3`, `FinalizationPromotedSize`, `FinalizationPromotedCount`, `PinnedObjectCount`, `SinkBlockCount`, `GCHandleCount`, `ClrInstanceID`, (v2) `GenerationSize4`, `TotalPromotedSize4` |
 /// | runtime | `GCRestartEEEnd`, `GCRestartEEBegin`, `GCSuspendEEEnd` | 3, 7, 8 | `ClrInstanceID` (v1) |
 /// | runtime | `GCSuspendEEBegin` | 9 | `Reason`, `Count`, `ClrInstanceID` (v1) |
 /// | runtime | `GCAllocationTick` | 10 | v2+: ... `TypeID`, `TypeName`, `HeapIndex`, (v3) `Address`, (v4) `ObjectSize` |
@@ -134,6 +135,29 @@ pub fn clr_fields(provider: &str, event_id: u32, version: u32) -> Option<Vec<Fie
                 f("ClrInstanceID", UInt16),
             ],
             (3 | 7 | 8, v) if v >= 1 => vec![f("ClrInstanceID", UInt16)],
+            // GCHeapStats (GCKeyword, Informational), after each GC: the
+            // generations' sizes and promoted bytes (gen 3 the large object
+            // heap; gen 4, V2's, the pinned object heap, .NET 5).
+            (4, v) if v >= 1 => {
+                let mut list = vec![];
+                for g in 0..4 {
+                    list.push(f(&alloc::format!("GenerationSize{g}"), UInt64));
+                    list.push(f(&alloc::format!("TotalPromotedSize{g}"), UInt64));
+                }
+                list.extend([
+                    f("FinalizationPromotedSize", UInt64),
+                    f("FinalizationPromotedCount", UInt64),
+                    f("PinnedObjectCount", UInt32),
+                    f("SinkBlockCount", UInt32),
+                    f("GCHandleCount", UInt32),
+                    f("ClrInstanceID", UInt16),
+                ]);
+                if v >= 2 {
+                    list.push(f("GenerationSize4", UInt64));
+                    list.push(f("TotalPromotedSize4", UInt64));
+                }
+                list
+            }
             (9, v) if v >= 1 => vec![
                 f("Reason", UInt32),
                 f("Count", UInt32),

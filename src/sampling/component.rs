@@ -12,14 +12,15 @@ use std::time::Duration;
 use super::attach::AttachRequest;
 use super::env::{var, SAMPLER_DIR};
 use super::export::{ExportOptions, ExportStats};
-use super::heap_snapshot::{HeapSnapshotStats, HeapSnapshots};
+use super::heap_snapshot::{HeapSnapshotStats, HeapSnapshots, LoadedClasses};
 use super::mode::SamplingMode;
 use super::options::{AllocationSource, SamplerOptions};
 use super::output::{write_outputs, Written};
-use super::sampler::{check_rules, Sampler};
+use super::sampler::{check_rules, incident_snapshots, Sampler};
 use super::state::Profile;
 use crate::facade::{CallbackObject, EventPipeEvent, Profiler, ProfilerInfo, Result};
 use crate::profiling::{ClassID, ObjectID, ThreadID};
+use crate::support::sync::lock;
 use crate::Error;
 
 /// The sampler as a profiler, or a part of one (`profiler!((SamplingProfiler,
@@ -48,6 +49,9 @@ pub struct SamplingProfiler {
     sampler: OnceLock<Arc<Sampler>>,
     /// The heap snapshots' thread, when asked for and available.
     snapshots: OnceLock<HeapSnapshots>,
+    /// The classes loaded, for the incidents' heap snapshots when there
+    /// is no snapshots' thread (whose own list they share otherwise).
+    classes: OnceLock<LoadedClasses>,
 }
 
 fn say(text: &str) {
@@ -64,6 +68,7 @@ impl SamplingProfiler {
             dir: None,
             sampler: OnceLock::new(),
             snapshots: OnceLock::new(),
+            classes: OnceLock::new(),
         }
     }
 
@@ -85,6 +90,7 @@ impl SamplingProfiler {
             dir,
             sampler: OnceLock::new(),
             snapshots: OnceLock::new(),
+            classes: OnceLock::new(),
         }
     }
 
@@ -116,6 +122,23 @@ impl SamplingProfiler {
             }
         };
         let _ = self.snapshots.set(snapshots);
+    }
+
+    /// Has the sampler's heap rules' incidents take a heap snapshot each
+    /// (.NET 9 and later), their statics from the classes loaded: those of
+    /// the snapshots' thread if there is one, else a list of its own.
+    fn snapshot_heap_at_incidents(&self) {
+        let Some(sampler) = self.sampler.get() else {
+            return;
+        };
+        if !sampler.snapshots_heap_at_incidents() {
+            return;
+        }
+        let loaded = match self.snapshots.get() {
+            Some(snapshots) => snapshots.loaded(),
+            None => Arc::clone(self.classes.get_or_init(LoadedClasses::default)),
+        };
+        sampler.snapshot_heap_at_incidents(loaded);
     }
 
     /// The running sampler, once `initialize` started it.
@@ -206,7 +229,7 @@ impl Profiler for SamplingProfiler {
             }
         };
         let snapshot_every = options.heap_snapshot_every;
-        if snapshot_every.is_some() {
+        if snapshot_every.is_some() || incident_snapshots(&options, info) {
             // The classes whose statics name a snapshot's roots.
             mask.0 |= crate::profiling::COR_PRF_MONITOR_CLASS_LOADS;
         }
@@ -221,7 +244,10 @@ impl Profiler for SamplingProfiler {
         // starts, and `thread_destroyed` below forwards every
         // ThreadDestroyed to it, from the callback.
         match unsafe { builder.start_forwarding_thread_destroyed(info, publish) } {
-            Ok(_) => self.start_snapshots(info, snapshot_every, self.dir.clone()),
+            Ok(_) => {
+                self.start_snapshots(info, snapshot_every, self.dir.clone());
+                self.snapshot_heap_at_incidents();
+            }
             Err(error) if error.code() == crate::E_INVALIDARG => {
                 say(&format!("{error}; not sampling"))
             }
@@ -254,7 +280,7 @@ impl Profiler for SamplingProfiler {
         let exporters = request.export.exporters().map_err(refuse)?;
         let mut mask = options.event_masks(info)?;
         let snapshot_every = options.heap_snapshot_every;
-        if snapshot_every.is_some() {
+        if snapshot_every.is_some() || incident_snapshots(&options, info) {
             // Classes loaded from now on only: statics of earlier ones
             // are not named (their objects show as unreferenced).
             mask.0 |= crate::profiling::COR_PRF_MONITOR_CLASS_LOADS;
@@ -268,6 +294,7 @@ impl Profiler for SamplingProfiler {
         // every ThreadDestroyed forwarded to it (`thread_destroyed` below).
         let sampler = unsafe { builder.start_forwarding_thread_destroyed(info, publish) }?;
         self.start_snapshots(info, snapshot_every, request.export.dir.clone());
+        self.snapshot_heap_at_incidents();
         let (seconds, info) = (request.seconds, info.clone());
         let timer = std::thread::Builder::new().name(String::from("corprof-on-demand"));
         let heap = self.snapshots.get().cloned();
@@ -306,12 +333,18 @@ impl Profiler for SamplingProfiler {
         if let (Some(snapshots), true) = (self.snapshots.get(), status.is_ok()) {
             snapshots.class_loaded(class, true);
         }
+        if let (Some(classes), true) = (self.classes.get(), status.is_ok()) {
+            lock(classes).insert(class, ());
+        }
         Ok(())
     }
 
     fn class_unload_started(&self, _info: &ProfilerInfo, class: ClassID) -> Result<()> {
         if let Some(snapshots) = self.snapshots.get() {
             snapshots.class_loaded(class, false);
+        }
+        if let Some(classes) = self.classes.get() {
+            lock(classes).remove(&class);
         }
         Ok(())
     }
@@ -487,6 +520,9 @@ fn write_dir(
         stats.recorder_dropped.to_string(),
     );
     line("recorder_nodes", stats.recorder_nodes.to_string());
+    for (key, value) in stats.gc_heap.summary_pairs() {
+        line(key, value);
+    }
     line("suspensions", stats.suspensions.to_string());
     line("failed_suspensions", stats.failed_suspensions.to_string());
     line("walks", stats.walks.to_string());

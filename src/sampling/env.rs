@@ -101,7 +101,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_PERIOD` | seconds per continuous profile ([`period`](SamplerOptions::period)) | 1 to 86400 (60) |
     /// | `CORPROF_SAMPLER_HEAP_OBJECTS` | the most sampled objects the live heap tracks ([`heap_objects`](SamplerOptions::heap_objects); .NET 7 and later); `0` turns the live heap off | 0 to 1000000 (4096) |
     /// | `CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY` | seconds between heap snapshots ([`heap_snapshot_every`](SamplerOptions::heap_snapshot_every); .NET 9 and later; written into `CORPROF_SAMPLER_DIR`); `0` takes none | 0 to 86400 (0) |
-    /// | `CORPROF_SAMPLER_TRIGGERS` | incident rules ([`triggers`](SamplerOptions::triggers)), `;`-separated: `cpu:90%:3s`, `gc-pause:200ms`, `exception:System.TimeoutException:50:5s` (docs/sampling.md, "Incidents"); written into `CORPROF_SAMPLER_DIR` | (none) |
+    /// | `CORPROF_SAMPLER_TRIGGERS` | incident rules ([`triggers`](SamplerOptions::triggers)), `;`-separated: `cpu:90%:3s`, `gc-pause:200ms`, `exception:System.TimeoutException:50:5s`, `gc-heap:512MB`, `heap-growth:50MB:60s` (docs/sampling.md, "Incidents"); written into `CORPROF_SAMPLER_DIR` | (none) |
     /// | `CORPROF_SAMPLER_TRIGGER_INTERVAL` | seconds a rule stays quiet after it fired ([`trigger_interval`](SamplerOptions::trigger_interval)) | 1 to 86400 (300) |
     /// | `CORPROF_SAMPLER_RECORDER_SECONDS` | seconds the flight recorder keeps for an incident ([`recorder_seconds`](SamplerOptions::recorder_seconds)) | 1 to 3600 (60) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |

@@ -11,6 +11,7 @@ use super::alloc::{allocation_sampled_weight, allocation_weight, AllocationCount
 use super::contention::{
     self, decode_contention, decode_contention_with, Contention, CONTENTION_START, CONTENTION_STOP,
 };
+use super::gc_heap::GC_HEAP_STATS;
 use super::gc_pauses::{decode_gc_event, is_gc_event, GcEvent};
 use super::live_heap::NewObject;
 use super::options::{
@@ -112,6 +113,15 @@ impl Sampler {
 
     /// The events; `trusted`: `event` is the runtime's own, on its thread.
     fn delivered(&self, event: &EventPipeEvent<'_>, trusted: bool) -> Result<()> {
+        // The heap after a GC, read only while a rule watches it.
+        if event.event_id == GC_HEAP_STATS {
+            if let Some(incidents) = self.inner.incidents.as_ref().filter(|i| i.watches_heap) {
+                if self.inner.is_runtime_provider(event.provider) {
+                    incidents.gc_heap_stats(event.metadata, event.event_version, event.data);
+                    return Ok(());
+                }
+            }
+        }
         if (self.inner.gc.is_some() || self.inner.live.is_some())
             && is_gc_event(event.event_id)
             && self.inner.is_runtime_provider(event.provider)

@@ -458,7 +458,7 @@ impl HeapSnapshots {
                         s.at_stop = true;
                     }
                     match result {
-                        Ok(taken) => taken.record(&mut s),
+                        Ok((_, taken)) => taken.record(&mut s),
                         Err(error) => {
                             s.failed += 1;
                             s.last_error = Some(String::from(error.message()));
@@ -487,6 +487,12 @@ impl HeapSnapshots {
         } else {
             classes.remove(&class);
         }
+    }
+
+    /// The classes loaded, which the snapshots' statics are read from
+    /// (shared with the incidents' snapshots).
+    pub(crate) fn loaded(&self) -> LoadedClasses {
+        Arc::clone(&self.loaded)
     }
 
     /// `on`, or `not available (...)`.
@@ -529,13 +535,31 @@ impl Taken {
     }
 }
 
+/// A snapshot at an incident (`incident.rs`), into its folder `dir`:
+/// `heap-<stamp>.txt` and `heap-<stamp>.pb.gz`. Returns the text file's
+/// name and the runtime's pause. `Err` before .NET 9, when another
+/// snapshot runs, or when the runtime refuses or writing fails. Takes the
+/// runtime's suspension: call it from a thread of the profiler's own
+/// (`initialize_current_thread` called on it) holding no lock a managed
+/// thread may wait for.
+pub(crate) fn snapshot_for_incident(
+    info: &ProfilerInfo,
+    statics: &mut Statics,
+    loaded: &LoadedClasses,
+    dir: &Path,
+    stamp: fn(u64) -> String,
+) -> crate::facade::Result<(String, Duration)> {
+    let (stamp, taken) = snapshot_into(info, statics, loaded, dir, stamp)?;
+    Ok((format!("heap-{stamp}.txt"), taken.pause))
+}
+
 fn snapshot_into(
     info: &ProfilerInfo,
     statics: &mut Statics,
     loaded: &LoadedClasses,
     dir: &Path,
     stamp: fn(u64) -> String,
-) -> crate::facade::Result<Taken> {
+) -> crate::facade::Result<(String, Taken)> {
     let started = SystemTime::now();
     let clock = Instant::now();
     let (snapshot, pause) = take(info, statics, loaded, HeapLimits::default())?;
@@ -549,11 +573,12 @@ fn snapshot_into(
             format!("writing heap-{stamp} into {}: {e}", dir.display()),
         )
     })?;
-    Ok(Taken {
+    let taken = Taken {
         pause,
         work: clock.elapsed().saturating_sub(pause),
         stats: snapshot.stats,
-    })
+    };
+    Ok((stamp, taken))
 }
 
 #[cfg(test)]

@@ -79,6 +79,7 @@
 //!    pprof, speedscope, folded stacks, flame graph).
 
 mod alloc;
+mod armed;
 mod attach;
 mod builder;
 mod clock;
@@ -88,6 +89,7 @@ mod env;
 mod events;
 mod exceptions;
 pub mod export;
+mod gc_heap;
 mod gc_pauses;
 mod heap_snapshot;
 mod incident;
@@ -183,6 +185,7 @@ pub use contention::{
     CONTENTION_KEYWORD, CONTENTION_START, CONTENTION_STOP,
 };
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
+pub use gc_heap::GcHeapStats;
 pub use gc_pauses::GcPauseStats;
 pub use heap_snapshot::{HeapSnapshotStats, HEAP_SNAPSHOTS_KEPT, HEAP_SNAPSHOT_TYPES};
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};

@@ -430,10 +430,13 @@ impl SamplerOptions {
                     rule.text,
                     rule.kind_name()
                 ),
-                expected: "rules of the kinds supported yet: cpu, gc-pause, exception",
+                expected: "rules of the kinds supported yet: cpu, gc-pause, exception, gc-heap, heap-growth",
             });
         }
-        debug_assert_eq!(SUPPORTED_TRIGGERS, "cpu, gc-pause, exception");
+        debug_assert_eq!(
+            SUPPORTED_TRIGGERS,
+            "cpu, gc-pause, exception, gc-heap, heap-growth"
+        );
         if let Some(rule) = self
             .triggers
             .iter()

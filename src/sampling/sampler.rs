@@ -17,6 +17,7 @@ use super::contention::CONTENTION_KEYWORD;
 use super::exceptions::RateSampler;
 use super::export::{ExportStats, Exporter, Pipeline, FINISH_TIMEOUT};
 use super::gc_pauses::GcPauses;
+use super::heap_snapshot::LoadedClasses;
 use super::incident::{self, Incidents};
 use super::live_heap::{LiveHeap, LiveObject};
 use super::memory::{gc_thread, live_threads};
@@ -213,9 +214,11 @@ impl Sampler {
         if contention {
             keywords |= CONTENTION_KEYWORD;
         }
-        if gc_pauses || live_heap.is_some() {
-            // GCStart, GCEnd, GCSuspendEEBegin, GCRestartEEEnd: GC keyword,
-            // Informational (a lower level than the ticks' Verbose).
+        let heap_rules = info.version() >= 12 && options.triggers.iter().any(is_heap_rule);
+        if gc_pauses || live_heap.is_some() || heap_rules {
+            // GCStart, GCEnd, GCSuspendEEBegin, GCRestartEEEnd, and
+            // GCHeapStats for the heap rules: GC keyword, Informational (a
+            // lower level than the ticks' Verbose).
             keywords |= GC_KEYWORD;
             level = level.max(INFORMATIONAL);
         }
@@ -338,6 +341,21 @@ impl Sampler {
             }
         }
         Ok(())
+    }
+
+    /// Whether its incidents take heap snapshots (a gc-heap or
+    /// heap-growth rule, .NET 9 and later).
+    pub(super) fn snapshots_heap_at_incidents(&self) -> bool {
+        incident_snapshots(&self.inner.options, &self.inner.info)
+    }
+
+    /// Takes a heap snapshot at each heap rule's incident from now on
+    /// (.NET 9 and later; nothing without rules), the statics read from the
+    /// classes of `loaded`, which the caller keeps up to date.
+    pub(super) fn snapshot_heap_at_incidents(&self, loaded: LoadedClasses) {
+        if let Some(incidents) = &self.inner.incidents {
+            incidents.snapshot_heap(loaded);
+        }
     }
 
     /// The options it samples with.
@@ -528,6 +546,9 @@ impl Inner {
             stats.recorder_dropped = recorder.dropped;
             stats.recorder_nodes = recorder.nodes() as u64;
         }
+        if let Some(incidents) = &self.incidents {
+            stats.gc_heap = incidents.heap_stats();
+        }
         let mut gc_threads = Vec::new();
         if let Some(gc) = &self.gc {
             gc_threads.extend(gc_thread(&mut frames, &gc.run()));
@@ -563,15 +584,43 @@ impl Inner {
     }
 }
 
+/// Whether `options`' incidents will take heap snapshots here (a gc-heap
+/// or heap-growth rule, .NET 9 and later): the class loads are then
+/// monitored.
+pub(super) fn incident_snapshots(options: &SamplerOptions, info: &ProfilerInfo) -> bool {
+    info.version() >= 15 && options.triggers.iter().any(is_heap_rule)
+}
+
+/// Whether a rule watches the GC heap (`gc-heap`, `heap-growth`).
+fn is_heap_rule(rule: &super::triggers::Trigger) -> bool {
+    matches!(
+        rule.kind,
+        TriggerKind::GcHeap { .. } | TriggerKind::HeapGrowth { .. }
+    )
+}
+
 /// Whether every rule of `options` can fire on this runtime: a gc-pause
-/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later), a cpu
-/// rule Linux; one that never could is refused, named, not armed and
+/// rule needs GC pauses measured (`gc_pauses` on, .NET 5 and later), a
+/// gc-heap or heap-growth rule the runtime's GC events (.NET 5 and later),
+/// a cpu rule Linux; one that never could is refused, named, not armed and
 /// silent.
 pub(super) fn check_rules(
     options: &SamplerOptions,
     info: &ProfilerInfo,
 ) -> core::result::Result<(), OptionError> {
     let gc_pauses = options.gc_pauses && info.version() >= 12;
+    if let Some(rule) = options
+        .triggers
+        .iter()
+        .find(|r| is_heap_rule(r))
+        .filter(|_| info.version() < 12)
+    {
+        return Err(OptionError {
+            field: "triggers",
+            value: alloc::format!("{:?}", rule.text),
+            expected: "gc-heap and heap-growth rules with in-process EventPipe (.NET 5 or later)",
+        });
+    }
     match options
         .triggers
         .iter()

@@ -9,6 +9,7 @@ use core::time::Duration;
 use std::collections::HashMap;
 use std::time::{Instant, SystemTime};
 
+use super::gc_heap::GcHeapStats;
 use super::gc_pauses::GcPauseStats;
 use super::live_heap::LiveHeapStats;
 use super::mode::{SamplingMode, SignalStats, ThreadSuspendStats};
@@ -130,6 +131,9 @@ pub struct SamplerStats {
     pub recorder_dropped: u64,
     /// The tree nodes the recorder held when the profile was taken.
     pub recorder_nodes: u64,
+    /// The GC heap after each GC, as the heap rules saw it (`gc-heap`,
+    /// `heap-growth`; all zero without such a rule).
+    pub gc_heap: GcHeapStats,
     /// [`SamplingMode::ThreadSuspend`]: threads suspended, refused walks,
     /// samples per thread.
     pub thread_suspend: ThreadSuspendStats,

@@ -1,8 +1,5 @@
 //! The incident rules (`CORPROF_SAMPLER_TRIGGERS`, [`SamplerOptions::triggers`](super::SamplerOptions::triggers)):
-//! their syntax parsed into typed [`Trigger`]s, and [`Armed`], the rules'
-//! state as the sampler evaluates them (the exception windows, the process
-//! CPU's readings, when each rule last fired). Pure: times and values come
-//! from the caller, so every rule is tested here without a runtime.
+//! their syntax parsed into typed [`Trigger`]s (evaluated by `armed.rs`).
 //!
 //! The syntax (issue 49; docs/sampling.md, "Incidents"): rules separated by
 //! `;`, each `kind:threshold[:...]`:
@@ -12,19 +9,26 @@
 //! | `cpu:90%:3s` | the process used more than 90% of all the machine's cores over the last 3 s |
 //! | `gc-pause:200ms` | a GC suspended the runtime for more than 200 ms |
 //! | `exception:System.TimeoutException:50:5s` | more than 50 of that type (`*`: any) were thrown in 5 s |
-//! | `gc-heap:512MB` | the GC heap is above 512 MB (not supported yet) |
-//! | `heap-growth:50MB:60s` | the heap grew by more than 50 MB in 60 s (not supported yet) |
+//! | `gc-heap:512MB` | the GC heap after a GC is above 512 MB |
+//! | `heap-growth:50MB:60s` | the GC heap after a GC is more than 50 MB above its lowest after a GC within the last 60 s |
 //! | `threadpool-queue:100:5s` | the thread pool's queue stayed above 100 for 5 s (not supported yet) |
 //! | `endpoint-p99:/route:200ms:10s` | the route's request p99 over 10 s is above 200 ms (not supported yet) |
 //!
 //! Durations are `ms`, `s` or `m`; sizes `KB`, `MB`, `GB` (powers of 1024).
+//!
+//! The GC heap is the sum of the generations' sizes (gen 0 to gen 4) the
+//! runtime's `GCHeapStats` event gives at the end of each GC (`gc_heap.rs`):
+//! the heap rules see the heap at GCs only. A `heap-growth` rule keeps the
+//! lowest heap of its window in a bounded list of readings: a reading
+//! within a 128th of the window after the last one kept, and above it, is
+//! not kept (for the 128th of the window after that one leaves the window,
+//! the lowest is taken from later readings: the growth may be understated
+//! then), so the list holds at most 129 readings whatever the GC rate.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use core::time::Duration;
-use std::collections::VecDeque;
-use std::time::Instant;
 
 /// The most a count of a rule may be (an exception rule's `N`): the
 /// exception window keeps at most `N + 1` entries.
@@ -60,13 +64,13 @@ pub enum TriggerKind {
         /// At least a second.
         window: Duration,
     },
-    /// `gc-heap:S`: the GC heap above `bytes` (not supported yet).
+    /// `gc-heap:S`: the GC heap after a GC above `bytes`.
     GcHeap {
         /// The threshold.
         bytes: u64,
     },
-    /// `heap-growth:S:W`: growth above `bytes` within `window` (not
-    /// supported yet).
+    /// `heap-growth:S:W`: the GC heap after a GC more than `bytes` above
+    /// its lowest after a GC within `window`.
     HeapGrowth {
         /// The threshold.
         bytes: u64,
@@ -104,7 +108,7 @@ pub struct Trigger {
 }
 
 /// The kinds this version evaluates.
-pub const SUPPORTED_TRIGGERS: &str = "cpu, gc-pause, exception";
+pub const SUPPORTED_TRIGGERS: &str = "cpu, gc-pause, exception, gc-heap, heap-growth";
 
 impl Trigger {
     /// The kind's name as the syntax has it (`gc-pause`), used in the
@@ -125,7 +129,11 @@ impl Trigger {
     pub fn is_supported(&self) -> bool {
         matches!(
             self.kind,
-            TriggerKind::Cpu { .. } | TriggerKind::GcPause { .. } | TriggerKind::Exception { .. }
+            TriggerKind::Cpu { .. }
+                | TriggerKind::GcPause { .. }
+                | TriggerKind::Exception { .. }
+                | TriggerKind::GcHeap { .. }
+                | TriggerKind::HeapGrowth { .. }
         )
     }
 
@@ -292,157 +300,6 @@ fn size(text: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{text:?} is not a size (64KB, 512MB, 2GB)"))
 }
 
-/// A rule that fired: which, and the value that crossed it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Firing {
-    /// Its index in the rules.
-    pub(crate) rule: usize,
-    /// The value that crossed the threshold, said (`pause 412 ms`).
-    pub(crate) value: String,
-}
-
-/// The rules as the sampler evaluates them: when each fired last (a rule
-/// fires at most once per `interval`), the exception rules' windows, the
-/// process's CPU readings. Bounded: an exception window holds at most its
-/// count plus one entries, the CPU readings one per reading in the longest
-/// CPU window.
-#[derive(Debug)]
-pub(crate) struct Armed {
-    pub(crate) rules: Vec<Trigger>,
-    interval: Duration,
-    fired: Vec<Option<Instant>>,
-    /// Per rule: (when, how many) of the exceptions counted in its window.
-    exceptions: Vec<VecDeque<(Instant, u64)>>,
-    /// (when, the process's CPU nanoseconds) read.
-    cpu: VecDeque<(Instant, u64)>,
-}
-
-impl Armed {
-    pub(crate) fn new(rules: Vec<Trigger>, interval: Duration) -> Armed {
-        let n = rules.len();
-        Armed {
-            rules,
-            interval,
-            fired: alloc::vec![None; n],
-            exceptions: (0..n).map(|_| VecDeque::new()).collect(),
-            cpu: VecDeque::new(),
-        }
-    }
-
-    /// Whether a rule watches the process's CPU.
-    pub(crate) fn watches_cpu(&self) -> bool {
-        self.rules
-            .iter()
-            .any(|r| matches!(r.kind, TriggerKind::Cpu { .. }))
-    }
-
-    /// Rule `rule` fires at `now` unless it fired within the interval.
-    fn fire(&mut self, rule: usize, now: Instant, value: String, out: &mut Vec<Firing>) {
-        if self.fired[rule].is_some_and(|last| now.saturating_duration_since(last) < self.interval)
-        {
-            return;
-        }
-        self.fired[rule] = Some(now);
-        out.push(Firing { rule, value });
-    }
-
-    /// A GC suspension of `nanos` ended at `now`.
-    pub(crate) fn gc_pause(&mut self, nanos: u64, now: Instant) -> Vec<Firing> {
-        let mut out = Vec::new();
-        for rule in 0..self.rules.len() {
-            if let TriggerKind::GcPause { longer_than } = self.rules[rule].kind {
-                if u128::from(nanos) > longer_than.as_nanos() {
-                    let value = format!("GC pause {:.1} ms", nanos as f64 / 1e6);
-                    self.fire(rule, now, value, &mut out);
-                }
-            }
-        }
-        out
-    }
-
-    /// `count` exceptions (a sampled one's weight) of `type_name` thrown
-    /// at `now`.
-    pub(crate) fn exception(&mut self, type_name: &str, count: u64, now: Instant) -> Vec<Firing> {
-        let mut out = Vec::new();
-        for rule in 0..self.rules.len() {
-            let TriggerKind::Exception {
-                type_name: wanted,
-                count: limit,
-                window,
-            } = &self.rules[rule].kind
-            else {
-                continue;
-            };
-            if wanted.as_deref().is_some_and(|w| w != type_name) {
-                continue;
-            }
-            let (limit, window) = (*limit, *window);
-            let seen = &mut self.exceptions[rule];
-            while seen
-                .front()
-                .is_some_and(|&(at, _)| now.saturating_duration_since(at) >= window)
-            {
-                seen.pop_front();
-            }
-            seen.push_back((now, count));
-            let total: u64 = seen.iter().map(|&(_, c)| c).sum();
-            if total > limit {
-                seen.clear();
-                let value = format!("{total} {type_name} thrown in {} ms", window.as_millis());
-                self.fire(rule, now, value, &mut out);
-            }
-        }
-        out
-    }
-
-    /// The process had used `cpu_nanos` of CPU at `now`, on a machine of
-    /// `cores` cores.
-    pub(crate) fn cpu(&mut self, cpu_nanos: u64, cores: u32, now: Instant) -> Vec<Firing> {
-        let mut out = Vec::new();
-        let longest = self
-            .rules
-            .iter()
-            .filter_map(|r| match r.kind {
-                TriggerKind::Cpu { window, .. } => Some(window),
-                _ => None,
-            })
-            .max();
-        let Some(longest) = longest else {
-            return out;
-        };
-        self.cpu.push_back((now, cpu_nanos));
-        // Keep the newest reading at least `longest` old, none older.
-        while self.cpu.len() > 1 && now.saturating_duration_since(self.cpu[1].0) >= longest {
-            self.cpu.pop_front();
-        }
-        for rule in 0..self.rules.len() {
-            let TriggerKind::Cpu { percent, window } = self.rules[rule].kind else {
-                continue;
-            };
-            // The newest reading at least `window` before `now`.
-            let Some(&(then, before)) = self
-                .cpu
-                .iter()
-                .rev()
-                .find(|&&(at, _)| now.saturating_duration_since(at) >= window)
-            else {
-                continue;
-            };
-            let elapsed = now.saturating_duration_since(then).as_nanos() as f64;
-            let used = cpu_nanos.saturating_sub(before) as f64;
-            let share = 100.0 * used / (elapsed * f64::from(cores.max(1)));
-            if share > f64::from(percent) {
-                let value = format!(
-                    "process CPU {share:.1}% of {cores} cores over {} ms",
-                    (elapsed / 1e6) as u64
-                );
-                self.fire(rule, now, value, &mut out);
-            }
-        }
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,7 +372,11 @@ mod tests {
         assert_eq!(names, ["cpu", "gc-pause", "exception"]);
         assert_eq!(list[0].text, "cpu:90%:3s");
         assert!(list.iter().all(Trigger::is_supported));
-        assert!(!Trigger::parse("gc-heap:1GB").unwrap().is_supported());
+        assert!(Trigger::parse("gc-heap:1GB").unwrap().is_supported());
+        assert!(Trigger::parse("heap-growth:1GB:1m").unwrap().is_supported());
+        assert!(!Trigger::parse("threadpool-queue:1:1s")
+            .unwrap()
+            .is_supported());
         assert_eq!(Trigger::parse_list("").unwrap(), []);
     }
 
@@ -554,86 +415,5 @@ mod tests {
                 "{bad}: {error}"
             );
         }
-    }
-
-    fn rules(text: &str, interval: u64) -> Armed {
-        Armed::new(
-            Trigger::parse_list(text).unwrap(),
-            Duration::from_secs(interval),
-        )
-    }
-
-    /// A pause above the threshold fires, once per interval.
-    #[test]
-    fn gc_pause_fires_once_per_interval() {
-        let mut armed = rules("gc-pause:200ms", 10);
-        let t0 = Instant::now();
-        assert_eq!(armed.gc_pause(200_000_000, t0), []);
-        let fired = armed.gc_pause(412_000_000, t0);
-        assert_eq!(fired.len(), 1);
-        assert_eq!(fired[0].value, "GC pause 412.0 ms");
-        assert_eq!(armed.gc_pause(500_000_000, t0 + Duration::from_secs(9)), []);
-        assert_eq!(
-            armed
-                .gc_pause(500_000_000, t0 + Duration::from_secs(10))
-                .len(),
-            1
-        );
-    }
-
-    /// More than N of the type within the window fires; other types and
-    /// older exceptions do not count.
-    #[test]
-    fn exceptions_in_a_window() {
-        let mut armed = rules(
-            "exception:System.TimeoutException:3:2s;exception:*:5:1s",
-            60,
-        );
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        // Three of the type, then one of another: none above 3 / 5 yet.
-        for i in 0..3 {
-            assert_eq!(
-                armed.exception("System.TimeoutException", 1, t0 + ms(i)),
-                []
-            );
-        }
-        assert_eq!(armed.exception("System.IOException", 1, t0 + ms(3)), []);
-        // Two seconds later the first three have left the window.
-        assert_eq!(
-            armed.exception("System.TimeoutException", 1, t0 + ms(2_500)),
-            []
-        );
-        let fired = armed.exception("System.TimeoutException", 3, t0 + ms(2_600));
-        assert_eq!(fired.len(), 1, "{fired:?}");
-        assert_eq!(fired[0].rule, 0);
-        assert_eq!(
-            fired[0].value,
-            "4 System.TimeoutException thrown in 2000 ms"
-        );
-        // `*` counts every type: 1 + 3 + 2 in its last second.
-        let fired = armed.exception("System.IOException", 2, t0 + ms(2_700));
-        assert_eq!(fired.iter().map(|f| f.rule).collect::<Vec<_>>(), [1]);
-    }
-
-    /// The CPU over the window, of all cores: fires when above, not before
-    /// the window is covered.
-    #[test]
-    fn cpu_over_the_window() {
-        let mut armed = rules("cpu:40%:2s", 60);
-        let t0 = Instant::now();
-        let ms = Duration::from_millis;
-        // One core of two busy (50%), but less than 2 s seen.
-        assert_eq!(armed.cpu(0, 2, t0), []);
-        assert_eq!(armed.cpu(1_000_000_000, 2, t0 + ms(1_000)), []);
-        let fired = armed.cpu(2_000_000_000, 2, t0 + ms(2_000));
-        assert_eq!(fired.len(), 1);
-        assert_eq!(fired[0].value, "process CPU 50.0% of 2 cores over 2000 ms");
-        // An idle process: 10%, below.
-        let mut idle = rules("cpu:40%:2s", 60);
-        for i in 0..10u64 {
-            assert_eq!(idle.cpu(i * 100_000_000, 2, t0 + ms(i * 500)), []);
-        }
-        assert!(idle.cpu.len() <= 6, "{}", idle.cpu.len());
     }
 }

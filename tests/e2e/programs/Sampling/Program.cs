@@ -40,6 +40,17 @@
 // folder appears in CORPROF_SAMPLER_DIR when that is set. Prints
 // "incident done" and exits with 37.
 //
+// `Sampling heapgrow STEADY` (tests/e2e_incident.rs): STEADY seconds in
+// Churn (short-lived 4,000-byte arrays, 512 KB each 10 ms: gen-0 GCs every
+// few hundred ms, the heap steady), then Grow adds 100 arrays of 1 MiB to a
+// static List<byte[]> (`Program.grown`), one each 20 ms with the same
+// churn, then churns for a second and on (up to 30 s) until an
+// `incident-*-gc-heap` and an `incident-*-heap-growth` folder appear in
+// CORPROF_SAMPLER_DIR when that is set. Then a blocking gen-2 GC, and
+// "heapgrow: heap_size_bytes=N" on stderr (GC.GetGCMemoryInfo's
+// HeapSizeBytes after it); prints "heapgrow done kept=100" and exits
+// with 37.
+//
 // `Sampling allocbench COUNT` allocates COUNT small objects (a node of two
 // fields, each kept until the next) on the main thread and prints
 // "allocbench done": allocation-bound work, for the cost per allocation of
@@ -215,6 +226,66 @@ namespace E2E.Sampling
             foreach (var b in burners) b.Join();
         }
 
+        static readonly System.Collections.Generic.List<byte[]> grown =
+            new System.Collections.Generic.List<byte[]>();
+        static readonly byte[][] churnRing = new byte[16][];
+
+        // 512 KB of short-lived arrays.
+        static void ChurnStep()
+        {
+            for (int k = 0; k < 128; k++) churnRing[k & 15] = new byte[4000];
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Churn(double seconds)
+        {
+            var clock = Stopwatch.StartNew();
+            while (clock.Elapsed.TotalSeconds < seconds)
+            {
+                ChurnStep();
+                Thread.Sleep(10);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Grow()
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                grown.Add(new byte[1 << 20]);
+                ChurnStep();
+                Thread.Sleep(20);
+            }
+        }
+
+        static bool Incidents(string dir, string[] kinds)
+        {
+            if (!System.IO.Directory.Exists(dir)) return false;
+            foreach (var kind in kinds)
+            {
+                if (System.IO.Directory.GetDirectories(dir, "incident-*-" + kind).Length == 0) return false;
+            }
+            return true;
+        }
+
+        static int HeapGrow(double steady)
+        {
+            string dir = Environment.GetEnvironmentVariable("CORPROF_SAMPLER_DIR");
+            Churn(steady);
+            Grow();
+            var clock = Stopwatch.StartNew();
+            while (clock.Elapsed.TotalSeconds < 30)
+            {
+                Churn(0.1);
+                if (clock.Elapsed.TotalSeconds < 1) continue;
+                if (dir == null || Incidents(dir, new[] { "gc-heap", "heap-growth" })) break;
+            }
+            GC.Collect(2, GCCollectionMode.Forced, true);
+            Console.Error.WriteLine("heapgrow: heap_size_bytes=" + GC.GetGCMemoryInfo().HeapSizeBytes);
+            Console.WriteLine("heapgrow done kept=" + grown.Count);
+            return ExitCode;
+        }
+
         static int Incident(double steady)
         {
             Steady(steady);
@@ -338,6 +409,10 @@ namespace E2E.Sampling
             if (args.Length == 2 && args[0] == "incident")
             {
                 return Incident(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
+            }
+            if (args.Length == 2 && args[0] == "heapgrow")
+            {
+                return HeapGrow(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
             }
             if (args.Length == 2 && args[0] == "allocbench")
             {
