@@ -123,7 +123,8 @@ pub use com::abi::{
     ULONG32, ULONGLONG, ULONG_PTR, USHORT, WCHAR,
 };
 pub use com::export::{
-    arc_of, export, export_arc, export_multi, export_multi_arc, object_of, ExportsAll, Interfaces,
+    arc_of, export, export_arc, export_multi, export_multi_arc, object_of, Exportable, ExportsAll,
+    Interfaces,
 };
 pub use com::guid::{GuidParseError, GUID};
 pub use com::hresult::{

@@ -190,6 +190,21 @@ tuple_interfaces!(4; A, B, C, D; 1 2 3);
 tuple_interfaces!(5; A, B, C, D, E; 1 2 3 4);
 tuple_interfaces!(6; A, B, C, D, E, F; 1 2 3 4 5);
 
+/// What [`export`] and [`export_multi`] ask of the exported object: `Send +
+/// Sync`, since native code calls and releases it from any thread. Every
+/// `Send + Sync` type has it; it exists so that a type that is not (a field
+/// holding an `Rc`, a `Cell`, a raw pointer) gets one error at the object
+/// saying so, instead of one error per missing auto trait.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be exported as a COM object: it is not `Send + Sync`",
+    label = "not `Send + Sync`",
+    note = "native code calls and releases an exported object from any thread, so each of its fields must be `Send + Sync`: an `Rc`, a `Cell` or a raw pointer is not (use `Arc`, a `Mutex` or atomics)"
+)]
+pub trait Exportable: Send + Sync {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Send + Sync> Exportable for T {}
+
 /// Exports `value` as a COM object of interface `I` and returns an invoker
 /// owning the one reference it starts with.
 ///
@@ -210,7 +225,7 @@ tuple_interfaces!(6; A, B, C, D, E, F; 1 2 3 4 5);
 pub fn export<I, T>(value: T) -> I
 where
     I: Exports<T, I>,
-    T: Send + Sync + 'static,
+    T: Exportable + 'static,
 {
     export_arc::<I, T>(Arc::new(value))
 }
@@ -221,7 +236,7 @@ where
 pub fn export_arc<I, T>(object: Arc<T>) -> I
 where
     I: Exports<T, I>,
-    T: Send + Sync + 'static,
+    T: Exportable + 'static,
 {
     new_block::<I, T>(object)
 }
@@ -270,7 +285,7 @@ where
 pub fn export_multi<L, T>(value: T) -> L::First
 where
     L: ExportsAll<T>,
-    T: Send + Sync + 'static,
+    T: Exportable + 'static,
 {
     export_multi_arc::<L, T>(Arc::new(value))
 }
@@ -279,7 +294,7 @@ where
 pub fn export_multi_arc<L, T>(object: Arc<T>) -> L::First
 where
     L: ExportsAll<T>,
-    T: Send + Sync + 'static,
+    T: Exportable + 'static,
 {
     new_block::<L, T>(object)
 }
