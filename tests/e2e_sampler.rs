@@ -11,6 +11,10 @@
 //!   default, and from `ObjectAllocated` when asked (on 3.1, which has no
 //!   allocation events, not by default: it slows every allocation).
 //!
+//! Its other modes each run when a test asks (`Sampling bursty`, `Sampling
+//! waits`: threads blocked on an event, a slim event and a monitor, and one
+//! sleeping, for the `wait` profile of .NET 9 and later).
+//!
 //! The profile is read by Go's own pprof (`go tool pprof`), the speedscope
 //! file by speedscope in headless Chromium; scripts/provision/install-profile-readers.sh
 //! installs both (never skipped).
@@ -209,27 +213,38 @@ fn hot_holds_three_quarters_of_the_cpu_time() {
 /// `Thread.Sleep`, in every sampling mode (CI runs this suite in signal and
 /// in suspend-runtime mode; the modes that stop threads to walk them credit
 /// a thread's CPU only to walks that found it running).
-#[test]
-fn a_bursty_thread_s_cpu_time_is_in_its_bursts_not_its_sleeps() {
+/// A run of the Sampling program in mode `args` under the sampler at `HZ`
+/// (its defaults otherwise), which prints `stdout`.
+fn sample_mode(args: &[&str], stdout: &[&str]) -> Run {
     let runtime = dotnet::runtime();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("e2e_sampler")
-        .join(format!("bursty-{}-{}", runtime.major(), std::process::id()));
+        .join(format!(
+            "{}-{}-{}",
+            args[0],
+            runtime.major(),
+            std::process::id()
+        ));
     let _ = fs::remove_dir_all(&dir);
     let library = dotnet::build_example("sampler")
         .unwrap_or_else(|error| panic!("building example sampler: {error}"));
     let profiler = Profiler::new(library, SAMPLER)
         .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
         .with_env("CORPROF_SAMPLER_HZ", HZ.to_string());
-    let out = runtime.run("Sampling", &["bursty", "3"], Some(&profiler));
-    out.assert_exit(EXIT).assert_stdout(&["bursty done"]);
+    let out = runtime.run("Sampling", args, Some(&profiler));
+    out.assert_exit(EXIT).assert_stdout(stdout);
     let summary = readers::summary(&dir.join("summary.txt"))
         .unwrap_or_else(|e| panic!("no summary: {e}\n{}", out.describe()));
-    let run = Run {
+    Run {
         dir,
         stderr: out.stderr,
         summary,
-    };
+    }
+}
+
+#[test]
+fn a_bursty_thread_s_cpu_time_is_in_its_bursts_not_its_sleeps() {
+    let run = sample_mode(&["bursty", "3"], &["bursty done"]);
     let (rows, text) = top(&run, "cpu", &["-tagfocus=thread=Burster"]);
     let cpu = total(&text);
     // The precondition: enough of the thread's CPU time to measure shares
@@ -292,6 +307,77 @@ fn sleeping_and_blocked_threads_have_wall_time_and_no_cpu_time() {
     // Their stacks: where they wait.
     let (rows, text) = top(run, "wall", &["-tagfocus=thread=Sleeper"]);
     assert!(rows.contains_key("System.Threading.Thread.Sleep"), "{text}");
+}
+
+/// `Sampling waits 1000`: "Waiter MRE" blocks in `ManualResetEvent.WaitOne`
+/// (in `WaitForEvent`), "Waiter MRES" in `ManualResetEventSlim.Wait` (in
+/// `WaitForSlimEvent`), "Waiter Monitor" in `Monitor.Wait` (in
+/// `WaitForPulse`), each released at least 1 s after it said it was about
+/// to wait; "Sleeper" sleeps 1 s in `SleepOnce`. On .NET 9 and later the
+/// `wait` profile has each waiter's time at its method, under a last frame
+/// `[wait <source>]` and labelled `wait_source`: `Unknown` for the
+/// `WaitHandle` (the runtime's map has no other name for it),
+/// `MonitorWait` for the monitor and for the slim event (which blocks in a
+/// `Monitor.Wait` of its own). A sleep is no wait to the runtime (no event:
+/// measured on 9.0.23, 10.0.15 and 11.0.0): Sleeper has no wait time, and
+/// its sleep is in the wall profile at `Thread.Sleep`. Before 9.0 the
+/// summary says waits are not available, and the profile has none.
+#[test]
+fn each_waiting_thread_s_wait_is_at_its_method_with_its_source() {
+    let run = sample_mode(&["waits", "1000"], &["waits done"]);
+    let wait_of = |extra: &[&str]| {
+        let (rows, text) = top(&run, "wait", extra);
+        (total(&text), rows, text)
+    };
+    if dotnet::runtime().major() < 9 {
+        assert_eq!(run.summary["waits"], "not available (needs .NET 9)");
+        assert_eq!(run.summary("waits_ended"), 0);
+        let (waited, _, text) = wait_of(&[]);
+        assert_eq!(waited, 0.0, "{text}");
+        return;
+    }
+    assert_eq!(run.summary["waits"], "on", "{:?}", run.summary);
+    assert_eq!(run.summary("undecoded_waits"), 0);
+    let program = "E2E.Sampling.Program.";
+    // Each is released at least 1 s after the flag set just before its
+    // wait; the machine's load only makes a wait longer. The slim event
+    // spins (yielding) before it blocks, and the spin is no wait: measured
+    // 0.92 s of wait for it at load 18 on 9.0.23 (the others 1.00 and 1.03
+    // s), so it gets a wider margin.
+    for (thread, method, source, least) in [
+        ("Waiter MRE", "WaitForEvent", "Unknown", 0.8),
+        ("Waiter MRES", "WaitForSlimEvent", "MonitorWait", 0.5),
+        ("Waiter Monitor", "WaitForPulse", "MonitorWait", 0.8),
+    ] {
+        // Anchored: a tag focus is a regular expression ("Waiter MRE" is
+        // in "Waiter MRES").
+        let (waited, rows, text) = wait_of(&[&format!("-tagfocus=thread=^{thread}$")]);
+        assert!(
+            (least..=run.summary("duration_ns") as f64 / 1e9).contains(&waited),
+            "{thread} waited {waited} s:\n{text}"
+        );
+        let at_method = rows.get(&format!("{program}{method}")).map_or(0.0, |r| r.1);
+        let leaf = rows.get(&format!("[wait {source}]")).map_or(0.0, |r| r.0);
+        assert!(
+            at_method >= 0.98 * waited && leaf >= 0.98 * waited,
+            "{thread}: {at_method} s of {waited} s at {method}, {leaf} s at [wait {source}]:\n{text}"
+        );
+        // The label, on the samples of the method.
+        let focus = format!("-focus={program}{method}$");
+        let (labelled, _, text) = wait_of(&[&focus, &format!("-tagfocus=wait_source={source}")]);
+        assert!(
+            labelled >= 0.98 * waited,
+            "{thread}: {labelled} s of {waited} s labelled wait_source={source}:\n{text}"
+        );
+    }
+    let (slept, _, text) = wait_of(&["-tagfocus=thread=Sleeper"]);
+    assert_eq!(slept, 0.0, "a sleep is no wait:\n{text}");
+    let (rows, text) = top(&run, "wall", &["-tagfocus=thread=Sleeper"]);
+    let sleep = rows.get(SLEEP).map_or(0.0, |r| r.1);
+    assert!(
+        sleep >= 0.5,
+        "Sleeper's wall time at Thread.Sleep: {sleep} s:\n{text}"
+    );
 }
 
 /// The allocation profile of `run`: AllocateMore's share of the bytes

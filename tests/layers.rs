@@ -182,6 +182,7 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
                 "mode",
                 "triggers",
                 "unix",
+                "waits",
                 "win32",
             ],
             // The sample types and options; CFA programs; signal mode's

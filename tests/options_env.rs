@@ -27,12 +27,13 @@ fn child_prints_what_the_environment_gives() {
     println!(
         "\nsampler: {}",
         show(SamplerOptions::from_env().map(|o| format!(
-            "hz={} alloc={:?} source={} gc_pauses={} heap={:?}",
+            "hz={} alloc={:?} source={} gc_pauses={} heap={:?} waits={:?}",
             o.hz,
             o.allocation_mean_bytes,
             o.allocation_source.name(),
             o.gc_pauses,
-            o.heap_objects
+            o.heap_objects,
+            o.waits_per_second
         )))
     );
     println!(
@@ -77,6 +78,7 @@ fn child_lines(vars: &[(&str, &str)]) -> (String, String, String) {
         "CORPROF_SAMPLER_ALLOC_SOURCE",
         "CORPROF_SAMPLER_GC_PAUSES",
         "CORPROF_SAMPLER_HEAP_OBJECTS",
+        "CORPROF_SAMPLER_WAITS",
         "CORPROF_COVERAGE_DIR",
         "CORPROF_COVERAGE_INCLUDE",
         "CORPROF_COVERAGE_EXCLUDE",
@@ -153,7 +155,7 @@ fn unset_variables_give_the_defaults_and_calltarget_asks_for_targets() {
     let (sampler, calltarget) = answers(&[]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096)"
+        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096) waits=Some(500)"
     );
     assert_eq!(
         calltarget,
@@ -169,19 +171,21 @@ fn every_sampler_variable_is_read() {
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "object-allocated"),
         ("CORPROF_SAMPLER_GC_PAUSES", "off"),
         ("CORPROF_SAMPLER_HEAP_OBJECTS", "0"),
+        ("CORPROF_SAMPLER_WAITS", "0"),
     ]);
     assert_eq!(
         sampler,
-        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None"
+        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None waits=None"
     );
     let (sampler, _) = answers(&[
         ("CORPROF_SAMPLER_ALLOC_BYTES", "4096"),
         ("CORPROF_SAMPLER_ALLOC_SOURCE", "allocation-tick"),
         ("CORPROF_SAMPLER_HEAP_OBJECTS", " 100 "),
+        ("CORPROF_SAMPLER_WAITS", "20"),
     ]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100)"
+        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100) waits=Some(20)"
     );
 }
 
@@ -211,6 +215,11 @@ fn a_bad_sampler_value_names_its_variable_and_says_why() {
         ),
         (
             "CORPROF_SAMPLER_HEAP_OBJECTS",
+            "1000001",
+            "is not a number from 0 to 1000000",
+        ),
+        (
+            "CORPROF_SAMPLER_WAITS",
             "1000001",
             "is not a number from 0 to 1000000",
         ),

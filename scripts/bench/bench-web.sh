@@ -41,6 +41,11 @@
 #                the live heap is on by default from .NET 7): the baseline that
 #                prices the live heap,
 #                BASELINE=sampler-no-live-heap CONFIGS=sampler
+#   sampler-no-waits
+#                the sampler without its wait profile (CORPROF_SAMPLER_WAITS=0;
+#                the waits are on by default from .NET 9): the baseline that
+#                prices the waits, BASELINE=sampler-no-waits CONFIGS=sampler;
+#                every sampler run logs the waits it saw (summary.txt)
 #   sampler-heap-snapshots
 #                the sampler with a heap snapshot every 5 s
 #                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
@@ -124,6 +129,7 @@ config_env() {
                     echo "CORECLR_PROFILER_PATH=$SAMPLER_BEFORE"
                     ;;
                 sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
+                sampler-no-waits) echo "CORPROF_SAMPLER_WAITS=0" ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
@@ -240,6 +246,9 @@ run() {
             n=$(sed -n "s/^$key=//p" "$scratch/profile/summary.txt" 2>/dev/null)
             [ "${n:-0}" -ge 1 ] || die "$config: summary.txt has no $key >= 1: $(grep '^export_' "$scratch/profile/summary.txt" 2>/dev/null | tr '\n' ' ')"
         done
+    fi
+    if [[ "$config" == sampler* ]] && grep -q '^waits=on$' "$scratch/profile/summary.txt" 2>/dev/null; then
+        log "$config: $(grep -e '^waits_ended=' -e '^waits_recorded=' "$scratch/profile/summary.txt" | tr '\n' ' ')"
     fi
     if [ "$config" = sampler-heap-snapshots ]; then
         log "$config: $(grep -e '^heap_snapshots' -e '^heap_snapshot_pause' -e '^heap_snapshot_work' -e '^heap_snapshot_objects' "$scratch/profile/summary.txt" 2>/dev/null | tr '\n' ' ')"

@@ -5,7 +5,8 @@
 //! `GCStart_V1`/`_V2`, `GCEnd_V1`, `GCHeapStats_V1`/`_V2`, `GCNoUserData`, `GCSuspendEE_V1`, `GCAllocationTick_V2`/`_V3`/`_V4`,
 //! `BulkType`, `GCBulkNode`, `GCBulkEdge`, `GCBulkRootEdge`,
 //! `ThreadStartWork`, `Exception`, `Contention`, `ContentionStart_V2`,
-//! `ContentionStop_V1`, `AllocationSampled`) for the events this crate
+//! `ContentionStop_V1`, `AllocationSampled`, `WaitHandleWaitStart`,
+//! `WaitHandleWaitStop`) for the events this crate
 //! uses, in process (`eventpipe::runtime_fields`) and in traces
 //! (`nettrace::clr_fields`). Where a later
 //! version appends fields, the earlier layout still reads the leading ones
@@ -106,6 +107,8 @@ fn module(version: u32) -> Vec<Field> {
 /// | runtime | `ExceptionThrown` | 80 | `ExceptionType`, `ExceptionMessage`, `ExceptionEIP`, `ExceptionHRESULT`, `ExceptionFlags`, `ClrInstanceID` |
 /// | runtime | `ContentionStart` | 81 | `ContentionFlags`, `ClrInstanceID`, (v2) `LockID`, `AssociatedObjectID`, `LockOwnerThreadID` |
 /// | runtime | `ContentionStop` | 91 | `ContentionFlags`, `ClrInstanceID`, (v1) `DurationNs` |
+/// | runtime | `WaitHandleWaitStart` | 301 | `WaitSource`, `AssociatedObjectID`, `ClrInstanceID` |
+/// | runtime | `WaitHandleWaitStop` | 302 | `ClrInstanceID` |
 /// | runtime | `AllocationSampled` | 303 | `AllocationKind`, `ClrInstanceID`, `TypeID`, `TypeName`, `Address`, `ObjectSize`, `SampledByteOffset` |
 /// | runtime | `MethodLoadVerbose`, `MethodUnloadVerbose` | 143, 144 | `MethodID` .. `MethodNamespace`, `MethodName`, `MethodSignature`, `ClrInstanceID`, (v2) `ReJITID` |
 /// | runtime | `ModuleLoad`, `ModuleUnload` | 152, 153 | `ModuleID`, `AssemblyID`, `ModuleFlags`, `Reserved1`, `ModuleILPath`, `ModuleNativePath`, `ClrInstanceID`, (v2) PDB fields |
@@ -228,6 +231,22 @@ pub fn clr_fields(provider: &str, event_id: u32, version: u32) -> Option<Vec<Fie
             // readers transcribe it). Checked against 10.0.15's and 11.0.0's
             // payloads: `System.Int32[]` of 10,424 bytes, no HeapIndex (which
             // NativeAOT's FireEtwAllocationSampled call passes).
+            // WaitHandleWaitStart and WaitHandleWaitStop (.NET 9; keyword
+            // WaitHandle 0x40000000000, level Verbose, task 39, version 0):
+            // `WaitSource` win:UInt8 (map WaitHandleWaitSourceMap: 0
+            // Unknown, 1 MonitorWait), `AssociatedObjectID` win:Pointer,
+            // `ClrInstanceID` win:UInt16; the stop has `ClrInstanceID` only
+            // (ClrEtwAll.man's templates as the runtime's own tests and
+            // dd-trace-dotnet's parser quote them). Checked against 9.0.23's,
+            // 10.0.15's and 11.0.0's payloads: 11 bytes (1 + 8 + 2) and 2
+            // bytes on x86-64, metadata of id 301/302, version 0, keywords
+            // 0x40000000000, level 5 and no fields.
+            (301, 0) => vec![
+                f("WaitSource", Byte),
+                f("AssociatedObjectID", Pointer),
+                f("ClrInstanceID", UInt16),
+            ],
+            (302, 0) => vec![f("ClrInstanceID", UInt16)],
             (303, 0) => vec![
                 f("AllocationKind", UInt32),
                 f("ClrInstanceID", UInt16),

@@ -426,7 +426,11 @@ impl Profiler for SamplingProfiler {
         ));
         if let Some(dir) = &self.dir {
             let options = sampler.options();
-            let asked = (options.gc_pauses, options.heap_objects.is_some());
+            let asked = (
+                options.gc_pauses,
+                options.heap_objects.is_some(),
+                options.waits_per_second.is_some(),
+            );
             let heap = match (self.snapshots.get(), heap) {
                 (Some(snapshots), Some(stats)) => stats.summary_lines(snapshots.state()),
                 _ => HeapSnapshotStats::default().summary_lines("off"),
@@ -500,7 +504,7 @@ fn stop_and_detach(
 fn write_dir(
     profile: &Profile,
     export: &ExportStats,
-    (gc_asked, heap_asked): (bool, bool),
+    (gc_asked, heap_asked, waits_asked): (bool, bool, bool),
     heap_snapshots: &str,
     dir: &Path,
 ) -> io::Result<Written> {
@@ -565,6 +569,17 @@ fn write_dir(
         "undecoded_contentions",
         stats.undecoded_contentions.to_string(),
     );
+    line(
+        "waits",
+        String::from(match (waits_asked, stats.waits_available) {
+            (false, _) => "off",
+            (true, true) => "on",
+            (true, false) => "not available (needs .NET 9)",
+        }),
+    );
+    line("waits_ended", stats.waits.to_string());
+    line("waits_recorded", stats.waits_recorded.to_string());
+    line("undecoded_waits", stats.undecoded_waits.to_string());
     let gc = &stats.gc_pauses;
     line(
         "gc_pauses",

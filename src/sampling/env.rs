@@ -23,6 +23,10 @@ pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
 /// Whether GC pauses are measured (`SamplerOptions::gc_pauses`): a
 /// boolean (`0`, `1`, `true`, `false`, `yes`, `no`, `on`, `off`), default on.
 pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
+/// Blocking waits recorded in full per second
+/// (`SamplerOptions::waits_per_second`): 0 (wait profiling off) to
+/// 1,000,000, default 500.
+pub(crate) const SAMPLER_WAITS: &str = "CORPROF_SAMPLER_WAITS";
 /// The most sampled objects the live heap tracks
 /// (`SamplerOptions::heap_objects`): 0 (no live heap) to 1,000,000, default
 /// 4,096.
@@ -104,6 +108,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_TRIGGERS` | incident rules ([`triggers`](SamplerOptions::triggers)), `;`-separated: `cpu:90%:3s`, `gc-pause:200ms`, `exception:System.TimeoutException:50:5s`, `gc-heap:512MB`, `heap-growth:50MB:60s` (docs/sampling.md, "Incidents"); written into `CORPROF_SAMPLER_DIR` | (none) |
     /// | `CORPROF_SAMPLER_TRIGGER_INTERVAL` | seconds a rule stays quiet after it fired ([`trigger_interval`](SamplerOptions::trigger_interval)) | 1 to 86400 (300) |
     /// | `CORPROF_SAMPLER_RECORDER_SECONDS` | seconds the flight recorder keeps for an incident ([`recorder_seconds`](SamplerOptions::recorder_seconds)) | 1 to 3600 (60) |
+    /// | `CORPROF_SAMPLER_WAITS` | blocking waits recorded in full per second, beyond which they are sampled ([`waits_per_second`](SamplerOptions::waits_per_second); .NET 9 and later); `0` turns wait profiling off | 0 to 1000000 (500) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
@@ -150,6 +155,12 @@ impl SamplerOptions {
             1_000_000,
         )?;
         let snapshot_every = number(SAMPLER_HEAP_SNAPSHOT_EVERY, 0, 0, 86_400)?;
+        let waits = number(
+            SAMPLER_WAITS,
+            u64::from(super::waits::WAITS_PER_SECOND),
+            0,
+            1_000_000,
+        )?;
         let triggers = match var(SAMPLER_TRIGGERS)? {
             None => alloc::vec::Vec::new(),
             Some(text) => Trigger::parse_list(&text)
@@ -175,6 +186,7 @@ impl SamplerOptions {
             period: core::time::Duration::from_secs(period),
             gc_pauses,
             heap_objects: (heap_objects != 0).then_some(heap_objects as u32),
+            waits_per_second: (waits != 0).then_some(waits as u32),
             heap_snapshot_every: (snapshot_every != 0)
                 .then(|| core::time::Duration::from_secs(snapshot_every)),
             triggers,

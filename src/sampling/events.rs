@@ -1,6 +1,7 @@
 //! What the runtime tells the sampler: allocations (`ObjectAllocated`,
 //! `GCAllocationTick`, `AllocationSampled`), thrown exceptions, lock
-//! contentions and GC events, each recorded at the calling thread's stack
+//! contentions, blocking waits and GC events, each recorded at the calling
+//! thread's stack
 //! through the one record path (`record.rs`).
 
 use alloc::string::String;
@@ -16,11 +17,14 @@ use super::gc_pauses::{decode_gc_event, is_gc_event, GcEvent};
 use super::live_heap::NewObject;
 use super::options::{
     AllocationSource, ALLOCATION_SAMPLED, ALLOCATION_TICK, ALLOC_BYTES, ALLOC_OBJECTS, EXCEPTIONS,
-    LOCK_COUNT, LOCK_TIME, SAMPLE_TYPES,
+    LOCK_COUNT, LOCK_TIME, SAMPLE_TYPES, WAIT,
 };
 use super::record::{push_frame, Sample};
 use super::sampler::{Inner, Sampler};
 use super::state::SamplerStats;
+use super::waits::{
+    self, decode_wait, decode_wait_with, wait_source_name, Wait, WAIT_START, WAIT_STOP,
+};
 use crate::eventpipe::{decode_payload, runtime_fields, EventMetadata, Value, RUNTIME_PROVIDER};
 use crate::facade::{CallbackObject, EventPipeEvent, Result};
 use crate::profile::FrameId;
@@ -145,6 +149,10 @@ impl Sampler {
             && self.inner.is_runtime_provider(event.provider)
         {
             return self.inner.record_contention(event);
+        }
+        let wait = event.event_id == WAIT_START || event.event_id == WAIT_STOP;
+        if wait && self.inner.waits.is_some() && self.inner.is_runtime_provider(event.provider) {
+            return self.inner.record_wait(event);
         }
         if self.inner.source == Some(AllocationSource::AllocationSampled) {
             return self.allocation_sampled(event, trusted);
@@ -378,6 +386,52 @@ impl Inner {
         values[LOCK_TIME] = nanos.saturating_mul(count);
         let leaf = native.then_some("[native lock]");
         self.record_here(leaf, values, |stats| stats.contentions_recorded += 1)
+            .map(|_| ())
+    }
+
+    /// A `WaitHandleWaitStart` or `WaitHandleWaitStop` event, on the
+    /// waiting thread: a start is noted with its source; a stop after a
+    /// start is counted, and recorded (its stack, a last frame `[wait
+    /// <source>]` and the time since the start) up to the rate limit,
+    /// sampled and upweighted beyond. The stack is walked at the stop,
+    /// still inside the waiting method (on 11.0 the start's stack has the
+    /// event source's own frame on top; the stop's has not). An event that
+    /// does not decode is counted, never an error.
+    fn record_wait(&self, event: &EventPipeEvent<'_>) -> Result<()> {
+        let now = Instant::now();
+        let Some(sampler) = &self.waits else {
+            return Ok(());
+        };
+        // The runtime's metadata names no fields (measured on 9.0 to
+        // 11.0): the manifest's layout, unless the event describes its own.
+        let decoded = match EventMetadata::parse(event.metadata) {
+            Ok(m) if !m.fields.is_empty() => {
+                decode_wait_with(event.event_id, &m.fields, event.data)
+            }
+            _ => decode_wait(event.event_id, event.event_version, event.data),
+        };
+        match decoded {
+            None => {
+                lock(&self.state).stats.undecoded_waits += 1;
+                return Ok(());
+            }
+            Some(Wait::Start { source }) => {
+                waits::started(now, source);
+                return Ok(());
+            }
+            Some(Wait::Stop) => {}
+        }
+        let Some((nanos, source)) = waits::waited(now) else {
+            return Ok(());
+        };
+        lock(&self.state).stats.waits += 1;
+        let Some(count) = sampler.weigh(now) else {
+            return Ok(());
+        };
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[WAIT] = nanos.saturating_mul(count);
+        let leaf = alloc::format!("[wait {}]", wait_source_name(source));
+        self.record_here(Some(&leaf), values, |stats| stats.waits_recorded += 1)
             .map(|_| ())
     }
 

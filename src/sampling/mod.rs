@@ -41,7 +41,8 @@
 //! Exceptions are counted by type at their throw stack
 //! ([`Sampler::exception_thrown`], rate-limited: `exceptions.rs`), and on
 //! .NET 5 and later waits for locks from the runtime's contention events
-//! (`contention.rs`) and the time the runtime is suspended for GCs, by
+//! (`contention.rs`), on .NET 9 and later blocking waits from its wait
+//! events (`waits.rs`), and the time the runtime is suspended for GCs, by
 //! generation and reason (`gc_pauses.rs`, a part of its own); on .NET 7
 //! and later the sampled objects still alive, at their allocation stacks
 //! (`live_heap.rs`, the live heap, a part of its own). For a service, [`Sampler::start_exporting`] hands a
@@ -62,7 +63,7 @@
 //! 2. **start**: [`Sampler`] (`sampler.rs`), started by the builder
 //!    (`builder.rs`) or the `Profiler` part (`component.rs`), which also
 //!    feeds it the runtime's events (`events.rs`: allocations, exceptions,
-//!    contention, GC pauses);
+//!    contention, waits, GC pauses);
 //! 3. **modes**: a stack is taken by signal mode (`signal.rs`, `handler.rs`,
 //!    `walk.rs`, `unwind.rs`, its buffer `slots.rs`, its thread
 //!    `signal_loop.rs`), by thread suspension (`thread_suspend.rs`) or by
@@ -110,6 +111,7 @@ mod suspend_runtime;
 mod thread_suspend;
 mod ticker;
 mod triggers;
+mod waits;
 #[cfg(all(windows, target_arch = "x86_64"))]
 mod win32;
 
@@ -196,9 +198,13 @@ pub use mode::{
 pub use options::{
     AllocationSource, OptionError, SamplerOptions, ALLOC_BYTES, ALLOC_OBJECTS, CPU, EXCEPTIONS,
     GC_PAUSE, INUSE_OBJECTS, INUSE_SPACE, LOCK_COUNT, LOCK_TIME, MAX_HZ, NATIVE_FRAME,
-    NO_MANAGED_FRAMES, SAMPLE_TYPES, WALL,
+    NO_MANAGED_FRAMES, SAMPLE_TYPES, WAIT, WALL,
 };
 pub use output::{write_outputs, Written};
 pub use sampler::Sampler;
 pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};
 pub use triggers::{Trigger, TriggerKind, MAX_TRIGGER_COUNT, SUPPORTED_TRIGGERS};
+pub use waits::{
+    decode_wait, decode_wait_with, wait_source_name, Wait, WAITS_PER_SECOND, WAIT_HANDLE_KEYWORD,
+    WAIT_START, WAIT_STOP,
+};

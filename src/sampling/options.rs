@@ -11,6 +11,7 @@ use super::exceptions::EXCEPTIONS_PER_SECOND;
 use super::live_heap::HEAP_OBJECTS;
 use super::mode::SamplingMode;
 use super::triggers::{Trigger, TriggerKind, SUPPORTED_TRIGGERS};
+use super::waits::WAITS_PER_SECOND;
 use crate::facade::{ProfilerInfo, Result};
 use crate::profiling::{
     COR_PRF_ENABLE_OBJECT_ALLOCATED, COR_PRF_ENABLE_STACK_SNAPSHOT, COR_PRF_HIGH_MONITOR,
@@ -43,10 +44,14 @@ pub const GC_PAUSE: usize = 7;
 pub const INUSE_OBJECTS: usize = 8;
 /// Index of the estimated bytes alive at the profile's end.
 pub const INUSE_SPACE: usize = 9;
+/// Index of the time threads waited in blocking waits, in nanoseconds
+/// (.NET 9 and later: `WaitHandleWaitStart`/`Stop`; under a last frame
+/// `[wait <source>]`, `waits.rs`).
+pub const WAIT: usize = 10;
 
 /// The sample types, in value order, as pprof names them (type, unit):
 /// the names Datadog's and Pyroscope's .NET profilers use.
-pub const SAMPLE_TYPES: [(&str, &str); 10] = [
+pub const SAMPLE_TYPES: [(&str, &str); 11] = [
     ("cpu", "nanoseconds"),
     ("wall", "nanoseconds"),
     ("alloc_objects", "count"),
@@ -57,6 +62,7 @@ pub const SAMPLE_TYPES: [(&str, &str); 10] = [
     ("gc-pause", "nanoseconds"),
     ("inuse_objects", "count"),
     ("inuse_space", "bytes"),
+    ("wait", "nanoseconds"),
 ];
 
 /// The frame standing for a run of native frames.
@@ -207,6 +213,12 @@ pub struct SamplerOptions {
     /// and later): on older runtimes there is none
     /// ([`SamplerStats::contention_available`](crate::sampling::SamplerStats::contention_available)).
     pub contentions_per_second: Option<u32>,
+    /// Blocking waits recorded in full per second, beyond which they are
+    /// sampled with upweighted times (default 500); `None` turns wait
+    /// profiling off. Needs the runtime's `WaitHandleWaitStart`/`Stop`
+    /// events (.NET 9 and later): on older runtimes there is none
+    /// ([`SamplerStats::waits_available`](crate::sampling::SamplerStats::waits_available)).
+    pub waits_per_second: Option<u32>,
     /// How stacks are sampled (default: [`SamplingMode::default`]).
     pub mode: SamplingMode,
     /// [`SamplingMode::Signal`]: the most threads signalled for a wall-time
@@ -247,6 +259,7 @@ impl Default for SamplerOptions {
             period: Duration::from_secs(60),
             exceptions_per_second: Some(EXCEPTIONS_PER_SECOND),
             contentions_per_second: Some(CONTENTIONS_PER_SECOND),
+            waits_per_second: Some(WAITS_PER_SECOND),
             mode: SamplingMode::default(),
             wall_threads_per_tick: 5,
             gc_pauses: true,
@@ -303,6 +316,14 @@ impl SamplerOptions {
     #[must_use]
     pub fn with_contentions_per_second(mut self, limit: Option<u32>) -> SamplerOptions {
         self.contentions_per_second = limit;
+        self
+    }
+
+    /// With [`waits_per_second`](Self::waits_per_second) set (`None`: no
+    /// wait profiling).
+    #[must_use]
+    pub fn with_waits_per_second(mut self, limit: Option<u32>) -> SamplerOptions {
+        self.waits_per_second = limit;
         self
     }
 
@@ -393,6 +414,13 @@ impl SamplerOptions {
             return refuse(
                 "contentions_per_second",
                 &self.contentions_per_second,
+                "None (off) or at least 1",
+            );
+        }
+        if self.waits_per_second == Some(0) {
+            return refuse(
+                "waits_per_second",
+                &self.waits_per_second,
                 "None (off) or at least 1",
             );
         }
@@ -491,7 +519,10 @@ impl SamplerOptions {
             mask |= COR_PRF_MONITOR_EXCEPTIONS;
         }
         let live_heap = self.heap_objects.is_some() && self.allocation_mean_bytes.is_some();
-        if (self.contentions_per_second.is_some() || self.gc_pauses || live_heap)
+        if (self.contentions_per_second.is_some()
+            || self.waits_per_second.is_some()
+            || self.gc_pauses
+            || live_heap)
             && info.version() >= 12
         {
             high |= COR_PRF_HIGH_MONITOR_EVENT_PIPE;
@@ -595,6 +626,11 @@ mod tests {
                 "Some(0)",
             ),
             (
+                d().with_waits_per_second(Some(0)),
+                "waits_per_second",
+                "Some(0)",
+            ),
+            (
                 d().with_wall_threads_per_tick(0),
                 "wall_threads_per_tick",
                 "0",
@@ -628,6 +664,7 @@ mod tests {
             .with_allocation_mean_bytes(None)
             .with_exceptions_per_second(None)
             .with_contentions_per_second(None)
+            .with_waits_per_second(None)
             .with_heap_objects(None);
         assert_eq!(off.validate(), Ok(()));
     }

@@ -8,7 +8,7 @@ use std::io::{self, BufWriter};
 use std::path::Path;
 
 use super::memory::{GC_THREAD, LIVE_HEAP_THREAD};
-use super::options::{ALLOC_BYTES, CPU, WALL};
+use super::options::{ALLOC_BYTES, CPU, WAIT, WALL};
 use super::state::Profile;
 use crate::profile::{
     self_widths, write_flame, write_folded, write_speedscope, FlameOptions, FlameStats,
@@ -39,8 +39,9 @@ fn create(dir: &Path, name: &str) -> io::Result<BufWriter<File>> {
 
 /// Writes `profile` into `dir` (which must exist): `profile.pb.gz`
 /// (pprof), `speedscope.json` (a CPU, a wall and an allocation profile
-/// per thread, those with samples; not the synthetic GC and live-heap
-/// threads, whose values are pprof's alone), `cpu.folded` and `wall.folded`
+/// per thread, those with samples, and a wait profile per thread that
+/// waited; not the synthetic GC and live-heap threads, whose values are
+/// pprof's alone), `cpu.folded`, `wall.folded` and `wait.folded`
 /// (nanoseconds), `alloc.folded` (estimated bytes), every thread merged,
 /// and `flame.svg` (CPU time, frames narrower than 0.1 px left out).
 pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
@@ -51,7 +52,7 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
     written.pprof_bytes = bytes.len();
     std::fs::write(dir.join("profile.pb.gz"), bytes)?;
 
-    let names: Vec<[String; 3]> = profile
+    let names: Vec<[String; 4]> = profile
         .threads
         .iter()
         .map(|t| {
@@ -59,6 +60,7 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
                 format!("cpu {}", t.name),
                 format!("wall {}", t.name),
                 format!("alloc {}", t.name),
+                format!("wait {}", t.name),
             ]
         })
         .collect();
@@ -68,6 +70,7 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
         (CPU, "nanoseconds"),
         (WALL, "nanoseconds"),
         (ALLOC_BYTES, "bytes"),
+        (WAIT, "nanoseconds"),
     ]
     .into_iter()
     .enumerate()
@@ -79,6 +82,8 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
             .enumerate()
             .filter(|(_, t)| !is_synthetic(&t.name))
             .map(|(i, t)| (t.tree.inclusive(value)[0], i))
+            // Waits only for the threads that have any (.NET 9 and later).
+            .filter(|&(total, _)| value != WAIT || total > 0)
             .collect();
         threads.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         for (_, i) in threads {
@@ -102,6 +107,7 @@ pub fn write_outputs(profile: &Profile, dir: &Path) -> io::Result<Written> {
         ("cpu.folded", CPU),
         ("wall.folded", WALL),
         ("alloc.folded", ALLOC_BYTES),
+        ("wait.folded", WAIT),
     ] {
         write_folded(&merged, &profile.frames, |v| v[value], create(dir, name)?)?;
     }

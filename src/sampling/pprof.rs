@@ -7,16 +7,18 @@ use alloc::vec::Vec;
 use std::time::UNIX_EPOCH;
 
 use super::memory::LIVE_HEAP_THREAD;
-use super::options::{EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES};
+use super::options::{EXCEPTIONS, INUSE_OBJECTS, INUSE_SPACE, SAMPLE_TYPES, WAIT};
 use super::state::{Profile, ThreadProfile};
 use crate::profile::{NodeId, Pprof, StackTree};
 
 impl Profile {
     /// The profile in pprof: sample types `cpu` and `wall` (nanoseconds),
     /// `alloc_objects` (count), `alloc_space` (bytes) and `exception`
-    /// (count), a `thread` label per sample and an `exception_type` label
-    /// (the leaf frame) per exception sample, the period in CPU
-    /// nanoseconds, `cpu` the default type.
+    /// (count), ... `wait` (nanoseconds), a `thread` label per sample, an
+    /// `exception_type` label (the leaf frame) per exception sample and a
+    /// `wait_source` label (`MonitorWait` of the leaf frame `[wait
+    /// MonitorWait]`) per wait sample, the period in CPU nanoseconds, `cpu`
+    /// the default type.
     pub fn to_pprof(&self) -> Pprof {
         let mut pprof = Pprof::new(&SAMPLE_TYPES);
         pprof.set_period("cpu", "nanoseconds", self.period_nanos as i64);
@@ -36,26 +38,36 @@ impl Profile {
                 continue;
             }
             let labels = [("thread", thread.name.as_str())];
-            // Exceptions apart: each stack with its type as a label.
+            // Exceptions and waits apart: each stack with its exception's
+            // type or its wait's source as a label.
             pprof.add_tree_by(&thread.tree, &self.frames, &labels, |node, values| {
                 values.extend(node.iter().map(|&v| v.min(i64::MAX as u64) as i64));
                 values[EXCEPTIONS] = 0;
+                values[WAIT] = 0;
             });
             let tree = &thread.tree;
             for index in 1..tree.len() {
                 let node = tree.find_index(index);
-                let count = tree.values(node)[EXCEPTIONS];
-                if count == 0 {
-                    continue;
+                for kind in [EXCEPTIONS, WAIT] {
+                    let value = tree.values(node)[kind];
+                    if value == 0 {
+                        continue;
+                    }
+                    let stack = self.leaf_first(tree, node);
+                    let mut values = alloc::vec![0i64; SAMPLE_TYPES.len()];
+                    values[kind] = value.min(i64::MAX as u64) as i64;
+                    let label = match kind {
+                        EXCEPTIONS => ("exception_type", stack[0]),
+                        _ => (
+                            "wait_source",
+                            stack[0]
+                                .strip_prefix("[wait ")
+                                .and_then(|s| s.strip_suffix(']'))
+                                .unwrap_or(stack[0]),
+                        ),
+                    };
+                    pprof.add_sample(&stack, &values, &[("thread", thread.name.as_str()), label]);
                 }
-                let stack = self.leaf_first(tree, node);
-                let mut values = alloc::vec![0i64; SAMPLE_TYPES.len()];
-                values[EXCEPTIONS] = count.min(i64::MAX as u64) as i64;
-                let labels = [
-                    ("thread", thread.name.as_str()),
-                    ("exception_type", stack[0]),
-                ];
-                pprof.add_sample(&stack, &values, &labels);
             }
         }
         pprof

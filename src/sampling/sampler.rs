@@ -35,6 +35,7 @@ use super::suspend_runtime;
 use super::thread_suspend;
 use super::ticker::{random_seed, Host};
 use super::triggers::TriggerKind;
+use super::waits::WAIT_HANDLE_KEYWORD;
 use crate::eventpipe::RUNTIME_PROVIDER;
 use crate::facade::{EventPipeProvider, ProfilerInfo, Result};
 use crate::profile::{Frames, StackTree};
@@ -50,8 +51,9 @@ pub(super) struct Inner {
     pub(super) core: Core,
     /// The allocation source resolved for this runtime (`None`: off).
     pub(super) source: Option<AllocationSource>,
-    /// The sampler's EventPipe session ([`AllocationSource::AllocationTick`]).
-    pub(super) session: Mutex<Option<EVENTPIPE_SESSION>>,
+    /// The sampler's EventPipe sessions: the runtime provider's events at
+    /// one level, and the waits' (Verbose) in a session of their own.
+    pub(super) session: Mutex<Vec<EVENTPIPE_SESSION>>,
     /// Providers seen in delivered events: whether each is the runtime's.
     pub(super) providers: Mutex<Vec<(EVENTPIPE_PROVIDER, bool)>>,
     /// The export thread, when there are exporters.
@@ -60,6 +62,8 @@ pub(super) struct Inner {
     pub(super) exceptions: Option<RateSampler>,
     /// The contention sampler (`None`: off or not available).
     pub(super) contentions: Option<RateSampler>,
+    /// The wait sampler (`None`: off or not available).
+    pub(super) waits: Option<RateSampler>,
     /// Whether the export thread and the exporters' threads have ended
     /// (set by `stop`; `true` without exporters).
     pub(super) threads_ended: Mutex<bool>,
@@ -190,9 +194,13 @@ impl Sampler {
         // closes itself when dropped).
         let mut session = SessionGuard {
             info,
-            session: None,
+            sessions: Vec::new(),
         };
         let contention = options.contentions_per_second.is_some() && info.version() >= 12;
+        // The wait events are .NET 9's (and Verbose, unlike the others).
+        let waits = options.waits_per_second.is_some()
+            && info.version() >= 12
+            && info.runtime_information().is_ok_and(|r| r.major >= 9);
         let gc_pauses = options.gc_pauses && info.version() >= 12;
         check_rules(&options, info)?;
         let live_heap = options
@@ -223,11 +231,26 @@ impl Sampler {
             level = level.max(INFORMATIONAL);
         }
         if keywords != 0 {
-            session.session = Some(info.event_pipe_start_session(
+            session.sessions.push(info.event_pipe_start_session(
                 &[EventPipeProvider {
                     name: RUNTIME_PROVIDER,
                     keywords,
                     level,
+                    filter: None,
+                }],
+                false,
+            )?);
+        }
+        if waits {
+            // A session of their own: a session's level is one per provider
+            // (the provider named twice in one session: measured on 10.0.15,
+            // only the first entry counts), and Verbose for the other
+            // keywords would turn on the GC's verbose events.
+            session.sessions.push(info.event_pipe_start_session(
+                &[EventPipeProvider {
+                    name: RUNTIME_PROVIDER,
+                    keywords: WAIT_HANDLE_KEYWORD,
+                    level: VERBOSE,
                     filter: None,
                 }],
                 false,
@@ -240,6 +263,7 @@ impl Sampler {
         let stats = SamplerStats {
             allocation_source: source,
             contention_available: contention,
+            waits_available: waits,
             gc_pauses_available: gc_pauses,
             live_heap_available: live_heap.is_some(),
             live_heap_unavailable: match options.heap_objects {
@@ -282,6 +306,10 @@ impl Sampler {
                 .contentions_per_second
                 .filter(|_| contention)
                 .map(|limit| RateSampler::new(limit, seed ^ 0x5DEE_CE66)),
+            waits: options
+                .waits_per_second
+                .filter(|_| waits)
+                .map(|limit| RateSampler::new(limit, seed ^ 0x2545_F491)),
             threads_ended: Mutex::new(true),
             gc: gc_pauses.then(GcPauses::default),
             live: live_heap.map(|limit| Arc::new(LiveHeap::new(limit))),
@@ -505,18 +533,18 @@ impl Drop for Sampler {
 /// when dropped, unless [`taken`](SessionGuard::take) by the sampler.
 struct SessionGuard<'a> {
     info: &'a ProfilerInfo,
-    session: Option<EVENTPIPE_SESSION>,
+    sessions: Vec<EVENTPIPE_SESSION>,
 }
 
 impl SessionGuard<'_> {
-    fn take(&mut self) -> Option<EVENTPIPE_SESSION> {
-        self.session.take()
+    fn take(&mut self) -> Vec<EVENTPIPE_SESSION> {
+        core::mem::take(&mut self.sessions)
     }
 }
 
 impl Drop for SessionGuard<'_> {
     fn drop(&mut self) {
-        if let Some(session) = self.session.take() {
+        for session in self.sessions.drain(..) {
             // Nothing to do about a failure on an error path but go on.
             let _ = self.info.event_pipe_stop_session(session);
         }
@@ -524,9 +552,10 @@ impl Drop for SessionGuard<'_> {
 }
 
 impl Inner {
-    /// Stops the EventPipe session, if there is one (once).
+    /// Stops the EventPipe sessions, if there are any (once).
     fn stop_session(&self) {
-        if let Some(session) = lock(&self.session).take() {
+        let sessions = core::mem::take(&mut *lock(&self.session));
+        for session in sessions {
             // Nothing to do about a failure at shutdown but go on.
             let _ = self.info.event_pipe_stop_session(session);
         }

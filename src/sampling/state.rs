@@ -95,6 +95,17 @@ pub struct SamplerStats {
     pub contentions_recorded: u64,
     /// Contention events that could not be decoded (counted, skipped).
     pub undecoded_contentions: u64,
+    /// Whether blocking waits are profiled: asked for
+    /// ([`SamplerOptions::waits_per_second`](crate::sampling::SamplerOptions::waits_per_second)),
+    /// and the runtime writes wait events (.NET 9 and later).
+    pub waits_available: bool,
+    /// Waits that ended (`WaitHandleWaitStop` events after a start).
+    pub waits: u64,
+    /// Of those, the ones recorded (all up to the rate limit, a sample
+    /// beyond it).
+    pub waits_recorded: u64,
+    /// Wait events that could not be decoded (counted, skipped).
+    pub undecoded_waits: u64,
     /// Whether GC pauses are measured: asked for
     /// ([`SamplerOptions::gc_pauses`](crate::sampling::SamplerOptions::gc_pauses)), and the runtime has in-process
     /// EventPipe (.NET 5 and later).

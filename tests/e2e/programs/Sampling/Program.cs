@@ -55,6 +55,19 @@
 // fields, each kept until the next) on the main thread and prints
 // "allocbench done": allocation-bound work, for the cost per allocation of
 // each allocation source.
+//
+// `Sampling waits MILLISECONDS` (the `wait` profile, tests/e2e_sampler.rs):
+// four threads each wait once, at a method of their own, for MILLISECONDS
+// and on until the main thread releases them: "Waiter MRE" in
+// ManualResetEvent.WaitOne (WaitForEvent), "Waiter MRES" in
+// ManualResetEventSlim.Wait (WaitForSlimEvent), "Waiter Monitor" in
+// Monitor.Wait on a WaitLock object (WaitForPulse), "Sleeper" in
+// Thread.Sleep (SleepOnce, a sleep of MILLISECONDS). Each waiter says it is
+// about to wait (a flag set just before the call; for the monitor, the main
+// thread takes the lock only once the waiter has let it go in Monitor.Wait),
+// and the main thread releases them MILLISECONDS after the last one said so:
+// each wait lasts at least MILLISECONDS less the few instructions between
+// the flag and the wait. Prints "waits done".
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -343,6 +356,70 @@ namespace E2E.Sampling
             return ExitCode;
         }
 
+        sealed class WaitLock { public bool Released; }
+
+        static volatile int aboutToWait;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void WaitForEvent(ManualResetEvent e)
+        {
+            Interlocked.Increment(ref aboutToWait);
+            e.WaitOne();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void WaitForSlimEvent(ManualResetEventSlim e)
+        {
+            Interlocked.Increment(ref aboutToWait);
+            e.Wait();
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void WaitForPulse(WaitLock gate)
+        {
+            lock (gate)
+            {
+                Interlocked.Increment(ref aboutToWait);
+                while (!gate.Released) Monitor.Wait(gate);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void SleepOnce(int milliseconds)
+        {
+            Interlocked.Increment(ref aboutToWait);
+            Thread.Sleep(milliseconds);
+        }
+
+        static int Waits(int milliseconds)
+        {
+            var mre = new ManualResetEvent(false);
+            var mres = new ManualResetEventSlim(false);
+            var gate = new WaitLock();
+            var threads = new[]
+            {
+                new Thread(() => WaitForEvent(mre)) { Name = "Waiter MRE" },
+                new Thread(() => WaitForSlimEvent(mres)) { Name = "Waiter MRES" },
+                new Thread(() => WaitForPulse(gate)) { Name = "Waiter Monitor" },
+                new Thread(() => SleepOnce(milliseconds)) { Name = "Sleeper" },
+            };
+            foreach (var t in threads) t.Start();
+            while (aboutToWait < threads.Length) Thread.Sleep(1);
+            // The monitor's waiter has let the lock go only inside Monitor.Wait.
+            lock (gate) { }
+            Thread.Sleep(milliseconds);
+            mre.Set();
+            mres.Set();
+            lock (gate)
+            {
+                gate.Released = true;
+                Monitor.PulseAll(gate);
+            }
+            foreach (var t in threads) t.Join();
+            Console.WriteLine("waits done");
+            return ExitCode;
+        }
+
         static readonly long[][] smallRing = new long[256][];
         static readonly int[][] largeRing = new int[4][];
 
@@ -417,6 +494,10 @@ namespace E2E.Sampling
             if (args.Length == 2 && args[0] == "allocbench")
             {
                 return AllocBench(int.Parse(args[1]));
+            }
+            if (args.Length == 2 && args[0] == "waits")
+            {
+                return Waits(int.Parse(args[1]));
             }
             double seconds = args.Length > 0 ? double.Parse(args[0]) : 3.0;
             int sleep = args.Length > 1 ? int.Parse(args[1]) : 2000;
