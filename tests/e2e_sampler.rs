@@ -780,13 +780,15 @@ fn assert_signal_summary(run: &Run, beats: f64) {
     // Blocked 6 samples, 24 ms. So CPU samples are not misattributed or
     // counted twice (a spinner has more CPU than wall samples because wall
     // samples go round-robin to 5 threads a tick, CPU samples to every
-    // running thread): an idle thread's CPU is small, not zero. At most 10
-    // samples (40 ms, twice the most measured), and a twentieth of the
-    // least busy spinner's.
+    // running thread): an idle thread's CPU is small, not zero. On 11.0.0
+    // at load 12 (the suite's tests in parallel beside other builds)
+    // Blocked once had 11 samples, the least busy spinner 266. At most 20
+    // samples (80 ms), and a tenth of the least busy spinner's: a
+    // misattribution gives an idle thread a spinner's count.
     let spinner_cpu = per_thread["Spinner 1"].0.min(per_thread["Spinner 2"].0);
     for idle in ["Sleeper", "Blocked"] {
-        assert!(per_thread[idle].0 <= 10, "{per_thread:?}");
-        assert!(per_thread[idle].0 * 20 <= spinner_cpu, "{per_thread:?}");
+        assert!(per_thread[idle].0 <= 20, "{per_thread:?}");
+        assert!(per_thread[idle].0 * 10 <= spinner_cpu, "{per_thread:?}");
         assert!(per_thread[idle].1 > 20, "{per_thread:?}");
     }
 }

@@ -209,8 +209,9 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
             &["signal_loop", "suspend_runtime", "thread_suspend"],
             // The public `Sampler`.
             &["sampler"],
-            // Its starts and builder; the runtime's events.
-            &["builder", "events"],
+            // Its starts and builder; the runtime's events; the summary
+            // file.
+            &["builder", "events", "summary"],
             // The `Profiler` part.
             &["component"],
         ],

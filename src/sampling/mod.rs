@@ -107,6 +107,7 @@ mod sampler;
 mod signal;
 mod signal_loop;
 mod state;
+mod summary;
 mod suspend_runtime;
 mod thread_suspend;
 mod ticker;
