@@ -630,6 +630,10 @@ mod tests {
     core::arch::global_asm!(
         ".text",
         ".p2align 2",
+        // Global (hidden: this binary only), so that a reference from
+        // another codegen unit links.
+        ".globl corprof_test_frameless_leaf",
+        ".hidden corprof_test_frameless_leaf",
         ".type corprof_test_frameless_leaf, %function",
         "corprof_test_frameless_leaf:",
         ".cfi_startproc",
@@ -643,6 +647,10 @@ mod tests {
     core::arch::global_asm!(
         ".text",
         ".p2align 4",
+        // Global (hidden: this binary only), so that a reference from
+        // another codegen unit links.
+        ".globl corprof_test_frameless_leaf",
+        ".hidden corprof_test_frameless_leaf",
         ".type corprof_test_frameless_leaf, @function",
         "corprof_test_frameless_leaf:",
         ".cfi_startproc",
