@@ -253,7 +253,7 @@ fn a_bursty_thread_s_cpu_time_is_in_its_bursts_not_its_sleeps() {
 /// compiled optimized at once), so that a
 /// slow or loaded machine (the AArch64 leg's qemu-user, where the default
 /// run's spinners, bounded by wall time, had 0.4 s of CPU at load 28) still
-/// gives enough samples: Hot's share of their CPU time is 0.75 within 10%,
+/// gives enough samples: Hot's share of their CPU time is 0.75 (+- 0.1),
 /// every walk of a worker's CPU time finds its managed frames, and hardly
 /// any walk of the process is cut by the stack's bounds (on linux-arm64,
 /// before a leaf's step by the link register was allowed, 16% of them were:
@@ -297,10 +297,15 @@ fn a_fixed_amount_of_work_splits_three_to_one_in_managed_walks() {
         hot + warm >= 0.6,
         "the workers have {hot} s in Hot and {warm} s in Warm:\n{text}"
     );
+    // 0.75 +- 0.1: the program's own split varies from run to run by more
+    // than the sampling does (Linux x64, load 5-12: 0.707 to 0.828 in 17
+    // runs, 0.711 to 0.775 in four runs of 1,500 samples each, where the
+    // sampling's standard deviation is 0.011; the code's placement, most
+    // likely). linux-arm64 under qemu: 0.741 to 0.771 in four runs.
     let share = hot / (hot + warm);
     assert!(
-        (0.675..=0.825).contains(&share),
-        "Hot's share of Hot+Warm CPU time is {share:.3}, not 0.75 +- 10%:\n{text}"
+        (0.65..=0.85).contains(&share),
+        "Hot's share of Hot+Warm CPU time is {share:.3}, not 0.75 +- 0.1:\n{text}"
     );
     let unmanaged = rows.get(NO_MANAGED).map_or(0.0, |row| row.0);
     assert!(
