@@ -80,6 +80,7 @@ done
 E2E_ARM64=(
     "e2e_profilers jit_tracer_names_the_programs_own_methods_and_leaves_it_unchanged"
     "e2e_hooks fast_path_hooks_count_every_call_exactly with_info_hooks_count_the_same_calls"
+    "e2e_sampler a_fixed_amount_of_work_splits_three_to_one_in_managed_walks"
 )
 
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc

@@ -76,6 +76,14 @@ pub(super) unsafe fn walk(
         let reached_by_record = core::mem::replace(&mut by_record, false);
         let next = match step {
             unwind::Step::Caller(next) if next.sp > frame.sp => next,
+            // AArch64: an interrupted function that has not pushed a frame
+            // (a leaf such as glibc's `memset`, or any function at its
+            // first instruction or after its epilogue) has its CFA at SP
+            // and its return address still in the link register: its
+            // caller's SP is its own. Only the leaf's step may stay level
+            // (`lr` is 0 for the others, whose return address is read from
+            // the stack above SP), so the walk still only goes up.
+            unwind::Step::Caller(next) if leaf && lr != 0 && next.sp == frame.sp => next,
             unwind::Step::Caller(_) | unwind::Step::Bounds => return (depth, WalkEnd::Bounds),
             unwind::Step::End => return (depth, WalkEnd::Complete),
             unwind::Step::NoCfi if sp_known && cfg!(target_arch = "x86_64") => {
@@ -483,6 +491,105 @@ mod tests {
         assert_eq!(out[9], 0x1000 + 8);
     }
 
+    /// The frames the walking handler of [`walk_in_a_handler`] saw, and
+    /// the thread's stack bounds it walks inside.
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    mod seen {
+        use core::sync::atomic::AtomicUsize;
+        pub(super) static LOW: AtomicUsize = AtomicUsize::new(0);
+        pub(super) static HIGH: AtomicUsize = AtomicUsize::new(0);
+        pub(super) static DEPTH: AtomicUsize = AtomicUsize::new(0);
+        pub(super) static IPS: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
+    }
+
+    /// Runs `work` on a thread of its own (given a flag it may poll to
+    /// stop), interrupts it with a signal whose handler walks its stack
+    /// until the walk holds a return address into `marker` (a function's
+    /// first 256 bytes: the caller the walk must reach) or 20 tries
+    /// passed, then sets the flag, and returns the last walk's frames.
+    /// Holds `TABLE_IN_TEST` (the module table is the process's).
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    fn walk_in_a_handler(
+        marker: usize,
+        work: fn(&'static std::sync::atomic::AtomicUsize),
+    ) -> Vec<usize> {
+        let _table = frameless::TABLE_IN_TEST
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        use crate::sampling::unix;
+        use core::ffi::{c_int, c_void};
+        use seen::{DEPTH, HIGH, IPS, LOW};
+        use std::sync::atomic::AtomicUsize;
+        // A real-time signal no other test of this binary uses (SIGUSR1
+        // and SIGUSR2 are unix.rs's tests').
+        const SIGNAL: c_int = 40;
+        static STOP: AtomicUsize = AtomicUsize::new(0);
+        extern "C" fn handler(_: c_int, _: *mut unix::siginfo_t, context: *mut c_void) {
+            // SAFETY: this signal's context.
+            let regs = unsafe { unix::registers(context) };
+            let mut out = [0usize; 64];
+            let bounds = (LOW.load(Ordering::SeqCst), HIGH.load(Ordering::SeqCst));
+            // SAFETY: the bounds of this thread's own stack.
+            let (n, _) = unsafe { walk(regs.ip, regs.sp, regs.fp, regs.lr, bounds, &mut out) };
+            for (slot, ip) in IPS.iter().zip(&out[..n]) {
+                slot.store(*ip, Ordering::SeqCst);
+            }
+            DEPTH.store(n, Ordering::SeqCst);
+        }
+        unwind::refresh();
+        STOP.store(0, Ordering::SeqCst);
+        let mut action = unix::sigaction_t::zeroed();
+        action.sa_sigaction =
+            handler as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
+        // As the sampler's handler (`install`): on the thread's own stack,
+        // not SA_ONSTACK (the test harness's alternate stack is a few KB,
+        // which a debug build's walk through the CFI interpreter, about
+        // 4 KB of frames, and the kernel's signal frame overflow).
+        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART;
+        let mut old = unix::sigaction_t::zeroed();
+        // SAFETY: valid pointers; SIGNAL is these tests' alone.
+        assert_eq!(unsafe { unix::sigaction(SIGNAL, &action, &mut old) }, 0);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let worker = std::thread::spawn(move || {
+            let (low, high) = unix::current_stack().unwrap();
+            LOW.store(low, Ordering::SeqCst);
+            HIGH.store(high, Ordering::SeqCst);
+            tx.send(unix::gettid()).unwrap();
+            work(&STOP);
+        });
+        let tid = rx.recv().unwrap();
+        let found = |ips: &[usize]| ips[1..].iter().any(|ip| (marker..marker + 256).contains(ip));
+        let mut ips = Vec::new();
+        // Until the signal lands where the test wants it: retried while
+        // the thread has not reached it.
+        for _ in 0..20 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            DEPTH.store(0, Ordering::SeqCst);
+            assert!(unix::queue_to_thread(tid, SIGNAL, 0));
+            while DEPTH.load(Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            let n = DEPTH.load(Ordering::SeqCst);
+            ips = IPS[..n].iter().map(|i| i.load(Ordering::SeqCst)).collect();
+            if found(&ips) {
+                break;
+            }
+        }
+        STOP.store(1, Ordering::SeqCst);
+        worker.join().unwrap();
+        // SAFETY: restores what was there.
+        let restored = unsafe { unix::sigaction(SIGNAL, &old, core::ptr::null_mut()) };
+        assert_eq!(restored, 0);
+        assert!(found(&ips), "no return into {marker:#x} in {ips:#x?}");
+        ips
+    }
+
     /// A thread blocked in glibc's `nanosleep` (no frame pointer kept
     /// there, nor in this test binary's Rust code) is interrupted by a
     /// signal whose handler walks its stack: the call frame information of
@@ -494,96 +601,94 @@ mod tests {
     ))]
     #[test]
     fn a_thread_blocked_in_glibc_is_walked_to_its_caller() {
-        let _table = frameless::TABLE_IN_TEST
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
         use crate::sampling::unix;
-        use core::ffi::{c_int, c_void};
-        use std::sync::atomic::AtomicUsize;
-        // A real-time signal no other test of this binary uses (SIGUSR1
-        // and SIGUSR2 are unix.rs's tests').
-        const SIGNAL: c_int = 40;
-        static LOW: AtomicUsize = AtomicUsize::new(0);
-        static HIGH: AtomicUsize = AtomicUsize::new(0);
-        static DEPTH: AtomicUsize = AtomicUsize::new(0);
-        static END: AtomicUsize = AtomicUsize::new(9);
-        static IPS: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
-        extern "C" fn handler(_: c_int, _: *mut unix::siginfo_t, context: *mut c_void) {
-            // SAFETY: this signal's context.
-            let regs = unsafe { unix::registers(context) };
-            let mut out = [0usize; 64];
-            let bounds = (LOW.load(Ordering::SeqCst), HIGH.load(Ordering::SeqCst));
-            // SAFETY: the bounds of this thread's own stack.
-            let (n, end) = unsafe { walk(regs.ip, regs.sp, regs.fp, regs.lr, bounds, &mut out) };
-            for (slot, ip) in IPS.iter().zip(&out[..n]) {
-                slot.store(*ip, Ordering::SeqCst);
-            }
-            END.store(end as usize, Ordering::SeqCst);
-            DEPTH.store(n, Ordering::SeqCst);
-        }
+        use core::ffi::c_int;
         extern "C" {
             fn nanosleep(request: *const unix::timespec, remaining: *mut unix::timespec) -> c_int;
         }
         #[inline(never)]
-        fn sleep_in_glibc() {
+        fn sleep_in_glibc(_: &'static std::sync::atomic::AtomicUsize) {
             let request = unix::timespec::from_nanos(2_000_000_000);
             let mut remaining = unix::timespec::default();
             // SAFETY: valid pointers; interrupted by the test's signal.
             unsafe { nanosleep(&request, &mut remaining) };
             core::hint::black_box(&remaining);
         }
-        unwind::refresh();
-        let mut action = unix::sigaction_t::zeroed();
-        action.sa_sigaction =
-            handler as extern "C" fn(c_int, *mut unix::siginfo_t, *mut c_void) as usize;
-        // As the sampler's handler (`install`): on the thread's own stack,
-        // not SA_ONSTACK (the test harness's alternate stack is a few KB,
-        // which a debug build's walk through the CFI interpreter, about
-        // 4 KB of frames, and the kernel's signal frame overflow).
-        action.sa_flags = unix::SA_SIGINFO | unix::SA_RESTART;
-        let mut old = unix::sigaction_t::zeroed();
-        // SAFETY: valid pointers; SIGNAL is this test's alone.
-        assert_eq!(unsafe { unix::sigaction(SIGNAL, &action, &mut old) }, 0);
-        let (tx, rx) = std::sync::mpsc::channel();
-        let sleeper = std::thread::spawn(move || {
-            let (low, high) = unix::current_stack().unwrap();
-            LOW.store(low, Ordering::SeqCst);
-            HIGH.store(high, Ordering::SeqCst);
-            tx.send(unix::gettid()).unwrap();
-            sleep_in_glibc();
-        });
-        let tid = rx.recv().unwrap();
-        // Until the signal lands in nanosleep: retried while the thread has
-        // not reached it (its walk then does not show the caller yet).
-        let marker = sleep_in_glibc as fn() as usize;
-        let found = |n: usize| {
-            IPS[1..n]
-                .iter()
-                .map(|ip| ip.load(Ordering::SeqCst))
-                .any(|ip| (marker..marker + 256).contains(&ip))
-        };
-        let mut tries = 0;
-        loop {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            DEPTH.store(0, Ordering::SeqCst);
-            assert!(unix::queue_to_thread(tid, SIGNAL, 0));
-            while DEPTH.load(Ordering::SeqCst) == 0 {
-                std::thread::yield_now();
-            }
-            let n = DEPTH.load(Ordering::SeqCst);
-            tries += 1;
-            if found(n) || tries == 20 {
-                let ips: Vec<usize> = IPS[..n].iter().map(|i| i.load(Ordering::SeqCst)).collect();
-                assert!(found(n), "no return into {marker:#x} in {ips:#x?}");
-                // Further up: the thread's own start, a walk of several
-                // frames that ended at the outermost one or the bounds.
-                assert!(n >= 4, "{ips:#x?}");
-                break;
-            }
+        let marker = sleep_in_glibc as fn(_) as usize;
+        let ips = walk_in_a_handler(marker, sleep_in_glibc);
+        // Further up: the thread's own start, a walk of several frames
+        // that ended at the outermost one or the bounds.
+        assert!(ips.len() >= 4, "{ips:#x?}");
+    }
+
+    // A leaf function without a frame of its own, with call frame
+    // information (the assembler's): it polls the word `flag` points at
+    // until it is not 0. On AArch64 its CFA is SP and its return address
+    // stays in the link register, as in glibc's `memset` and CoreCLR's
+    // leaf functions.
+    #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+    core::arch::global_asm!(
+        ".text",
+        ".p2align 2",
+        // Global (hidden: this binary only), so that a reference from
+        // another codegen unit links.
+        ".globl corprof_test_frameless_leaf",
+        ".hidden corprof_test_frameless_leaf",
+        ".type corprof_test_frameless_leaf, %function",
+        "corprof_test_frameless_leaf:",
+        ".cfi_startproc",
+        "2: ldar x1, [x0]",
+        "cbz x1, 2b",
+        "ret",
+        ".cfi_endproc",
+        ".size corprof_test_frameless_leaf, . - corprof_test_frameless_leaf",
+    );
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    core::arch::global_asm!(
+        ".text",
+        ".p2align 4",
+        // Global (hidden: this binary only), so that a reference from
+        // another codegen unit links.
+        ".globl corprof_test_frameless_leaf",
+        ".hidden corprof_test_frameless_leaf",
+        ".type corprof_test_frameless_leaf, @function",
+        "corprof_test_frameless_leaf:",
+        ".cfi_startproc",
+        "2: pause",
+        "mov rax, qword ptr [rdi]",
+        "test rax, rax",
+        "jz 2b",
+        "ret",
+        ".cfi_endproc",
+        ".size corprof_test_frameless_leaf, . - corprof_test_frameless_leaf",
+    );
+
+    /// A thread interrupted in a leaf function that pushed no frame is
+    /// walked to the leaf's caller and on: on AArch64 the caller's SP is
+    /// the leaf's own and its return address the link register's (before
+    /// this was allowed, such a walk ended at the leaf: CoreCLR's GC and
+    /// allocation time, spent in leaves such as `memset`, had no managed
+    /// frame on linux-arm64).
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    #[test]
+    fn a_thread_in_a_frameless_leaf_is_walked_to_its_caller() {
+        extern "C" {
+            fn corprof_test_frameless_leaf(flag: *const std::sync::atomic::AtomicUsize);
         }
-        sleeper.join().unwrap();
-        // SAFETY: restores what was there.
-        let restored = unsafe { unix::sigaction(SIGNAL, &old, core::ptr::null_mut()) };
-        assert_eq!(restored, 0);
+        #[inline(never)]
+        fn call_the_leaf(flag: &'static std::sync::atomic::AtomicUsize) {
+            // SAFETY: the leaf reads the flag's word until it is set.
+            unsafe { corprof_test_frameless_leaf(flag) };
+            core::hint::black_box(flag);
+        }
+        let leaf = corprof_test_frameless_leaf as unsafe extern "C" fn(_) as usize;
+        let marker = call_the_leaf as fn(_) as usize;
+        let ips = walk_in_a_handler(marker, call_the_leaf);
+        // The precondition: the signal landed in the leaf (its 16 bytes).
+        assert!((leaf..leaf + 16).contains(&ips[0]), "{ips:#x?}");
+        assert!(ips.len() >= 4, "{ips:#x?}");
     }
 }
