@@ -72,6 +72,16 @@ struct Run {
     incidents: BTreeMap<String, Vec<PathBuf>>,
 }
 
+impl Run {
+    /// Each rule's kind with the number of incident folders it wrote.
+    fn kinds(&self) -> Vec<(&str, usize)> {
+        self.incidents
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.len()))
+            .collect()
+    }
+}
+
 fn rules() -> String {
     format!(
         "exception:System.TimeoutException:50:5s;gc-pause:{GC_PAUSE_MS}ms;cpu:{CPU_PERCENT}%:5s"
@@ -148,11 +158,7 @@ fn each_rule_fires_once() {
         return;
     }
     let run = run();
-    let kinds: Vec<(&str, usize)> = run
-        .incidents
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.len()))
-        .collect();
+    let kinds = run.kinds();
     assert_eq!(
         kinds,
         [("cpu", 1), ("exception", 1), ("gc-pause", 1)],
@@ -367,11 +373,7 @@ fn the_heap_rules_fire_once_with_their_values() {
         return;
     }
     let run = heap_run();
-    let kinds: Vec<(&str, usize)> = run
-        .incidents
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.len()))
-        .collect();
+    let kinds = run.kinds();
     assert_eq!(
         kinds,
         [("gc-heap", 1), ("heap-growth", 1)],
