@@ -28,7 +28,7 @@ use crate::Error;
 /// theirs) and starts a [`Sampler`]; it handles the thread-name,
 /// thread-destroyed, `ObjectAllocated` and EventPipe callbacks; at shutdown
 /// it stops and, given a directory, writes every format of
-/// [`write_outputs`] there and a `summary.txt` of `key=value` lines (the
+/// [`write_outputs`](super::write_outputs) there and a `summary.txt` of `key=value` lines (the
 /// [`SamplerStats`](super::SamplerStats), the period, duration, threads and
 /// what was written).
 ///
