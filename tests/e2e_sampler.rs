@@ -304,7 +304,9 @@ fn a_fixed_amount_of_work_splits_three_to_one_in_managed_walks() {
     let profiler = Profiler::new(library, SAMPLER)
         .with_env("CORPROF_SAMPLER_DIR", dir.to_str().unwrap())
         .with_env("CORPROF_SAMPLER_HZ", HZ.to_string())
-        .with_env("DOTNET_TC_QuickJitForLoops", "0");
+        .with_env("DOTNET_TC_QuickJitForLoops", "0")
+        // .NET Core 3.1 reads only COMPlus_ (where 0 is already its default).
+        .with_env("COMPlus_TC_QuickJitForLoops", "0");
     let out = runtime.run("Sampling", &["bench", "2", ROUNDS], Some(&profiler));
     out.assert_exit(EXIT).assert_stdout(&["bench done"]);
     let summary = readers::summary(&dir.join("summary.txt"))
