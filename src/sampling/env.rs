@@ -27,6 +27,9 @@ pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
 /// (`SamplerOptions::waits_per_second`): 0 (wait profiling off) to
 /// 1,000,000, default 500.
 pub(crate) const SAMPLER_WAITS: &str = "CORPROF_SAMPLER_WAITS";
+/// Signal mode: the most threads signalled for a wall-time sample per tick
+/// (`SamplerOptions::wall_threads_per_tick`): 1 to 1,024, default 5.
+pub(crate) const SAMPLER_WALL_THREADS: &str = "CORPROF_SAMPLER_WALL_THREADS";
 /// The most sampled objects the live heap tracks
 /// (`SamplerOptions::heap_objects`): 0 (no live heap) to 1,000,000, default
 /// 4,096.
@@ -109,6 +112,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_TRIGGER_INTERVAL` | seconds a rule stays quiet after it fired ([`trigger_interval`](SamplerOptions::trigger_interval)) | 1 to 86400 (300) |
     /// | `CORPROF_SAMPLER_RECORDER_SECONDS` | seconds the flight recorder keeps for an incident ([`recorder_seconds`](SamplerOptions::recorder_seconds)) | 1 to 3600 (60) |
     /// | `CORPROF_SAMPLER_WAITS` | blocking waits recorded in full per second, beyond which they are sampled ([`waits_per_second`](SamplerOptions::waits_per_second); .NET 9 and later); `0` turns wait profiling off | 0 to 1000000 (500) |
+    /// | `CORPROF_SAMPLER_WALL_THREADS` | signal mode: the most threads signalled for a wall-time sample per tick, round-robin ([`wall_threads_per_tick`](SamplerOptions::wall_threads_per_tick)) | 1 to 1024 (5) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
@@ -161,6 +165,7 @@ impl SamplerOptions {
             0,
             1_000_000,
         )?;
+        let wall_threads = number(SAMPLER_WALL_THREADS, 5, 1, 1024)?;
         let triggers = match var(SAMPLER_TRIGGERS)? {
             None => alloc::vec::Vec::new(),
             Some(text) => Trigger::parse_list(&text)
@@ -192,6 +197,7 @@ impl SamplerOptions {
             triggers,
             trigger_interval: core::time::Duration::from_secs(interval),
             recorder_seconds: recorder as u32,
+            wall_threads_per_tick: wall_threads as u32,
             ..SamplerOptions::default()
         })
     }
