@@ -11,7 +11,9 @@
 //   one lock contention, until the runtime counted it and 100 ms more);
 // - the main thread allocates 3:1 in bytes from two call sites:
 //   AllocateMore (300 MB in 3,000-byte arrays) and AllocateLess (100 MB in
-//   1,000-byte arrays), interleaved; once the spinners are done, it throws
+//   1,000-byte arrays), interleaved, after Retain has kept 8 MB (2,000
+//   4,000-byte arrays, live to the end: the live-heap profile's
+//   inuse_objects and inuse_space); once the spinners are done, it throws
 //   and catches 20 InvalidOperationException (ThrowAndCatch), so that the
 //   sample's exception and lock contention profiles have samples too (the
 //   README's sample types; tests/e2e_readme.rs).
@@ -337,6 +339,17 @@ namespace E2E.Sampling
         }
 
         static readonly object gate = new object();
+        static byte[][] retained;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Retain()
+        {
+            retained = new byte[2000][];
+            for (int i = 0; i < retained.Length; i++)
+            {
+                retained[i] = new byte[4000];
+            }
+        }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
         static void Thrower(int i)
@@ -566,6 +579,7 @@ namespace E2E.Sampling
             sleeper.Start();
             blocked.Start();
             foreach (var s in spinners) s.Start();
+            Retain();
             for (int i = 0; i < 100000; i++)
             {
                 AllocateMore(i);
@@ -580,6 +594,7 @@ namespace E2E.Sampling
             sleeper.Join();
             Console.WriteLine("sleeper and blocked done");
             Console.WriteLine("done");
+            GC.KeepAlive(retained);
             return ExitCode;
         }
     }
