@@ -5,7 +5,11 @@
 //! documents (the program's own), end with its `NAME: ok: ...` line, and
 //! the files it says it wrote must exist, be non-empty and open in their
 //! readers (`go tool pprof`, `genhtml`, `lcov --summary`, speedscope's
-//! JSON through `node`).
+//! JSON through `node`). The sampler sample runs twice (the second time
+//! with the README's heap-snapshot setting): the README's `go tool pprof`
+//! lines read the last run only. `profile-running.sh PID SECONDS [DIR]`
+//! runs on a program the walk starts. What the walk does not run is
+//! marked in the README (`<!-- readme-walk: not run: REASON -->`).
 
 // The real-runtime harness (tests/common/dotnet.rs) is Unix only.
 #![cfg(unix)]
@@ -387,6 +391,71 @@ fn sampler_again_with_the_heap_line(root: &Path, readme: &str, expected: i32) {
     assert!(summary.contains("heap_snapshots_taken=1\n"), "{summary}");
 }
 
+/// The table's `profile-running.sh PID SECONDS [DIR]`, as written with a
+/// running program's PID (the `Attach` sample, no profiler loaded), 2
+/// seconds and a directory of the walk's: exit 0, the profile it names
+/// opens in `go tool pprof -top`, and the program runs on to its own end
+/// (exit 45 once told to stop).
+fn profile_running(readme: &str, scratch: &Path) {
+    let line = readme
+        .lines()
+        .filter(|l| l.starts_with('|'))
+        .flat_map(|l| l.split('`').skip(1).step_by(2))
+        .find(|c| c.starts_with("bash scripts/samples/profile-running.sh "))
+        .expect("README.md's profile-running.sh command");
+    assert_eq!(
+        line, "bash scripts/samples/profile-running.sh PID SECONDS [DIR]",
+        "the walk gives PID, SECONDS and DIR"
+    );
+    let rt = dotnet::runtime();
+    let sync = scratch.join("attach-sync");
+    let dir = scratch.join("profiles");
+    fs::create_dir_all(&sync).unwrap();
+    let mut program = rt
+        .command(
+            "Attach",
+            &["--sync-dir", sync.to_str().unwrap(), "--seconds", "120"],
+            None,
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = program.id();
+    let start = std::time::Instant::now();
+    while corprof::diagnostics::discovery::endpoint(pid).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no diagnostics endpoint of {pid}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let command = line
+        .replace("PID", &pid.to_string())
+        .replace("SECONDS", "2")
+        .replace("[DIR]", dir.to_str().unwrap());
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", &command]).current_dir(dotnet::repo_root());
+    let run = dotnet::run_with_timeout(cmd, Duration::from_secs(300));
+    fs::write(sync.join("stop"), "").unwrap();
+    let status = program.wait().unwrap();
+    let run = run.unwrap_or_else(|e| panic!("`{command}`: {e}"));
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "`{command}`\n{}",
+        run.describe()
+    );
+    let profile = run
+        .stdout
+        .lines()
+        .find(|l| l.ends_with(".pb.gz"))
+        .unwrap_or_else(|| panic!("`{command}` named no profile\n{}", run.describe()));
+    pprof_opens(Path::new(profile));
+    assert_eq!(status.code(), Some(45), "the program after the profile");
+    eprintln!("e2e_readme: `{command}`: exit 0, {profile}");
+}
+
 #[test]
 fn every_sample_command_of_the_readme_does_what_it_says() {
     let root = dotnet::repo_root();
@@ -418,6 +487,9 @@ fn every_sample_command_of_the_readme_does_what_it_says() {
         );
     }
     for script in commands_with_required_args(&readme) {
+        if script == "scripts/samples/profile-running.sh" {
+            continue; // run below, with a PID of the walk's
+        }
         assert!(
             marks.iter().any(|(_, reason)| reason.contains(&script)),
             "README.md's `{script}` needs arguments the walk cannot give: name it in a `<!-- readme-walk: not run: ... -->` mark, {marks:?}"
@@ -457,6 +529,7 @@ fn every_sample_command_of_the_readme_does_what_it_says() {
             sampler_again_with_the_heap_line(&root, &readme, expected);
         }
     }
+    profile_running(&readme, &scratch);
 }
 
 #[test]
