@@ -5,7 +5,8 @@
 //!   Warm's work: Hot holds 0.75 of their CPU time;
 //! - `Sleeper` sleeps 2 s, `Blocked` waits on an event until the spinners
 //!   are done (3 s, more on a loaded machine: they spin on until the
-//!   process has had 4.5 s of CPU time): wall time, no CPU time;
+//!   process has had 4.5 s of CPU time), then about 100 ms for a lock the
+//!   main thread holds (one contention): wall time, no CPU time;
 //! - the main thread allocates 300 MB from `AllocateMore` and 100 MB from
 //!   `AllocateLess`: sampled from `GCAllocationTick` events on 8.0 by
 //!   default, and from `ObjectAllocated` when asked (on 3.1, which has no

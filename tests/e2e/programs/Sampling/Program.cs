@@ -7,10 +7,16 @@
 //   loop, so Hot has 0.75 of their CPU time;
 // - "Sleeper" sleeps for SLEEP milliseconds (argument 2, default 2000);
 // - "Blocked" waits on an event until the spinners are done (SECONDS, or
-//   more on a loaded machine);
+//   more on a loaded machine), then for a lock the main thread holds (Hold:
+//   one lock contention, until the runtime counted it and 100 ms more);
 // - the main thread allocates 3:1 in bytes from two call sites:
 //   AllocateMore (300 MB in 3,000-byte arrays) and AllocateLess (100 MB in
-//   1,000-byte arrays), interleaved.
+//   1,000-byte arrays), interleaved, after Retain has kept 8 MB (2,000
+//   4,000-byte arrays, live to the end: the live-heap profile's
+//   inuse_objects and inuse_space); once the spinners are done, it throws
+//   and catches 20 InvalidOperationException (ThrowAndCatch), so that the
+//   sample's exception and lock contention profiles have samples too (the
+//   README's sample types; tests/e2e_readme.rs).
 // Prints fixed lines; exit code 37.
 //
 // `Sampling bench THREADS ROUNDS` is the benchmark of scripts/bench/bench.sh
@@ -341,6 +347,63 @@ namespace E2E.Sampling
             keep[(i + 32) & 63] = new byte[1000];
         }
 
+        static readonly object gate = new object();
+        static byte[][] retained;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Retain()
+        {
+            retained = new byte[2000][];
+            for (int i = 0; i < retained.Length; i++)
+            {
+                retained[i] = new byte[4000];
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Thrower(int i)
+        {
+            throw new InvalidOperationException("sample exception " + i);
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static int ThrowAndCatch(int count)
+        {
+            int caught = 0;
+            for (int i = 0; i < count; i++)
+            {
+                try
+                {
+                    Thrower(i);
+                }
+                catch (InvalidOperationException)
+                {
+                    caught++;
+                }
+            }
+            return caught;
+        }
+
+        // Holds `gate` while it releases `blocked`, which then waits for
+        // it in Monitor.Enter: one contention, which the runtime counts
+        // (Monitor.LockContentionCount, .NET Core 3.0+) when the waiter
+        // blocks. Held until then (at most 10 s), and 100 ms more.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static void Hold(ManualResetEvent release)
+        {
+            lock (gate)
+            {
+                long before = Monitor.LockContentionCount;
+                release.Set();
+                var clock = Stopwatch.StartNew();
+                while (Monitor.LockContentionCount == before && clock.Elapsed.TotalSeconds < 10)
+                {
+                    Thread.Sleep(5);
+                }
+                Thread.Sleep(100);
+            }
+        }
+
         sealed class Node
         {
             public int Value;
@@ -593,10 +656,15 @@ namespace E2E.Sampling
                 spinners[t] = new Thread(() => Spin(seconds)) { Name = "Spinner " + (t + 1) };
             }
             var sleeper = new Thread(() => Thread.Sleep(sleep)) { Name = "Sleeper" };
-            var blocked = new Thread(() => release.WaitOne()) { Name = "Blocked" };
+            var blocked = new Thread(() =>
+            {
+                release.WaitOne();
+                lock (gate) { }
+            }) { Name = "Blocked" };
             sleeper.Start();
             blocked.Start();
             foreach (var s in spinners) s.Start();
+            Retain();
             for (int i = 0; i < 100000; i++)
             {
                 AllocateMore(i);
@@ -605,11 +673,13 @@ namespace E2E.Sampling
             Console.WriteLine("allocated more=" + 100000L * 3000 + " less=" + 100000L * 1000);
             foreach (var s in spinners) s.Join();
             Console.WriteLine("spinners done");
-            release.Set();
+            Interlocked.Add(ref sink, ThrowAndCatch(20));
+            Hold(release);
             blocked.Join();
             sleeper.Join();
             Console.WriteLine("sleeper and blocked done");
             Console.WriteLine("done");
+            GC.KeepAlive(retained);
             return ExitCode;
         }
     }
