@@ -144,6 +144,92 @@ fn counts_of_every_process_are_added_up() {
     assert!(String::from_utf8_lossy(&first.1).contains(r#"timestamp="1700000000""#));
 }
 
+/// Ctrl-C while COMMAND runs (`SIGINT` to corprof's process group, as a
+/// terminal sends it): corprof waits for COMMAND, which takes a second to
+/// end after the signal, then removes its private directory (which held a
+/// `.counts` file), writes no report and exits 130.
+#[test]
+fn ctrl_c_waits_for_command_and_removes_the_private_directory() {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+
+    let work = dir("interrupt");
+    let out = work.join("out");
+    std::fs::write(work.join("a.counts"), counts(3, 1)).unwrap();
+    // The background `sleep` ignores SIGINT (a non-interactive shell's
+    // asynchronous command): the trap ends it.
+    let script = "echo \"$CORPROF_COVERAGE_DIR\" > \"$1/private\"\n\
+                  cp \"$1/a.counts\" \"$CORPROF_COVERAGE_DIR/coverage-101.counts\" || exit 90\n\
+                  trap 'kill $pid; sleep 1; touch \"$1/ended\"; exit 3' INT\n\
+                  sleep 120 & pid=$!\n\
+                  touch \"$1/ready\"\n\
+                  wait $pid\n\
+                  exit 91\n";
+    let stdout = std::fs::File::create(work.join("stdout")).unwrap();
+    let stderr = std::fs::File::create(work.join("stderr")).unwrap();
+    let mut cmd = target_binary(CORPROF);
+    cmd.args(["coverage", "--profiler", CORPROF, "-o"])
+        .arg(&out)
+        .args(["--", "sh", "-c", script, "sh"])
+        .arg(&work)
+        .env_remove("SOURCE_DATE_EPOCH")
+        .process_group(0)
+        .stdout(stdout)
+        .stderr(stderr);
+    let mut child = cmd.spawn().unwrap();
+    let output = || {
+        std::fs::read_to_string(work.join("stdout")).unwrap()
+            + &std::fs::read_to_string(work.join("stderr")).unwrap()
+    };
+    // Generous deadlines: the machine may be loaded (they bound a hang,
+    // they do not time anything).
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !what() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        what()
+    };
+    if !wait_for(&|| work.join("ready").exists()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("COMMAND never got ready: {}", output());
+    }
+    // The precondition: a private directory with a process's counts.
+    let private = std::fs::read_to_string(work.join("private")).unwrap();
+    let private = Path::new(private.trim());
+    assert!(
+        private.join("coverage-101.counts").is_file(),
+        "{}",
+        private.display()
+    );
+
+    let sent = std::process::Command::new("kill")
+        .args(["-s", "INT", "--", &format!("-{}", child.id())])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut status = None;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while status.is_none() && Instant::now() < deadline {
+        status = child.try_wait().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let Some(status) = status else {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("corprof did not end after SIGINT: {}", output());
+    };
+    let text = output();
+    assert_eq!(status.code(), Some(130), "{status:?}: {text}");
+    assert!(text.contains("interrupted, no report written"), "{text}");
+    // It waited for COMMAND's end, then removed its directory.
+    assert!(work.join("ended").exists(), "{text}");
+    assert!(!private.exists(), "{} left behind", private.display());
+    assert!(!out.join("coverage.info").exists());
+    assert!(!out.join("coverage.cobertura.xml").exists());
+}
+
 /// A command whose processes instrumented nothing: no report (an earlier
 /// one removed, so it cannot pass for this run's), a message, COMMAND's
 /// exit code, or 1 when it succeeded.

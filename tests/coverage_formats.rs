@@ -814,3 +814,38 @@ fn counts_files_round_trip_and_add_up() {
         assert!(error.starts_with(message), "{bad:?}: {error}");
     }
 }
+
+/// `Coverage::write_counts` writes into its directory but never makes it:
+/// once `corprof coverage` has removed its private directory (the run
+/// ended, or was interrupted), a process that outlived it gets `NotFound`
+/// and leaves nothing behind.
+#[test]
+fn write_counts_never_makes_its_directory() {
+    use corprof::coverage::{Coverage, CoverageOptions};
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("write_counts-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let gone = base.join("gone");
+    let coverage = Coverage::new(
+        CoverageOptions::default()
+            .with_output_dir(&gone)
+            .with_counts(true),
+    );
+    let error = coverage.write_counts("summary").unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "{error}");
+    assert!(error.to_string().contains("is gone"), "{error}");
+    assert!(!gone.exists());
+
+    // The directory there: the file written, with the summary.
+    let here = Coverage::new(
+        CoverageOptions::default()
+            .with_output_dir(&base)
+            .with_counts(true),
+    );
+    let path = here.write_counts("summary").unwrap();
+    assert_eq!(path.parent(), Some(base.as_path()));
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("summary\tsummary"), "{text}");
+    std::fs::remove_dir_all(&base).unwrap();
+}

@@ -62,6 +62,8 @@ mod coverage;
 mod gcdump;
 #[path = "corprof/heap.rs"]
 mod heap;
+#[path = "corprof/interrupt.rs"]
+mod interrupt;
 #[path = "corprof/show.rs"]
 mod show;
 #[path = "corprof/stack.rs"]

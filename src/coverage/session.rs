@@ -541,12 +541,22 @@ impl Coverage {
     }
 
     /// Writes `coverage-<pid>.counts` ([`merge::write_counts`], with
-    /// `summary`) into the output directory (created if missing); returns
-    /// its path.
+    /// `summary`) into the output directory, which must exist; returns its
+    /// path. The directory is `corprof coverage`'s private one: once it is
+    /// gone, the run that made it has ended (interrupted, a process that
+    /// outlived it), and making it again would leave it behind.
     pub fn write_counts(&self, summary: &str) -> std::io::Result<PathBuf> {
         let methods = self.snapshot();
         let dir = &self.options.output_dir;
-        std::fs::create_dir_all(dir)?;
+        if !dir.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "{} is gone (the corprof coverage run it was made for has ended)",
+                    dir.display()
+                ),
+            ));
+        }
         let path = dir.join(format!("coverage-{}.counts", std::process::id()));
         std::fs::write(&path, merge::write_counts(&methods, summary))?;
         Ok(path)

@@ -11,7 +11,9 @@
 //! nothing writes nothing. When COMMAND ends, the counts of that directory
 //! only are added up and written as `DIR/coverage.info` and
 //! `DIR/coverage.cobertura.xml`, the directory is removed, and the exit
-//! code is COMMAND's.
+//! code is COMMAND's. Ctrl-C (`SIGINT`, which the terminal sends COMMAND
+//! too) does not end this process at once: it waits for COMMAND, removes
+//! the directory, writes no report and exits 130.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -19,6 +21,12 @@ use std::process::{Command, ExitCode};
 use corprof::coverage::filter::Filter;
 use corprof::coverage::merge::{read_counts, Merge};
 use corprof::coverage::report;
+
+use crate::interrupt;
+
+/// The exit code after Ctrl-C: 128 + `SIGINT` (2), as a shell reports a
+/// command the signal ended.
+const INTERRUPTED: u8 = 130;
 
 /// The `coverage` example's CLSID (examples/coverage.rs).
 const COVERAGE_CLSID: &str = "{2B8C6E57-9E0D-4F1A-8C3B-5D7A1E9F4C60}";
@@ -201,6 +209,9 @@ pub(crate) fn coverage(args: &[&str]) -> ExitCode {
         Ok(dir) => dir,
         Err(message) => return fail(&message),
     };
+    // Before COMMAND starts, so that no Ctrl-C can end this process
+    // between the two and leave the directory behind.
+    interrupt::catch();
     let status = Command::new(command[0])
         .args(&command[1..])
         .env("CORECLR_ENABLE_PROFILING", "1")
@@ -228,8 +239,19 @@ pub(crate) fn coverage(args: &[&str]) -> ExitCode {
             return fail(&format!("cannot run {}: {e}", command[0]));
         }
     };
+    if interrupt::interrupted() {
+        // Ctrl-C: COMMAND (interrupted too) has ended; its processes'
+        // counts are partial, and the user asked to stop.
+        let _ = std::fs::remove_dir_all(&counts_dir);
+        eprintln!("corprof coverage: interrupted, no report written");
+        return ExitCode::from(INTERRUPTED);
+    }
     let written = write_report(&counts_dir, &settings.out);
     let _ = std::fs::remove_dir_all(&counts_dir);
+    if interrupt::interrupted() {
+        eprintln!("corprof coverage: interrupted");
+        return ExitCode::from(INTERRUPTED);
+    }
     match written {
         Ok(()) => ExitCode::from(code),
         // COMMAND's failure first; else the report's.
