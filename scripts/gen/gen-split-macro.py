@@ -8,14 +8,17 @@ alternative is alive, and inside a `$( method )*` repetition that table holds
 every method matched so far: n methods cost O(n^2), which dominates the build
 of a few-hundred-method interface. Here a chunk arm matches 16 (or 4, or 1)
 methods written out one after another, each as `attrs fn Name (params) ->
-Ident tail` (tail: `;` or `{ body }`), with no optional captures between
-them, so matching costs O(n) in all, in n/16 + 6 recursion levels. The last
-method of a chunk spells its tail out (`;` or `{ body }`, one arm each);
-every other method's `tail` is followed by the next `fn` or attribute, so a
-return type that merely starts with an identifier (`corprof::HRESULT`,
-`Option<u32>`) never matches a chunk. Methods of other shapes (no return
-type, or a return type that is not a single identifier, such as
-`*mut c_void` or a path) are matched one at a time by four exact arms.
+Ret tail` (Ret: one token tree; tail: `;` or `{ body }`), with no optional
+captures between them, so matching costs O(n) in all, in n/16 + 6 recursion
+levels. The last method of a chunk spells its tail out (`;` or `{ body }`,
+one arm each); every other method's `tail` is followed by the next `fn` or
+attribute, so a return type of several tokens (`corprof::HRESULT`,
+`Option<u32>`, `*mut c_void`) never matches a chunk. Methods of other shapes
+(no return type, or a return type of several tokens) are matched one at a
+time by four exact arms. The one-token return type is captured as `tt`, not
+`ident`: a `tt` keeps the user's span through `[$r]` and the later `$ret:ty`,
+so an error about the return type (`String` cannot cross the ABI) points at
+it; an `ident` capture would point into this macro.
 
 Run `python3 scripts/gen/gen-split-macro.py > src/com/split.rs`; a test checks
 that the committed file is what this script produces.
@@ -25,7 +28,7 @@ CHUNKS = (16, 4, 1)
 
 
 def simple(i: int) -> str:
-    return f"$(#[$a{i}:meta])* fn $m{i}:ident $p{i}:tt -> $r{i}:ident $tail{i}:tt"
+    return f"$(#[$a{i}:meta])* fn $m{i}:ident $p{i}:tt -> $r{i}:tt $tail{i}:tt"
 
 
 def simple_out(i: int) -> str:
@@ -41,7 +44,7 @@ LAST = [
 
 
 def last(i: int, tail: str) -> str:
-    return f"$(#[$a{i}:meta])* fn $m{i}:ident $p{i}:tt -> $r{i}:ident " + tail.format(i=i)
+    return f"$(#[$a{i}:meta])* fn $m{i}:ident $p{i}:tt -> $r{i}:tt " + tail.format(i=i)
 
 
 def last_out(i: int, tail: str) -> str:
@@ -137,7 +140,7 @@ def main() -> None:
         "        $crate::__com_at_token! { @semicolon [$ri] [$name $m $r] }",
         "        // The return type is used, as it would be without the mistake (no",
         "        // \"unused import\" warning beside the error).",
-        "        const _: $crate::__private::core::marker::PhantomData<$r> = $crate::__private::core::marker::PhantomData;",
+        "        $crate::__com_use_types! { $r }",
         "    };",
         "    (@semicolon [$($header:tt)*] $m:ident [$other:tt] [$r:tt]) => {",
         "        $crate::__com_split! { @method [$($header)*] $m }",

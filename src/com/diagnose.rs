@@ -312,19 +312,15 @@ macro_rules! __com_method_diagnose {
             "com_interface!: malformed interface `", $crate::__private::core::stringify!($name), "`"
         ));
     };
+    // The return type is used, as it would be without the mistake (no
+    // "unused import" warning beside the error).
     ($name:ident [$($attrs:tt)*] $method:ident (& $($lt:lifetime)? $(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
-        $crate::__com_method_diagnose! { @uses $($ret)? }
+        $crate::__com_use_types! { $($ret)? }
     };
     ($name:ident [$($attrs:tt)*] $method:ident ($(mut)? self $($params:tt)*) [$($ret:ty)?] $($rest:tt)*) => {
         $crate::__com_method_diagnose! { @self $name $method }
-        $crate::__com_method_diagnose! { @uses $($ret)? }
-    };
-    // The return type is used, as it would be without the mistake (no
-    // "unused import" warning beside the error).
-    (@uses) => {};
-    (@uses $ret:ty) => {
-        const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
+        $crate::__com_use_types! { $($ret)? }
     };
     ($name:ident [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) $ret:tt $tail:tt $($rest:tt)*) => {
         $crate::__com_method_diagnose! { $name $($rest)* }
@@ -356,11 +352,7 @@ macro_rules! __com_uses {
         $(#[$mattr:meta])*
         fn $method:ident ( $($param:ident : $pty:ty),* $(,)? ) $(-> $ret:ty)? $({ $($body:tt)* })? $(;)?
     )*) => {
-        $($(
-            const _: $crate::__private::core::marker::PhantomData<$pty> = $crate::__private::core::marker::PhantomData;
-        )* $(
-            const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
-        )?)*
+        $crate::__com_use_types! { $($($pty,)* $($ret,)?)* }
     };
     ($($other:tt)*) => {};
 }
@@ -375,13 +367,22 @@ macro_rules! __com_done_uses {
     ($(
         [$($attrs:tt)*] $method:ident ($($param:ident : $pty:ty),* $(,)?) [$($ret:ty)?] [$($body:tt)*]
     )*) => {
-        $($(
-            const _: $crate::__private::core::marker::PhantomData<$pty> = $crate::__private::core::marker::PhantomData;
-        )* $(
-            const _: $crate::__private::core::marker::PhantomData<$ret> = $crate::__private::core::marker::PhantomData;
-        )?)*
+        $crate::__com_use_types! { $($($pty,)* $($ret,)?)* }
     };
     ($($other:tt)*) => {};
+}
+
+/// Uses each of the types it is given (the one job behind `__com_uses!`,
+/// `__com_done_uses!` and the other error-path arms that keep imports
+/// used). Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_use_types {
+    ($($ty:ty),* $(,)?) => {
+        $(
+            const _: $crate::__private::core::marker::PhantomData<$ty> = $crate::__private::core::marker::PhantomData;
+        )*
+    };
 }
 
 /// Matches a method list alone, so that rustc points at the first token of

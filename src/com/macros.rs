@@ -314,30 +314,33 @@ macro_rules! __com_interface {
             const VTABLE: $vtbl = {
                 $(
                     #[allow(non_snake_case, clippy::too_many_arguments, unused_parens)]
-                    unsafe extern "system" fn $method<__U: $impl_, __I: $crate::__private::Slot>(
+                    // `__R` is the return type again, given by the user's
+                    // tokens below, so that a type that cannot be returned is
+                    // reported at them.
+                    unsafe extern "system" fn $method<__U: $impl_, __I: $crate::__private::Slot, __R>(
                         this: *mut $crate::__private::core::ffi::c_void $(, $param: $pty)*
                     ) $(-> $ret)?
                     where
-                        (($($ret)?), __U): $crate::__private::Returns<R = ($($ret)?)>,
+                        (__R, __U): $crate::__private::Returns<R = ($($ret)?)>,
                     {
                         // SAFETY: this thunk is installed only in vtables built
                         // for `__U` at `__I`, so a non-null `this` is vtable
                         // pointer `__I::INDEX` of a block exported for `__U`,
                         // kept alive by the caller's reference.
                         match unsafe { $crate::__private::object::<__U, __I>(this) } {
-                            $crate::__private::core::option::Option::Some(object) => <(($($ret)?), __U) as $crate::__private::Returns>::guard(
+                            $crate::__private::core::option::Option::Some(object) => <(__R, __U) as $crate::__private::Returns>::guard(
                                 // SAFETY: the thunk's caller made this COM call,
                                 // and so guarantees the method's contract, which
                                 // is the `_Impl` method's `# Safety` condition.
                                 move || unsafe { <__U as $impl_>::$method(object $(, $param)*) }
                             ),
-                            $crate::__private::core::option::Option::None => <(($($ret)?), __U) as $crate::__private::Returns>::null_this(),
+                            $crate::__private::core::option::Option::None => <(__R, __U) as $crate::__private::Returns>::null_this(),
                         }
                     }
                 )*
                 $vtbl {
                     base__: <<$name as $crate::Interface>::Parent as $crate::Exports<__T, __Id>>::VTABLE,
-                    $($method: $method::<__T, __Id>,)*
+                    $($method: $method::<__T, __Id, $crate::__com_ret!($($ret)?)>,)*
                 }
             };
             const VTABLE_REF: &'static $vtbl = &<Self as $crate::Exports<__T, __Id>>::VTABLE;
@@ -363,6 +366,18 @@ macro_rules! __com_interface {
         vis $vis:tt name [$name:ident] parent $parent:tt methods [$($methods:tt)*]
     ) => {
         $crate::__com_method_diagnose! { $name $($methods)* }
+    };
+}
+
+/// A method's return type, `()` when it has none. Not public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __com_ret {
+    () => {
+        ()
+    };
+    ($ret:ty) => {
+        $ret
     };
 }
 

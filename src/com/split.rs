@@ -18,22 +18,22 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
-        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
-        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
-        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident $tail3:tt
-        $(#[$a4:meta])* fn $m4:ident $p4:tt -> $r4:ident $tail4:tt
-        $(#[$a5:meta])* fn $m5:ident $p5:tt -> $r5:ident $tail5:tt
-        $(#[$a6:meta])* fn $m6:ident $p6:tt -> $r6:ident $tail6:tt
-        $(#[$a7:meta])* fn $m7:ident $p7:tt -> $r7:ident $tail7:tt
-        $(#[$a8:meta])* fn $m8:ident $p8:tt -> $r8:ident $tail8:tt
-        $(#[$a9:meta])* fn $m9:ident $p9:tt -> $r9:ident $tail9:tt
-        $(#[$a10:meta])* fn $m10:ident $p10:tt -> $r10:ident $tail10:tt
-        $(#[$a11:meta])* fn $m11:ident $p11:tt -> $r11:ident $tail11:tt
-        $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:ident $tail12:tt
-        $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:ident $tail13:tt
-        $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:ident $tail14:tt
-        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:ident ;
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:tt $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:tt $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:tt $tail3:tt
+        $(#[$a4:meta])* fn $m4:ident $p4:tt -> $r4:tt $tail4:tt
+        $(#[$a5:meta])* fn $m5:ident $p5:tt -> $r5:tt $tail5:tt
+        $(#[$a6:meta])* fn $m6:ident $p6:tt -> $r6:tt $tail6:tt
+        $(#[$a7:meta])* fn $m7:ident $p7:tt -> $r7:tt $tail7:tt
+        $(#[$a8:meta])* fn $m8:ident $p8:tt -> $r8:tt $tail8:tt
+        $(#[$a9:meta])* fn $m9:ident $p9:tt -> $r9:tt $tail9:tt
+        $(#[$a10:meta])* fn $m10:ident $p10:tt -> $r10:tt $tail10:tt
+        $(#[$a11:meta])* fn $m11:ident $p11:tt -> $r11:tt $tail11:tt
+        $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:tt $tail12:tt
+        $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:tt $tail13:tt
+        $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:tt $tail14:tt
+        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:tt ;
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -59,22 +59,22 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
-        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
-        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
-        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident $tail3:tt
-        $(#[$a4:meta])* fn $m4:ident $p4:tt -> $r4:ident $tail4:tt
-        $(#[$a5:meta])* fn $m5:ident $p5:tt -> $r5:ident $tail5:tt
-        $(#[$a6:meta])* fn $m6:ident $p6:tt -> $r6:ident $tail6:tt
-        $(#[$a7:meta])* fn $m7:ident $p7:tt -> $r7:ident $tail7:tt
-        $(#[$a8:meta])* fn $m8:ident $p8:tt -> $r8:ident $tail8:tt
-        $(#[$a9:meta])* fn $m9:ident $p9:tt -> $r9:ident $tail9:tt
-        $(#[$a10:meta])* fn $m10:ident $p10:tt -> $r10:ident $tail10:tt
-        $(#[$a11:meta])* fn $m11:ident $p11:tt -> $r11:ident $tail11:tt
-        $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:ident $tail12:tt
-        $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:ident $tail13:tt
-        $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:ident $tail14:tt
-        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:ident { $($b15:tt)* }
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:tt $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:tt $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:tt $tail3:tt
+        $(#[$a4:meta])* fn $m4:ident $p4:tt -> $r4:tt $tail4:tt
+        $(#[$a5:meta])* fn $m5:ident $p5:tt -> $r5:tt $tail5:tt
+        $(#[$a6:meta])* fn $m6:ident $p6:tt -> $r6:tt $tail6:tt
+        $(#[$a7:meta])* fn $m7:ident $p7:tt -> $r7:tt $tail7:tt
+        $(#[$a8:meta])* fn $m8:ident $p8:tt -> $r8:tt $tail8:tt
+        $(#[$a9:meta])* fn $m9:ident $p9:tt -> $r9:tt $tail9:tt
+        $(#[$a10:meta])* fn $m10:ident $p10:tt -> $r10:tt $tail10:tt
+        $(#[$a11:meta])* fn $m11:ident $p11:tt -> $r11:tt $tail11:tt
+        $(#[$a12:meta])* fn $m12:ident $p12:tt -> $r12:tt $tail12:tt
+        $(#[$a13:meta])* fn $m13:ident $p13:tt -> $r13:tt $tail13:tt
+        $(#[$a14:meta])* fn $m14:ident $p14:tt -> $r14:tt $tail14:tt
+        $(#[$a15:meta])* fn $m15:ident $p15:tt -> $r15:tt { $($b15:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -100,10 +100,10 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
-        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
-        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
-        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident ;
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:tt $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:tt $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:tt ;
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -117,10 +117,10 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident $tail0:tt
-        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:ident $tail1:tt
-        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:ident $tail2:tt
-        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:ident { $($b3:tt)* }
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt $tail0:tt
+        $(#[$a1:meta])* fn $m1:ident $p1:tt -> $r1:tt $tail1:tt
+        $(#[$a2:meta])* fn $m2:ident $p2:tt -> $r2:tt $tail2:tt
+        $(#[$a3:meta])* fn $m3:ident $p3:tt -> $r3:tt { $($b3:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -134,7 +134,7 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident ;
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt ;
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -145,7 +145,7 @@ macro_rules! __com_split {
     };
     (
         [$($header:tt)*] [$($done:tt)*]
-        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:ident { $($b0:tt)* }
+        $(#[$a0:meta])* fn $m0:ident $p0:tt -> $r0:tt { $($b0:tt)* }
         $($rest:tt)*
     ) => {
         $crate::__com_split! {
@@ -215,7 +215,7 @@ macro_rules! __com_split {
         $crate::__com_at_token! { @semicolon [$ri] [$name $m $r] }
         // The return type is used, as it would be without the mistake (no
         // "unused import" warning beside the error).
-        const _: $crate::__private::core::marker::PhantomData<$r> = $crate::__private::core::marker::PhantomData;
+        $crate::__com_use_types! { $r }
     };
     (@semicolon [$($header:tt)*] $m:ident [$other:tt] [$r:tt]) => {
         $crate::__com_split! { @method [$($header)*] $m }
