@@ -38,13 +38,31 @@ impl Profile {
                 continue;
             }
             let labels = [("thread", thread.name.as_str())];
-            // Exceptions and waits apart: each stack with its exception's
-            // type or its wait's source as a label.
-            pprof.add_tree_by(&thread.tree, &self.frames, &labels, |node, values| {
+            let map = |node: &[u64], values: &mut Vec<i64>| {
                 values.extend(node.iter().map(|&v| v.min(i64::MAX as u64) as i64));
                 values[EXCEPTIONS] = 0;
                 values[WAIT] = 0;
-            });
+            };
+            // Exceptions and waits apart: each stack with its exception's
+            // type or its wait's source as a label. The samples taken
+            // inside spans apart too: each span's with its ids as labels.
+            let outside;
+            let tree = if thread.spans.is_empty() {
+                &thread.tree
+            } else {
+                outside = outside_spans(thread);
+                &outside
+            };
+            pprof.add_tree_by(tree, &self.frames, &labels, map);
+            for span in &thread.spans {
+                let (trace, id) = (span.trace_hex(), span.span_hex());
+                let labels = [
+                    ("thread", thread.name.as_str()),
+                    ("trace_id", trace.as_str()),
+                    ("span_id", id.as_str()),
+                ];
+                pprof.add_tree_by(&span.tree, &self.frames, &labels, map);
+            }
             let tree = &thread.tree;
             for index in 1..tree.len() {
                 let node = tree.find_index(index);
@@ -72,6 +90,31 @@ impl Profile {
         }
         pprof
     }
+}
+
+/// `thread`'s tree without the samples its spans hold (each of those is
+/// also in the tree: `ThreadProfile::spans`).
+fn outside_spans(thread: &ThreadProfile) -> StackTree {
+    let width = thread.tree.width();
+    let mut inside = StackTree::new(width);
+    for span in &thread.spans {
+        inside.absorb(&span.tree);
+    }
+    let mut outside = StackTree::new(width);
+    for index in 1..thread.tree.len() {
+        let node = thread.tree.find_index(index);
+        let stack = thread.tree.stack(node);
+        let mut values = thread.tree.values(node).to_vec();
+        if let Some(found) = inside.find(stack.iter().copied()) {
+            for (v, &taken) in values.iter_mut().zip(inside.values(found)) {
+                *v = v.saturating_sub(taken);
+            }
+        }
+        if values.iter().any(|&v| v != 0) {
+            outside.add(stack, &values);
+        }
+    }
+    outside
 }
 
 impl Profile {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Condvar, Mutex};
 
 use super::options::{SamplerOptions, CPU, SAMPLE_TYPES};
-use super::state::{SamplerStats, State};
+use super::state::{SamplerStats, SpanIds, State};
 use crate::facade::{ProfilerInfo, StackFrame};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
@@ -60,6 +60,8 @@ pub(super) struct Sample<'a> {
     pub(super) cpu_clock: Option<Option<u64>>,
     /// One value per sample type ([`SAMPLE_TYPES`]).
     pub(super) values: [u64; SAMPLE_TYPES.len()],
+    /// The span current on the thread ([`SpanIds::NONE`]: none).
+    pub(super) span: SpanIds,
 }
 
 impl State {
@@ -76,6 +78,7 @@ impl State {
             os_thread,
             cpu_clock,
             mut values,
+            span,
         } = sample;
         if let Some(frames) = walked {
             self.stats.walks += 1;
@@ -105,7 +108,7 @@ impl State {
         if let Some(os_thread) = os_thread {
             tracked.os_thread = os_thread;
         }
-        tracked.add(&stack, &values, periods);
+        tracked.add(&stack, &values, periods, span);
         if let Some(recorder) = &mut self.recorder {
             recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
         }
@@ -204,6 +207,7 @@ mod tests {
             os_thread: Some(7),
             cpu_clock: Some(Some(1_000)),
             values: [0; SAMPLE_TYPES.len()],
+            span: SpanIds::NONE,
         }
     }
 
