@@ -46,6 +46,13 @@
 #                the waits are on by default from .NET 9): the baseline that
 #                prices the waits, BASELINE=sampler-no-waits CONFIGS=sampler;
 #                every sampler run logs the waits it saw (summary.txt)
+#   sampler-spans
+#                the sampler with samples tied to spans (CORPROF_SAMPLER_SPANS=1
+#                and the span helper, scripts/gen/build-span-helper.sh, in
+#                DOTNET_STARTUP_HOOKS; .NET 8 and later): each request is an
+#                Activity of ASP.NET Core's (its listener makes one, with or
+#                without a traceparent); the price of span tracking,
+#                BASELINE=sampler CONFIGS=sampler-spans
 #   sampler-heap-snapshots
 #                the sampler with a heap snapshot every 5 s
 #                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
@@ -130,6 +137,10 @@ config_env() {
                     ;;
                 sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
                 sampler-no-waits) echo "CORPROF_SAMPLER_WAITS=0" ;;
+                sampler-spans)
+                    echo "CORPROF_SAMPLER_SPANS=1"
+                    echo "DOTNET_STARTUP_HOOKS=$span_helper"
+                    ;;
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
@@ -201,12 +212,17 @@ if [[ " $baseline $configs " == *" sampler-push-hostile "* ]] && [ "$seconds" -l
 fi
 
 calltarget_helper=
+span_helper=
 for c in $baseline $configs; do
     config_env "$c" >/dev/null
     ex=$(example_of "$c")
     if [ -n "$ex" ]; then
         log "building examples/$ex.rs (release)"
         cargo build --quiet --release --example "$ex" || die "cargo build --example $ex failed"
+    fi
+    if [ "$c" = sampler-spans ] && [ -z "$span_helper" ]; then
+        span_helper="$scratch/CorprofSpans.dll"
+        bash scripts/gen/build-span-helper.sh "$span_helper" >/dev/null || die "building the span helper failed"
     fi
     if [ "$c" = calltarget ] && [ -z "$calltarget_helper" ]; then
         calltarget_helper="$scratch/CorProf.CallTarget.dll"
