@@ -157,3 +157,63 @@ impl Profile {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Frames;
+    use crate::sampling::options::{CPU, WALL};
+    use crate::sampling::state::SpanTree;
+
+    /// The samples outside spans: the thread's tree less each span's, node
+    /// by node (a stack wholly inside a span is left out).
+    #[test]
+    fn outside_spans_is_the_tree_less_the_spans() {
+        let mut frames = Frames::new();
+        let (main, hot, idle) = (
+            frames.intern("Main"),
+            frames.intern("Hot"),
+            frames.intern("Idle"),
+        );
+        let mut values = [0; SAMPLE_TYPES.len()];
+        let mut tree = StackTree::new(SAMPLE_TYPES.len());
+        values[CPU] = 30;
+        values[WALL] = 40;
+        tree.add([main, hot], &values);
+        values[CPU] = 0;
+        values[WALL] = 50;
+        tree.add([main, idle], &values);
+        let span = |cpu, wall| {
+            let mut t = StackTree::new(SAMPLE_TYPES.len());
+            let mut v = [0; SAMPLE_TYPES.len()];
+            v[CPU] = cpu;
+            v[WALL] = wall;
+            t.add([main, hot], &v);
+            SpanTree {
+                trace_id: [1; 16],
+                span_id: [2; 8],
+                tree: t,
+            }
+        };
+        let thread = ThreadProfile {
+            name: alloc::string::String::from("T"),
+            os_thread: 1,
+            tree,
+            spans: alloc::vec![span(10, 15), span(20, 25)],
+        };
+        let outside = outside_spans(&thread);
+        assert_eq!(outside.find([main, hot]), None, "wholly inside spans");
+        let node = outside.find([main, idle]).unwrap();
+        assert_eq!(outside.values(node)[WALL], 50);
+        let thread = ThreadProfile {
+            spans: alloc::vec![span(10, 15)],
+            ..thread
+        };
+        let outside = outside_spans(&thread);
+        let node = outside.find([main, hot]).unwrap();
+        assert_eq!(
+            (outside.values(node)[CPU], outside.values(node)[WALL]),
+            (20, 25)
+        );
+    }
+}
