@@ -186,8 +186,8 @@ const ROOMS: &[(&str, &[&[&str]])] = &[
                 "win32",
             ],
             // The sample types and options; CFA programs; signal mode's
-            // resolver; the rules' evaluation.
-            &["armed", "cfi", "options", "resolver"],
+            // resolver; the rules' evaluation; the GC threads' CPU.
+            &["armed", "cfi", "gc_threads", "options", "resolver"],
             // The flight recorder's ring (of the sample types' trees).
             &["recorder"],
             // The sampler's state and statistics; the environment's

@@ -6,9 +6,11 @@
 # pairs run the server without a profiler first, even pairs second: of two
 # identical runs back to back the second shows a lower p99). Each run starts
 # a fresh server, warms it up with 2 s of the same load (not counted), then
-# measures. Prints, per configuration, the medians of requests/s and p99
-# latency with and without the profiler, their ratios, and every pair's
-# ratios; fails when a response is not 200 or a server does not exit 0 on
+# measures. Prints, per configuration, the medians of requests/s, p99
+# latency and the server's CPU time per request (utime + stime of
+# /proc/PID/stat over the measured run, divided by the requests wrk counted)
+# with and without the profiler, their ratios, and every pair's ratios;
+# fails when a response is not 200 or a server does not exit 0 on
 # SIGTERM.
 #
 #   bash scripts/bench/bench.sh web
@@ -46,6 +48,16 @@
 #                the waits are on by default from .NET 9): the baseline that
 #                prices the waits, BASELINE=sampler-no-waits CONFIGS=sampler;
 #                every sampler run logs the waits it saw (summary.txt)
+#   sampler-no-alloc
+#                the sampler without allocation sampling
+#                (CORPROF_SAMPLER_ALLOC_BYTES=0): prices the allocation events
+#   sampler-stacks-only
+#                the sampler with allocations, GC pauses, the live heap and
+#                waits off (exceptions and contention stay): what the stack
+#                sampling alone and the session's remaining events cost
+#   sampler-hz1  the sampler at 1 sample per second (CORPROF_SAMPLER_HZ=1):
+#                with the defaults, prices the timer, the signal handler and
+#                the walk at 99 Hz
 #   sampler-spans
 #                the sampler with samples tied to spans (CORPROF_SAMPLER_SPANS=1
 #                and the span helper, scripts/gen/build-span-helper.sh, in
@@ -137,6 +149,14 @@ config_env() {
                     ;;
                 sampler-no-gc-pauses) echo "CORPROF_SAMPLER_GC_PAUSES=0" ;;
                 sampler-no-waits) echo "CORPROF_SAMPLER_WAITS=0" ;;
+                sampler-no-alloc) echo "CORPROF_SAMPLER_ALLOC_BYTES=0" ;;
+                sampler-stacks-only)
+                    echo "CORPROF_SAMPLER_ALLOC_BYTES=0"
+                    echo "CORPROF_SAMPLER_GC_PAUSES=0"
+                    echo "CORPROF_SAMPLER_HEAP_OBJECTS=0"
+                    echo "CORPROF_SAMPLER_WAITS=0"
+                    ;;
+                sampler-hz1) echo "CORPROF_SAMPLER_HZ=1" ;;
                 sampler-spans)
                     echo "CORPROF_SAMPLER_SPANS=1"
                     echo "DOTNET_STARTUP_HOOKS=$span_helper"
@@ -230,7 +250,17 @@ for c in $baseline $configs; do
     fi
 done
 
-# run CONFIG -> "requests_per_sec p99_us"
+# The server's CPU time so far, in clock ticks (utime + stime of
+# /proc/PID/stat: fields 14 and 15, counted after the command's closing
+# parenthesis, which a command name may itself contain).
+server_cpu_ticks() {
+    local stat
+    stat=$(cat "/proc/$1/stat") || die "no /proc/$1/stat"
+    stat=${stat##*) }
+    awk '{print $12 + $13}' <<<"$stat"
+}
+
+# run CONFIG -> "requests_per_sec p99_us cpu_us_per_request"
 run() {
     local config="$1" out="$scratch/server.out" env_lines
     env_lines=$(config_env "$config")
@@ -241,11 +271,13 @@ run() {
     local url="http://127.0.0.1:$port$endpoint"
     timeout 60 wrk -t2 -c16 -d2s "$url" >/dev/null || die "$config: wrk (warm-up) failed"
     [ "$config" != sampler-push-hostile ] || start_hostile_receiver "$(date +%s.%N)"
-    local report
+    local report cpu_before cpu_after
+    cpu_before=$(server_cpu_ticks "$server_pid")
     report=$(timeout $((seconds * 2 + 30)) wrk -t2 -c16 -d"${seconds}s" --latency "$url") || die "$config: wrk failed"
     if grep -q -e 'Non-2xx' -e 'Socket errors' <<<"$report"; then
         die "$config: not every response was a 200: $(grep -e 'Non-2xx' -e 'Socket errors' <<<"$report")"
     fi
+    cpu_after=$(server_cpu_ticks "$server_pid")
     if [ -n "$receiver_pid" ]; then
         kill -KILL "$receiver_pid" 2>/dev/null || true
         wait "$receiver_pid" 2>/dev/null || true
@@ -283,13 +315,14 @@ run() {
             die "$config: no coverage report of WebApp's Program.cs: $(grep '^coverage: ' "$scratch/server.err" | tail -n 3)"
         log "$config: $(sed -n 's/^coverage: \([0-9]* methods instrumented\).*rewriting per method; \(.*refused\)).*/\1, \2/p' "$scratch/server.err" | tail -n 1)"
     fi
-    python3 - "$report" <<'EOF'
+    python3 - "$report" "$((cpu_after - cpu_before))" "$(getconf CLK_TCK)" <<'EOF'
 import re, sys
-text = sys.argv[1]
+text, ticks, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rps = float(re.search(r"Requests/sec:\s*([\d.]+)", text).group(1))
 m = re.search(r"^\s*99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
 scale = {"us": 1, "ms": 1e3, "s": 1e6}[m.group(2)]
-print(f"{rps:.1f} {float(m.group(1)) * scale:.1f}")
+requests = int(re.search(r"^\s*(\d+) requests in", text, re.M).group(1))
+print(f"{rps:.1f} {float(m.group(1)) * scale:.1f} {ticks * 1e6 / hz / requests:.2f}")
 EOF
 }
 
@@ -302,8 +335,8 @@ else
     echo "$pairs pairs per configuration in ABBA order, medians; $(nproc) cores; baseline: $baseline."
 fi
 echo
-echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | per-pair (or per-round) requests/s ratios | per-pair (or per-round) p99 ratios |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| configuration | requests/s $baseline | requests/s profiled | ratio | p99 $baseline (ms) | p99 profiled (ms) | ratio | server CPU per request $baseline (µs) | profiled (µs) | ratio | per-pair (or per-round) requests/s ratios | per-pair (or per-round) p99 ratios | per-pair (or per-round) CPU-per-request ratios |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 if [ "$interleave" = 1 ]; then
     # Rounds: the baseline and every configuration once per round, in an
     # order rotated by one each round and reversed every other round, so
@@ -326,18 +359,20 @@ if [ "$interleave" = 1 ]; then
     done
     for c in $configs; do
         paste -d' ' "$scratch/r-base" "$scratch/r-$c" >"$scratch/both"
-        awk '{printf "%.3f\n", $3 / $1}' "$scratch/both" >"$scratch/rr"
-        awk '{printf "%.3f\n", $4 / $2}' "$scratch/both" >"$scratch/pr"
+        awk '{printf "%.3f\n", $4 / $1}' "$scratch/both" >"$scratch/rr"
+        awk '{printf "%.3f\n", $5 / $2}' "$scratch/both" >"$scratch/pr"
+        awk '{printf "%.3f\n", $6 / $3}' "$scratch/both" >"$scratch/cr"
         rn=$(cut -d' ' -f1 "$scratch/r-base" | median); rp=$(cut -d' ' -f1 "$scratch/r-$c" | median)
         pn=$(cut -d' ' -f2 "$scratch/r-base" | median); pp=$(cut -d' ' -f2 "$scratch/r-$c" | median)
-        python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") |')"
-        rm=$(median <"$scratch/rr"); pm=$(median <"$scratch/pr")
-        echo "$c: median of the per-round ratios: requests/s ${rm}x, p99 ${pm}x" >&2
+        cn=$(cut -d' ' -f3 "$scratch/r-base" | median); cp=$(cut -d' ' -f3 "$scratch/r-$c" | median)
+        python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | {$cn:.1f} | {$cp:.1f} | {$cp/$cn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") | $(paste -sd' ' "$scratch/cr") |')"
+        rm=$(median <"$scratch/rr"); pm=$(median <"$scratch/pr"); cm=$(median <"$scratch/cr")
+        echo "$c: median of the per-round ratios: requests/s ${rm}x, p99 ${pm}x, CPU per request ${cm}x" >&2
     done
     exit 0
 fi
 for c in $configs; do
-    : >"$scratch/none" && : >"$scratch/prof" && : >"$scratch/rr" && : >"$scratch/pr"
+    : >"$scratch/none" && : >"$scratch/prof" && : >"$scratch/rr" && : >"$scratch/pr" && : >"$scratch/cr"
     for i in $(seq "$pairs"); do
         if [ $((i % 2)) = 1 ]; then order="base $c"; else order="$c base"; fi
         for which in $order; do
@@ -347,8 +382,10 @@ for c in $configs; do
         done
         python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[0])/float(a[0]):.3f}')" >>"$scratch/rr"
         python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[1])/float(a[1]):.3f}')" >>"$scratch/pr"
+        python3 -c "a='$a'.split(); b='$b'.split(); print(f'{float(b[2])/float(a[2]):.3f}')" >>"$scratch/cr"
     done
     rn=$(cut -d' ' -f1 "$scratch/none" | median); rp=$(cut -d' ' -f1 "$scratch/prof" | median)
     pn=$(cut -d' ' -f2 "$scratch/none" | median); pp=$(cut -d' ' -f2 "$scratch/prof" | median)
-    python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") |')"
+    cn=$(cut -d' ' -f3 "$scratch/none" | median); cp=$(cut -d' ' -f3 "$scratch/prof" | median)
+    python3 -c "print(f'| $c | {$rn:.0f} | {$rp:.0f} | {$rp/$rn:.3f} | {$pn/1000:.2f} | {$pp/1000:.2f} | {$pp/$pn:.3f} | {$cn:.1f} | {$cp:.1f} | {$cp/$cn:.3f} | $(paste -sd' ' "$scratch/rr") | $(paste -sd' ' "$scratch/pr") | $(paste -sd' ' "$scratch/cr") |')"
 done

@@ -92,6 +92,7 @@ mod exceptions;
 pub mod export;
 mod gc_heap;
 mod gc_pauses;
+mod gc_threads;
 mod heap_snapshot;
 mod incident;
 mod live_heap;
@@ -190,6 +191,7 @@ pub use contention::{
 pub use exceptions::{RateSampler, EXCEPTIONS_PER_SECOND};
 pub use gc_heap::GcHeapStats;
 pub use gc_pauses::GcPauseStats;
+pub use gc_threads::{GC_THREAD_FRAME, GC_THREAD_NAMES};
 pub use heap_snapshot::{HeapSnapshotStats, HEAP_SNAPSHOTS_KEPT, HEAP_SNAPSHOT_TYPES};
 pub use live_heap::{LiveHeapStats, HEAP_OBJECTS};
 pub use memory::{GC_THREAD, LIVE_HEAP_THREAD};

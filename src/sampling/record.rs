@@ -8,8 +8,9 @@ use alloc::vec::Vec;
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex};
 
+use super::gc_threads::{name_frame, GcCpu, GcThreads, GC_THREAD_FRAME};
 use super::options::{SamplerOptions, CPU, SAMPLE_TYPES};
-use super::state::{SamplerStats, SpanIds, State};
+use super::state::{SamplerStats, SpanIds, State, Tracked};
 use crate::facade::{ProfilerInfo, StackFrame};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
@@ -114,9 +115,79 @@ impl State {
         }
         stack
     }
+
+    /// The OS threads of the threads the sampler tracks (not the GC
+    /// threads' own slots): their CPU is sampled by the mode.
+    pub(super) fn sampled_os_threads(&self) -> impl Iterator<Item = u32> + '_ {
+        self.by_id
+            .values()
+            .filter_map(|&slot| self.threads.get(slot).map(|t| t.os_thread))
+    }
+
+    /// Records a GC thread's CPU (`gc_threads.rs`) under `[GC thread]` and
+    /// the thread's name, in a slot of the thread's own (at most
+    /// [`MAX_GC_SLOTS`]: beyond, threads of one name share one).
+    pub(super) fn record_gc_cpu(&mut self, periods: bool, cpu: &GcCpu) {
+        let slot = match self.gc_slots.get(&cpu.os_thread) {
+            Some(&slot) => slot,
+            None => {
+                let shared = (self.gc_slots.len() >= MAX_GC_SLOTS)
+                    .then(|| {
+                        self.gc_slots
+                            .values()
+                            .copied()
+                            .find(|&slot| self.threads[slot].name.as_deref() == Some(cpu.name))
+                    })
+                    .flatten();
+                let slot = shared.unwrap_or_else(|| {
+                    let mut tracked = Tracked::new();
+                    tracked.name = Some(String::from(cpu.name));
+                    tracked.os_thread = cpu.os_thread;
+                    self.threads.push(tracked);
+                    self.threads.len() - 1
+                });
+                self.gc_slots.insert(cpu.os_thread, slot);
+                slot
+            }
+        };
+        let stack = [
+            self.frames.intern(GC_THREAD_FRAME),
+            self.frames.intern(&name_frame(cpu.name)),
+        ];
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[CPU] = cpu.nanos;
+        self.stats.gc_threads_cpu_nanos = self.stats.gc_threads_cpu_nanos.saturating_add(cpu.nanos);
+        self.threads[slot].add(&stack, &values, periods, SpanIds::NONE);
+        if let Some(recorder) = &mut self.recorder {
+            recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
+        }
+    }
 }
 
+/// The most GC threads with a slot of their own (server GC starts one per
+/// heap, at most one per core; background GC as many again).
+pub(super) const MAX_GC_SLOTS: usize = 512;
+
 impl Core {
+    /// Reads the GC threads' CPU ([`GcThreads::poll`]; at most every
+    /// [`POLL`](super::gc_threads::POLL)) and records it: from the sampler
+    /// thread's loop, in every mode.
+    pub(super) fn poll_gc_threads(&self, gc: &mut GcThreads, now: std::time::Instant) {
+        if !gc.due(now) {
+            return;
+        }
+        // The sampled threads, copied: /proc is read with no lock held.
+        let sampled: Vec<u32> = lock(&self.state).sampled_os_threads().collect();
+        let used = gc.poll(now, |os_thread| sampled.contains(&os_thread));
+        if used.is_empty() {
+            return;
+        }
+        let mut state = lock(&self.state);
+        for cpu in &used {
+            state.record_gc_cpu(self.periods, cpu);
+        }
+    }
+
     /// Records `sample` ([`State::record`]) with `count` applied to the
     /// statistics first; returns the stack recorded.
     pub(super) fn record(

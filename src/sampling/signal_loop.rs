@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use core::time::Duration;
 use std::time::Instant;
 
+use super::gc_threads::GcThreads;
 use super::mode::SignalStats;
 use super::options::{sample_interval, CPU, SAMPLE_TYPES, WALL};
 use super::record::{Core, Sample};
@@ -34,6 +35,8 @@ pub(super) fn run_signal(host: &dyn Host) {
     refresh_modules();
     // The end of the current period, when exporting (as in `run_loop`).
     let mut period_end = inner.periods.then(|| Instant::now() + inner.options.period);
+    // The runtime's GC threads, which no signal of ours reaches.
+    let mut gc = GcThreads::default();
     while !wait_until(inner, next) {
         next = (next + period).max(Instant::now());
         if let Some(end) = period_end.filter(|&end| Instant::now() >= end) {
@@ -51,7 +54,10 @@ pub(super) fn run_signal(host: &dyn Host) {
         sent += signal::signal_wall(inner.options.wall_threads_per_tick as usize);
         drain(&mut raw);
         record_signal(inner, &mut resolver, &mut raw);
+        inner.poll_gc_threads(&mut gc, Instant::now());
     }
+    gc.force();
+    inner.poll_gc_threads(&mut gc, Instant::now());
     // What the handlers wrote while the registrations were on (those of
     // ended threads dropped), then what is left once the stop ended them.
     drain(&mut raw);

@@ -189,6 +189,10 @@ pub struct SamplerStats {
     /// Of those, the ones recorded (all up to the rate limit, a sample
     /// beyond it).
     pub waits_recorded: u64,
+    /// CPU time of the runtime's GC threads that no mode samples (server
+    /// GC's and background GC's native threads; Linux), in nanoseconds:
+    /// the CPU profile holds it under `[GC thread]`.
+    pub gc_threads_cpu_nanos: u64,
     /// Wait events that could not be decoded (counted, skipped).
     pub undecoded_waits: u64,
     /// Whether GC pauses are measured: asked for
@@ -363,6 +367,10 @@ pub(super) struct State {
     pub(super) period_start: Instant,
     /// The flight recorder (`None`: no incident rule).
     pub(super) recorder: Option<Recorder>,
+    /// The slots of the runtime's GC threads (`gc_threads.rs`) by OS
+    /// thread ID: threads of their own, never in `by_id` (the runtime
+    /// gives them no `ThreadID`) and never ended.
+    pub(super) gc_slots: HashMap<u32, usize>,
 }
 
 impl State {
@@ -387,6 +395,7 @@ impl State {
             stopped: None,
             period_start: Instant::now(),
             recorder: None,
+            gc_slots: HashMap::new(),
         }
     }
 

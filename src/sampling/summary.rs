@@ -140,6 +140,7 @@ pub(super) fn write_dir(
     summary.push_str(heap_snapshots);
     let mut line = |key: &str, value: String| summary.push_str(&format!("{key}={value}\n"));
     line("sampler_cpu_ns", stats.sampler_cpu_nanos.to_string());
+    line("gc_threads_cpu_ns", stats.gc_threads_cpu_nanos.to_string());
     line("pause_median_ns", stats.pause_quantile(0.5).to_string());
     line("pause_p99_ns", stats.pause_quantile(0.99).to_string());
     let signal = &stats.signal;

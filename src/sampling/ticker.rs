@@ -8,6 +8,7 @@ use core::ops::ControlFlow;
 use core::time::Duration;
 use std::time::{Instant, SystemTime};
 
+use super::gc_threads::GcThreads;
 use super::options::sample_interval;
 use super::record::Core;
 use crate::support::sync::lock;
@@ -92,11 +93,16 @@ pub(super) fn beats(host: &dyn Host, mut sample: impl FnMut(Instant) -> ControlF
     let mut jitter = random_seed() | 1;
     // The end of the current period, when exporting.
     let mut period_end = inner.periods.then(|| Instant::now() + inner.options.period);
+    // The runtime's GC threads, which the modes do not walk.
+    let mut gc = GcThreads::default();
     loop {
         {
             let mut stop = lock(&inner.stop);
             loop {
                 if *stop {
+                    drop(stop);
+                    gc.force();
+                    inner.poll_gc_threads(&mut gc, Instant::now());
                     return;
                 }
                 let now = Instant::now();
@@ -133,6 +139,7 @@ pub(super) fn beats(host: &dyn Host, mut sample: impl FnMut(Instant) -> ControlF
         if sample(began).is_break() {
             return;
         }
+        inner.poll_gc_threads(&mut gc, Instant::now());
     }
 }
 

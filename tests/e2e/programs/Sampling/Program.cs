@@ -68,6 +68,15 @@
 // and the main thread releases them MILLISECONDS after the last one said so:
 // each wait lasts at least MILLISECONDS less the few instructions between
 // the flag and the wait. Prints "waits done".
+//
+// `Sampling gcthreads SECONDS` (run with server GC, tests/e2e_sampler.rs):
+// two threads "Allocator 0/1" allocate small object graphs for SECONDS,
+// keeping a rotating set of 4,096 survivors, while "Idle" waits on an event
+// the whole time; then prints "gc threads N cpu S s" on stderr, the number of threads
+// named as the runtime names its GC threads (".NET Server GC", ".NET BGC")
+// and their CPU time from /proc/self/task/TID/stat, then "idle threads N
+// cpu S s" for "Idle" (N is 0 where the runtime does not give the OS
+// thread the managed thread's name), and "gcthreads done".
 using System;
 using System.Diagnostics;
 using System.Runtime.CompilerServices;
@@ -440,6 +449,78 @@ namespace E2E.Sampling
             return ExitCode;
         }
 
+        // The CPU the runtime's GC threads used so far, as /proc says:
+        // utime + stime (fields 14 and 15 of /proc/self/task/TID/stat, in
+        // clock ticks of 10 ms) of the threads named ".NET Server GC" or
+        // ".NET BGC"; and how many there are.
+        static (double Seconds, int Threads) GcThreadsCpu() => ThreadsCpu(".NET Server GC", ".NET BGC");
+
+        // The CPU time (s) of the threads of this process whose kernel name
+        // is one of NAMES, and how many there are.
+        static (double Seconds, int Threads) ThreadsCpu(params string[] names)
+        {
+            double ticks = 0;
+            int threads = 0;
+            foreach (var task in System.IO.Directory.GetDirectories("/proc/self/task"))
+            {
+                string comm;
+                string stat;
+                try
+                {
+                    comm = System.IO.File.ReadAllText(task + "/comm").TrimEnd('\n');
+                    stat = System.IO.File.ReadAllText(task + "/stat");
+                }
+                catch (System.IO.IOException)
+                {
+                    continue; // ended meanwhile
+                }
+                if (Array.IndexOf(names, comm) < 0) continue;
+                var fields = stat.Substring(stat.LastIndexOf(')') + 2).Split(' ');
+                ticks += double.Parse(fields[11]) + double.Parse(fields[12]);
+                threads++;
+            }
+            return (ticks / 100.0, threads);
+        }
+
+        static object[] survivors = new object[4096];
+
+        // Allocates on two threads for SECONDS (keeping a rotating set of
+        // survivors, so that each GC has work), with an idle thread waiting
+        // the whole time; then prints the GC threads' CPU from /proc.
+        static int GcThreads(double seconds)
+        {
+            var done = new ManualResetEvent(false);
+            var idle = new Thread(() => done.WaitOne()) { Name = "Idle" };
+            idle.Start();
+            var workers = new Thread[2];
+            for (int t = 0; t < workers.Length; t++)
+            {
+                int seed = t;
+                workers[t] = new Thread(() =>
+                {
+                    var clock = Stopwatch.StartNew();
+                    int i = seed;
+                    while (clock.Elapsed.TotalSeconds < seconds)
+                    {
+                        var node = new object[16];
+                        node[0] = new byte[64 + (i & 255)];
+                        survivors[(i * 7919) & 4095] = node;
+                        i++;
+                    }
+                }) { Name = "Allocator " + t };
+            }
+            foreach (var w in workers) w.Start();
+            foreach (var w in workers) w.Join();
+            var (cpu, threads) = GcThreadsCpu();
+            var (idleCpu, idles) = ThreadsCpu("Idle");
+            done.Set();
+            idle.Join();
+            Console.Error.WriteLine(FormattableString.Invariant($"gc threads {threads} cpu {cpu:F2} s"));
+            Console.Error.WriteLine(FormattableString.Invariant($"idle threads {idles} cpu {idleCpu:F2} s"));
+            Console.WriteLine("gcthreads done");
+            return ExitCode;
+        }
+
         static int Bench(int threads, int rounds)
         {
             var workers = new Thread[threads];
@@ -494,6 +575,10 @@ namespace E2E.Sampling
             if (args.Length == 2 && args[0] == "allocbench")
             {
                 return AllocBench(int.Parse(args[1]));
+            }
+            if (args.Length == 2 && args[0] == "gcthreads")
+            {
+                return GcThreads(double.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture));
             }
             if (args.Length == 2 && args[0] == "waits")
             {
