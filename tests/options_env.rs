@@ -27,13 +27,14 @@ fn child_prints_what_the_environment_gives() {
     println!(
         "\nsampler: {}",
         show(SamplerOptions::from_env().map(|o| format!(
-            "hz={} alloc={:?} source={} gc_pauses={} heap={:?} waits={:?}",
+            "hz={} alloc={:?} source={} gc_pauses={} heap={:?} waits={:?} spans={}",
             o.hz,
             o.allocation_mean_bytes,
             o.allocation_source.name(),
             o.gc_pauses,
             o.heap_objects,
-            o.waits_per_second
+            o.waits_per_second,
+            o.spans
         )))
     );
     println!(
@@ -79,6 +80,7 @@ fn child_lines(vars: &[(&str, &str)]) -> (String, String, String) {
         "CORPROF_SAMPLER_GC_PAUSES",
         "CORPROF_SAMPLER_HEAP_OBJECTS",
         "CORPROF_SAMPLER_WAITS",
+        "CORPROF_SAMPLER_SPANS",
         "CORPROF_COVERAGE_DIR",
         "CORPROF_COVERAGE_INCLUDE",
         "CORPROF_COVERAGE_EXCLUDE",
@@ -155,7 +157,7 @@ fn unset_variables_give_the_defaults_and_calltarget_asks_for_targets() {
     let (sampler, calltarget) = answers(&[]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096) waits=Some(500)"
+        "hz=99 alloc=Some(524288) source=auto gc_pauses=true heap=Some(4096) waits=Some(500) spans=false"
     );
     assert_eq!(
         calltarget,
@@ -172,10 +174,11 @@ fn every_sampler_variable_is_read() {
         ("CORPROF_SAMPLER_GC_PAUSES", "off"),
         ("CORPROF_SAMPLER_HEAP_OBJECTS", "0"),
         ("CORPROF_SAMPLER_WAITS", "0"),
+        ("CORPROF_SAMPLER_SPANS", "on"),
     ]);
     assert_eq!(
         sampler,
-        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None waits=None"
+        "hz=250 alloc=None source=object-allocated gc_pauses=false heap=None waits=None spans=true"
     );
     let (sampler, _) = answers(&[
         ("CORPROF_SAMPLER_ALLOC_BYTES", "4096"),
@@ -185,7 +188,7 @@ fn every_sampler_variable_is_read() {
     ]);
     assert_eq!(
         sampler,
-        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100) waits=Some(20)"
+        "hz=99 alloc=Some(4096) source=allocation-tick gc_pauses=true heap=Some(100) waits=Some(20) spans=false"
     );
 }
 
@@ -226,6 +229,11 @@ fn a_bad_sampler_value_names_its_variable_and_says_why() {
         (
             "CORPROF_SAMPLER_GC_PAUSES",
             "2",
+            "is not one of 0, 1, true, false, yes, no, on, off",
+        ),
+        (
+            "CORPROF_SAMPLER_SPANS",
+            "sometimes",
             "is not one of 0, 1, true, false, yes, no, on, off",
         ),
     ] {

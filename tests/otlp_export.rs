@@ -141,6 +141,99 @@ fn each_request_decodes_under_the_schema_and_keeps_the_dictionary_rules() {
     }
 }
 
+/// The `trace_id`/`span_id` labels of a sample taken inside a span are its
+/// `Link` (W3C hex to bytes; one link per pair, its samples merged), not
+/// attributes; a sample outside spans has no link; ids that are not W3C
+/// hex (or an all-zero trace id) stay plain attributes.
+#[test]
+fn span_labels_become_links() {
+    let receiver = Receiver::start(TcpListener::bind("127.0.0.1:0").unwrap());
+    let mut pprof = Pprof::new(&TYPES);
+    pprof.set_time(1_700_000_000_000_000_000, 1_000_000_000);
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let span = |id: &'static str| {
+        [
+            ("thread", ".NET TP Worker"),
+            ("trace_id", trace),
+            ("span_id", id),
+        ]
+    };
+    pprof.add_sample(&["Hot", "Main"], &[10, 0, 0], &span("00f067aa0ba902b7"));
+    pprof.add_sample(&["Hot", "Main"], &[5, 0, 0], &span("00f067aa0ba902b7"));
+    pprof.add_sample(&["Hot", "Main"], &[7, 0, 0], &span("b7ad6b7169203331"));
+    pprof.add_sample(
+        &["Hot", "Main"],
+        &[1, 0, 0],
+        &[("thread", ".NET TP Worker")],
+    );
+    let zero = [
+        ("thread", "T"),
+        ("trace_id", "00000000000000000000000000000000"),
+        ("span_id", "00f067aa0ba902b7"),
+    ];
+    pprof.add_sample(&["Odd"], &[2, 0, 0], &zero);
+    let period = PeriodProfile {
+        seq: 0,
+        start: UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+        duration: Duration::from_secs(1),
+        pprof_gz: pprof.encode_gzip(),
+        samples: pprof.sample_count(),
+        pprof: Arc::new(pprof),
+    };
+    let mut exporter = OtlpExporter::start(
+        OtlpTarget::base(&receiver.url()).unwrap(),
+        PushOptions::default(),
+    )
+    .unwrap();
+    exporter.export(&period);
+    exporter.finish(Instant::now() + Duration::from_secs(20));
+    let received = receiver.received();
+    assert_eq!(received.len(), 1, "{:?}", receiver.errors());
+    let text = otlp::decode(&received[0].body).unwrap();
+    let decoded = otlp::check(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let trace_bytes = [
+        0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47,
+        0x36,
+    ];
+    assert_eq!(decoded.links.len(), 3, "{:?}", decoded.links);
+    let cpu = &decoded.profiles[0];
+    let mut seen: Vec<(Vec<u8>, Vec<u8>, i64)> = Vec::new();
+    for sample in &cpu.samples {
+        if sample.stack == ["Odd"] {
+            assert_eq!(sample.link, 0);
+            assert_eq!(
+                sample.attributes["trace_id"],
+                "00000000000000000000000000000000"
+            );
+            continue;
+        }
+        assert!(!sample.attributes.contains_key("trace_id"), "{sample:?}");
+        assert!(!sample.attributes.contains_key("span_id"), "{sample:?}");
+        if sample.link == 0 {
+            assert_eq!(sample.values, [1]);
+            continue;
+        }
+        let (t, s) = &decoded.links[sample.link];
+        seen.push((t.clone(), s.clone(), sample.values[0]));
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            (
+                trace_bytes.to_vec(),
+                vec![0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7],
+                15
+            ),
+            (
+                trace_bytes.to_vec(),
+                vec![0xb7, 0xad, 0x6b, 0x71, 0x69, 0x20, 0x33, 0x31],
+                7
+            ),
+        ]
+    );
+}
+
 #[test]
 fn a_partial_success_is_delivered_and_its_rejection_counted() {
     let receiver = Receiver::start(TcpListener::bind("127.0.0.1:0").unwrap());

@@ -58,9 +58,19 @@
 #   sampler-hz1  the sampler at 1 sample per second (CORPROF_SAMPLER_HZ=1):
 #                with the defaults, prices the timer, the signal handler and
 #                the walk at 99 Hz
+<<<<<<< HEAD
 #   sampler-wall1
 #                the sampler signalling 1 thread per tick for wall time
 #                (CORPROF_SAMPLER_WALL_THREADS=1; 5 by default)
+=======
+#   sampler-spans
+#                the sampler with samples tied to spans (CORPROF_SAMPLER_SPANS=1
+#                and the span helper, scripts/gen/build-span-helper.sh, in
+#                DOTNET_STARTUP_HOOKS; .NET 8 and later): each request is an
+#                Activity of ASP.NET Core's (its listener makes one, with or
+#                without a traceparent); the price of span tracking,
+#                BASELINE=sampler CONFIGS=sampler-spans
+>>>>>>> spans
 #   sampler-heap-snapshots
 #                the sampler with a heap snapshot every 5 s
 #                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
@@ -153,7 +163,14 @@ config_env() {
                     echo "CORPROF_SAMPLER_WAITS=0"
                     ;;
                 sampler-hz1) echo "CORPROF_SAMPLER_HZ=1" ;;
+<<<<<<< HEAD
                 sampler-wall1) echo "CORPROF_SAMPLER_WALL_THREADS=1" ;;
+=======
+                sampler-spans)
+                    echo "CORPROF_SAMPLER_SPANS=1"
+                    echo "DOTNET_STARTUP_HOOKS=$span_helper"
+                    ;;
+>>>>>>> spans
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
@@ -225,12 +242,17 @@ if [[ " $baseline $configs " == *" sampler-push-hostile "* ]] && [ "$seconds" -l
 fi
 
 calltarget_helper=
+span_helper=
 for c in $baseline $configs; do
     config_env "$c" >/dev/null
     ex=$(example_of "$c")
     if [ -n "$ex" ]; then
         log "building examples/$ex.rs (release)"
         cargo build --quiet --release --example "$ex" || die "cargo build --example $ex failed"
+    fi
+    if [ "$c" = sampler-spans ] && [ -z "$span_helper" ]; then
+        span_helper="$scratch/CorprofSpans.dll"
+        bash scripts/gen/build-span-helper.sh "$span_helper" >/dev/null || die "building the span helper failed"
     fi
     if [ "$c" = calltarget ] && [ -z "$calltarget_helper" ]; then
         calltarget_helper="$scratch/CorProf.CallTarget.dll"

@@ -41,7 +41,10 @@
 //! (managed code has no mappings, addresses or file names here) and one
 //! `Location` with one `Line`; attribute values are plain `string_value`s
 //! (not the newer `string_value_strindex`, which older receivers ignore);
-//! samples keep one aggregated value (no timestamps); no `profile_id`.
+//! samples keep one aggregated value (no timestamps); no `profile_id`. The
+//! pprof labels `trace_id` (32 hex digits) and `span_id` (16) of a sample
+//! taken inside a span are its `Link` (one per pair, in `link_table`), not
+//! attributes; a sample outside spans has `link_index` 0.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -135,8 +138,31 @@ fn any_value(value: &AttributeValue) -> Vec<u8> {
     out
 }
 
-/// One profile's samples: (stack, sorted attributes) to the summed value.
-type Samples = Vec<((i32, Vec<i32>), i64)>;
+/// A sample's identity: (stack, sorted attributes, link).
+type Identity = (i32, Vec<i32>, i32);
+
+/// One profile's samples: identity to the summed value.
+type Samples = Vec<(Identity, i64)>;
+
+/// A `Link`'s ids from W3C hex: a trace id of 32 digits, not all zeros,
+/// and a span id of 16.
+fn link_ids(trace: &str, span: &str) -> Option<([u8; 16], [u8; 8])> {
+    fn hex<const N: usize>(text: &str) -> Option<[u8; N]> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 2 * N {
+            return None;
+        }
+        let mut out = [0u8; N];
+        for (i, pair) in bytes.chunks(2).enumerate() {
+            let pair = core::str::from_utf8(pair).ok()?;
+            out[i] = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(out)
+    }
+    let trace = hex::<16>(trace)?;
+    (trace != [0; 16]).then_some(())?;
+    Some((trace, hex::<8>(span)?))
+}
 
 impl Pprof {
     /// The profile as one OTLP `ExportProfilesServiceRequest`: one
@@ -157,11 +183,16 @@ impl Pprof {
         let mut locations: Table<i32> = Table::new(Vec::new());
         let mut stacks: Table<Vec<i32>> = Table::new(Vec::new());
         let mut attributes: Table<(i32, i64)> = Table::new(Vec::new());
+        // The zero link with ids of their full widths (the spec's choice).
+        let mut zero_link = Vec::new();
+        field_bytes(&mut zero_link, 1, &[0; 16]);
+        field_bytes(&mut zero_link, 2, &[0; 8]);
+        let mut links: Table<([u8; 16], [u8; 8])> = Table::new(zero_link);
         let text = |id: i64| self.strings.get(id as usize).map_or("", String::as_str);
         // Location index of each pprof function id (0: not yet made).
         let mut location_of = alloc::vec![0i32; self.function_names.len() + 1];
         let mut per_type: Vec<Samples> = alloc::vec![Vec::new(); self.sample_types.len()];
-        let mut by_identity: Vec<HashMap<(i32, Vec<i32>), usize>> =
+        let mut by_identity: Vec<HashMap<Identity, usize>> =
             alloc::vec![HashMap::new(); self.sample_types.len()];
         let mut stack = Vec::new();
         self.for_each_sample(|ids, values, labels| {
@@ -201,8 +232,27 @@ impl Pprof {
                     s
                 })
             };
+            let label = |name: &str| {
+                labels
+                    .iter()
+                    .find(|&&(key, _)| text(key) == name)
+                    .map(|&(_, value)| text(value))
+            };
+            let link = match (label("trace_id"), label("span_id")) {
+                (Some(trace), Some(span)) => link_ids(trace, span),
+                _ => None,
+            };
+            let link_index = link.map_or(0, |ids| {
+                links.id(ids, || {
+                    let mut l = Vec::new();
+                    field_bytes(&mut l, 1, &ids.0);
+                    field_bytes(&mut l, 2, &ids.1);
+                    l
+                })
+            });
             let mut attrs: Vec<i32> = labels
                 .iter()
+                .filter(|&&(key, _)| link.is_none() || !matches!(text(key), "trace_id" | "span_id"))
                 .map(|&(key, value)| {
                     let key_index = strings.id(text(key));
                     attributes.id((key_index, value), || {
@@ -220,7 +270,7 @@ impl Pprof {
                 if value == 0 {
                     continue;
                 }
-                let identity = (stack_index, attrs.clone());
+                let identity = (stack_index, attrs.clone(), link_index);
                 match by_identity[kind].get(&identity) {
                     Some(&at) => {
                         let sum = &mut per_type[kind][at].1;
@@ -243,10 +293,13 @@ impl Pprof {
             let mut profile = Vec::new();
             let sample_type = value_type(strings.id(type_name), strings.id(text(unit_id)));
             field_bytes(&mut profile, 1, &sample_type);
-            for ((stack_index, attrs), value) in samples {
+            for ((stack_index, attrs, link), value) in samples {
                 let mut sample = Vec::new();
                 field_varint(&mut sample, 1, *stack_index as u64);
                 field_packed(&mut sample, 2, indices(attrs));
+                if *link != 0 {
+                    field_varint(&mut sample, 3, *link as u64);
+                }
                 field_packed(&mut sample, 4, core::iter::once(*value as u64));
                 field_bytes(&mut profile, 2, &sample);
             }
@@ -289,11 +342,9 @@ impl Pprof {
         for function in &functions.entries {
             field_bytes(&mut dictionary, 3, function);
         }
-        // No links yet: the zero one alone, with ids of their full widths.
-        let mut zero_link = Vec::new();
-        field_bytes(&mut zero_link, 1, &[0; 16]);
-        field_bytes(&mut zero_link, 2, &[0; 8]);
-        field_bytes(&mut dictionary, 4, &zero_link);
+        for link in &links.entries {
+            field_bytes(&mut dictionary, 4, link);
+        }
         for text in &strings.table {
             field_bytes(&mut dictionary, 5, text.as_bytes());
         }

@@ -23,6 +23,9 @@ pub(crate) const SAMPLER_ALLOC_SOURCE: &str = "CORPROF_SAMPLER_ALLOC_SOURCE";
 /// Whether GC pauses are measured (`SamplerOptions::gc_pauses`): a
 /// boolean (`0`, `1`, `true`, `false`, `yes`, `no`, `on`, `off`), default on.
 pub(crate) const SAMPLER_GC_PAUSES: &str = "CORPROF_SAMPLER_GC_PAUSES";
+/// Whether samples carry their thread's span (`SamplerOptions::spans`): a
+/// boolean, default off.
+pub(crate) const SAMPLER_SPANS: &str = "CORPROF_SAMPLER_SPANS";
 /// Blocking waits recorded in full per second
 /// (`SamplerOptions::waits_per_second`): 0 (wait profiling off) to
 /// 1,000,000, default 500.
@@ -113,6 +116,7 @@ impl SamplerOptions {
     /// | `CORPROF_SAMPLER_RECORDER_SECONDS` | seconds the flight recorder keeps for an incident ([`recorder_seconds`](SamplerOptions::recorder_seconds)) | 1 to 3600 (60) |
     /// | `CORPROF_SAMPLER_WAITS` | blocking waits recorded in full per second, beyond which they are sampled ([`waits_per_second`](SamplerOptions::waits_per_second); .NET 9 and later); `0` turns wait profiling off | 0 to 1000000 (500) |
     /// | `CORPROF_SAMPLER_WALL_THREADS` | signal mode: the most threads signalled for a wall-time sample per tick, round-robin ([`wall_threads_per_tick`](SamplerOptions::wall_threads_per_tick)) | 1 to 1024 (5) |
+    /// | `CORPROF_SAMPLER_SPANS` | whether CPU and wall samples carry the trace and span ids of the `Activity` current on their thread ([`spans`](SamplerOptions::spans); signal mode; needs the span helper in `DOTNET_STARTUP_HOOKS`, docs/sampling.md, "Samples tied to spans") | 0, 1, true, false, yes, no, on, off (off) |
     /// | `CORPROF_SAMPLER_GC_PAUSES` | whether GC pauses are measured ([`gc_pauses`](SamplerOptions::gc_pauses); .NET 5 and later) | 0, 1, true, false, yes, no, on, off (on) |
     ///
     /// ([`SamplingProfiler`](super::SamplingProfiler) also reads
@@ -152,6 +156,7 @@ impl SamplerOptions {
         };
         let period = number(SAMPLER_PERIOD, 60, 1, 86_400)?;
         let gc_pauses = crate::support::env::flag(SAMPLER_GC_PAUSES, true)?;
+        let spans = crate::support::env::flag(SAMPLER_SPANS, false)?;
         let heap_objects = number(
             SAMPLER_HEAP_OBJECTS,
             u64::from(super::live_heap::HEAP_OBJECTS),
@@ -190,6 +195,7 @@ impl SamplerOptions {
             mode,
             period: core::time::Duration::from_secs(period),
             gc_pauses,
+            spans,
             heap_objects: (heap_objects != 0).then_some(heap_objects as u32),
             waits_per_second: (waits != 0).then_some(waits as u32),
             heap_snapshot_every: (snapshot_every != 0)

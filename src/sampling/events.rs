@@ -21,7 +21,7 @@ use super::options::{
 };
 use super::record::{push_frame, Sample};
 use super::sampler::{Inner, Sampler};
-use super::state::SamplerStats;
+use super::state::{SamplerStats, SpanIds};
 use super::waits::{
     self, decode_wait, decode_wait_with, wait_source_name, Wait, WAIT_START, WAIT_STOP,
 };
@@ -463,6 +463,7 @@ impl Inner {
             os_thread: None,
             cpu_clock: None,
             values,
+            span: SpanIds::NONE,
         };
         Ok(self.record(sample, count))
     }

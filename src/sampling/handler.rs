@@ -11,7 +11,8 @@ use std::sync::Mutex;
 
 use super::mode::SLOTS;
 use super::slots::{
-    BUFFER, COUNTERS, CURSOR, FREE, KIND_CPU, KIND_WALL, READY, REGISTRY, TAG, WRITING,
+    SpanIds, BUFFER, COUNTERS, CURSOR, FREE, KIND_CPU, KIND_WALL, READY, REGISTRY, SPANS, TAG,
+    WRITING,
 };
 use super::unix::{self, sigaction_t, siginfo_t};
 use super::walk::walk;
@@ -127,6 +128,11 @@ unsafe fn handle(signo: c_int, info: *mut siginfo_t, context: *mut c_void) {
     data.end = end;
     data.depth = depth as u16;
     data.weight = weight;
+    // The span current on this thread: loads only, none when the helper
+    // was interrupted while writing it (`SpanBlock::read`).
+    data.span = SPANS
+        .get(value & 0xffff_ffff)
+        .map_or(SpanIds::NONE, |block| block.read(tid));
     slot.state.store(READY, Ordering::Release);
 }
 

@@ -307,6 +307,7 @@ fn window(core: &Core, request: &Request) -> Option<(Profile, Option<String>, Ve
             name: name(slot),
             os_thread: state.threads[slot].os_thread,
             tree,
+            spans: Vec::new(),
         })
         .collect();
     let (thread, stack) = match &request.thread {

@@ -34,6 +34,7 @@ pub(super) fn gc_thread(
         name: String::from(GC_THREAD),
         os_thread: 0,
         tree,
+        spans: Vec::new(),
     })
 }
 
@@ -65,6 +66,7 @@ pub(super) fn live_threads(
                 name: alloc::format!("{LIVE_HEAP_THREAD} age {}", age_bucket_label(age)),
                 os_thread: 0,
                 tree,
+                spans: Vec::new(),
             }
         })
         .collect()

@@ -205,7 +205,7 @@ pub use options::{
 };
 pub use output::{write_outputs, Written};
 pub use sampler::Sampler;
-pub use state::{Pause, Profile, SamplerStats, ThreadProfile, ENDED_WITHOUT_NAME};
+pub use state::{Pause, Profile, SamplerStats, SpanTree, ThreadProfile, ENDED_WITHOUT_NAME};
 pub use triggers::{Trigger, TriggerKind, MAX_TRIGGER_COUNT, SUPPORTED_TRIGGERS};
 pub use waits::{
     decode_wait, decode_wait_with, wait_source_name, Wait, WAITS_PER_SECOND, WAIT_HANDLE_KEYWORD,

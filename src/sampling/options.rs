@@ -228,6 +228,11 @@ pub struct SamplerOptions {
     /// GC events in the sampler's in-process EventPipe session, .NET 5 and
     /// later ([`SamplerStats::gc_pauses_available`](crate::sampling::SamplerStats::gc_pauses_available); `gc_pauses.rs`).
     pub gc_pauses: bool,
+    /// Whether CPU and wall samples carry the trace and span ids of the
+    /// `System.Diagnostics.Activity` current on their thread (default
+    /// `false`): [`SamplingMode::Signal`] only, with the span helper loaded
+    /// (spans/, docs/sampling.md, "Samples tied to spans").
+    pub spans: bool,
     /// The most sampled objects the live heap tracks (default 4,096;
     /// `None`: no live heap). .NET 7 and later, with allocation sampling on
     /// ([`SamplerStats::live_heap_available`](crate::sampling::SamplerStats::live_heap_available); `live_heap.rs`).
@@ -263,6 +268,7 @@ impl Default for SamplerOptions {
             mode: SamplingMode::default(),
             wall_threads_per_tick: 5,
             gc_pauses: true,
+            spans: false,
             heap_objects: Some(HEAP_OBJECTS),
             heap_snapshot_every: None,
             triggers: alloc::vec::Vec::new(),
@@ -368,6 +374,13 @@ impl SamplerOptions {
     #[must_use]
     pub fn with_gc_pauses(mut self, on: bool) -> SamplerOptions {
         self.gc_pauses = on;
+        self
+    }
+
+    /// With [`spans`](Self::spans) set.
+    #[must_use]
+    pub fn with_spans(mut self, on: bool) -> SamplerOptions {
+        self.spans = on;
         self
     }
 
@@ -714,6 +727,7 @@ mod tests {
             .with_mode(SamplingMode::SuspendRuntime)
             .with_wall_threads_per_tick(9)
             .with_gc_pauses(false)
+            .with_spans(true)
             .with_heap_objects(Some(64));
         let expected = SamplerOptions {
             hz: 250,
@@ -722,6 +736,7 @@ mod tests {
             mode: SamplingMode::SuspendRuntime,
             wall_threads_per_tick: 9,
             gc_pauses: false,
+            spans: true,
             heap_objects: Some(64),
             ..SamplerOptions::default()
         };

@@ -38,13 +38,31 @@ impl Profile {
                 continue;
             }
             let labels = [("thread", thread.name.as_str())];
-            // Exceptions and waits apart: each stack with its exception's
-            // type or its wait's source as a label.
-            pprof.add_tree_by(&thread.tree, &self.frames, &labels, |node, values| {
+            let map = |node: &[u64], values: &mut Vec<i64>| {
                 values.extend(node.iter().map(|&v| v.min(i64::MAX as u64) as i64));
                 values[EXCEPTIONS] = 0;
                 values[WAIT] = 0;
-            });
+            };
+            // Exceptions and waits apart: each stack with its exception's
+            // type or its wait's source as a label. The samples taken
+            // inside spans apart too: each span's with its ids as labels.
+            let outside;
+            let tree = if thread.spans.is_empty() {
+                &thread.tree
+            } else {
+                outside = outside_spans(thread);
+                &outside
+            };
+            pprof.add_tree_by(tree, &self.frames, &labels, map);
+            for span in &thread.spans {
+                let (trace, id) = (span.trace_hex(), span.span_hex());
+                let labels = [
+                    ("thread", thread.name.as_str()),
+                    ("trace_id", trace.as_str()),
+                    ("span_id", id.as_str()),
+                ];
+                pprof.add_tree_by(&span.tree, &self.frames, &labels, map);
+            }
             let tree = &thread.tree;
             for index in 1..tree.len() {
                 let node = tree.find_index(index);
@@ -72,6 +90,31 @@ impl Profile {
         }
         pprof
     }
+}
+
+/// `thread`'s tree without the samples its spans hold (each of those is
+/// also in the tree: `ThreadProfile::spans`).
+fn outside_spans(thread: &ThreadProfile) -> StackTree {
+    let width = thread.tree.width();
+    let mut inside = StackTree::new(width);
+    for span in &thread.spans {
+        inside.absorb(&span.tree);
+    }
+    let mut outside = StackTree::new(width);
+    for index in 1..thread.tree.len() {
+        let node = thread.tree.find_index(index);
+        let stack = thread.tree.stack(node);
+        let mut values = thread.tree.values(node).to_vec();
+        if let Some(found) = inside.find(stack.iter().copied()) {
+            for (v, &taken) in values.iter_mut().zip(inside.values(found)) {
+                *v = v.saturating_sub(taken);
+            }
+        }
+        if values.iter().any(|&v| v != 0) {
+            outside.add(stack, &values);
+        }
+    }
+    outside
 }
 
 impl Profile {
@@ -112,5 +155,65 @@ impl Profile {
             ];
             pprof.add_sample(&stack, &sample, &labels);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Frames;
+    use crate::sampling::options::{CPU, WALL};
+    use crate::sampling::state::SpanTree;
+
+    /// The samples outside spans: the thread's tree less each span's, node
+    /// by node (a stack wholly inside a span is left out).
+    #[test]
+    fn outside_spans_is_the_tree_less_the_spans() {
+        let mut frames = Frames::new();
+        let (main, hot, idle) = (
+            frames.intern("Main"),
+            frames.intern("Hot"),
+            frames.intern("Idle"),
+        );
+        let mut values = [0; SAMPLE_TYPES.len()];
+        let mut tree = StackTree::new(SAMPLE_TYPES.len());
+        values[CPU] = 30;
+        values[WALL] = 40;
+        tree.add([main, hot], &values);
+        values[CPU] = 0;
+        values[WALL] = 50;
+        tree.add([main, idle], &values);
+        let span = |cpu, wall| {
+            let mut t = StackTree::new(SAMPLE_TYPES.len());
+            let mut v = [0; SAMPLE_TYPES.len()];
+            v[CPU] = cpu;
+            v[WALL] = wall;
+            t.add([main, hot], &v);
+            SpanTree {
+                trace_id: [1; 16],
+                span_id: [2; 8],
+                tree: t,
+            }
+        };
+        let thread = ThreadProfile {
+            name: alloc::string::String::from("T"),
+            os_thread: 1,
+            tree,
+            spans: alloc::vec![span(10, 15), span(20, 25)],
+        };
+        let outside = outside_spans(&thread);
+        assert_eq!(outside.find([main, hot]), None, "wholly inside spans");
+        let node = outside.find([main, idle]).unwrap();
+        assert_eq!(outside.values(node)[WALL], 50);
+        let thread = ThreadProfile {
+            spans: alloc::vec![span(10, 15)],
+            ..thread
+        };
+        let outside = outside_spans(&thread);
+        let node = outside.find([main, hot]).unwrap();
+        assert_eq!(
+            (outside.values(node)[CPU], outside.values(node)[WALL]),
+            (20, 25)
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Condvar, Mutex};
 
 use super::gc_threads::{name_frame, GcCpu, GcThreads, GC_THREAD_FRAME};
 use super::options::{SamplerOptions, CPU, SAMPLE_TYPES};
-use super::state::{SamplerStats, State, Tracked};
+use super::state::{SamplerStats, SpanIds, State, Tracked};
 use crate::facade::{ProfilerInfo, StackFrame};
 use crate::profile::FrameId;
 use crate::profiling::{FunctionID, ThreadID};
@@ -61,6 +61,8 @@ pub(super) struct Sample<'a> {
     pub(super) cpu_clock: Option<Option<u64>>,
     /// One value per sample type ([`SAMPLE_TYPES`]).
     pub(super) values: [u64; SAMPLE_TYPES.len()],
+    /// The span current on the thread ([`SpanIds::NONE`]: none).
+    pub(super) span: SpanIds,
 }
 
 impl State {
@@ -77,6 +79,7 @@ impl State {
             os_thread,
             cpu_clock,
             mut values,
+            span,
         } = sample;
         if let Some(frames) = walked {
             self.stats.walks += 1;
@@ -106,7 +109,7 @@ impl State {
         if let Some(os_thread) = os_thread {
             tracked.os_thread = os_thread;
         }
-        tracked.add(&stack, &values, periods);
+        tracked.add(&stack, &values, periods, span);
         if let Some(recorder) = &mut self.recorder {
             recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
         }
@@ -154,7 +157,7 @@ impl State {
         let mut values = [0; SAMPLE_TYPES.len()];
         values[CPU] = cpu.nanos;
         self.stats.gc_threads_cpu_nanos = self.stats.gc_threads_cpu_nanos.saturating_add(cpu.nanos);
-        self.threads[slot].add(&stack, &values, periods);
+        self.threads[slot].add(&stack, &values, periods, SpanIds::NONE);
         if let Some(recorder) = &mut self.recorder {
             recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
         }
@@ -275,6 +278,7 @@ mod tests {
             os_thread: Some(7),
             cpu_clock: Some(Some(1_000)),
             values: [0; SAMPLE_TYPES.len()],
+            span: SpanIds::NONE,
         }
     }
 

@@ -30,7 +30,7 @@ use super::record::Core;
 use super::recorder::Recorder;
 use super::signal;
 use super::signal_loop;
-use super::state::{Profile, SamplerStats, State, ThreadProfile};
+use super::state::{span_trees, Profile, SamplerStats, State, ThreadProfile};
 use super::suspend_runtime;
 use super::thread_suspend;
 use super::ticker::{random_seed, Host};
@@ -110,6 +110,7 @@ impl Host for Inner {
             let period = core::mem::replace(&mut t.period, StackTree::new(SAMPLE_TYPES.len()));
             let mut tree = StackTree::new(SAMPLE_TYPES.len());
             tree.merge(&mut frames, &period, &state.frames);
+            let spans = core::mem::take(&mut t.period_spans);
             threads.push(ThreadProfile {
                 name: t
                     .name
@@ -117,6 +118,7 @@ impl Host for Inner {
                     .unwrap_or_else(|| alloc::format!("Thread {}", t.os_thread)),
                 os_thread: t.os_thread,
                 tree,
+                spans: span_trees(&spans, Some((&mut frames, &state.frames))),
             });
         }
         if let Some(gc) = &self.gc {
@@ -255,6 +257,9 @@ impl Sampler {
                 }],
                 false,
             )?);
+        }
+        if options.mode == SamplingMode::Signal {
+            signal::track_spans(options.spans);
         }
         if options.mode == SamplingMode::Signal && !signal::start(options.hz) {
             // Another signal-mode sampler runs in this process.
@@ -601,6 +606,7 @@ impl Inner {
                         .unwrap_or_else(|| alloc::format!("Thread {}", t.os_thread)),
                     os_thread: t.os_thread,
                     tree: t.tree.clone(),
+                    spans: span_trees(&t.spans, None),
                 })
                 .collect(),
             started: state.started,

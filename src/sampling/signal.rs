@@ -74,12 +74,58 @@ mod imp {
     pub(in crate::sampling) use crate::sampling::handler::handler_installed;
     use crate::sampling::handler::{install, uninstall};
     use crate::sampling::mode::{SignalStats, MAX_THREADS};
-    use crate::sampling::slots::{value_of, COUNTERS, KIND_CPU, KIND_WALL, REGISTRY};
+    use crate::sampling::slots::{
+        value_of, SpanBlock, COUNTERS, KIND_CPU, KIND_WALL, REGISTRY, SPANS,
+    };
     use crate::sampling::unix;
     use crate::sampling::unwind;
 
     /// Whether a signal-mode sampler is running (one per process).
     static ACTIVE: AtomicBool = AtomicBool::new(false);
+    /// Whether the span helper gets blocks ([`corprof_span_block`]):
+    /// `SamplerOptions::spans`, set by [`start`].
+    static SPANS_ON: AtomicBool = AtomicBool::new(false);
+
+    /// The calling thread's span block (`slots::SpanBlock`), for the
+    /// managed span helper (spans/SpanHelper.cs, docs/sampling.md, "Samples
+    /// tied to spans"), which finds this function with
+    /// `NativeLibrary.GetExport` in the profiler's library, calls it once
+    /// per thread and then writes the thread's current trace and span ids
+    /// into the block itself, under its sequence counter. Null when no
+    /// signal-mode sampler tracks spans, or the calling thread has no
+    /// registration (the helper asks again later). The block stays valid
+    /// memory for the life of the process (a static table); it is the
+    /// thread's until its registration ends (a handler on another thread
+    /// ignores it: its `tid`).
+    #[no_mangle]
+    pub(super) extern "C" fn corprof_span_block() -> *mut SpanBlock {
+        if !ACTIVE.load(Ordering::Acquire) || !SPANS_ON.load(Ordering::Acquire) {
+            return core::ptr::null_mut();
+        }
+        let tid = unix::gettid();
+        let found = REGISTRY.iter().zip(SPANS.iter()).find(|(entry, block)| {
+            let seq = entry.seq.load(Ordering::Acquire);
+            seq % 2 == 0
+                && entry.tid.load(Ordering::Acquire) == tid
+                && block.tid.load(Ordering::Acquire) == tid
+        });
+        found.map_or(core::ptr::null_mut(), |(_, block)| {
+            block as *const SpanBlock as *mut SpanBlock
+        })
+    }
+
+    /// Whether a signal-mode sampler tracks spans (1) or not (0), for the
+    /// span helper: without, it listens to no `Activity`.
+    #[no_mangle]
+    pub(super) extern "C" fn corprof_spans_enabled() -> u32 {
+        u32::from(ACTIVE.load(Ordering::Acquire) && SPANS_ON.load(Ordering::Acquire))
+    }
+
+    /// Whether samples carry the span current on their thread (before
+    /// [`start`]).
+    pub(in crate::sampling) fn track_spans(on: bool) {
+        SPANS_ON.store(on, Ordering::Release);
+    }
 
     /// The side of each registration that only callbacks touch.
     struct Side {
@@ -204,6 +250,7 @@ mod imp {
             .last_wall
             .store(unix::clock_nanos(unix::CLOCK_MONOTONIC), Ordering::Relaxed);
         entry.tid.store(tid, Ordering::Relaxed);
+        SPANS[index].claim(tid);
         entry.seq.store(seq.wrapping_add(2), Ordering::Release);
 
         let mut event = unix::sigevent::thread(unix::SIGPROF, tid, value_of(KIND_CPU, index));
@@ -248,6 +295,7 @@ mod imp {
         entry.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
         fence(Ordering::Release);
         entry.tid.store(0, Ordering::Relaxed);
+        SPANS[index].claim(0);
         entry.seq.store(seq.wrapping_add(2), Ordering::Release);
     }
 
@@ -411,9 +459,10 @@ mod imp {
     pub(in crate::sampling) fn is_live(_index: u32, _serial: u64) -> bool {
         true
     }
+    pub(in crate::sampling) fn track_spans(_on: bool) {}
 }
 
 pub(super) use imp::{
     deregister, handler_installed, is_live, register_current, signal_wall, start, stop,
-    take_destroyed,
+    take_destroyed, track_spans,
 };

@@ -159,6 +159,7 @@ fn record_signal(inner: &Core, resolver: &mut Resolver, raw: &mut Vec<RawSample>
                 os_thread: Some(sample.tid as u32),
                 cpu_clock: None,
                 values,
+                span: sample.span,
             },
         );
         let thread = state.thread(id);

@@ -17,6 +17,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use super::mode::{MAX_DEPTH, MAX_THREADS, SLOTS};
+pub(super) use super::state::SpanIds;
 use super::walk::WalkEnd;
 
 pub(super) const FREE: u32 = 0;
@@ -54,6 +55,9 @@ pub(super) struct SlotData {
     pub(super) end: WalkEnd,
     pub(super) depth: u16,
     pub(super) weight: u64,
+    /// The span current on the thread when it was sampled
+    /// ([`SpanIds::NONE`]: none).
+    pub(super) span: SpanIds,
     pub(super) ips: [usize; MAX_DEPTH],
 }
 
@@ -74,6 +78,7 @@ pub(super) const EMPTY_SLOT: Slot = Slot {
         end: WalkEnd::Complete,
         depth: 0,
         weight: 0,
+        span: SpanIds::NONE,
         ips: [0; MAX_DEPTH],
     }),
 };
@@ -114,6 +119,84 @@ pub(super) const EMPTY_ENTRY: Entry = Entry {
 
 pub(super) static REGISTRY: [Entry; MAX_THREADS] = [EMPTY_ENTRY; MAX_THREADS];
 
+/// A thread's current span, written by the thread itself (the managed
+/// span helper, through the pointer `corprof_span_block` gave it) and
+/// read by its own signal handler: one per registration, at the
+/// registration's index. `#[repr(C)]`, the layout the helper writes
+/// (spans/SpanHelper.cs): `seq` at 0, `tid` at 4, the trace id's 16
+/// bytes at 8, the span id's 8 at 24. The writer makes `seq` odd, writes
+/// the ids, makes it even; a handler that interrupted it (it runs on the
+/// same thread) sees `seq` odd and takes no span, so a torn pair is never
+/// read. `tid` is the kernel thread the block was handed to: a handler on
+/// another thread (a block kept by a thread whose registration ended and
+/// was reused) takes no span.
+#[repr(C)]
+pub(super) struct SpanBlock {
+    pub(super) seq: AtomicU32,
+    pub(super) tid: AtomicI32,
+    pub(super) trace: [AtomicU64; 2],
+    pub(super) span: AtomicU64,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+pub(super) const EMPTY_SPAN: SpanBlock = SpanBlock {
+    seq: AtomicU32::new(0),
+    tid: AtomicI32::new(0),
+    trace: [AtomicU64::new(0), AtomicU64::new(0)],
+    span: AtomicU64::new(0),
+};
+
+pub(super) static SPANS: [SpanBlock; MAX_THREADS] = [EMPTY_SPAN; MAX_THREADS];
+
+impl SpanBlock {
+    /// The ids the block holds for thread `tid`: none when the writer was
+    /// interrupted (odd or changed `seq`), when the block is not `tid`'s,
+    /// or when no span is current. Async-signal-safe (loads only).
+    pub(super) fn read(&self, tid: i32) -> SpanIds {
+        let seq = self.seq.load(Ordering::Acquire);
+        if seq % 2 == 1 || self.tid.load(Ordering::Relaxed) != tid {
+            return SpanIds::NONE;
+        }
+        let trace = [
+            self.trace[0].load(Ordering::Relaxed),
+            self.trace[1].load(Ordering::Relaxed),
+        ];
+        let span = self.span.load(Ordering::Relaxed);
+        core::sync::atomic::fence(Ordering::Acquire);
+        if self.seq.load(Ordering::Relaxed) != seq {
+            return SpanIds::NONE;
+        }
+        let mut ids = SpanIds::NONE;
+        let (high, low) = ids.trace.split_at_mut(8);
+        high.copy_from_slice(&trace[0].to_ne_bytes());
+        low.copy_from_slice(&trace[1].to_ne_bytes());
+        ids.span = span.to_ne_bytes();
+        ids
+    }
+
+    /// Writes `ids` as the helper does (for the crate's tests and for a
+    /// writer in Rust).
+    pub(super) fn write(&self, ids: &SpanIds) {
+        let seq = self.seq.load(Ordering::Relaxed);
+        self.seq.store(seq.wrapping_add(1), Ordering::Relaxed);
+        core::sync::atomic::fence(Ordering::Release);
+        let mut high = [0; 8];
+        let mut low = [0; 8];
+        high.copy_from_slice(ids.trace.get(..8).unwrap_or(&[0; 8]));
+        low.copy_from_slice(ids.trace.get(8..).unwrap_or(&[0; 8]));
+        self.trace[0].store(u64::from_ne_bytes(high), Ordering::Relaxed);
+        self.trace[1].store(u64::from_ne_bytes(low), Ordering::Relaxed);
+        self.span.store(u64::from_ne_bytes(ids.span), Ordering::Relaxed);
+        self.seq.store(seq.wrapping_add(2), Ordering::Release);
+    }
+
+    /// Hands the block to thread `tid`, with no span current.
+    pub(super) fn claim(&self, tid: i32) {
+        self.write(&SpanIds::NONE);
+        self.tid.store(tid, Ordering::Release);
+    }
+}
+
 /// Counters the handler and the registration update.
 pub(super) struct Counters {
     pub(super) handled: AtomicU64,
@@ -141,6 +224,7 @@ pub(super) struct RawSample {
     pub(super) cpu: bool,
     pub(super) weight: u64,
     pub(super) end: WalkEnd,
+    pub(super) span: SpanIds,
     pub(super) ips: Vec<usize>,
 }
 
@@ -161,6 +245,7 @@ pub(super) fn drain(out: &mut Vec<RawSample>) {
             cpu: data.kind == KIND_CPU,
             weight: data.weight,
             end: data.end,
+            span: data.span,
             ips: data.ips.iter().take(usize::from(data.depth)).copied().collect(),
         });
         slot.state.store(FREE, Ordering::Release);
@@ -175,6 +260,41 @@ pub(super) fn drain(out: &mut Vec<RawSample>) {
 )]
 mod tests {
     use super::*;
+
+    /// A span block gives its ids whole, to its own thread only, and none
+    /// while a write is under way (an odd sequence: the handler interrupted
+    /// the writer on its thread).
+    #[test]
+    fn a_span_block_gives_whole_ids_or_none() {
+        let block = EMPTY_SPAN;
+        let mut ids = SpanIds::NONE;
+        for (i, b) in ids.trace.iter_mut().enumerate() {
+            *b = 0x10 + i as u8;
+        }
+        ids.span = [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7];
+        assert_eq!(block.read(0), SpanIds::NONE);
+        block.claim(42);
+        assert_eq!(block.read(42), SpanIds::NONE);
+        block.write(&ids);
+        assert_eq!(block.read(42), ids);
+        assert_eq!(block.read(43), SpanIds::NONE, "another thread's block");
+        // The helper's layout (spans/SpanHelper.cs): the trace id's bytes
+        // at 8, the span id's at 24, in their hex order.
+        // SAFETY: reads 32 bytes of a live `#[repr(C)]` block of 32.
+        let bytes = unsafe { core::slice::from_raw_parts((&block as *const SpanBlock).cast::<u8>(), 32) };
+        assert_eq!(core::mem::size_of::<SpanBlock>(), 32);
+        assert_eq!(&bytes[8..24], &ids.trace);
+        assert_eq!(&bytes[24..32], &ids.span);
+        // Interrupted mid-write: none, then the whole pair again.
+        block.seq.fetch_add(1, Ordering::SeqCst);
+        assert_eq!(block.read(42), SpanIds::NONE);
+        block.seq.fetch_add(1, Ordering::SeqCst);
+        assert_eq!(block.read(42), ids);
+        block.write(&SpanIds::NONE);
+        assert!(block.read(42).absent());
+        block.claim(0);
+        assert_eq!(block.read(42), SpanIds::NONE);
+    }
 
     #[test]
     fn the_value_tag_carries_kind_and_index() {

@@ -6,7 +6,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::time::Duration;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{Instant, SystemTime};
 
 use super::gc_heap::GcHeapStats;
@@ -32,6 +32,91 @@ pub struct ThreadProfile {
     /// Its stacks, with [`CPU`](crate::sampling::CPU), [`WALL`](crate::sampling::WALL), [`ALLOC_OBJECTS`](crate::sampling::ALLOC_OBJECTS) and
     /// [`ALLOC_BYTES`](crate::sampling::ALLOC_BYTES) values.
     pub tree: StackTree,
+    /// The CPU and wall samples of `tree` taken while a span was current
+    /// on the thread ([`SamplerOptions::spans`](crate::sampling::SamplerOptions::spans)),
+    /// by span: each also counted in `tree`. Ordered by ids.
+    pub spans: Vec<SpanTree>,
+}
+
+/// The samples a thread took inside one span (an `Activity` current on it).
+#[derive(Clone, Debug)]
+pub struct SpanTree {
+    /// The W3C trace id's 16 bytes, in the order of its hex form.
+    pub trace_id: [u8; 16],
+    /// The span id's 8 bytes.
+    pub span_id: [u8; 8],
+    /// Its stacks, as [`ThreadProfile::tree`]'s.
+    pub tree: StackTree,
+}
+
+impl SpanTree {
+    /// The trace id in W3C form: 32 lowercase hex digits.
+    pub fn trace_hex(&self) -> String {
+        hex(&self.trace_id)
+    }
+
+    /// The span id in W3C form: 16 lowercase hex digits.
+    pub fn span_hex(&self) -> String {
+        hex(&self.span_id)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use core::fmt::Write;
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(text, "{b:02x}");
+    }
+    text
+}
+
+/// A W3C trace id (16 bytes) and span id (8 bytes), in the order of their
+/// hex form (`ActivityTraceId.CopyTo`, `ActivitySpanId.CopyTo`); an
+/// all-zero trace id is none (W3C Trace Context: an all-zero trace id is
+/// invalid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct SpanIds {
+    pub(super) trace: [u8; 16],
+    pub(super) span: [u8; 8],
+}
+
+impl SpanIds {
+    pub(super) const NONE: SpanIds = SpanIds {
+        trace: [0; 16],
+        span: [0; 8],
+    };
+
+    pub(super) fn absent(&self) -> bool {
+        self.trace == [0; 16]
+    }
+}
+
+/// The most spans a thread's run-long or period trees keep apart; the
+/// samples of further spans are counted in the thread's tree only.
+pub(super) const MAX_SPANS: usize = 4096;
+
+/// `spans` as [`SpanTree`]s, their frames merged into `frames` from
+/// `from`'s (or cloned as they are when `from` is `None`: the same
+/// frames).
+pub(super) fn span_trees(
+    spans: &BTreeMap<SpanIds, StackTree>,
+    mut frames: Option<(&mut Frames, &Frames)>,
+) -> Vec<SpanTree> {
+    spans
+        .iter()
+        .map(|(ids, tree)| SpanTree {
+            trace_id: ids.trace,
+            span_id: ids.span,
+            tree: match frames.as_mut() {
+                None => tree.clone(),
+                Some((to, from)) => {
+                    let mut merged = StackTree::new(SAMPLE_TYPES.len());
+                    merged.merge(to, tree, from);
+                    merged
+                }
+            },
+        })
+        .collect()
 }
 
 /// One suspension of the sampler ([`SamplerStats::pauses`]).
@@ -210,6 +295,10 @@ pub(super) struct Tracked {
     pub(super) tree: StackTree,
     /// The current period's samples (only while exporting).
     pub(super) period: StackTree,
+    /// The samples of `tree` and of `period` taken inside spans, by span
+    /// (at most [`MAX_SPANS`] each).
+    pub(super) spans: BTreeMap<SpanIds, StackTree>,
+    pub(super) period_spans: BTreeMap<SpanIds, StackTree>,
     /// [`SamplingMode::Signal`]: its CPU and wall samples
     /// ([`SignalStats::per_thread`]).
     pub(super) signal_samples: (u64, u64),
@@ -223,6 +312,8 @@ impl Tracked {
             last_cpu: None,
             tree: StackTree::new(SAMPLE_TYPES.len()),
             period: StackTree::new(SAMPLE_TYPES.len()),
+            spans: BTreeMap::new(),
+            period_spans: BTreeMap::new(),
             signal_samples: (0, 0),
         }
     }
@@ -232,11 +323,27 @@ impl Tracked {
         self.tree.len() <= 1 && self.period.len() <= 1
     }
 
-    /// Adds a sample to the run's tree and, `periods` set, the period's.
-    pub(super) fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool) {
+    /// Adds a sample to the run's tree and, `periods` set, the period's;
+    /// one taken inside a span to that span's trees too.
+    pub(super) fn add(&mut self, stack: &[FrameId], values: &[u64], periods: bool, span: SpanIds) {
         self.tree.add(stack.iter().copied(), values);
         if periods {
             self.period.add(stack.iter().copied(), values);
+        }
+        if span.absent() {
+            return;
+        }
+        let mut maps = [Some(&mut self.spans), None];
+        if periods {
+            maps[1] = Some(&mut self.period_spans);
+        }
+        for map in maps.into_iter().flatten() {
+            if map.len() >= MAX_SPANS && !map.contains_key(&span) {
+                continue;
+            }
+            map.entry(span)
+                .or_insert_with(|| StackTree::new(SAMPLE_TYPES.len()))
+                .add(stack.iter().copied(), values);
         }
     }
 }
@@ -348,6 +455,18 @@ impl State {
                 let gathered = &mut self.threads[gathering];
                 gathered.tree.absorb(&ended.tree);
                 gathered.period.absorb(&ended.period);
+                for (to, from) in [
+                    (&mut gathered.spans, ended.spans),
+                    (&mut gathered.period_spans, ended.period_spans),
+                ] {
+                    for (ids, tree) in from {
+                        if let Some(kept) = to.get_mut(&ids) {
+                            kept.absorb(&tree);
+                        } else if to.len() < MAX_SPANS {
+                            to.insert(ids, tree);
+                        }
+                    }
+                }
                 gathered.signal_samples.0 += ended.signal_samples.0;
                 gathered.signal_samples.1 += ended.signal_samples.1;
                 self.free.push(index);
@@ -360,6 +479,48 @@ impl State {
 mod tests {
     use super::*;
     use crate::sampling::options::CPU;
+
+    /// A sample inside a span lands in the thread's tree and in the span's
+    /// (the run's and the period's), one outside in the tree only; the ids
+    /// read in W3C hex; spans past [`MAX_SPANS`] are counted in the tree
+    /// only.
+    #[test]
+    fn span_samples_are_kept_apart_and_counted_in_the_tree() {
+        let mut state = state();
+        let work = state.frames.intern("Work");
+        let mut values = [0; SAMPLE_TYPES.len()];
+        values[CPU] = 10;
+        let mut ids = SpanIds::NONE;
+        ids.trace[0] = 0x4b;
+        ids.trace[15] = 0x36;
+        ids.span[7] = 0xb7;
+        let thread = state.thread(id(9000));
+        thread.add(&[work], &values, true, ids);
+        thread.add(&[work], &values, true, SpanIds::NONE);
+        let node = thread.tree.find([work]).unwrap();
+        assert_eq!(thread.tree.values(node)[CPU], 20);
+        for spans in [&thread.spans, &thread.period_spans] {
+            assert_eq!(spans.len(), 1);
+            let tree = &spans[&ids];
+            assert_eq!(tree.values(tree.find([work]).unwrap())[CPU], 10);
+        }
+        let trees = span_trees(&thread.spans, None);
+        assert_eq!(trees[0].trace_hex(), "4b000000000000000000000000000036");
+        assert_eq!(trees[0].span_hex(), "00000000000000b7");
+        for n in 0..MAX_SPANS as u32 + 5 {
+            let mut other = ids;
+            other.span[..4].copy_from_slice(&n.to_be_bytes());
+            other.span[4] = 1;
+            thread.add(&[work], &values, false, other);
+        }
+        assert_eq!(thread.spans.len(), MAX_SPANS);
+        assert_eq!(thread.period_spans.len(), 1, "no period kept");
+        let node = thread.tree.find([work]).unwrap();
+        assert_eq!(
+            thread.tree.values(node)[CPU],
+            20 + 10 * (MAX_SPANS as u64 + 5)
+        );
+    }
 
     fn state() -> State {
         State::new(Frames::new(), SamplerStats::default())
@@ -382,14 +543,16 @@ mod tests {
         for n in 1..=1000 {
             let thread = state.thread(id(n));
             thread.name = (n % 2 == 0).then(|| String::from("Worker"));
-            thread.add(&[work], &values, true);
+            thread.add(&[work], &values, true, SpanIds::NONE);
             state.thread_ended(id(n));
         }
         // A thread that never got a sample leaves nothing behind.
         state.thread(id(5000));
         state.thread_ended(id(5000));
         // A live one keeps its own slot.
-        state.thread(id(7000)).add(&[work], &values, false);
+        state
+            .thread(id(7000))
+            .add(&[work], &values, false, SpanIds::NONE);
         let live: Vec<usize> = (0..state.threads.len())
             .filter(|i| !state.free.contains(i))
             .collect();

@@ -21,7 +21,7 @@ use std::time::Instant;
 use super::clock::thread_cpu_nanos;
 use super::options::{sample_interval, CPU, SAMPLE_TYPES, WALL};
 use super::record::{push_frame, Core, Sample};
-use super::state::{Pause, MAX_PAUSES};
+use super::state::{Pause, SpanIds, MAX_PAUSES};
 use super::ticker::{beats, Host};
 use crate::profiling::{FunctionID, ThreadID};
 use crate::support::sync::lock;
@@ -182,6 +182,7 @@ fn record(inner: &Core, walked: &[Walked], cpu: &[u64], pause: Duration, wall: D
             os_thread: Some(walk.os_thread),
             cpu_clock: None,
             values,
+            span: SpanIds::NONE,
         };
         state.record(inner.periods, sample);
     }

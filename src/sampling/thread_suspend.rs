@@ -65,7 +65,7 @@ mod imp {
     use crate::sampling::mode::MAX_FRAMES;
     use crate::sampling::options::{sample_interval, SAMPLE_TYPES, WALL};
     use crate::sampling::record::{Core, Sample};
-    use crate::sampling::state::{Pause, MAX_PAUSES};
+    use crate::sampling::state::{Pause, SpanIds, MAX_PAUSES};
     use crate::sampling::ticker::{beats, Host};
     use crate::sampling::win32::{
         CloseHandle, GetThreadContext, OpenThread, ResumeThread, SuspendThread, CONTEXT,
@@ -279,6 +279,7 @@ mod imp {
             os_thread: Some(os_thread),
             cpu_clock: Some(cpu_now),
             values,
+            span: SpanIds::NONE,
         };
         state.record(inner.periods, sample);
     }

@@ -430,6 +430,8 @@ pub(crate) struct Request {
     pub(crate) resource: BTreeMap<String, String>,
     pub(crate) scope: (String, String),
     pub(crate) profiles: Vec<Profile>,
+    /// The link table: (trace id, span id), each as its bytes.
+    pub(crate) links: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A value of an `AnyValue` as text (ints as decimals).
@@ -632,6 +634,7 @@ pub(crate) fn check(text: &str) -> Result<Request, String> {
     }
     used.entry("string_table").or_default().extend([0]);
     let lens = [
+        ("link_table", links.len()),
         ("location_table", locations.len()),
         ("function_table", functions.len()),
         ("attribute_table", attributes.len()),
@@ -648,6 +651,10 @@ pub(crate) fn check(text: &str) -> Result<Request, String> {
         resource,
         scope,
         profiles,
+        links: links
+            .iter()
+            .map(|l| (l.bytes("trace_id"), l.bytes("span_id")))
+            .collect(),
     })
 }
 

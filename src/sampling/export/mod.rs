@@ -632,6 +632,7 @@ mod tests {
                 name: String::from("T"),
                 os_thread: 1,
                 tree,
+                spans: Vec::new(),
             }],
             started: std::time::UNIX_EPOCH + Duration::from_secs(1_000),
             duration: Duration::from_secs(1),
