@@ -7,8 +7,9 @@
 // CORPROF_SAMPLER_SPANS=1.
 //
 // How: an ActivityListener on every ActivitySource (Sample answers
-// PropagationData: the activity is created, never made to record) sets an
-// AsyncLocal<Activity> of ours at each start and stop. That AsyncLocal is
+// PropagationData: the activity is created, never made to record), and an
+// AsyncLocal<Activity> of ours set at each Activity.CurrentChanged (every
+// set of Activity.Current: Start, Stop, user code's). That AsyncLocal is
 // created with a value-changed handler, which the runtime calls on the
 // thread where the value changes: at a set, and at every execution-context
 // switch where it differs (an await's continuation on another thread
@@ -70,10 +71,14 @@ namespace Corprof.Spans
                 ShouldListenTo = _ => true,
                 Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.PropagationData,
                 SampleUsingParentId = (ref ActivityCreationOptions<string> _) => ActivitySamplingResult.PropagationData,
-                ActivityStarted = a => s_current.Value = a,
-                // Activity.Stop makes the parent current again.
-                ActivityStopped = a => s_current.Value = a.Parent,
             };
+            // Every change of Activity.Current made by a set (Start makes the
+            // activity current, Stop the one that was current at its Start,
+            // and user code's own sets): dotnet/runtime's Activity.SetCurrent
+            // raises CurrentChanged after it sets its AsyncLocal, on the
+            // setting thread. Ours is set in the same execution context, so
+            // it flows where Activity.Current flows.
+            Activity.CurrentChanged += (_, e) => s_current.Value = e.Current;
             ActivitySource.AddActivityListener(s_listener);
             Started = true;
         }
