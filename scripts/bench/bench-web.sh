@@ -58,11 +58,9 @@
 #   sampler-hz1  the sampler at 1 sample per second (CORPROF_SAMPLER_HZ=1):
 #                with the defaults, prices the timer, the signal handler and
 #                the walk at 99 Hz
-<<<<<<< HEAD
 #   sampler-wall1
 #                the sampler signalling 1 thread per tick for wall time
 #                (CORPROF_SAMPLER_WALL_THREADS=1; 5 by default)
-=======
 #   sampler-spans
 #                the sampler with samples tied to spans (CORPROF_SAMPLER_SPANS=1
 #                and the span helper, scripts/gen/build-span-helper.sh, in
@@ -70,7 +68,6 @@
 #                Activity of ASP.NET Core's (its listener makes one, with or
 #                without a traceparent); the price of span tracking,
 #                BASELINE=sampler CONFIGS=sampler-spans
->>>>>>> spans
 #   sampler-heap-snapshots
 #                the sampler with a heap snapshot every 5 s
 #                (CORPROF_SAMPLER_HEAP_SNAPSHOT_EVERY=5; .NET 9 and later): logs
@@ -163,14 +160,11 @@ config_env() {
                     echo "CORPROF_SAMPLER_WAITS=0"
                     ;;
                 sampler-hz1) echo "CORPROF_SAMPLER_HZ=1" ;;
-<<<<<<< HEAD
                 sampler-wall1) echo "CORPROF_SAMPLER_WALL_THREADS=1" ;;
-=======
                 sampler-spans)
                     echo "CORPROF_SAMPLER_SPANS=1"
                     echo "DOTNET_STARTUP_HOOKS=$span_helper"
                     ;;
->>>>>>> spans
                 sampler-push-hostile)
                     echo "CORPROF_SAMPLER_PERIOD=1"
                     echo "CORPROF_SAMPLER_PUSH_URL=http://127.0.0.1:$hostile_port"
