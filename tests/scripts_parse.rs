@@ -73,7 +73,11 @@ fn every_shell_script_parses() {
             })
         })
         .collect();
-    assert!(broken.is_empty(), "scripts that do not parse:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "scripts that do not parse:\n{}",
+        broken.join("\n")
+    );
 }
 
 #[test]
@@ -94,5 +98,9 @@ fn no_file_carries_conflict_markers() {
         }
     }
     assert!(read >= 100, "only {read} text files read");
-    assert!(marked.is_empty(), "conflict markers:\n{}", marked.join("\n"));
+    assert!(
+        marked.is_empty(),
+        "conflict markers:\n{}",
+        marked.join("\n")
+    );
 }
