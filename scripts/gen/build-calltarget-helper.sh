@@ -36,7 +36,6 @@ say() {
 [ $# -ge 1 ] || die "usage: build-calltarget-helper.sh OUT.dll [EXTRA.cs...]"
 out="$1"
 shift
-case "$out" in *.dll) ;; *) die "the output must end in .dll: $out" ;; esac
 sources=("$ROOT"/calltarget/*.cs)
 [ -f "${sources[0]}" ] || die "no C# sources in $ROOT/calltarget"
 for f in "$@"; do
@@ -44,25 +43,9 @@ for f in "$@"; do
     case "$f" in *.cs) ;; *) die "not a .cs file: $f" ;; esac
     sources+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")")
 done
-command -v dotnet >/dev/null 2>&1 ||
-    die "the .NET SDK is not installed: install the .NET SDK 10 (https://dot.net) and retry"
-command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
-
-mkdir -p "$(dirname "$out")"
-out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
-name="$(basename "$out" .dll)"
-# One project directory per output path, so that builds of different
-# helpers never share intermediate files.
-key="$(printf '%s' "$out" | sha256sum | cut -c1-16)"
-project_dir="$ROOT/.cache/calltarget-helper/obj/$name-$key"
-mkdir -p "$project_dir"
-exec 9>"$project_dir.lock"
-flock 9
 # shellcheck source=scripts/lib/install-lib.sh
 . "$ROOT/scripts/lib/install-lib.sh"
-csharp_build "$name" Library "$TFM" "$(dirname "$out")" "$project_dir" "${sources[@]}" \
-    -- -p:GenerateAssemblyInfo=false ||
-    die "building the helper failed (the .NET SDK's Roslyn, $TFM; full output in $project_dir/build.log)"
-[ -f "$out" ] || die "the build left no $out (see $project_dir/build.log)"
+build_helper_dll calltarget-helper "$TFM" "$out" "${sources[@]}"
+out="$helper_out"
 say "built $out for $TFM (loads on .NET Core 3.1 and every later runtime)"
 echo "$out"

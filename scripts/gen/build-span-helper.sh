@@ -26,23 +26,8 @@ die() {
 
 [ $# -eq 1 ] || die "usage: build-span-helper.sh OUT.dll"
 out="$1"
-case "$out" in *.dll) ;; *) die "the output must end in .dll: $out" ;; esac
-command -v dotnet >/dev/null 2>&1 ||
-    die "the .NET SDK is not installed: install the .NET SDK 10 (https://dot.net) and retry"
-command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
-
-mkdir -p "$(dirname "$out")"
-out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
-name="$(basename "$out" .dll)"
-key="$(printf '%s' "$out" | sha256sum | cut -c1-16)"
-project_dir="$ROOT/.cache/span-helper/obj/$name-$key"
-mkdir -p "$project_dir"
-exec 9>"$project_dir.lock"
-flock 9
 # shellcheck source=scripts/lib/install-lib.sh
 . "$ROOT/scripts/lib/install-lib.sh"
-csharp_build "$name" Library "$TFM" "$(dirname "$out")" "$project_dir" "$ROOT/spans/SpanHelper.cs" \
-    -- -p:GenerateAssemblyInfo=false ||
-    die "building the helper failed (the .NET SDK's Roslyn, $TFM; full output in $project_dir/build.log)"
-[ -f "$out" ] || die "the build left no $out (see $project_dir/build.log)"
+build_helper_dll span-helper "$TFM" "$out" "$ROOT/spans/SpanHelper.cs"
+out="$helper_out"
 echo "$out"

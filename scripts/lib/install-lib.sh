@@ -137,6 +137,36 @@ miri_available() {
 MIRI_TESTS=(--test com_core --test guid_hresult --test com_server --test scale_chain_12 --test stress
     --test facade_callback --test decl_callback --test decl_types --test bad_input)
 
+# Builds a helper assembly loaded into the profiled process (the CallTarget
+# helper, the span helper) from C# FILEs for TFM into OUT (a path ending in
+# .dll), with its intermediate files in one directory per output path under
+# .cache/CACHE/obj/ (so that builds of different helpers never share them),
+# taken under a lock (fd 9, held until the caller exits); sets `helper_out` to OUT's absolute path. Needs the
+# .NET SDK and flock; dies (the caller's `die`) when the build fails.
+#   build_helper_dll CACHE TFM OUT FILE.cs...
+build_helper_dll() {
+    local cache="$1" tfm="$2" out="$3" name key project_dir root
+    shift 3
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+    case "$out" in *.dll) ;; *) die "the output must end in .dll: $out" ;; esac
+    command -v dotnet >/dev/null 2>&1 ||
+        die "the .NET SDK is not installed: install the .NET SDK 10 (https://dot.net) and retry"
+    command -v flock >/dev/null 2>&1 || die "flock (Debian package util-linux) is missing"
+    mkdir -p "$(dirname "$out")"
+    out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+    name="$(basename "$out" .dll)"
+    key="$(printf '%s' "$out" | sha256sum | cut -c1-16)"
+    project_dir="$root/.cache/$cache/obj/$name-$key"
+    mkdir -p "$project_dir"
+    exec 9>"$project_dir.lock"
+    flock 9
+    csharp_build "$name" Library "$tfm" "$(dirname "$out")" "$project_dir" "$@" \
+        -- -p:GenerateAssemblyInfo=false ||
+        die "building the helper failed (the .NET SDK's Roslyn, $tfm; full output in $project_dir/build.log)"
+    [ -f "$out" ] || die "the build left no $out (see $project_dir/build.log)"
+    helper_out="$out"
+}
+
 # Builds C# files with the .NET SDK through scripts/lib/csharp/Sources.csproj
 # (Release, the SDK's Roslyn), its output NAME.dll in OUTDIR, its
 # intermediate files in OBJDIR, the build's output in OBJDIR/build.log;
