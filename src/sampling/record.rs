@@ -109,11 +109,24 @@ impl State {
         if let Some(os_thread) = os_thread {
             tracked.os_thread = os_thread;
         }
-        tracked.add(&stack, &values, periods, span);
-        if let Some(recorder) = &mut self.recorder {
-            recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
-        }
+        self.add_at(slot, &stack, &values, periods, span);
         stack
+    }
+
+    /// Adds a sample to the thread of `slot` (its trees) and to the flight
+    /// recorder: the end of every record path.
+    fn add_at(
+        &mut self,
+        slot: usize,
+        stack: &[FrameId],
+        values: &[u64],
+        periods: bool,
+        span: SpanIds,
+    ) {
+        self.threads[slot].add(stack, values, periods, span);
+        if let Some(recorder) = &mut self.recorder {
+            recorder.add(self.start.elapsed().as_secs(), slot, stack, values);
+        }
     }
 
     /// The OS threads of the threads the sampler tracks (not the GC
@@ -157,10 +170,7 @@ impl State {
         let mut values = [0; SAMPLE_TYPES.len()];
         values[CPU] = cpu.nanos;
         self.stats.gc_threads_cpu_nanos = self.stats.gc_threads_cpu_nanos.saturating_add(cpu.nanos);
-        self.threads[slot].add(&stack, &values, periods, SpanIds::NONE);
-        if let Some(recorder) = &mut self.recorder {
-            recorder.add(self.start.elapsed().as_secs(), slot, &stack, &values);
-        }
+        self.add_at(slot, &stack, &values, periods, SpanIds::NONE);
     }
 }
 
