@@ -27,16 +27,7 @@ use common::web::{wrk, WebServer};
 const SAMPLER: &str = "7A3E9C51-2B8D-4F06-9E1A-C4D5B6A70819";
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_otlp")
-        .join(format!(
-            "{name}-{}-{}",
-            dotnet::runtime().major(),
-            std::process::id()
-        ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    dotnet::fresh_run_dir("e2e_otlp", name)
 }
 
 fn sampler(receiver: &Receiver, dir: &Path) -> Profiler {

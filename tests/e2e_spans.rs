@@ -35,16 +35,7 @@ const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
 
 fn out_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_spans")
-        .join(format!(
-            "{name}-{}-{}",
-            dotnet::runtime().major(),
-            std::process::id()
-        ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    dotnet::fresh_run_dir("e2e_spans", name)
 }
 
 /// The span helper, built once per test binary's target directory.

@@ -117,16 +117,7 @@ fn run_and_terminate(mode: &str, profiler: Option<&Profiler>, work: Duration) ->
 }
 
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("e2e_termination")
-        .join(format!(
-            "{name}-{}-{}",
-            dotnet::runtime().major(),
-            std::process::id()
-        ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    dotnet::fresh_run_dir("e2e_termination", name)
 }
 
 fn coverage(dir: &Path) -> Profiler {

@@ -728,6 +728,24 @@ fn absolute(path: &Path) -> PathBuf {
     }
 }
 
+/// A fresh, empty directory for one run of an end-to-end test:
+/// `SUITE/NAME-MAJOR-PID` under cargo's temporary directory for
+/// integration tests, the runtime's major version and the test process's
+/// ID in the name so that runs on different runtimes, or of two test
+/// binaries at once, never share one.
+pub(crate) fn fresh_run_dir(suite: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(suite)
+        .join(format!(
+            "{name}-{}-{}",
+            runtime().major(),
+            std::process::id()
+        ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The directory cargo builds into: `CARGO_TARGET_DIR` (relative to the
 /// repository root when relative), else `<repo>/target`.
 pub(crate) fn target_dir() -> PathBuf {
